@@ -1,0 +1,82 @@
+"""``towerlab pieces``: the catalogue, with dimensions (mm) and masses (g)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from sim.cli.common import console, emit_json
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(pieces)
+
+
+def _variant_report(shape) -> dict:
+    return {
+        "params": {k: list(v) if isinstance(v, tuple) else v for k, v in shape.params.items()},
+        "dimensions_mm": [round(float(x) * 1000.0, 2) for x in shape.extent],
+        "mass_g": round(shape.mass * 1000.0, 3),
+        "volume_cm3": round(shape.volume * 1e6, 3),
+        "material": shape.material.name,
+        "density_g_cm3": round(shape.material.density / 1000.0, 3),
+        "friction": shape.material.friction,
+        "convex_parts": len(shape.parts),
+        "anchors": [a.name for a in shape.anchors],
+    }
+
+
+def catalogue_report() -> dict:
+    """Every kind and board as plain data (the ``--json`` output)."""
+    from sim.pieces import KINDS, board, shape
+    from sim.pieces.boards import BOARDS
+
+    kinds = []
+    for spec in KINDS.values():
+        kinds.append({
+            "kind": spec.kind, "game": spec.game, "summary": spec.summary,
+            "params": {p.name: {"description": p.description, "choices": list(p.choices)} for p in spec.params},
+            "variants": [_variant_report(shape(spec.kind, **v)) for v in spec.variants()],
+        })
+    boards = []
+    for name in BOARDS:
+        b = board(name)
+        entry = {"board": name, "endless": b.shape is None}
+        if b.shape is not None:
+            entry["dimensions_mm"] = [round(float(x) * 1000.0, 2) for x in b.shape.extent]
+        if b.grid is not None:
+            entry["grid"] = {"fields": b.grid.n, "field_mm": b.grid.cell * 1000.0}
+        if b.buildable is not None:
+            entry["buildable_fields"] = len(b.buildable)
+        boards.append(entry)
+    return {"kinds": kinds, "boards": boards}
+
+
+def pieces(
+    as_json: Annotated[bool, typer.Option("--json", help="Print the catalogue as JSON.")] = False,
+) -> None:
+    """List every piece kind with its parameters, dimensions in mm and mass in g."""
+    from rich.table import Table
+
+    report = catalogue_report()
+    if as_json:
+        emit_json(report)
+        return
+    table = Table(title="towerlab piece catalogue", show_lines=False)
+    for col in ("kind", "parameters", "size x × y × z (mm)", "mass (g)", "parts"):
+        table.add_column(col, justify="right" if col in ("mass (g)", "parts") else "left", no_wrap=True)
+    for k in report["kinds"]:
+        for i, v in enumerate(k["variants"]):
+            params = " ".join("x".join(f"{x:g}" for x in val) if isinstance(val, list) else f"{n}={val}"
+                              if n in ("radius", "height", "length") else str(val)
+                              for n, val in v["params"].items())
+            table.add_row(k["kind"] if i == 0 else "", params or "—",
+                          " × ".join(f"{x:g}" for x in v["dimensions_mm"]), f"{v['mass_g']:.2f}",
+                          str(v["convex_parts"]))
+        table.add_section()
+    console.print(table)
+    console.print("Boards: " + "; ".join(
+        f"{b['board']} " + ("(endless)" if b["endless"] else " × ".join(f"{x:g}" for x in b["dimensions_mm"][:2]))
+        for b in report["boards"]))
+    console.print("box and cylinder take any size; the rows above are examples.")

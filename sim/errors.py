@@ -1,0 +1,28 @@
+"""Typed errors for bad user input; the CLI turns them into one line and exit code 2."""
+
+from __future__ import annotations
+
+
+class TowerlabError(Exception):
+    """Base class of every error caused by the user's input rather than by a bug."""
+
+
+class SceneError(TowerlabError):
+    """A scene file that cannot be used.
+
+    Args:
+        source: the file (or other origin) the scene came from.
+        field: path of the offending field, e.g. ``pieces[3].length``; empty for the whole file.
+        reason: what was expected and what came.
+    """
+
+    def __init__(self, source: str, field: str, reason: str):
+        self.source = source
+        self.field = field
+        self.reason = reason
+        where = f"{source}: {field}" if field else source
+        super().__init__(f"{where}: {reason}")
+
+
+class UnknownKindError(TowerlabError):
+    """A piece kind or parameter combination the catalogue does not know."""

@@ -1,0 +1,1 @@
+"""Pure geometry on numpy arrays: rigid transforms and convex solid builders."""

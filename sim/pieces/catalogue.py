@@ -1,0 +1,129 @@
+"""The registry of piece kinds: parameters, builders and every fixed variant."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+
+from sim.errors import UnknownKindError
+from sim.pieces import babylon, boards, generic, talo, tohuwabohu
+from sim.pieces import dimensions as dim
+from sim.pieces.model import PieceShape
+
+
+@dataclass(frozen=True)
+class Param:
+    """A kind's parameter.
+
+    Attributes:
+        name: the field name in scene files.
+        description: what it means, for ``towerlab pieces``.
+        choices: the allowed values when they are few; empty for numbers.
+    """
+
+    name: str
+    description: str
+    choices: tuple = ()
+
+
+@dataclass(frozen=True)
+class KindSpec:
+    """A piece kind of the scene format.
+
+    Attributes:
+        kind: the scene file's ``kind``.
+        game: ``tohuwabohu``, ``talo``, ``babylon`` or ``generic``.
+        summary: one line about the piece.
+        params: its parameters.
+        build: makes the :class:`PieceShape` from keyword parameters.
+        examples: parameter sets listed by ``towerlab pieces`` and written to
+            ``meshes/`` (every combination when all parameters have choices).
+    """
+
+    kind: str
+    game: str
+    summary: str
+    params: tuple[Param, ...]
+    build: Callable[..., PieceShape]
+    examples: tuple[dict, ...] = ()
+
+    def variants(self) -> list[dict]:
+        """Every fixed parameter set of this kind, or its examples for free-sized kinds."""
+        if self.examples:
+            return [dict(e) for e in self.examples]
+        names = [p.name for p in self.params]
+        return [dict(zip(names, combo)) for combo in itertools.product(*(p.choices for p in self.params))]
+
+
+KINDS: dict[str, KindSpec] = {k.kind: k for k in [
+    KindSpec("tohuwabohu.brick", "tohuwabohu", "wooden brick, 40 or 80 long, 20 x 20",
+             (Param("size", "small (40 x 20 x 20) or large (80 x 20 x 20)", ("small", "large")),
+              Param("color", "brick colour", dim.TOHU_BRICK_COLORS)),
+             tohuwabohu.brick),
+    KindSpec("tohuwabohu.arch", "tohuwabohu", "80 x 20 x 40 arch, half-round opening r 20, two feet",
+             (), tohuwabohu.arch),
+    KindSpec("tohuwabohu.level", "tohuwabohu",
+             "cardboard level plate with red, green and blue areas and figure points",
+             (Param("shape", "quad (120 x 120) or tri (equilateral, side 140)", ("quad", "tri")),),
+             tohuwabohu.level),
+    KindSpec("tohuwabohu.figure", "tohuwabohu", "figure, base 12, height 22",
+             (Param("color", "figure colour", dim.TOHU_FIGURE_COLORS),), tohuwabohu.figure),
+    KindSpec("talo.block", "talo", "beech block 20 x 20 x 20n",
+             (Param("length", "length in grid fields", tuple(range(1, dim.TALO_MAX_LENGTH + 1))),),
+             talo.block),
+    KindSpec("talo.pawn", "talo", "halma pawn, base 14, height 32",
+             (Param("color", "pawn colour", dim.TALO_PAWN_COLORS),), talo.pawn),
+    KindSpec("babylon.tower", "babylon", "hollow tower 25 x 25 x 20, side opening and top slit",
+             (), babylon.tower),
+    KindSpec("babylon.bridge", "babylon", "hollow bridge 75 x 25 x 20 over three tower spots",
+             (), babylon.bridge),
+    KindSpec("babylon.noble", "babylon", "noble, small (base 11, h 18) or large (base 15, h 28)",
+             (Param("size", "small or large", ("small", "large")),
+              Param("color", "player colour", dim.BABYLON_NOBLE_COLORS)),
+             babylon.noble),
+    KindSpec("box", "generic", "solid box of any size (density 0.7)",
+             (Param("size", "[x, y, z] in mm"),), generic.box,
+             examples=({"size": (200.0, 50.0, 20.0)}, {"size": (20.0, 20.0, 20.0)})),
+    KindSpec("cylinder", "generic", "solid upright cylinder (density 0.7)",
+             (Param("radius", "mm"), Param("height", "mm")), generic.cylinder,
+             examples=({"radius": 10.0, "height": 40.0},)),
+]}
+
+
+def _freeze(value):
+    return tuple(_freeze(v) for v in value) if isinstance(value, (list, tuple)) else value
+
+
+@cache
+def _shape_cached(kind: str, frozen_params: tuple) -> PieceShape:
+    return KINDS[kind].build(**dict(frozen_params))
+
+
+def shape(kind: str, **params) -> PieceShape:
+    """The built piece of ``kind`` with ``params`` (cached: equal arguments give the same object).
+
+    Raises:
+        UnknownKindError: the kind does not exist.
+    """
+    if kind not in KINDS:
+        raise UnknownKindError(f"unknown piece kind {kind!r}; known: {', '.join(KINDS)}")
+    return _shape_cached(kind, tuple(sorted((k, _freeze(v)) for k, v in params.items())))
+
+
+def all_variants() -> list[PieceShape]:
+    """Every fixed variant of every kind (and the examples of free-sized kinds)."""
+    return [shape(spec.kind, **params) for spec in KINDS.values() for params in spec.variants()]
+
+
+@cache
+def board(name: str) -> boards.Board:
+    """The board called ``name``.
+
+    Raises:
+        UnknownKindError: no such board.
+    """
+    if name not in boards.BOARDS:
+        raise UnknownKindError(f"unknown board {name!r}; known: {', '.join(boards.BOARDS)}")
+    return boards.BOARDS[name]()

@@ -1,0 +1,8 @@
+"""Scene files (``towerlab-scene/1``): the frozen in-memory scene, loading, validation, saving."""
+
+from sim.scene.io import dumps, from_dict, load_scene, loads, save_scene, to_dict
+from sim.scene.model import GridPlacement, Piece, Scene
+from sim.scene.schema import FORMAT, MAX_PIECES
+
+__all__ = ["FORMAT", "MAX_PIECES", "GridPlacement", "Piece", "Scene", "dumps", "from_dict", "load_scene",
+           "loads", "save_scene", "to_dict"]

@@ -1,0 +1,224 @@
+"""Load, validate and save scene files (``towerlab-scene/1``).
+
+Every problem becomes a :class:`~sim.errors.SceneError` naming the file, the
+field and what was expected. Saving is atomic and writes the Talo shorthand
+and Euler angles back as they were given, so a scene round-trips unchanged.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+from pydantic import ValidationError
+
+from sim.atomic import write_text
+from sim.errors import SceneError, UnknownKindError
+from sim.geometry.transforms import canonical_quat, euler_to_quat
+from sim.pieces import DEFAULT_BOARD, KINDS, MM
+from sim.pieces import board as catalogue_board
+from sim.pieces.boards import BOARDS
+from sim.scene import schema
+from sim.scene.grid import grid_pose
+from sim.scene.model import GridPlacement, Piece, Scene
+
+MAX_FILE_BYTES = 50 * 1024 * 1024
+G_CM3 = 1000.0
+_TALO_KINDS = ("talo.block", "talo.pawn")
+
+
+def load_scene(path) -> Scene:
+    """Read and validate a scene file.
+
+    Raises:
+        SceneError: the file cannot be read or is not a valid scene.
+    """
+    path = Path(path)
+    source = str(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise SceneError(source, "", f"file is {size / 2**20:.0f} MiB; a scene file may be at most "
+                                         f"{MAX_FILE_BYTES // 2**20} MiB")
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise SceneError(source, "", f"cannot read the file ({e.strerror or e})") from None
+    except UnicodeDecodeError:
+        raise SceneError(source, "", "not a text file (expected UTF-8 JSON)") from None
+    return loads(text, source)
+
+
+def loads(text: str, source: str = "<scene>") -> Scene:
+    """Parse and validate a scene from JSON text; ``source`` names it in errors."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise SceneError(source, "", f"not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}") from None
+    return from_dict(data, source)
+
+
+def from_dict(data, source: str = "<scene>") -> Scene:
+    """Validate a scene given as parsed JSON data."""
+    if not isinstance(data, dict):
+        raise SceneError(source, "", f"expected a JSON object, got {type(data).__name__}")
+    pieces_raw = data.get("pieces")
+    if isinstance(pieces_raw, list) and len(pieces_raw) > schema.MAX_PIECES:
+        raise SceneError(source, "pieces", f"{len(pieces_raw)} pieces, more than the {schema.MAX_PIECES} "
+                                           "a scene may hold")
+    try:
+        header = schema.SceneHeader.model_validate(data)
+    except ValidationError as e:
+        raise SceneError(source, *schema.first_error(e)) from None
+    board_name = header.board if header.board is not None else DEFAULT_BOARD[header.game]
+    if board_name not in BOARDS:
+        raise SceneError(source, "board", f"expected one of {', '.join(BOARDS)}, got \"{board_name}\"")
+    pieces = []
+    seen: dict[str, int] = {}
+    for i, raw in enumerate(header.pieces):
+        piece = _piece(raw, f"pieces[{i}]", header.game, board_name, header.players, source)
+        if piece.id in seen:
+            raise SceneError(source, f"pieces[{i}].id",
+                             f"duplicate id \"{piece.id}\" (first used by pieces[{seen[piece.id]}])")
+        seen[piece.id] = i
+        pieces.append(piece)
+    return Scene(header.game, board_name, tuple(pieces), header.title, header.notes, header.players, source)
+
+
+def _piece(raw, where: str, game: str, board_name: str, players, source: str) -> Piece:
+    if not isinstance(raw, dict):
+        raise SceneError(source, where, f"expected a piece object, got {schema._got(raw)}")
+    kind = raw.get("kind")
+    if kind is None:
+        raise SceneError(source, f"{where}.kind", "required field is missing")
+    if kind not in schema.PIECE_MODELS:
+        raise SceneError(source, f"{where}.kind", f"expected one of {', '.join(KINDS)}, got {schema._got(kind)}")
+    spec = KINDS[kind]
+    if game != "free" and spec.game not in (game, "generic"):
+        raise SceneError(source, f"{where}.kind",
+                         f"{kind} is not a piece of {game}; use game \"free\" to mix games")
+    try:
+        m = schema.PIECE_MODELS[kind].model_validate(raw)
+    except ValidationError as e:
+        raise SceneError(source, *schema.first_error(e, where)) from None
+    fields = m.model_dump()
+    params = {k: v for k, v in fields.items() if k not in schema.COMMON_FIELDS}
+    if players is not None and m.owner is not None and m.owner not in players:
+        raise SceneError(source, f"{where}.owner", f"expected one of the players {', '.join(players)}, "
+                                                   f"got \"{m.owner}\"")
+    if m.rot is not None and m.quat is not None:
+        raise SceneError(source, f"{where}.quat", "give either rot or quat, not both")
+    grid = _grid_placement(m, kind, where, source)
+    if grid is not None:
+        b = catalogue_board(board_name)
+        if b.grid is None:
+            raise SceneError(source, f"{where}.cell", f"the grid shorthand needs a Talo board "
+                                                      f"(talo-green or talo-island), not \"{board_name}\"")
+        try:
+            pos, quat = grid_pose(kind, params, grid, b.grid)
+        except UnknownKindError as e:
+            raise SceneError(source, where, str(e)) from None
+        rot = None
+    else:
+        if m.pos is None:
+            missing = "pos" + (" (or cell and layer)" if kind in _TALO_KINDS else "")
+            raise SceneError(source, f"{where}.pos", f"required field is missing: {missing}")
+        pos = tuple(x * MM for x in m.pos)
+        rot = m.rot
+        if rot is not None:
+            quat = tuple(float(x) for x in euler_to_quat(rot))
+        elif m.quat is not None:
+            quat = tuple(float(x) for x in canonical_quat(m.quat))
+        else:
+            quat = (0.0, 0.0, 0.0, 1.0)
+    return Piece(
+        id=m.id, kind=kind, params=params, pos=pos, quat=quat, owner=m.owner, fixed=m.fixed,
+        friction=m.friction, density=None if m.density is None else m.density * G_CM3, grid=grid, rot=rot)
+
+
+def _grid_placement(m, kind: str, where: str, source: str) -> GridPlacement | None:
+    cell = getattr(m, "cell", None)
+    layer = getattr(m, "layer", None)
+    axis = getattr(m, "axis", None)
+    if cell is None and layer is None and axis is None:
+        return None
+    for name in ("pos", "rot", "quat"):
+        if getattr(m, name) is not None:
+            raise SceneError(source, f"{where}.{name}", "give either the grid shorthand (cell, layer) "
+                                                        f"or {name}, not both")
+    if cell is None:
+        raise SceneError(source, f"{where}.cell", "required field is missing (layer and axis need cell)")
+    if layer is None:
+        raise SceneError(source, f"{where}.layer", "required field is missing (cell needs layer)")
+    if kind == "talo.block" and axis is None:
+        raise SceneError(source, f"{where}.axis", "required field is missing (a block on the grid needs "
+                                                  "axis x, y or z)")
+    return GridPlacement(cell, layer, axis)
+
+
+# --- saving -------------------------------------------------------------------
+
+def _num(x: float) -> float | int:
+    """A float for JSON: nanometre-rounded mm, integers without a decimal point."""
+    r = round(float(x), 6)
+    return int(r) if r == int(r) else r
+
+
+def piece_to_dict(p: Piece) -> dict:
+    """The file form of one piece."""
+    d: dict = {"id": p.id, "kind": p.kind}
+    for k, v in p.params.items():
+        d[k] = [_num(x) for x in v] if isinstance(v, tuple) else (_num(v) if isinstance(v, float) else v)
+    if p.grid is not None:
+        d["cell"] = list(p.grid.cell)
+        d["layer"] = p.grid.layer
+        if p.grid.axis is not None:
+            d["axis"] = p.grid.axis
+    else:
+        d["pos"] = [_num(x / MM) for x in p.pos]
+        if p.rot is not None:
+            d["rot"] = [_num(x) for x in p.rot]
+        elif not np.allclose(p.quat, (0.0, 0.0, 0.0, 1.0), atol=0.0, rtol=0.0):
+            d["quat"] = [round(float(x), 12) for x in p.quat]
+    if p.owner is not None:
+        d["owner"] = p.owner
+    if p.fixed:
+        d["fixed"] = True
+    if p.friction is not None:
+        d["friction"] = p.friction
+    if p.density is not None:
+        d["density"] = round(p.density / G_CM3, 9)
+    return d
+
+
+def to_dict(scene: Scene) -> dict:
+    """The file form of a scene."""
+    d: dict = {"format": schema.FORMAT, "game": scene.game, "board": scene.board}
+    for k in ("title", "notes"):
+        if getattr(scene, k) is not None:
+            d[k] = getattr(scene, k)
+    if scene.players is not None:
+        d["players"] = list(scene.players)
+    d["pieces"] = [piece_to_dict(p) for p in scene.pieces]
+    return d
+
+
+def dumps(scene: Scene) -> str:
+    """The scene as JSON text, one piece per line (diff-friendly)."""
+    d = to_dict(scene)
+    pieces = d.pop("pieces")
+    lines = ["{"] + [f"  {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}," for k, v in d.items()]
+    if pieces:
+        lines.append('  "pieces": [')
+        last = len(pieces) - 1
+        lines += [f"    {json.dumps(p, ensure_ascii=False)}{',' if i < last else ''}" for i, p in enumerate(pieces)]
+        lines.append("  ]")
+    else:
+        lines.append('  "pieces": []')
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def save_scene(scene: Scene, path) -> Path:
+    """Write a scene file atomically; returns its path."""
+    return write_text(path, dumps(scene))

@@ -1,0 +1,34 @@
+"""Named tolerances, in one place (SI units: metres, radians, seconds).
+
+Every threshold the project compares against lives here, with the reason for
+its value, so that no literal is scattered through the code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Tolerances:
+    """Geometric and numerical tolerances.
+
+    Attributes:
+        merge: distance below which two vertices are the same point (m).
+        coplanar: distance below which two faces touch (m); contact interfaces
+            are found between faces closer than this.
+        coplanar_angle: angle below which two face normals count as opposite (rad).
+        overlap: interpenetration depth tolerated between pieces at load (m);
+            more is reported as overlapping pieces.
+        volume_rel: relative tolerance of volume comparisons between a mesh and
+            the parts it was built from.
+    """
+
+    merge: float = 1e-9
+    coplanar: float = 5e-5
+    coplanar_angle: float = 1e-3
+    overlap: float = 2e-4
+    volume_rel: float = 1e-6
+
+
+tol = Tolerances()
