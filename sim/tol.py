@@ -22,6 +22,13 @@ class Tolerances:
             more is reported as overlapping pieces.
         volume_rel: relative tolerance of volume comparisons between a mesh and
             the parts it was built from.
+        talo_snap: how far (m) a Talo piece may sit from the grid (its corner from
+            a grid line, its bottom from a level) and still count as on the grid:
+            3 mm, 15 % of a field, well above the sub-millimetre drift of a
+            settled block and well below a placement visibly between fields.
+        talo_snap_angle: how far (rad) a Talo piece may be turned from lying or
+            standing square and still count as on the grid: 5°, beyond the
+            settling wobble, well short of a diagonal or a leaning block.
     """
 
     merge: float = 1e-9
@@ -29,6 +36,8 @@ class Tolerances:
     coplanar_angle: float = 1e-3
     overlap: float = 2e-4
     volume_rel: float = 1e-6
+    talo_snap: float = 3e-3
+    talo_snap_angle: float = 0.0873
 
 
 tol = Tolerances()
