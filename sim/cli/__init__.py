@@ -13,7 +13,7 @@ import sys
 
 import typer
 
-from sim.cli.common import app, fail
+from sim.cli.common import app
 from sim.errors import TowerlabError
 
 _SKIP = {"common"}
@@ -33,7 +33,8 @@ def main(argv=None) -> int:
     try:
         app(args=argv, prog_name="towerlab", standalone_mode=False)
     except TowerlabError as e:
-        fail(str(e))
+        print(f"towerlab: error: {e}", file=sys.stderr)
+        return 2
     except typer.Exit as e:
         return e.exit_code
     except SystemExit as e:

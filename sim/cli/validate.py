@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from sim.cli.common import console, emit_json, err_console
+from sim.cli.common import console, emit_json
 from sim.errors import TowerlabError
 
 
@@ -34,7 +35,7 @@ def validate(
             bad += 1
             reports.append({"file": str(path), "valid": False, "error": str(e)})
             if not as_json:
-                err_console.print(f"[red]invalid[/] {e}")
+                print(f"towerlab: error: {e}", file=sys.stderr)
             continue
         mass = sum(p.mass for p in scene.pieces) * 1000.0
         kinds: dict[str, int] = {}
