@@ -29,6 +29,19 @@ class Tolerances:
         talo_snap_angle: how far (rad) a Talo piece may be turned from lying or
             standing square and still count as on the grid: 5°, beyond the
             settling wobble, well short of a diagonal or a leaning block.
+        tohu_level_tilt: how far (rad) a Tohuwabohu level plate may tilt and still
+            lie horizontally: 1°, beyond the settling wobble of a plate on bricks,
+            far short of a plate propped on bricks of different heights (20 mm
+            over at most 120 mm: at least 9°).
+        tohu_height: how far (m) apart two heights may be and still be equal
+            (the tops of a level's pillars, two levels joined by an arch): 1 mm,
+            far below the 20 mm steps in which brick heights come.
+        tohu_point_touch: slack (m) when judging whether a figure's base touches
+            its figure point: 0.5 mm, the settling drift of a light figure.
+        tohu_upright: how far (rad) a figure or brick may lean and still stand
+            upright (or lie flat): 5°.
+        tohu_area_overhang: how far (m) a piece may reach past the edge of the
+            playing area and still be on it: 0.5 mm, rounding only.
     """
 
     merge: float = 1e-9
@@ -38,6 +51,11 @@ class Tolerances:
     volume_rel: float = 1e-6
     talo_snap: float = 3e-3
     talo_snap_angle: float = 0.0873
+    tohu_level_tilt: float = 0.01745
+    tohu_height: float = 1e-3
+    tohu_point_touch: float = 5e-4
+    tohu_upright: float = 0.0873
+    tohu_area_overhang: float = 5e-4
 
 
 tol = Tolerances()
