@@ -128,12 +128,20 @@ def _piece(raw, where: str, game: str, board_name: str, players, source: str) ->
         if rot is not None:
             quat = tuple(float(x) for x in euler_to_quat(rot))
         elif m.quat is not None:
-            quat = tuple(float(x) for x in canonical_quat(m.quat))
+            quat = _unit_quat(m.quat)
         else:
             quat = (0.0, 0.0, 0.0, 1.0)
     return Piece(
         id=m.id, kind=kind, params=params, pos=pos, quat=quat, owner=m.owner, fixed=m.fixed,
         friction=m.friction, density=None if m.density is None else m.density * G_CM3, grid=grid, rot=rot)
+
+
+def _unit_quat(q) -> tuple[float, float, float, float]:
+    """Normalise a quaternion unless it already is (so a saved quaternion loads back bit for bit)."""
+    norm2 = sum(x * x for x in q)
+    if abs(norm2 - 1.0) > 1e-12 or q[3] < 0:
+        q = canonical_quat(q)
+    return tuple(float(x) for x in q)
 
 
 def _grid_placement(m, kind: str, where: str, source: str) -> GridPlacement | None:
@@ -179,7 +187,7 @@ def piece_to_dict(p: Piece) -> dict:
         if p.rot is not None:
             d["rot"] = [_num(x) for x in p.rot]
         elif not np.allclose(p.quat, (0.0, 0.0, 0.0, 1.0), atol=0.0, rtol=0.0):
-            d["quat"] = [round(float(x), 12) for x in p.quat]
+            d["quat"] = [float(x) for x in p.quat]  # full precision: saving and loading is a fixed point
     if p.owner is not None:
         d["owner"] = p.owner
     if p.fixed:
