@@ -1,0 +1,145 @@
+"""Pawn movement: legal steps, every field and level a pawn can reach this turn, shortest routes, blockades."""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+from sim.games.talo.board import MAX_LEVEL, NEIGHBOURS, PAWN_ROOM, TaloError
+from sim.games.talo.layout import GridPawn, Voxel
+from sim.games.talo.surfaces import Terrain
+
+Spot = Voxel
+"""(i, j, level): where a pawn stands."""
+
+
+@dataclass(frozen=True)
+class Reach:
+    """Where a pawn can go this turn.
+
+    Attributes:
+        pawn: the pawn.
+        routes: spot -> shortest route there, a tuple of spots from the pawn's
+            own (first) to that one (last); includes the pawn's own spot.
+    """
+
+    pawn: GridPawn
+    routes: dict[Spot, tuple[Spot, ...]]
+
+    @property
+    def max_level(self) -> int:
+        """The highest level it can reach (at least its own)."""
+        return max(level for _, _, level in self.routes)
+
+    def route(self, cell, level: int) -> tuple[Spot, ...] | None:
+        """The shortest route to ``cell`` at ``level``, None if out of reach."""
+        return self.routes.get((*tuple(cell), level))
+
+    def destinations(self) -> list[Spot]:
+        """Every spot it can move to (not its own), nearest first, then by field and level."""
+        own = self.pawn.spot
+        return sorted((s for s in self.routes if s != own), key=lambda s: (len(self.routes[s]), s))
+
+
+def _pawn(terrain: Terrain, color: str) -> GridPawn:
+    pawn = terrain.layout.pawn(color)
+    if pawn is None:
+        have = ", ".join(p.color for p in terrain.layout.pawns) or "none"
+        raise TaloError(f"no {color} pawn on the grid (pawns: {have})")
+    return pawn
+
+
+def steps(terrain: Terrain, spot: Spot, others: frozenset[Spot] = frozenset()) -> list[Spot]:
+    """The spots one step away from ``spot``.
+
+    A step goes to one of the four neighbouring fields (never diagonally), at
+    most one level up or down, onto a surface with room for a pawn that no
+    other pawn holds. It never ends on the board (level 0): a pawn leaves the
+    board by climbing a block right next to it and does not walk on it.
+
+    Args:
+        terrain: the surfaces.
+        spot: (i, j, level) the pawn stands on.
+        others: the spots of the other pawns.
+    """
+    i, j, k = spot
+    out = []
+    for di, dj in NEIGHBOURS:
+        cell = (i + di, j + dj)
+        for s in terrain.stands.get(cell, ()):
+            if s.level >= 1 and abs(s.level - k) <= 1 and s.usable and s.spot not in others:
+                out.append(s.spot)
+    return out
+
+
+def reachable(terrain: Terrain, color: str) -> Reach:
+    """Every spot the pawn of ``color`` can reach, step by step, with the shortest route to each.
+
+    Raises:
+        TaloError: no such pawn.
+    """
+    pawn = _pawn(terrain, color)
+    others = frozenset(p.spot for p in terrain.layout.pawns if p.color != color)
+    start = pawn.spot
+    parent: dict[Spot, Spot | None] = {start: None}
+    queue = deque([start])
+    while queue:
+        here = queue.popleft()
+        for nxt in steps(terrain, here, others):
+            if nxt not in parent:
+                parent[nxt] = here
+                queue.append(nxt)
+    routes = {}
+    for spot in parent:
+        route, at = [], spot
+        while at is not None:
+            route.append(at)
+            at = parent[at]
+        routes[spot] = tuple(reversed(route))
+    return Reach(pawn, routes)
+
+
+def is_blocked(terrain: Terrain, color: str) -> bool:
+    """Whether the pawn of ``color`` is blockaded: building alone can never let it step anywhere.
+
+    Every surface on a neighbouring field one level below, level with or
+    above it is ruled out: a block or another pawn (its spot and the room
+    above it) fills the surface or the room over it, or nothing could ever
+    hold it up (the space beneath is a pawn's, or water at level 0). Building
+    only fills space and the other pawns are taken as they stand, so such a
+    pawn is built in or hemmed in; its player may restart on a free field.
+
+    Raises:
+        TaloError: no such pawn.
+    """
+    pawn = _pawn(terrain, color)
+    i, j, k = pawn.spot
+    if k >= MAX_LEVEL:
+        return False
+    filled = terrain.layout.occupancy
+    held = {(pi, pj, pk + a) for p in terrain.layout.pawns if p.color != color
+            for pi, pj, pk in [p.spot] for a in range(PAWN_ROOM)}
+    board = terrain.layout.board
+    for di, dj in NEIGHBOURS:
+        b = (i + di, j + dj)
+        if not board.on_grid(b):
+            continue
+        for level in range(max(1, k - 1), min(MAX_LEVEL, k + 1) + 1):
+            room = [(*b, level + a) for a in range(PAWN_ROOM)]
+            if any(v in filled or v in held for v in room):
+                continue
+            below = (*b, level - 1)
+            if below in filled or (below not in held and (level - 1 >= 1 or board.is_land(b))):
+                return False
+    return True
+
+
+def free_starts(terrain: Terrain) -> list[tuple[int, int]]:
+    """Start fields where a pawn may (re)start: free board, room above, no pawn."""
+    held = {p.spot for p in terrain.layout.pawns}
+    out = []
+    for cell in sorted(terrain.layout.board.starts):
+        s = terrain.stand(cell, 0)
+        if s is not None and s.usable and s.spot not in held:
+            out.append(cell)
+    return out
