@@ -42,6 +42,19 @@ class Tolerances:
             upright (or lie flat): 5°.
         tohu_area_overhang: how far (m) a piece may reach past the edge of the
             playing area and still be on it: 0.5 mm, rounding only.
+        support_angle: an interface whose normal is within this angle (rad) of
+            vertical is a support (the upper piece rests on the lower); steeper
+            ones are side contacts: 45°, halfway between lying on and leaning
+            against.
+        lp_feasibility: primal and dual feasibility tolerance of the statics
+            linear programs (HiGHS), in units of the mean piece weight and its
+            moment over the scene's length scale: 1e-9.
+        margin_precision: the statics stops refining the weakest horizontal
+            direction once the margin is known to within this (fraction of g):
+            1e-6, a thousandth of ``stable_margin_g``.
+        friction_cone_rel: the statics refines the friction pyramid towards
+            the circular Coulomb cone until no contact could raise the margin
+            by more than this (fraction of g, relative to the weights): 1e-7.
     """
 
     merge: float = 1e-9
@@ -56,6 +69,10 @@ class Tolerances:
     tohu_point_touch: float = 5e-4
     tohu_upright: float = 0.0873
     tohu_area_overhang: float = 5e-4
+    support_angle: float = 0.7854
+    lp_feasibility: float = 1e-9
+    margin_precision: float = 1e-6
+    friction_cone_rel: float = 1e-7
 
 
 tol = Tolerances()
