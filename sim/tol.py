@@ -42,6 +42,24 @@ class Tolerances:
             upright (or lie flat): 5°.
         tohu_area_overhang: how far (m) a piece may reach past the edge of the
             playing area and still be on it: 0.5 mm, rounding only.
+        babylon_upright: how far (rad) a Babylon tower, bridge or noble may lean
+            and still stand upright: 10°, beyond any settling wobble, far short
+            of a toppled piece (90°) or one propped on a neighbour's edge.
+        babylon_square: how far (rad) a Babylon building part may be turned from
+            a right angle to the part it stands on (or a special move's tower
+            from a quarter turn): 5°, beyond settling drift, far short of a
+            visibly skewed piece.
+        babylon_cell: how far (m) a tower or bridge end may sit from a tower top
+            or one of a bridge's three spots and still stand on it: 3 mm, 12 % of
+            the 25 mm cell, well above settling drift, well below the 12.5 mm of a
+            piece set half over a spot.
+        babylon_cover: the fraction of a 25 mm cell that must lie over a piece
+            before that cell counts as standing on it: 5 %, so that a slip of
+            contact along an edge is not a placement.
+        babylon_moved: how far (m) a piece may differ between two scenes of a turn
+            and still be the same placement: 1 mm (angles: babylon_square).
+        babylon_area: growth (m²) of the base area seen from above that counts as
+            extending it: 10 mm², 1.6 % of a tower's 625 mm² footprint.
         support_angle: an interface whose normal is within this angle (rad) of
             vertical is a support (the upper piece rests on the lower); steeper
             ones are side contacts: 45°, halfway between lying on and leaning
@@ -69,6 +87,12 @@ class Tolerances:
     tohu_point_touch: float = 5e-4
     tohu_upright: float = 0.0873
     tohu_area_overhang: float = 5e-4
+    babylon_upright: float = 0.1745
+    babylon_square: float = 0.0873
+    babylon_cell: float = 3e-3
+    babylon_cover: float = 0.05
+    babylon_moved: float = 1e-3
+    babylon_area: float = 1e-5
     support_angle: float = 0.7854
     lp_feasibility: float = 1e-9
     margin_precision: float = 1e-6

@@ -46,6 +46,78 @@ class Grid:
         return 0 <= i < self.n and 0 <= j < self.n
 
 
+@dataclass(frozen=True, eq=False)
+class ConstructionArea:
+    """The part of a table where two neighbouring players build together.
+
+    Attributes:
+        players: ``(p, q)``: q sits next to p clockwise; the area lies at p's
+            left hand and at q's right hand.
+        polygon: (k, 2) convex outline on the table top (m), counter-clockwise.
+    """
+
+    players: tuple[str, str]
+    polygon: np.ndarray
+
+    def contains(self, xy) -> bool:
+        """Whether the point ``xy`` (m) lies in the area (its edges included)."""
+        p = self.polygon
+        edges = np.roll(p, -1, axis=0) - p
+        rel = np.asarray(xy, dtype=float)[:2] - p
+        return bool(np.all(edges[:, 0] * rel[:, 1] - edges[:, 1] * rel[:, 0] >= -1e-12))
+
+
+@dataclass(frozen=True)
+class Seating:
+    """Players seated evenly around a square table, clockwise seen from above.
+
+    Seat k of n faces the centre from the direction ``first_seat_deg - k · 360/n``
+    (degrees counter-clockwise from +x). The table is cut into n wedges from its
+    centre along the seat directions; the wedge between two neighbours' seats is
+    their construction area.
+
+    Attributes:
+        half_size: half the table's side (m).
+        first_seat_deg: direction of the first player's seat from the centre:
+            -90°, the edge at -y.
+    """
+
+    half_size: float
+    first_seat_deg: float = -90.0
+
+    def seat_angle(self, k: int, n: int) -> float:
+        """Direction (degrees, counter-clockwise from +x) of seat k of n."""
+        return self.first_seat_deg - 360.0 * k / n
+
+    def areas(self, players) -> tuple[ConstructionArea, ...]:
+        """The construction areas of ``players`` seated in this (clockwise) order.
+
+        Area k lies between seat k and seat k + 1 (the last shares one with the
+        first); every player has two, one on each side. Fewer than two players
+        have none.
+        """
+        players = tuple(players)
+        n = len(players)
+        if n < 2:
+            return ()
+        return tuple(ConstructionArea((players[k], players[(k + 1) % n]),
+                                      self._wedge(self.seat_angle(k + 1, n), self.seat_angle(k, n)))
+                     for k in range(n))
+
+    def _wedge(self, lo_deg: float, hi_deg: float) -> np.ndarray:
+        """(k, 2) the table cut between the directions lo..hi (counter-clockwise, < 180° apart)."""
+        h = self.half_size
+
+        def rim(deg: float) -> tuple[float, float]:
+            c, s = np.cos(np.radians(deg)), np.sin(np.radians(deg))
+            r = h / max(abs(c), abs(s))
+            return r * c, r * s
+
+        corners = [45.0 + 90.0 * i for i in range(-8, 8)]
+        inside = sorted(a for a in corners if lo_deg < a < hi_deg)
+        return np.array([(0.0, 0.0), rim(lo_deg), *(rim(a) for a in inside), rim(hi_deg)])
+
+
 @dataclass(frozen=True)
 class Board:
     """A board: its slab, its grid and the fields that matter to the rules.
@@ -57,6 +129,8 @@ class Board:
         grid: the field grid, for Talo boards.
         buildable: fields on which blocks may rest at level 0 (None: all).
         starts: fields where pawns may start (None: all buildable fields).
+        seating: where players sit around it and the construction areas
+            between neighbours (Babylon's table), else None.
     """
 
     name: str
@@ -64,6 +138,7 @@ class Board:
     grid: Grid | None = None
     buildable: frozenset | None = None
     starts: frozenset | None = None
+    seating: Seating | None = None
 
     @property
     def thickness(self) -> float:
@@ -158,11 +233,15 @@ def tohuwabohu_area() -> Board:
 
 
 def babylon_table() -> Board:
-    """The table Babylon is played on (a square tabletop)."""
+    """The table Babylon is played on: a square tabletop with seats around it.
+
+    The seats (the scene's ``players``, clockwise from the edge at -y) cut the
+    top into the fast game's construction areas (:meth:`Seating.areas`).
+    """
     s = dim.BABYLON_TABLE_SIZE
     shape = _slab("babylon-table", s, s, dim.BABYLON_TABLE_THICKNESS, dim.COLORS["table"],
                   TABLE_MATERIAL, ())
-    return Board("babylon-table", shape)
+    return Board("babylon-table", shape, seating=Seating(s * MM / 2))
 
 
 def table() -> Board:
