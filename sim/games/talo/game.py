@@ -118,6 +118,25 @@ def building_after(state: TaloState, puts: Sequence[Put]) -> Scene:
     return without_pawns(state.scene.with_pieces(state.scene.pieces + tuple(added)))
 
 
+def precheck(state: TaloState, puts: Sequence[Put]) -> tuple[int, ...]:
+    """Every rule of a placement but balance, so that the physics is asked only about legal ones.
+
+    Returns:
+        The hand once the blocks are placed.
+
+    Raises:
+        IllegalMoveError: not the time, the hand lacks the blocks, or a building rule is broken.
+    """
+    turns.require(state, BUILD)
+    if not puts:
+        raise IllegalMoveError("place at least one block")
+    hand = turns.from_hand(state, [p.length for p in puts])
+    broken = placement_violations(state.layout, new_blocks(state, puts), None)
+    if broken:
+        raise IllegalMoveError(broken)
+    return hand
+
+
 def place(state: TaloState, puts: Sequence[Put], verdict: Verdict) -> TaloState:
     """Place one block, or two at once, from the hand.
 
@@ -139,14 +158,8 @@ def place(state: TaloState, puts: Sequence[Put], verdict: Verdict) -> TaloState:
             the new blocks alone would fall (nothing else moves, so the
             building is as before and the player must place them otherwise).
     """
-    turns.require(state, BUILD)
-    if not puts:
-        raise IllegalMoveError("place at least one block")
-    hand = turns.from_hand(state, [p.length for p in puts])
+    hand = precheck(state, puts)
     blocks = new_blocks(state, puts)
-    broken = placement_violations(state.layout, blocks, None)
-    if broken:
-        raise IllegalMoveError(broken)
     stood = {b.id for b in state.layout.blocks} & verdict.knocked_down
     if not verdict.stable and stood:
         return _collapse(state, sorted(stood))
@@ -252,4 +265,4 @@ def blocked(state: TaloState) -> bool:
 
 
 __all__ = ["Put", "TaloState", "blocked", "building_after", "collapse", "end_turn", "move", "new_game",
-           "new_blocks", "pawn_id", "place", "restart", "take", "throw"]
+           "new_blocks", "pawn_id", "place", "precheck", "restart", "take", "throw"]

@@ -1,0 +1,191 @@
+"""``towerlab talo``: check a Talo scene against the rules, list a pawn's moves, replay a scripted game."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from sim.cli.common import console, emit_json, fail
+
+talo_app = typer.Typer(help="Talo: rules of the grid, the balance, the pawns' climb, whole games.",
+                       no_args_is_help=True)
+
+PHYSICS_HELP = "Judge the balance with the physics (statics and pybullet). --no-physics checks the grid rules only."
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(talo_app, name="talo")
+
+
+def physics_verdict(scene):
+    """The physics verdict on a Talo building, judged without its pawns."""
+    from sim.games.talo import Verdict, without_pawns
+    from sim.physics import check
+
+    building = without_pawns(scene)
+    if not building.pieces:
+        return Verdict.standing()
+    return Verdict.from_check(check(building))
+
+
+def _load(path: Path):
+    from sim.scene import load_scene
+
+    scene = load_scene(path)
+    if scene.game not in ("talo", "free"):
+        fail(f"{path}: game: expected a Talo scene, got \"{scene.game}\"")
+    return scene
+
+
+_PAWN_STYLE = {"yellow": "bold black on yellow", "red": "bold white on red", "blue": "bold white on blue",
+               "green": "bold white on green", "pink": "bold black on magenta", "orange": "bold black on dark_orange"}
+
+
+def height_map(heights, layout, marks=None):
+    """A rich Text map of the field heights, y up: one cell per field, pawns in their colour.
+
+    Args:
+        heights: (n, n) levels, [i, j] is field (i, j).
+        layout: for the pawns and the board's water.
+        marks: optional {(i, j): text} drawn instead of the height.
+    """
+    from rich.text import Text
+
+    pawns = {p.cell: p for p in layout.pawns}
+    n = layout.board.n
+    out = Text()
+    for j in reversed(range(n)):
+        out.append(f"{j:>2} ")
+        for i in range(n):
+            h = int(heights[i, j])
+            water = layout.board.is_water((i, j))
+            label = (marks or {}).get((i, j), str(h) if h else ("~" if water else "·"))
+            if (i, j) in pawns:
+                p = pawns[(i, j)]
+                out.append(f"{p.color[0].upper()}{p.level:<2}", _PAWN_STYLE[p.color])
+                continue
+            shade = 232 + min(23, 2 * h + (0 if h else 3))
+            style = f"on color({shade})" + (" blue" if water and not h else "")
+            out.append(f"{label:>2} ", style)
+        out.append("\n")
+    out.append("   " + "".join(f"{i:>2} " for i in range(n)) + "   (i →, j ↑; ~ water; pawn: initial + level)\n")
+    return out
+
+
+@talo_app.command()
+def check(
+    scene_path: Annotated[Path, typer.Argument(metavar="SCENE", help="A Talo scene file.", show_default=False)],
+    physics: Annotated[bool, typer.Option("--physics/--no-physics", help=PHYSICS_HELP)] = True,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON: violations, heights, pawns, balance.")] = False,
+) -> None:
+    """Check a Talo scene: the grid, level 0, level 10, the balance, the pawns; heights and how high each pawn can get.
+
+    Exit 0 whatever the verdict (see "legal" in the JSON), 2 on a bad file.
+    """
+    from sim.games.talo import talo_report
+
+    scene = _load(scene_path)
+    verdict = physics_verdict(scene) if physics else None
+    report = talo_report(scene, verdict)
+    if as_json:
+        emit_json({"file": str(scene_path), **report.to_json()})
+        return
+    title = f"  — {scene.title}" if scene.title else ""
+    console.print(f"[bold]{scene_path}[/]  Talo on {scene.board}, {len(report.layout.blocks)} blocks, "
+                  f"{len(report.layout.pawns)} pawns{title}")
+    console.print(height_map(report.heights, report.layout))
+    if verdict is None:
+        console.print("balance: not judged (--no-physics)")
+    else:
+        margin = "" if verdict.margin_g is None else f", margin {verdict.margin_g:.3f} g"
+        console.print(f"balance: {'[green]stands[/]' if verdict.stable else '[red]does not stand[/]'}{margin}")
+    for color, r in report.reaches.items():
+        console.print(f"pawn {color}: field {list(r.pawn.cell)} level {r.pawn.level}, "
+                      f"can reach level {r.max_level} this turn")
+    if report.legal:
+        console.print("[green]legal[/]: no rule broken")
+    for v in report.violations:
+        console.print(f"[red]{v.rule}[/] {', '.join(v.pieces)}: {v.reason}")
+
+
+@talo_app.command()
+def moves(
+    scene_path: Annotated[Path, typer.Argument(metavar="SCENE", help="A Talo scene file.", show_default=False)],
+    pawn: Annotated[str, typer.Option("--pawn", help="The pawn's colour.", show_default=False)],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON: reachable fields, levels, routes.")] = False,
+) -> None:
+    """Every field and level the pawn can reach this turn, with the shortest route to each.
+
+    Steps go to the four neighbouring fields, one level up or down at most,
+    never onto or past another pawn, under beams only with 2 levels of room,
+    and off the board only onto a block right next to the pawn.
+    """
+    from sim.games.talo import Terrain, is_blocked, layout_of, reachable
+
+    scene = _load(scene_path)
+    layout = layout_of(scene)
+    terrain = Terrain(layout)
+    reach = reachable(terrain, pawn)
+    blocked = is_blocked(terrain, pawn)
+    dests = reach.destinations()
+    if as_json:
+        emit_json({"file": str(scene_path), "pawn": pawn,
+                   "from": {"cell": list(reach.pawn.cell), "level": reach.pawn.level},
+                   "max_reachable_level": reach.max_level, "blocked": blocked,
+                   "reachable": [{"cell": [i, j], "level": k, "steps": len(reach.routes[(i, j, k)]) - 1,
+                                  "route": [list(s) for s in reach.routes[(i, j, k)]]} for i, j, k in dests]})
+        return
+    best: dict = {}
+    for i, j, k in dests:
+        best[(i, j)] = max(best.get((i, j), -1), k)
+    marks = {c: f"{k}*" for c, k in best.items()}
+    console.print(f"[bold]{pawn}[/] pawn on field {list(reach.pawn.cell)} at level {reach.pawn.level}: "
+                  f"{len(dests)} spots in reach, up to level {reach.max_level}"
+                  + ("  [red](blockaded: may restart)[/]" if blocked else ""))
+    console.print(height_map(terrain.heights, layout, marks))
+    console.print("(* reachable, shown with the highest reachable level)")
+    for i, j, k in dests:
+        route = " → ".join(f"{list(s[:2])}@{s[2]}" for s in reach.routes[(i, j, k)][1:])
+        console.print(f"  [{i}, {j}] level {k}: {len(reach.routes[(i, j, k)]) - 1} steps  {route}")
+
+
+@talo_app.command()
+def play(
+    script: Annotated[Path, typer.Argument(help="A game script (towerlab-talo-game/1, see docs/talo.md).",
+                                           show_default=False)],
+    out: Annotated[Path | None, typer.Option("--out", help="Write the final scene here.")] = None,
+    physics: Annotated[bool, typer.Option("--physics/--no-physics", help=PHYSICS_HELP)] = True,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON: log, outcome, levels.")] = False,
+) -> None:
+    """Replay a scripted Talo game under the rules; an action the rules refuse ends in one error line (exit 2)."""
+    from sim.games.talo.script import play_script
+    from sim.scene import save_scene
+
+    try:
+        data = json.loads(script.read_text(encoding="utf-8"))
+    except OSError as e:
+        fail(f"{script}: cannot read the file ({e.strerror or e})")
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        fail(f"{script}: not valid JSON ({e})")
+    state = play_script(data, physics_verdict if physics else None, str(script))
+    if out is not None:
+        save_scene(replace(state.scene, title=data.get("title") or state.scene.title), out)
+    if as_json:
+        emit_json({"file": str(script), "turns": state.turn, "phase": state.phase,
+                   "outcome": None if state.outcome is None else state.outcome.to_json(),
+                   "levels": state.levels(), "stock_left": state.stock.total,
+                   "log": [e.to_json() for e in state.log]})
+        return
+    for e in state.log:
+        detail = ", ".join(f"{k} {json.dumps(v)}" for k, v in e.data.items())
+        console.print(f"{e.turn:>3} {e.player:<7} {e.action:<8} {detail}")
+    levels = ", ".join(f"{c} {lv}" for c, lv in state.levels().items())
+    if state.outcome is not None:
+        o = state.outcome
+        console.print(f"[bold]over[/]: {o.reason}; winners {', '.join(o.winners) or 'none'}"
+                      + (f"; {o.loser} loses" if o.loser else ""))
+    console.print(f"levels: {levels}; {state.stock.total} blocks left" + (f"; scene written to {out}" if out else ""))
