@@ -1,0 +1,245 @@
+"""Cameras as plain numbers: named views, automatic framing and the pinhole projection.
+
+Pure numpy, no Panda3D: the renderer places its lens from a :class:`Camera`,
+and tests project points with the same object to know where they must land.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from sim.errors import TowerlabError
+from sim.geometry.transforms import transform_points
+
+CAMERAS = ("iso", "front", "side", "top")
+# Direction from the scene towards the eye, and the image's up direction, per named view.
+_ISO_AZIMUTH_DEG = -52.0  # from +x, counter-clockwise: the eye is front-right of the scene
+_ISO_ELEVATION_DEG = 30.0
+FOV_Y_DEG = 30.0  # vertical field of view: a mild perspective, like a product photograph
+MARGIN = 0.06  # free border on each side of an automatically framed image (fraction of its size)
+MIN_NEAR = 1e-3  # m
+# Clipping planes relative to the framed points' depths: the near plane well in front of them, so
+# that a table reaching towards the camera is not cut, the far one well behind them; 24-bit depth
+# keeps sub-micrometre resolution over that range.
+NEAR_FRACTION = 0.1
+FAR_FACTOR = 10.0
+EMPTY_EXTENT = 0.1  # m: half-size of the region framed when a scene has neither pieces nor a board
+BOARD_FRAME_RATIO = 3.0  # the board is framed too when it is at most this many times the pieces' size
+
+
+class CameraError(TowerlabError):
+    """An unknown camera name or an impossible explicit view."""
+
+
+def _unit(v) -> np.ndarray:
+    v = np.asarray(v, dtype=float)
+    return v / np.linalg.norm(v)
+
+
+def view_direction(name: str) -> tuple[np.ndarray, np.ndarray]:
+    """Unit vector from the scene towards the eye and the image's up vector of a named view.
+
+    Args:
+        name: ``iso``, ``front`` (looking along +y), ``side`` (looking along -x) or ``top``.
+
+    Raises:
+        CameraError: unknown name.
+    """
+    z = np.array([0.0, 0.0, 1.0])
+    if name == "iso":
+        az, el = np.radians(_ISO_AZIMUTH_DEG), np.radians(_ISO_ELEVATION_DEG)
+        return np.array([np.cos(el) * np.cos(az), np.cos(el) * np.sin(az), np.sin(el)]), z
+    if name == "front":
+        return np.array([0.0, -1.0, 0.0]), z
+    if name == "side":
+        return np.array([1.0, 0.0, 0.0]), z
+    if name == "top":
+        return z, np.array([0.0, 1.0, 0.0])
+    raise CameraError(f"unknown camera {name!r}; expected one of {', '.join(CAMERAS)}")
+
+
+@dataclass(frozen=True)
+class Camera:
+    """A pinhole camera.
+
+    Attributes:
+        eye: (3,) position (m, world).
+        target: (3,) point looked at (m, world).
+        up: (3,) world direction that appears upwards in the image.
+        size: (width, height) of the image in pixels.
+        fov_y: vertical field of view (degrees).
+        near, far: clipping distances along the view direction (m).
+    """
+
+    eye: tuple[float, float, float]
+    target: tuple[float, float, float]
+    up: tuple[float, float, float]
+    size: tuple[int, int]
+    fov_y: float = FOV_Y_DEG
+    near: float = 0.01
+    far: float = 10.0
+
+    @property
+    def basis(self) -> np.ndarray:
+        """(3, 3) rows: right, image-up and forward unit vectors (world)."""
+        f = _unit(np.subtract(self.target, self.eye))
+        r = _unit(np.cross(f, self.up))
+        return np.array([r, np.cross(r, f), f])
+
+    @property
+    def fov_x(self) -> float:
+        """Horizontal field of view (degrees)."""
+        w, h = self.size
+        return float(np.degrees(2.0 * np.arctan(np.tan(np.radians(self.fov_y) / 2.0) * w / h)))
+
+    def to_camera(self, points) -> np.ndarray:
+        """(k, 3) world points -> (k, 3) right, up, depth coordinates (m)."""
+        return (np.asarray(points, dtype=float) - np.asarray(self.eye)) @ self.basis.T
+
+    def project(self, points) -> np.ndarray:
+        """Pixel coordinates of world points.
+
+        Args:
+            points: (k, 3) metres, world; they must lie in front of the camera.
+
+        Returns:
+            (k, 2) float: x to the right and y downwards from the image's
+            top-left corner, in pixels (the centre of pixel (row, col) is
+            (col + 0.5, row + 0.5)).
+        """
+        c = self.to_camera(points)
+        w, h = self.size
+        tx = np.tan(np.radians(self.fov_x) / 2.0)
+        ty = np.tan(np.radians(self.fov_y) / 2.0)
+        ndc_x = c[:, 0] / (c[:, 2] * tx)
+        ndc_y = c[:, 1] / (c[:, 2] * ty)
+        return np.column_stack([(ndc_x + 1.0) * w / 2.0, (1.0 - ndc_y) * h / 2.0])
+
+
+def piece_corners(scene) -> np.ndarray:
+    """(8n, 3) corners of every piece's oriented bounding box at its pose (m, world)."""
+    if not scene.pieces:
+        return np.zeros((0, 3))
+    out = []
+    for p in scene.pieces:
+        lo, hi = p.shape.bounds
+        corners = np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
+        out.append(transform_points(corners, p.pos, p.quat))
+    return np.vstack(out)
+
+
+def board_corners(scene) -> np.ndarray:
+    """(8, 3) corners of the board's slab (m, world); (0, 3) for the endless table."""
+    b = scene.board_info
+    if b.shape is None:
+        return np.zeros((0, 3))
+    lo, hi = b.shape.bounds + b.pos
+    return np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
+
+
+def framed_points(scene) -> np.ndarray:
+    """(k, 3) the points an automatic view keeps inside the image (m, world).
+
+    Every piece's bounding-box corners, and the board's when the board is not
+    much larger than what stands on it (a game board under a tower, not a
+    900 mm table under a few nobles), or when there are no pieces.
+    """
+    pieces = piece_corners(scene)
+    board = board_corners(scene)
+    if len(pieces) == 0:
+        if len(board):
+            return board
+        e = EMPTY_EXTENT
+        return np.array([[x, y, z] for x in (-e, e) for y in (-e, e) for z in (0.0, e)])
+    if len(board):
+        piece_size = float(np.max(pieces.max(axis=0) - pieces.min(axis=0)))
+        board_size = float(np.max(board.max(axis=0) - board.min(axis=0)))
+        if board_size <= BOARD_FRAME_RATIO * piece_size:
+            return np.vstack([pieces, board])
+    return pieces
+
+
+def fit_camera(points, toward_eye, up, size, fov_y: float = FOV_Y_DEG, margin: float = MARGIN) -> Camera:
+    """The closest camera looking along ``-toward_eye`` whose image holds every point.
+
+    With the orientation fixed, a point (x, y, z) in camera axes is inside the
+    image when ``|x - a| <= kx (z - t)`` and ``|y - b| <= ky (z - t)``, where
+    (a, b, t) is the eye in those axes and k the tangent of the half field of
+    view shrunk by the margin. The largest t (the closest eye) has a closed
+    form per axis; the sideways offsets then centre the points' projected
+    extent in the image on both axes.
+
+    Args:
+        points: (k, 3) world points (m), k >= 1.
+        toward_eye: (3,) direction from the scene to the eye.
+        up: (3,) world direction that appears upwards.
+        size: (width, height) pixels.
+        fov_y: vertical field of view (degrees).
+        margin: free border on each side, as a fraction of the image size.
+
+    Returns:
+        The camera, with near and far planes enclosing the points.
+    """
+    pts = np.asarray(points, dtype=float)
+    f = -_unit(toward_eye)
+    r = _unit(np.cross(f, up))
+    u = np.cross(r, f)
+    x, y, z = pts @ r, pts @ u, pts @ f
+    w, h = size
+    ky = np.tan(np.radians(fov_y) / 2.0) * (1.0 - 2.0 * margin)
+    kx = np.tan(np.radians(fov_y) / 2.0) * w / h * (1.0 - 2.0 * margin)
+    t = min((np.min(x + kx * z) - np.max(x - kx * z)) / (2.0 * kx),
+            (np.min(y + ky * z) - np.max(y - ky * z)) / (2.0 * ky))
+    extent = float(np.max(pts.max(axis=0) - pts.min(axis=0)))
+    t = min(t, float(np.min(z)) - max(MIN_NEAR, 0.05 * extent))
+    a = (np.max(x - kx * (z - t)) + np.min(x + kx * (z - t))) / 2.0
+    b = (np.max(y - ky * (z - t)) + np.min(y + ky * (z - t))) / 2.0
+    eye = a * r + b * u + t * f
+    depth = z - t
+    target = eye + f * float(np.mean([depth.min(), depth.max()]))
+    return Camera(tuple(eye), tuple(target), tuple(up), (int(w), int(h)), fov_y,
+                  near=max(MIN_NEAR, NEAR_FRACTION * float(depth.min())), far=float(depth.max()) * FAR_FACTOR)
+
+
+def look_camera(eye, look_at, size, scene_points, fov_y: float = FOV_Y_DEG) -> Camera:
+    """A camera at ``eye`` looking at ``look_at`` (m), its clipping planes fitted to the scene.
+
+    Raises:
+        CameraError: eye and look_at coincide.
+    """
+    eye = np.asarray(eye, dtype=float)
+    look_at = np.asarray(look_at, dtype=float)
+    d = look_at - eye
+    if np.linalg.norm(d) < MIN_NEAR:
+        raise CameraError("the eye and the look-at point coincide")
+    f = d / np.linalg.norm(d)
+    up = np.array([0.0, 0.0, 1.0]) if abs(f[2]) < 0.999 else np.array([0.0, 1.0, 0.0])
+    pts = np.asarray(scene_points, dtype=float)
+    depth = (pts - eye) @ f if len(pts) else np.array([np.linalg.norm(d)])
+    far = max(float(depth.max()), float(np.linalg.norm(d))) * FAR_FACTOR
+    near = max(MIN_NEAR, NEAR_FRACTION * float(depth[depth > 0].min())) if np.any(depth > 0) else MIN_NEAR
+    return Camera(tuple(eye), tuple(look_at), tuple(up), (int(size[0]), int(size[1])), fov_y,
+                  near=min(near, far / FAR_FACTOR), far=far)
+
+
+def scene_camera(scene, size, camera: str = "iso", eye=None, look_at=None) -> Camera:
+    """The camera for a scene: a named automatically framed view, or an explicit eye and target.
+
+    Args:
+        scene: the :class:`~sim.scene.Scene`.
+        size: (width, height) pixels.
+        camera: ``iso``, ``front``, ``side`` or ``top`` (ignored when eye is given).
+        eye, look_at: (3,) metres, world; both or neither.
+
+    Raises:
+        CameraError: unknown camera, only one of eye and look_at, or coincident points.
+    """
+    if (eye is None) != (look_at is None):
+        raise CameraError("give both eye and look-at, or neither")
+    pts = framed_points(scene)
+    if eye is not None:
+        return look_camera(eye, look_at, size, np.vstack([pts, board_corners(scene)]))
+    toward, up = view_direction(camera)
+    return fit_camera(pts, toward, up, size)

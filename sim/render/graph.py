@@ -1,0 +1,166 @@
+"""The Panda3D scene graph of a scene: one node per piece, addressed by id, and the board.
+
+Geometry is uploaded once per piece kind (:class:`GeomLibrary`) and instanced
+under every piece of that kind. Poses come in as the project's (n, 7) arrays,
+xyz metres + quaternion xyzw; this is the one place they become Panda3D's
+(w, x, y, z) quaternions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from panda3d.core import (
+    BitMask32,
+    Geom,
+    GeomNode,
+    GeomTriangles,
+    GeomVertexArrayFormat,
+    GeomVertexData,
+    GeomVertexFormat,
+    InternalName,
+    LQuaternionf,
+    LVecBase3f,
+    LVecBase4f,
+    NodePath,
+)
+
+from sim.pieces.model import PieceShape
+from sim.render.looks import DECAL_FINISH, finish, grain_seed
+from sim.render.surfaces import Surface, piece_surfaces
+
+MAIN_MASK = BitMask32.bit(0)  # seen by the picture's camera
+SHADOW_MASK = BitMask32.bit(1)  # seen by the light's camera: what casts shadows
+BOARD_ID = "board"
+
+
+def _vertex_format() -> GeomVertexFormat:
+    array = GeomVertexArrayFormat()
+    array.add_column(InternalName.get_vertex(), 3, Geom.NT_float32, Geom.C_point)
+    array.add_column(InternalName.get_normal(), 3, Geom.NT_float32, Geom.C_normal)
+    array.add_column(InternalName.get_color(), 4, Geom.NT_float32, Geom.C_color)
+    return GeomVertexFormat.register_format(GeomVertexFormat(array))
+
+
+def geom_node(name: str, positions, normals, colors) -> GeomNode:
+    """A node drawing unindexed triangles.
+
+    Args:
+        name: the node's name.
+        positions: (3t, 3) float, metres.
+        normals: (3t, 3) float unit normals.
+        colors: (3t, 4) float RGBA 0..1.
+    """
+    rows = np.hstack([positions, normals, colors]).astype(np.float32)
+    data = GeomVertexData(name, _vertex_format(), Geom.UH_static)
+    data.unclean_set_num_rows(len(rows))
+    data.modify_array_handle(0).copy_data_from(np.ascontiguousarray(rows))
+    triangles = GeomTriangles(Geom.UH_static)
+    triangles.add_next_vertices(len(rows))
+    geom = Geom(data)
+    geom.add_primitive(triangles)
+    node = GeomNode(name)
+    node.add_geom(geom)
+    return node
+
+
+class GeomLibrary:
+    """Uploaded geometry per piece kind: each shape's surfaces become GeomNodes once."""
+
+    def __init__(self):
+        self._nodes: dict[PieceShape, tuple[tuple[Surface, NodePath], ...]] = {}  # shapes hash by identity
+
+    def surfaces(self, shape: PieceShape) -> tuple[tuple[Surface, NodePath], ...]:
+        """(surface, unparented node) pairs of a shape: the body, then the decals in print order."""
+        if shape not in self._nodes:
+            self._nodes[shape] = tuple(
+                (s, NodePath(geom_node(f"{shape.name}:{s.name}", s.positions, s.normals, s.colors)))
+                for s in piece_surfaces(shape))
+        return self._nodes[shape]
+
+
+def _dress(node: NodePath, surface: Surface, material_name: str, seed) -> None:
+    """Give a surface node its material's shader inputs; decals print on top and cast no shadow."""
+    look = DECAL_FINISH if surface.layer else finish(material_name)
+    node.set_shader_input("u_finish", LVecBase4f(*look.as_vec4()))
+    node.set_shader_input("u_grain", LVecBase4f(seed[0], seed[1], seed[2], look.sheen))
+    if surface.layer:
+        node.set_depth_offset(surface.layer)
+        node.hide(SHADOW_MASK)
+
+
+class SceneGraph:
+    """A scene as Panda3D nodes under :attr:`root`, with poses that can change.
+
+    Attributes:
+        scene: the scene it was built from (its poses are the initial ones).
+        root: the node to attach under a renderer's root.
+        nodes: piece id -> the piece's node.
+        board: the board's node, or None for the endless table.
+    """
+
+    def __init__(self, scene, library: GeomLibrary):
+        self.scene = scene
+        self.root = NodePath("scene")
+        self.nodes: dict[str, NodePath] = {}
+        self._poses = scene.poses().copy()
+        b = scene.board_info
+        self.board = None
+        if b.shape is not None:
+            self.board = self._build(BOARD_ID, b.shape, library)
+            self.board.set_pos(*b.pos)
+        for piece in scene.pieces:
+            self.nodes[piece.id] = self._build(piece.id, piece.shape, library)
+        self.set_poses(self._poses)
+
+    def _build(self, name: str, shape: PieceShape, library: GeomLibrary) -> NodePath:
+        node = self.root.attach_new_node(name)
+        seed = grain_seed(name)
+        for surface, proto in library.surfaces(shape):
+            child = node.attach_new_node(f"{name}:{surface.name}")
+            proto.instance_to(child)
+            _dress(child, surface, shape.material.name, seed)
+        return node
+
+    @property
+    def ids(self) -> list[str]:
+        """Piece ids in the scene's order (the rows of pose arrays)."""
+        return list(self.nodes)
+
+    def poses(self) -> np.ndarray:
+        """(n, 7) float: the current poses, xyz (m) + quaternion xyzw, in :attr:`ids` order."""
+        return self._poses.copy()
+
+    def set_poses(self, poses) -> None:
+        """Move every piece.
+
+        Args:
+            poses: (n, 7) float, xyz (m) + quaternion xyzw, rows in :attr:`ids` order.
+
+        Raises:
+            ValueError: wrong shape.
+        """
+        arr = np.asarray(poses, dtype=float)
+        if arr.shape != (len(self.nodes), 7):
+            raise ValueError(f"expected poses of shape ({len(self.nodes)}, 7), got {arr.shape}")
+        for node, row in zip(self.nodes.values(), arr):
+            _place(node, row)
+        self._poses = arr.copy()
+
+    def set_pose(self, piece_id: str, pose) -> None:
+        """Move one piece to ``pose`` (7,): xyz (m) + quaternion xyzw.
+
+        Raises:
+            KeyError: no such piece.
+        """
+        row = np.asarray(pose, dtype=float)
+        _place(self.nodes[piece_id], row)
+        self._poses[self.ids.index(piece_id)] = row
+
+    def current_scene(self):
+        """The scene with the current poses."""
+        return self.scene.with_poses(self._poses) if len(self._poses) else self.scene
+
+
+def _place(node: NodePath, row: np.ndarray) -> None:
+    x, y, z, qx, qy, qz, qw = (float(v) for v in row)
+    node.set_pos_quat(LVecBase3f(x, y, z), LQuaternionf(qw, qx, qy, qz))

@@ -1,0 +1,145 @@
+"""Render-ready triangle arrays of a piece: its body and decals, with normals and colours.
+
+Pure numpy and trimesh, no Panda3D. The geometry comes from the piece's glTF
+file in ``meshes/`` when the manifest says it matches the catalogue, else it
+is built on the fly from the catalogue (free-sized boxes and cylinders, or a
+stale ``meshes/``), so a picture never shows outdated geometry.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import trimesh
+
+from sim.pieces.mesh import MESH_DIR, fingerprint, load_manifest, mesh_path, visual_scene
+from sim.pieces.model import PieceShape
+
+# Faces meeting at less than this angle share smoothed normals (the facets of a
+# pawn's round body, 15° apart); sharper edges, like a block's, stay crisp.
+CREASE_DEG = 35.0
+BODY = "body"
+
+
+@dataclass(frozen=True, eq=False)
+class Surface:
+    """One drawable part of a piece, unindexed (three vertices per triangle).
+
+    Attributes:
+        name: ``body`` or the decal's name (``area-red``, ``grid``, ...).
+        layer: 0 for the body, 1, 2, ... for decals in the order they are printed
+            (a later decal lies on top of an earlier one).
+        positions: (3t, 3) float32, metres, piece frame.
+        normals: (3t, 3) float32 unit normals.
+        colors: (3t, 4) float32 RGBA 0..1 (sRGB-encoded, as stored in the mesh).
+    """
+
+    name: str
+    layer: int
+    positions: np.ndarray
+    normals: np.ndarray
+    colors: np.ndarray
+
+    @property
+    def triangles(self) -> int:
+        """Number of triangles."""
+        return len(self.positions) // 3
+
+
+def corner_normals(vertices, faces, crease_deg: float = CREASE_DEG) -> np.ndarray:
+    """Smoothed normal of every triangle corner, kept sharp across creases.
+
+    The normal at a corner is the area-weighted mean of the normals of the
+    faces sharing its vertex that turn less than ``crease_deg`` from the
+    corner's own face.
+
+    Args:
+        vertices: (v, 3) float.
+        faces: (t, 3) int, counter-clockwise seen from outside.
+        crease_deg: angle above which an edge stays sharp.
+
+    Returns:
+        (t, 3, 3) float unit normals, per face and corner.
+    """
+    v = np.asarray(vertices, dtype=float)
+    f = np.asarray(faces, dtype=np.int64)
+    cross = np.cross(v[f[:, 1]] - v[f[:, 0]], v[f[:, 2]] - v[f[:, 0]])
+    area2 = np.linalg.norm(cross, axis=1)
+    unit = cross / np.where(area2 > 0, area2, 1.0)[:, None]
+    # incidence: for every vertex, the faces that use it (padded with -1)
+    order = np.argsort(f.ravel(), kind="stable")
+    verts_sorted = f.ravel()[order]
+    counts = np.bincount(verts_sorted, minlength=len(v))
+    width = int(counts.max()) if len(counts) else 0
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    rank = np.arange(len(order)) - starts[verts_sorted]
+    incident = np.full((len(v), width), -1, dtype=np.int64)
+    incident[verts_sorted, rank] = order // 3
+    neighbours = incident[f]  # (t, 3, width)
+    valid = neighbours >= 0
+    nb = np.where(valid, neighbours, 0)
+    cos_limit = np.cos(np.radians(crease_deg))
+    similar = valid & (np.einsum("tk,tcwk->tcw", unit, unit[nb]) >= cos_limit)
+    summed = np.einsum("tcw,tcwk->tck", similar * area2[nb], unit[nb])
+    norm = np.linalg.norm(summed, axis=2, keepdims=True)
+    return np.where(norm > 0, summed / np.where(norm > 0, norm, 1.0), unit[:, None, :])
+
+
+def _surface(name: str, layer: int, mesh: trimesh.Trimesh, flat_up: bool) -> Surface:
+    faces = np.asarray(mesh.faces)
+    positions = np.asarray(mesh.vertices, dtype=float)[faces].reshape(-1, 3)
+    if flat_up:
+        normals = np.tile([0.0, 0.0, 1.0], (len(positions), 1))
+    else:
+        normals = corner_normals(mesh.vertices, faces).reshape(-1, 3)
+    face_colors = np.asarray(mesh.visual.face_colors, dtype=np.float32) / 255.0
+    colors = np.repeat(face_colors, 3, axis=0)
+    return Surface(name, layer, positions.astype(np.float32), normals.astype(np.float32),
+                   colors.astype(np.float32))
+
+
+def _stored_scene(shape: PieceShape, directory: Path) -> trimesh.Scene | None:
+    path = mesh_path(shape, directory)
+    if not path.exists() or load_manifest(directory).get(path.name) != fingerprint(shape):
+        return None
+    return trimesh.load(io.BytesIO(path.read_bytes()), file_type="glb", force="scene")
+
+
+def _geometries(scene: trimesh.Scene) -> dict[str, trimesh.Trimesh]:
+    """Node name -> mesh with the node's transform applied."""
+    out = {}
+    for node in scene.graph.nodes_geometry:
+        matrix, geom = scene.graph[node]
+        mesh = scene.geometry[geom].copy()
+        if not np.allclose(matrix, np.eye(4)):
+            mesh.apply_transform(matrix)
+        out[node] = mesh
+    return out
+
+
+@cache
+def piece_surfaces(shape: PieceShape, directory: Path = MESH_DIR) -> tuple[Surface, ...]:
+    """The body and decals of a piece kind, ready to upload (cached per shape).
+
+    Args:
+        shape: the catalogue piece (or a board's slab).
+        directory: where the glTF files and their manifest live.
+
+    Returns:
+        The body first, then the decals in the catalogue's order.
+    """
+    stored = _stored_scene(shape, directory)
+    meshes = _geometries(stored if stored is not None else visual_scene(shape))
+    surfaces = [_surface(BODY, 0, meshes[BODY], flat_up=False)]
+    for layer, decal in enumerate(shape.decals, start=1):
+        surfaces.append(_surface(decal.name, layer, meshes[f"decal:{decal.name}"], flat_up=True))
+    return tuple(surfaces)
+
+
+def from_file(shape: PieceShape, directory: Path = MESH_DIR) -> bool:
+    """Whether :func:`piece_surfaces` reads this shape's glTF file (else it builds the mesh)."""
+    return _stored_scene(shape, directory) is not None
