@@ -107,3 +107,16 @@ def test_the_judge_sees_each_placement_without_pawns():
 
     play_script(SCRIPT, judge)
     assert seen == [["b1"]]
+
+
+def test_auto_plays_a_seeded_game_and_writes_a_replayable_script(tmp_path, capsys):
+    script = tmp_path / "g.talo-game"
+    assert main(["talo", "auto", "--no-physics", "--seed", "2", "--players", "red,blue", "--script", str(script),
+                 "--json"]) == 0
+    played = json.loads(capsys.readouterr().out)
+    assert main(["talo", "play", str(script), "--no-physics", "--json"]) == 0
+    replayed = json.loads(capsys.readouterr().out)
+    assert replayed["levels"] == played["levels"] and replayed["outcome"] == played["outcome"]
+    assert main(["talo", "auto", "--no-physics", "--players", "red,red"]) == 2
+    assert main(["talo", "auto", "--no-physics", "--players", "red,purple"]) == 2
+    assert "purple" in capsys.readouterr().err

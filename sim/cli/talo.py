@@ -189,3 +189,59 @@ def play(
         console.print(f"[bold]over[/]: {o.reason}; winners {', '.join(o.winners) or 'none'}"
                       + (f"; {o.loser} loses" if o.loser else ""))
     console.print(f"levels: {levels}; {state.stock.total} blocks left" + (f"; scene written to {out}" if out else ""))
+
+
+_SUGGESTED_STARTS = ((2, 2), (7, 7), (2, 7), (7, 2), (1, 1), (8, 8), (1, 8), (8, 1))
+
+
+@talo_app.command()
+def auto(
+    players: Annotated[str, typer.Option("--players", help="Pawn colours in turn order, comma-separated.")]
+    = "red,blue",
+    board: Annotated[str, typer.Option("--board", help="talo-green or talo-island.")] = "talo-green",
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the die and the players' tie-breaks.")] = 0,
+    max_turns: Annotated[int, typer.Option("--max-turns", help="Stop after this many turns.", min=1)] = 200,
+    physics: Annotated[bool, typer.Option("--physics/--no-physics", help=PHYSICS_HELP)] = True,
+    out: Annotated[Path | None, typer.Option("--out", help="Write the final scene here.")] = None,
+    script_out: Annotated[Path | None, typer.Option("--script", help="Write the game as a replayable script.")]
+    = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON: outcome, levels, turns.")] = False,
+) -> None:
+    """Let automatic players (greedy climbers) play a seeded game; save it as a scene and a replayable script."""
+    import numpy as np
+
+    from sim.atomic import write_text
+    from sim.games.talo import talo_board
+    from sim.games.talo.auto import auto_game
+    from sim.games.talo.script import dumps_script, script_of
+    from sim.scene import save_scene
+
+    colours = [c.strip() for c in players.split(",") if c.strip()]
+    if not colours or len(set(colours)) != len(colours):
+        fail(f"--players: expected distinct pawn colours, got \"{players}\"")
+    site = talo_board(board)
+    starts = [c for c in _SUGGESTED_STARTS if c in site.starts][:len(colours)]
+    if len(starts) < len(colours):
+        fail(f"--players: at most {len(starts)} automatic players on {board}")
+    state = auto_game(dict(zip(colours, starts)), np.random.default_rng(seed), physics_verdict if physics else None,
+                      board, max_turns)
+    title = f"Automatic Talo game, seed {seed}"
+    if out is not None:
+        save_scene(replace(state.scene, title=title), out)
+    if script_out is not None:
+        write_text(script_out, dumps_script(script_of(state, title)))
+    outcome = None if state.outcome is None else state.outcome.to_json()
+    if as_json:
+        emit_json({"seed": seed, "board": board, "turns": state.turn, "outcome": outcome, "levels": state.levels(),
+                   "blocks_placed": len(state.layout.blocks), "stock_left": state.stock.total,
+                   "balance_judged": physics})
+        return
+    from sim.games.talo import Terrain
+
+    console.print(height_map(Terrain(state.layout).heights, state.layout))
+    o = state.outcome
+    end = "no winner yet" if o is None else f"{o.reason}; winners {', '.join(o.winners) or 'none'}" + (
+        f"; {o.loser} loses" if o.loser else "")
+    console.print(f"after {state.turn} turns: {end}; levels "
+                  + ", ".join(f"{c} {lv}" for c, lv in state.levels().items())
+                  + f"; {len(state.layout.blocks)} blocks built" + ("" if physics else " (balance not judged)"))

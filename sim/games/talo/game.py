@@ -18,7 +18,7 @@ from sim.games.talo.movement import free_starts, is_blocked, reachable
 from sim.games.talo.placement import placement_violations
 from sim.games.talo.stock import Stock
 from sim.games.talo.surfaces import Terrain
-from sim.games.talo.turns import BUILD, OVER, THROW, IllegalMoveError, Outcome, TurnState
+from sim.games.talo.turns import BUILD, OVER, THROW, Event, IllegalMoveError, Outcome, TurnState
 from sim.games.talo.verdict import Verdict, without_pawns
 from sim.pieces import dimensions as dim
 from sim.scene import Scene
@@ -98,7 +98,8 @@ def new_game(starts: Mapping[str, Sequence[int]], board: str = "talo-green",
         pieces.append(pawn_piece(GridPawn(pawn_id(color), color, cell, 0), site))
     players = tuple(starts)
     scene = Scene("talo", board, tuple(pieces), title="Talo", players=players)
-    return TaloState(scene, players, Stock.full() if stock is None else stock)
+    log = tuple(Event(0, p.params["color"], "start", {"cell": list(p.grid.cell)}) for p in pieces)
+    return TaloState(scene, players, Stock.full() if stock is None else stock, log=log)
 
 
 throw = turns.throw
@@ -162,7 +163,7 @@ def place(state: TaloState, puts: Sequence[Put], verdict: Verdict) -> TaloState:
     blocks = new_blocks(state, puts)
     stood = {b.id for b in state.layout.blocks} & verdict.knocked_down
     if not verdict.stable and stood:
-        return _collapse(state, sorted(stood))
+        return _collapse(state, sorted(stood), blocks=[_put_json(b) for b in blocks])
     broken = placement_violations(state.layout, blocks, verdict)
     if broken:
         raise IllegalMoveError(broken)
@@ -241,10 +242,11 @@ def collapse(state: TaloState, caused_by: str | None = None, fallen: Sequence[st
     return _collapse(state, list(fallen), caused_by or state.player)
 
 
-def _collapse(state: TaloState, fallen: list[str], loser: str | None = None) -> TaloState:
+def _collapse(state: TaloState, fallen: list[str], loser: str | None = None, blocks=None) -> TaloState:
     loser = loser or state.player
     levels = {c: lv for c, lv in state.levels().items() if c != loser}
-    state = turns.logged(state, "collapse", fallen=fallen, caused_by=loser)
+    extra = {} if blocks is None else {"blocks": blocks}
+    state = turns.logged(state, "collapse", fallen=fallen, caused_by=loser, **extra)
     return _over(state, "collapse", _highest(levels, state.players), loser)
 
 

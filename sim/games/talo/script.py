@@ -16,6 +16,7 @@ left out when no throw matched. Blocks listed in one ``place`` go on together.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 import numpy as np
@@ -164,3 +165,49 @@ def _action(state, action, where, judge, source):
         return game.place(state, puts, verdict)
     except IllegalMoveError as e:
         raise ScriptError(source, where, str(e)) from None
+
+
+def script_of(state: game.TaloState, title: str | None = None) -> dict:
+    """A game's log as a script that replays it (rolls written down, so no seed is needed).
+
+    A placement that brought the building down is written as played: replayed
+    with the physics, it brings it down again.
+    """
+    starts = {e.player: e.data["cell"] for e in state.log if e.action == "start"}
+    played: list[dict] = []
+    turn_no = None
+    for e in state.log:
+        if e.turn == 0:
+            continue
+        if e.turn != turn_no:
+            played.append({})
+            turn_no = e.turn
+        current = played[-1]
+        if e.action == "restart":
+            current["restart"] = e.data["cell"]
+        elif e.action == "throw":
+            current["rolls"] = e.data["rolls"]
+        elif e.action == "take":
+            current["take"] = e.data["blocks"]
+        elif e.action in ("place", "collapse") and "blocks" in e.data:
+            puts = [{k: b[k] for k in ("length", "cell", "layer", "axis")} for b in e.data["blocks"]]
+            current.setdefault("actions", []).append({"place": puts})
+        elif e.action == "move":
+            i, j, level = e.data["route"][-1]
+            current.setdefault("actions", []).append({"move": {"cell": [i, j], "level": level}})
+    out = {"format": GAME_FORMAT}
+    if title:
+        out["title"] = title
+    return {**out, "board": state.scene.board, "starts": starts, "turns": played}
+
+
+def dumps_script(script: dict) -> str:
+    """A script as JSON text, one turn per line (diff-friendly)."""
+    head = {k: v for k, v in script.items() if k != "turns"}
+    lines = ["{"] + [f"  {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}," for k, v in head.items()]
+    played = script.get("turns", [])
+    lines.append('  "turns": [')
+    last = len(played) - 1
+    lines += [f"    {json.dumps(t, ensure_ascii=False)}{',' if k < last else ''}" for k, t in enumerate(played)]
+    lines += ["  ]", "}"]
+    return "\n".join(lines) + "\n"

@@ -38,10 +38,10 @@ class Event:
     """One entry of a game's log.
 
     Attributes:
-        turn: the turn number (1-based).
+        turn: the turn number (1-based; 0 for the pawns' start fields).
         player: whose turn it was.
-        action: ``throw``, ``take``, ``place``, ``move``, ``restart``, ``pass``,
-            ``end``, ``refused``, ``collapse``, ``win``.
+        action: ``start``, ``throw``, ``take``, ``place``, ``move``, ``restart``,
+            ``pass``, ``end``, ``collapse``, ``win``.
         data: JSON-ready details.
     """
 
