@@ -73,6 +73,11 @@ class Tolerances:
         friction_cone_rel: the statics refines the friction pyramid towards
             the circular Coulomb cone until no contact could raise the margin
             by more than this (fraction of g, relative to the weights): 1e-7.
+        unheld_slack: a piece needs help (cannot be held) when the least external
+            force and moment that keep it in equilibrium exceed this, in units of
+            the mean piece weight (and that weight times the scene's length
+            scale): 1e-6, a thousand times the LP tolerance, far below the help
+            a structure 1 % past its tipping point needs.
     """
 
     merge: float = 1e-9
@@ -97,6 +102,7 @@ class Tolerances:
     lp_feasibility: float = 1e-9
     margin_precision: float = 1e-6
     friction_cone_rel: float = 1e-7
+    unheld_slack: float = 1e-6
 
 
 tol = Tolerances()

@@ -1,0 +1,173 @@
+"""The rigid-block equilibrium system of a scene: bodies, contact points, loads, force columns.
+
+Every non-fixed piece is a rigid body with six equations (force and moment
+about its centre of mass). Contact forces act at the vertices of the
+interface polygons (both ends of a segment contact, the point of a point
+contact): compression along the interface normal, friction in its plane.
+A force is a non-negative combination of *generators* ``n + μ e`` for unit
+tangents ``e``: any finite set of them spans a pyramid inscribed in the
+Coulomb cone, and the solver adds generators until the pyramid is as good as
+the cone (column generation, :mod:`sim.statics.solve`).
+
+Units are scaled for the LP: forces by the mean piece weight, moments by that
+weight times a length scale (the median piece size), so that every number
+the solver sees is of order one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from sim.contact import BOARD, Interface, board_friction, contact_friction
+from sim.geometry.transforms import quat_to_matrix, transform_points
+
+G = 9.80665  # standard gravity (m/s²)
+
+
+@dataclass(frozen=True, eq=False)
+class Equilibrium:
+    """The equilibrium equations of a scene's movable pieces.
+
+    Attributes:
+        bodies: ids of the non-fixed pieces, in scene order; body i owns rows 6i..6i+5.
+        mass: (b,) kg.
+        com: (b, 3) world centres of mass (m).
+        points: (p, 3) contact points (m).
+        normals: (p, 3) unit normals at the points, from the lower body ``below`` into ``above``.
+        tangents: (p, 2, 3) an orthonormal basis of each point's contact plane,
+            taken from the upper piece's own axes so that it turns with the scene.
+        mu: (p,) Coulomb coefficient at each point.
+        below, above: (p,) body index of the two sides, -1 for the board or a fixed piece.
+        interface: (p,) index of the interface each point belongs to.
+        length: length scale (m) of the moment rows.
+        weight: force scale (N).
+    """
+
+    bodies: tuple[str, ...]
+    mass: np.ndarray
+    com: np.ndarray
+    points: np.ndarray
+    normals: np.ndarray
+    tangents: np.ndarray
+    mu: np.ndarray
+    below: np.ndarray
+    above: np.ndarray
+    interface: np.ndarray
+    length: float
+    weight: float
+
+    @property
+    def num_rows(self) -> int:
+        """Equations: six per body."""
+        return 6 * len(self.bodies)
+
+    def gravity_load(self) -> np.ndarray:
+        """(6b,) right-hand side: contact forces must carry each body's weight (scaled)."""
+        rhs = np.zeros(self.num_rows)
+        rhs[2::6] = self.mass * G / self.weight
+        return rhs
+
+    def horizontal_load(self, axis: int) -> np.ndarray:
+        """(6b,) column of a uniform horizontal acceleration of 1 g along x (0) or y (1).
+
+        With this column times α added to the contact forces, the equations
+        read: contact forces + weight + α · (weight, horizontally) = 0, i.e.
+        each body is pushed along the axis by α times its own weight.
+        """
+        col = np.zeros(self.num_rows)
+        col[axis::6] = self.mass * G / self.weight
+        return col
+
+    def force_columns(self, point: np.ndarray, direction: np.ndarray) -> sp.csc_array:
+        """Columns of unit forces (scaled) along ``direction`` at contact points.
+
+        Args:
+            point: (k,) contact point indices.
+            direction: (k, 3) force on the upper body (the lower body gets its opposite).
+
+        Returns:
+            (6b, k) sparse matrix.
+        """
+        k = len(point)
+        rows, cols, vals = [], [], []
+        for side, sign in ((self.above, 1.0), (self.below, -1.0)):
+            body = side[point]
+            live = np.flatnonzero(body >= 0)
+            if len(live) == 0:
+                continue
+            b = body[live]
+            force = sign * direction[live]
+            moment = np.cross((self.points[point[live]] - self.com[b]) / self.length, force)
+            for axis in range(3):
+                rows += [6 * b + axis, 6 * b + 3 + axis]
+                cols += [live, live]
+                vals += [force[:, axis], moment[:, axis]]
+        if not rows:
+            return sp.csc_array((self.num_rows, k))
+        return sp.csc_array((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                            shape=(self.num_rows, k))
+
+    def point_duals(self, duals: np.ndarray) -> np.ndarray:
+        """(p, 3) for row duals y: the vector w with ``force_columns([i], [f]) · y = w_i · f``."""
+        y = duals.reshape(-1, 6)
+        w = np.zeros((len(self.points), 3))
+        for side, sign in ((self.above, 1.0), (self.below, -1.0)):
+            live = np.flatnonzero(side >= 0)
+            b = side[live]
+            r = (self.points[live] - self.com[b]) / self.length
+            # (r × f) · m = f · (m × r)
+            w[live] += sign * (y[b, :3] + np.cross(y[b, 3:], r))
+        return w
+
+    def generators(self, point: np.ndarray, tangent: np.ndarray) -> np.ndarray:
+        """(k, 3) friction-cone generators ``n + μ e`` at points for unit tangents ``e`` (k, 3)."""
+        return self.normals[point] + self.mu[point, None] * tangent
+
+
+def equilibrium(scene, interfaces: list[Interface]) -> Equilibrium:
+    """Compile the equilibrium system of a scene's non-fixed pieces from its interfaces.
+
+    Interfaces between two supports (the board, fixed pieces) carry nothing and are left out.
+    """
+    pieces = {p.id: p for p in scene.pieces}
+    bodies = tuple(p.id for p in scene.pieces if not p.fixed)
+    index = {b: i for i, b in enumerate(bodies)}
+    mass = np.array([pieces[b].mass for b in bodies])
+    com = np.array([transform_points(pieces[b].shape.com[None], pieces[b].pos, pieces[b].quat)[0]
+                    for b in bodies]).reshape(-1, 3)
+    mu_board = board_friction(scene)
+    pts, nrm, tan, mu, below, above, owner = [], [], [], [], [], [], []
+    for k, f in enumerate(interfaces):
+        ia, ib = index.get(f.a, -1), index.get(f.b, -1)
+        if ia < 0 and ib < 0:
+            continue
+        mu_a = mu_board if f.a == BOARD else pieces[f.a].friction_coefficient
+        t = _tangents(f.normal, pieces[f.b].quat)
+        for p in f.polygon:
+            pts.append(p)
+            nrm.append(f.normal)
+            tan.append(t)
+            mu.append(contact_friction(mu_a, pieces[f.b].friction_coefficient))
+            below.append(ia)
+            above.append(ib)
+            owner.append(k)
+    sizes = [float(np.max(p.shape.extent)) for p in scene.pieces] or [1.0]
+    weight = float(mass.mean() * G) if len(mass) else 1.0
+    return Equilibrium(bodies, mass, com, np.array(pts).reshape(-1, 3), np.array(nrm).reshape(-1, 3),
+                       np.array(tan).reshape(-1, 2, 3), np.array(mu), np.array(below, dtype=int),
+                       np.array(above, dtype=int), np.array(owner, dtype=int), float(np.median(sizes)), weight)
+
+
+def _tangents(normal: np.ndarray, quat) -> np.ndarray:
+    """(2, 3) orthonormal tangents of a contact plane: the piece's x (else y) axis projected into it."""
+    axes = quat_to_matrix(quat).T
+    for axis in axes:
+        t = axis - np.dot(axis, normal) * normal
+        size = np.linalg.norm(t)
+        if size > 0.5:
+            t = t / size
+            return np.array([t, np.cross(normal, t)])
+    raise AssertionError("two of a frame's axes cannot both be parallel to a normal")
