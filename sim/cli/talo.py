@@ -85,12 +85,16 @@ def check(
     """Check a Talo scene: the grid, level 0, level 10, the balance, the pawns; heights and how high each pawn can get.
 
     Exit 0 whatever the verdict (see "legal" in the JSON), 2 on a bad file.
+    Overlapping blocks are reported and the balance is then not judged.
     """
     from sim.games.talo import talo_report
 
     scene = _load(scene_path)
-    verdict = physics_verdict(scene) if physics else None
-    report = talo_report(scene, verdict)
+    report = talo_report(scene)
+    overlapping = any(v.rule == "overlap" for v in report.violations)
+    verdict = physics_verdict(scene) if physics and not overlapping else None
+    if verdict is not None:
+        report = talo_report(scene, verdict)
     if as_json:
         emit_json({"file": str(scene_path), **report.to_json()})
         return
@@ -99,7 +103,7 @@ def check(
                   f"{len(report.layout.pawns)} pawns{title}")
     console.print(height_map(report.heights, report.layout))
     if verdict is None:
-        console.print("balance: not judged (--no-physics)")
+        console.print(f"balance: not judged ({'overlapping blocks' if physics else '--no-physics'})")
     else:
         margin = "" if verdict.margin_g is None else f", margin {verdict.margin_g:.3f} g"
         console.print(f"balance: {'[green]stands[/]' if verdict.stable else '[red]does not stand[/]'}{margin}")
