@@ -60,13 +60,14 @@ def output_paths(scenes: list[Path], out: Path) -> list[Path]:
     return [out / f"{n}.png" for n in names]
 
 
-def _settled(scene):
+def _settle_function():
+    """``sim.physics.settle``, looked up before anything is drawn."""
     try:
         from sim.physics import settle
     except ImportError:
         raise RenderArgumentError("--settle needs the physics engine (sim.physics.settle), "
                                   "which this installation lacks") from None
-    return settle(scene)
+    return settle
 
 
 def render(
@@ -100,6 +101,7 @@ def render(
         raise CameraError(f"--camera: expected one of {', '.join(CAMERAS)}, got {camera!r}")
     loaded = [load_scene(p) for p in scenes]  # every scene is checked before anything is drawn
     targets = output_paths(scenes, out)
+    settle_scene = _settle_function() if settle else None
     eye_m = None if eye is None else tuple(x * MM for x in eye)
     at_m = None if look_at is None else tuple(x * MM for x in look_at)
 
@@ -115,8 +117,8 @@ def render(
         for path, scene, target in zip(scenes, loaded, targets):
             bar.update(task, description=path.name)
             start = time.perf_counter()
-            if settle:
-                scene = _settled(scene)
+            if settle_scene is not None:
+                scene = settle_scene(scene)
             image = render_scene(scene, (w, h), camera, eye_m, at_m, transparent)
             save_png(image, target)
             report.append({"scene": str(path), "image": str(target), "size": [w, h],

@@ -24,7 +24,6 @@ MULTISAMPLES = 4  # llvmpipe's maximum; 4x MSAA smooths every edge
 _PRC = """
 audio-library-name null
 window-type none
-textures-power-2 none
 sync-video false
 notify-level warning
 notify-level-egldisplay error

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.optimize import brentq
 
 from sim.errors import TowerlabError
 from sim.geometry.transforms import transform_points
@@ -168,8 +169,8 @@ def fit_camera(points, toward_eye, up, size, fov_y: float = FOV_Y_DEG, margin: f
     image when ``|x - a| <= kx (z - t)`` and ``|y - b| <= ky (z - t)``, where
     (a, b, t) is the eye in those axes and k the tangent of the half field of
     view shrunk by the margin. The largest t (the closest eye) has a closed
-    form per axis; the sideways offsets then centre the points' projected
-    extent in the image on both axes.
+    form per axis; the sideways offsets a and b then centre the points'
+    projected extent in the image on both axes (a monotonic root).
 
     Args:
         points: (k, 3) world points (m), k >= 1.
@@ -194,13 +195,26 @@ def fit_camera(points, toward_eye, up, size, fov_y: float = FOV_Y_DEG, margin: f
             (np.min(y + ky * z) - np.max(y - ky * z)) / (2.0 * ky))
     extent = float(np.max(pts.max(axis=0) - pts.min(axis=0)))
     t = min(t, float(np.min(z)) - max(MIN_NEAR, 0.05 * extent))
-    a = (np.max(x - kx * (z - t)) + np.min(x + kx * (z - t))) / 2.0
-    b = (np.max(y - ky * (z - t)) + np.min(y + ky * (z - t))) / 2.0
+    a = _centre(x, z - t, kx)
+    b = _centre(y, z - t, ky)
     eye = a * r + b * u + t * f
     depth = z - t
     target = eye + f * float(np.mean([depth.min(), depth.max()]))
     return Camera(tuple(eye), tuple(target), tuple(up), (int(w), int(h)), fov_y,
                   near=max(MIN_NEAR, NEAR_FRACTION * float(depth.min())), far=float(depth.max()) * FAR_FACTOR)
+
+
+def _centre(x: np.ndarray, depth: np.ndarray, k: float) -> float:
+    """The sideways eye offset that centres the projections ``(x - a) / depth`` within ``[-k, k]``."""
+    lo, hi = float(np.max(x - k * depth)), float(np.min(x + k * depth))
+    if hi - lo <= 1e-12 * max(1.0, abs(lo)):
+        return (lo + hi) / 2.0
+
+    def imbalance(a: float) -> float:
+        ndc = (x - a) / depth
+        return float(ndc.max() + ndc.min())
+
+    return float(brentq(imbalance, lo, hi, xtol=1e-14))
 
 
 def look_camera(eye, look_at, size, scene_points, fov_y: float = FOV_Y_DEG) -> Camera:

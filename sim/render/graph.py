@@ -78,13 +78,14 @@ class GeomLibrary:
         return self._nodes[shape]
 
 
-def _dress(node: NodePath, surface: Surface, material_name: str, seed) -> None:
+def _dress(node: NodePath, surface: Surface, material_name: str, seed, decal_lift: float) -> None:
     """Give a surface node its material's shader inputs; decals print on top and cast no shadow."""
     look = DECAL_FINISH if surface.layer else finish(material_name)
     node.set_shader_input("u_finish", LVecBase4f(*look.as_vec4()))
     node.set_shader_input("u_grain", LVecBase4f(seed[0], seed[1], seed[2], look.sheen))
     if surface.layer:
         node.set_depth_offset(surface.layer)
+        node.set_z(surface.layer * decal_lift)
         node.hide(SHADOW_MASK)
 
 
@@ -96,10 +97,17 @@ class SceneGraph:
         root: the node to attach under a renderer's root.
         nodes: piece id -> the piece's node.
         board: the board's node, or None for the endless table.
+
+    Args:
+        scene: the scene.
+        library: the geometry cache of the renderer.
+        decal_lift: height (m) by which each decal layer is raised above the
+            face it is printed on, for renderers that ignore depth offsets.
     """
 
-    def __init__(self, scene, library: GeomLibrary):
+    def __init__(self, scene, library: GeomLibrary, decal_lift: float = 0.0):
         self.scene = scene
+        self._decal_lift = decal_lift
         self.root = NodePath("scene")
         self.nodes: dict[str, NodePath] = {}
         self._poses = scene.poses().copy()
@@ -118,7 +126,7 @@ class SceneGraph:
         for surface, proto in library.surfaces(shape):
             child = node.attach_new_node(f"{name}:{surface.name}")
             proto.instance_to(child)
-            _dress(child, surface, shape.material.name, seed)
+            _dress(child, surface, shape.material.name, seed, self._decal_lift)
         return node
 
     @property

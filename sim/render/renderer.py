@@ -48,6 +48,7 @@ NORMAL_OFFSET_TEXELS = 1.5  # shadow look-ups start this far off the surface (no
 DEPTH_BIAS_TEXELS = 1.0
 FLOOR_EXTENT = 60.0  # the floor's half-size, in multiples of the scene's size: it reaches the horizon
 FLOOR_GAP = 1e-4  # m between the board's bottom and the floor
+SOFTWARE_DECAL_LIFT = 5e-4  # m per decal layer: the software renderer ignores depth offsets
 OCCLUSION_MAP = 256  # texels per side of the top-down map of contact occlusion
 OCCLUSION_GAP = 3e-4  # m: an occluder must be this much above a surface to shade it
 
@@ -232,7 +233,7 @@ class Renderer:
 
     def graph(self, scene) -> SceneGraph:
         """A scene graph of ``scene`` built with this renderer's geometry cache."""
-        return SceneGraph(scene, self.library)
+        return SceneGraph(scene, self.library, 0.0 if self.shaded else SOFTWARE_DECAL_LIFT)
 
     def render(self, scene, size=(1024, 1024), camera: str = "iso", eye=None, look_at=None,
                transparent: bool = False) -> np.ndarray:

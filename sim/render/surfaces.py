@@ -53,9 +53,11 @@ class Surface:
 def corner_normals(vertices, faces, crease_deg: float = CREASE_DEG) -> np.ndarray:
     """Smoothed normal of every triangle corner, kept sharp across creases.
 
-    The normal at a corner is the area-weighted mean of the normals of the
-    faces sharing its vertex that turn less than ``crease_deg`` from the
-    corner's own face.
+    The normal at a corner is the mean of the normals of the faces sharing
+    its vertex that turn less than ``crease_deg`` from the corner's own face,
+    each weighted by its angle at the vertex (so that how a facet happens to
+    be split into triangles does not matter: a tessellated cylinder gets its
+    exact radial normals).
 
     Args:
         vertices: (v, 3) float.
@@ -67,10 +69,17 @@ def corner_normals(vertices, faces, crease_deg: float = CREASE_DEG) -> np.ndarra
     """
     v = np.asarray(vertices, dtype=float)
     f = np.asarray(faces, dtype=np.int64)
-    cross = np.cross(v[f[:, 1]] - v[f[:, 0]], v[f[:, 2]] - v[f[:, 0]])
-    area2 = np.linalg.norm(cross, axis=1)
-    unit = cross / np.where(area2 > 0, area2, 1.0)[:, None]
-    # incidence: for every vertex, the faces that use it (padded with -1)
+    tri = v[f]  # (t, 3, 3)
+    cross = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+    length = np.linalg.norm(cross, axis=1)
+    unit = cross / np.where(length > 0, length, 1.0)[:, None]
+    # the angle of every face at each of its corners
+    e1 = np.roll(tri, -1, axis=1) - tri
+    e2 = np.roll(tri, 1, axis=1) - tri
+    cos = np.einsum("tck,tck->tc", e1, e2) / np.maximum(
+        np.linalg.norm(e1, axis=2) * np.linalg.norm(e2, axis=2), 1e-300)
+    angle = np.arccos(np.clip(cos, -1.0, 1.0)).ravel()
+    # incidence: for every vertex, the face corners at it (flat corner index, padded with -1)
     order = np.argsort(f.ravel(), kind="stable")
     verts_sorted = f.ravel()[order]
     counts = np.bincount(verts_sorted, minlength=len(v))
@@ -78,13 +87,14 @@ def corner_normals(vertices, faces, crease_deg: float = CREASE_DEG) -> np.ndarra
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
     rank = np.arange(len(order)) - starts[verts_sorted]
     incident = np.full((len(v), width), -1, dtype=np.int64)
-    incident[verts_sorted, rank] = order // 3
-    neighbours = incident[f]  # (t, 3, width)
+    incident[verts_sorted, rank] = order
+    neighbours = incident[f]  # (t, 3, width) corners sharing each corner's vertex
     valid = neighbours >= 0
-    nb = np.where(valid, neighbours, 0)
+    corner = np.where(valid, neighbours, 0)
+    face = corner // 3
     cos_limit = np.cos(np.radians(crease_deg))
-    similar = valid & (np.einsum("tk,tcwk->tcw", unit, unit[nb]) >= cos_limit)
-    summed = np.einsum("tcw,tcwk->tck", similar * area2[nb], unit[nb])
+    similar = valid & (np.einsum("tk,tcwk->tcw", unit, unit[face]) >= cos_limit)
+    summed = np.einsum("tcw,tcwk->tck", similar * angle[corner], unit[face])
     norm = np.linalg.norm(summed, axis=2, keepdims=True)
     return np.where(norm > 0, summed / np.where(norm > 0, norm, 1.0), unit[:, None, :])
 

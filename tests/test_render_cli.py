@@ -1,0 +1,123 @@
+"""``towerlab render``: files written, batches, --settle, and one-line errors with exit 2."""
+
+from __future__ import annotations
+
+import json
+import sys
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sim.cli import main
+from sim.cli.render import output_paths, parse_size
+from sim.errors import TowerlabError
+from sim.render import load_png
+
+ROOT = Path(__file__).resolve().parents[1]
+TOWER = ROOT / "scenes/free/cube-tower.json"
+MIXED = ROOT / "scenes/free/mixed-games.json"
+
+
+def _write(path: Path, pieces: list, game: str = "free") -> Path:
+    path.write_text(json.dumps({"format": "towerlab-scene/1", "game": game, "pieces": pieces}))
+    return path
+
+
+def test_sizes():
+    assert parse_size("1024x768") == (1024, 768)
+    assert parse_size(" 64 X 32 ") == (64, 32)
+    for bad in ["1024", "axb", "0x10", "10x100000", "-5x5"]:
+        with pytest.raises(TowerlabError, match="--size"):
+            parse_size(bad)
+
+
+def test_output_names(tmp_path):
+    one = [Path("a/tower.json")]
+    assert output_paths(one, tmp_path / "t.png") == [tmp_path / "t.png"]
+    assert output_paths(one, tmp_path) == [tmp_path / "tower.png"]  # an existing directory
+    two = [Path("talo/tower.json"), Path("babylon/tower.json"), Path("x/y.json")]
+    assert output_paths(two, tmp_path / "out") == [tmp_path / "out/talo-tower.png",
+                                                   tmp_path / "out/babylon-tower.png", tmp_path / "out/y.png"]
+    (tmp_path / "file.png").write_bytes(b"")
+    with pytest.raises(TowerlabError, match="directory"):
+        output_paths(two, tmp_path / "file.png")
+
+
+def test_one_scene_to_one_png(tmp_path, capsys):
+    out = tmp_path / "tower.png"
+    assert main(["render", str(TOWER), "-o", str(out), "--size", "48x40", "--camera", "side"]) == 0
+    image = load_png(out)
+    assert image.shape == (40, 48, 4) and (image[..., 3] == 255).all()
+    assert "wrote" in capsys.readouterr().out
+
+
+def test_a_batch_goes_to_a_directory_and_reports_json(tmp_path, capsys):
+    out = tmp_path / "pictures"
+    assert main(["render", str(TOWER), str(MIXED), "-o", str(out), "--size", "40x30", "--transparent",
+                 "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [Path(r["image"]).name for r in report] == ["cube-tower.png", "mixed-games.png"]
+    for r in report:
+        image = load_png(r["image"])
+        assert image.shape == (30, 40, 4) and image[0, 0, 3] == 0  # transparent corner
+
+
+def test_explicit_eye_in_millimetres(tmp_path):
+    red = _write(tmp_path / "red.json", [{"id": "r", "kind": "tohuwabohu.brick", "size": "large",
+                                          "color": "red", "pos": [0, 0, 10]}])
+    out = tmp_path / "red.png"
+    assert main(["render", str(red), "-o", str(out), "--size", "32x32",
+                 "--eye", "0", "-300", "10", "--look-at", "0", "0", "10"]) == 0
+    r, g, b, _ = load_png(out)[16, 16].astype(int)
+    assert r > 2 * g and r > 2 * b
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--size", "big"], "--size: expected WIDTHxHEIGHT"),
+    (["--camera", "fisheye"], "--camera: expected one of iso, front, side, top, got 'fisheye'"),
+    (["--eye", "1", "2", "3"], "--eye and --look-at go together"),
+])
+def test_bad_options_are_one_line_and_exit_2(tmp_path, capsys, args, message):
+    out = tmp_path / "x.png"
+    assert main(["render", str(TOWER), "-o", str(out), *args]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0]
+    assert not out.exists()
+
+
+def test_a_bad_scene_stops_the_batch_before_anything_is_drawn(tmp_path, capsys):
+    bad = _write(tmp_path / "bad.json", [{"id": "a", "kind": "talo.block", "length": 11, "pos": [0, 0, 10]}])
+    out = tmp_path / "out"
+    assert main(["render", str(TOWER), str(bad), "-o", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "bad.json" in err[0] and "pieces[0].length" in err[0]
+    assert not out.exists()
+
+
+def test_settle_renders_the_settled_scene(tmp_path, monkeypatch, capsys):
+    # sim.physics.settle(scene) -> Scene is the physics layer's contract; a stand-in that drops the
+    # floating brick onto the table shows that the picture is of what settle returned.
+    floating = _write(tmp_path / "floating.json", [{"id": "r", "kind": "tohuwabohu.brick", "size": "large",
+                                                    "color": "red", "pos": [0, 0, 60]}])
+    calls = []
+
+    def settle(scene):
+        calls.append(scene)
+        return scene.with_poses(np.array([[0.0, 0.0, 0.01, 0.0, 0.0, 0.0, 1.0]]))
+
+    monkeypatch.setitem(sys.modules, "sim.physics", types.SimpleNamespace(settle=settle))
+    out = tmp_path / "settled.png"
+    args = ["render", str(floating), "-o", str(out), "--size", "32x32", "--eye", "0", "-300", "10",
+            "--look-at", "0", "0", "10", "--settle", "--json"]
+    assert main(args) == 0
+    assert len(calls) == 1 and json.loads(capsys.readouterr().out)[0]["settled"] is True
+    r, g, _, _ = load_png(out)[16, 16].astype(int)
+    assert r > 2 * g  # the brick is at 10 mm, where the camera looks; unsettled it would be at 60 mm
+
+
+def test_settle_without_physics_is_a_clear_error(tmp_path, monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "sim.physics", None)  # import fails
+    assert main(["render", str(TOWER), "-o", str(tmp_path / "x.png"), "--size", "32x32", "--settle"]) == 2
+    assert "--settle needs the physics engine" in capsys.readouterr().err

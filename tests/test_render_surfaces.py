@@ -1,0 +1,85 @@
+"""Render-ready surfaces: normals, decal layers, stored meshes versus the catalogue (no Panda3D)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import trimesh
+
+from sim.pieces import board, shape
+from sim.pieces.mesh import visual_scene
+from sim.render.looks import FINISHES, grain_seed
+from sim.render.surfaces import BODY, corner_normals, from_file, piece_surfaces
+
+
+def test_box_corners_keep_their_face_normals():
+    box = trimesh.creation.box((0.04, 0.02, 0.02))
+    normals = corner_normals(box.vertices, box.faces)
+    np.testing.assert_allclose(normals, np.repeat(box.face_normals[:, None, :], 3, axis=1), atol=1e-12)
+
+
+def test_round_sides_are_smoothed_but_the_rims_stay_sharp():
+    cyl = trimesh.creation.cylinder(radius=0.01, height=0.04, sections=24)
+    normals = corner_normals(cyl.vertices, cyl.faces)
+    side = np.abs(cyl.face_normals[:, 2]) < 1e-9
+    corners = cyl.vertices[cyl.faces[side]]
+    radial = corners.copy()
+    radial[..., 2] = 0.0
+    radial /= np.linalg.norm(radial, axis=2, keepdims=True)
+    np.testing.assert_allclose(normals[side], radial, atol=1e-9)  # smooth: the true cylinder normal
+    caps = ~side
+    np.testing.assert_allclose(normals[caps], np.repeat(cyl.face_normals[caps, None, :], 3, axis=1), atol=1e-12)
+
+
+def test_level_plate_has_body_then_decals_in_print_order_facing_up():
+    plate = shape("tohuwabohu.level", shape="quad")
+    surfaces = piece_surfaces(plate)
+    assert [s.name for s in surfaces] == [BODY] + [d.name for d in plate.decals]
+    assert [s.layer for s in surfaces] == list(range(len(surfaces)))
+    top = plate.bounds[1, 2]
+    for s in surfaces[1:]:
+        np.testing.assert_allclose(s.positions[:, 2], top, atol=1e-7)
+        np.testing.assert_allclose(s.normals, np.tile([0, 0, 1], (len(s.normals), 1)))
+    red = next(s for s in surfaces if s.name == "area-red")
+    np.testing.assert_allclose(red.colors[0], np.round(np.array(plate.decals[0].color) * 255) / 255, atol=1e-6)
+
+
+@pytest.mark.parametrize("piece", [shape("talo.pawn", color="red"), shape("babylon.tower"),
+                                   board("talo-island").shape], ids=lambda s: s.name)
+def test_stored_meshes_give_the_same_surfaces_as_the_catalogue(piece):
+    assert from_file(piece)
+    stored = piece_surfaces(piece)
+    built = visual_scene(piece)
+    area = sum(s.triangles for s in stored)
+    assert area == sum(len(g.faces) for g in built.geometry.values())
+    body = stored[0]
+    tri = body.positions.reshape(-1, 3, 3).astype(float)
+    surface_area = 0.5 * np.linalg.norm(np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]), axis=1).sum()
+    assert surface_area == pytest.approx(built.geometry["body"].area, rel=1e-5)
+
+
+def test_free_sizes_are_built_on_the_fly():
+    odd = shape("box", size=(33.0, 21.0, 7.0))
+    assert not from_file(odd)
+    body = piece_surfaces(odd)[0]
+    np.testing.assert_allclose(np.ptp(body.positions, axis=0), [0.033, 0.021, 0.007], atol=1e-7)
+
+
+def test_looks_are_deterministic_and_tell_materials_apart():
+    assert grain_seed("a") == grain_seed("a") != grain_seed("b")
+    wood, plastic, card = FINISHES["wood"], FINISHES["plastic"], FINISHES["cardboard"]
+    assert wood.grain > 0 and plastic.grain == 0 and card.grain == 0
+    assert plastic.specular > wood.specular > card.specular == 0
+    assert card.fibre > 0
+
+
+def test_importing_the_render_layer_does_not_start_panda3d():
+    code = ("import sys, sim, sim.cli, sim.render, sim.render.camera, sim.render.surfaces; "
+            "print(sorted(m for m in sys.modules if m.startswith('panda3d')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[1])
+    assert out.stdout.strip() == "[]"
