@@ -117,3 +117,83 @@ def first_turn() -> Scene:
     return babylon_scene(pieces, ("red", "blue", "green", "yellow"), "The first player's first turn",
                          "Five pieces, not higher than two levels, no nobles: the first turn of a 4-player "
                          "tactical game.")
+
+
+def second_turn() -> Scene:
+    """Blue's first turn after :func:`first_turn`: a column beside it and a bridge onto it widen the base."""
+    first = first_turn()
+    owner = "blue"
+    pieces = [tower("u-foot", 75, 0, 0, owner=owner), tower("u-post", 75, 0, 1, owner=owner),
+              bridge("u-bridge", 50, 0, 2, owner=owner), tower("u-top", 75, 0, 3, owner=owner)]
+    return babylon_scene([*first.pieces, *pieces], first.players, "Blue's first turn",
+                         "After the first player's turn, blue widens the building's base with a column to the "
+                         "east joined by a bridge: four pieces, no nobles.")
+
+
+def bench_city() -> Scene:
+    """The end of a 5-player tactical game: all 80 towers, 20 bridges and 40 nobles (140 pieces).
+
+    A 4 × 4 lattice of tower columns 50 mm apart, tied by bridges along x at
+    level 1 (column pairs), along y at level 3 (row pairs) and across the
+    quarters at level 5, with towers on the bridges' centre spots. Nobles
+    stand on the 36 free tower tops at levels 3 to 7: a large one alone,
+    small ones alone or in twos of different colours.
+    """
+    players = ("blue", "yellow", "green", "red", "white")
+    columns = [(50 * i, 50 * j) for j in range(4) for i in range(4)]
+    parts, tops = [], []
+    turn = iter(range(10 ** 6))
+
+    def t(x, y, level, free=False):
+        k = next(turn)
+        p = tower(f"t{level}-{x}-{y}", x, y, level, facing=90 * (k % 4), owner=players[k % 5])
+        parts.append(p)
+        if free:
+            tops.append(p)
+
+    def b(x, y, level, along):
+        k = len([p for p in parts if p.kind == "babylon.bridge"])
+        parts.append(bridge(f"b{level}-{x}-{y}", x, y, level, along=along, owner=players[k % 5]))
+
+    for x, y in columns:
+        t(x, y, 0)
+    for j in range(4):
+        for x in (25, 125):
+            b(x, 50 * j, 1, "x")
+    for x, y in columns:
+        t(x, y, 2)
+    for j in range(4):
+        for x in (25, 125):
+            t(x, 50 * j, 2, free=True)
+    for i in range(4):
+        for y in (25, 125):
+            b(50 * i, y, 3, "y")
+    for x, y in columns:
+        t(x, y, 4)
+    for i in range(4):
+        for y in (25, 125):
+            t(50 * i, y, 4, free=True)
+    for x, y, along in ((75, 0, "x"), (75, 150, "x"), (0, 75, "y"), (150, 75, "y")):
+        b(x, y, 5, along)
+    for x, y in columns:
+        if x in (0, 150) and y in (0, 150):
+            t(x, y, 5, free=True)
+        elif x in (50, 100) and y in (50, 100):
+            tops.append(next(p for p in parts if p.id == f"t4-{x}-{y}"))
+    for x, y in ((50, 0), (75, 0), (100, 0), (50, 150), (75, 150), (100, 150),
+                 (0, 50), (0, 75), (0, 100), (150, 50), (150, 75), (150, 100)):
+        t(x, y, 6, free=True)
+    nobles = []
+    large = [(c, "large") for _ in range(2) for c in players]
+    small = [(c, "small") for _ in range(6) for c in players]
+    small = [small[(7 * k) % len(small)] for k in range(len(small))]  # mix the colours over the levels
+    for k, top in enumerate(tops):
+        if k < len(large):
+            group = [large[k]]
+        else:
+            r = k - len(large)
+            group = [small[r]] + ([small[len(tops) - len(large) + r]] if r < len(small) - (len(tops) - len(large))
+                                  else [])
+        nobles += nobles_on(top, [(f"n-{c}-{s}-{len(nobles) + m}", s, c) for m, (c, s) in enumerate(group)])
+    return babylon_scene([*parts, *nobles], players, "Babylon city: the end of a 5-player tactical game",
+                         "140 pieces, every piece of five players: the physics benchmark's Babylon scene.")
