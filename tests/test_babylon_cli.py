@@ -22,7 +22,7 @@ def run(capsys, *args):
 
 def test_score_tactical_json_gives_points_per_level_and_reasons(capsys):
     code, out, _ = run(capsys, "babylon", "score", BABYLON / "tactical-example.json", "--mode", "tactical",
-                       "--as-placed", "--json")
+                       "--no-physics", "--json")
     assert code == 0
     green = json.loads(out)["players"]["green"]
     assert green["total"] == 7 and green["levels"] == {"3": 3, "5": 5, "7": 0}
@@ -32,7 +32,7 @@ def test_score_tactical_json_gives_points_per_level_and_reasons(capsys):
 
 def test_score_fast_json_gives_points_per_area(capsys):
     code, out, _ = run(capsys, "babylon", "score", BABYLON / "fast-example.json", "--mode", "fast",
-                       "--as-placed", "--json")
+                       "--no-physics", "--json")
     assert code == 0
     data = json.loads(out)
     assert data["players"]["green"]["areas"] == {"red": 10, "blue": 6}
@@ -42,7 +42,7 @@ def test_score_fast_json_gives_points_per_area(capsys):
 
 
 def test_score_fast_with_knocks(capsys):
-    code, out, _ = run(capsys, "babylon", "score", BABYLON / "fast-example.json", "--mode", "fast", "--as-placed",
+    code, out, _ = run(capsys, "babylon", "score", BABYLON / "fast-example.json", "--mode", "fast", "--no-physics",
                        "--knock", "blue:rb-s1,rb-s3", "--knock", "red:green-2b", "--json")
     players = json.loads(out)["players"]
     assert players["blue"]["knocked_penalty"] == -2
@@ -50,10 +50,10 @@ def test_score_fast_with_knocks(capsys):
 
 
 def test_score_text_output(capsys):
-    code, out, _ = run(capsys, "babylon", "score", BABYLON / "tactical-example.json", "--as-placed")
+    code, out, _ = run(capsys, "babylon", "score", BABYLON / "tactical-example.json", "--no-physics")
     assert code == 0
     assert "green: 0 + 5 + 3 - 1 bridge(s) left = 7" in out and "Winner: green" in out
-    code, out, _ = run(capsys, "babylon", "score", BABYLON / "fast-example.json", "--mode", "fast", "--as-placed")
+    code, out, _ = run(capsys, "babylon", "score", BABYLON / "fast-example.json", "--mode", "fast", "--no-physics")
     assert "red: 10, blue: 6" in out and "Round won by: green" in out
 
 
@@ -79,7 +79,7 @@ def test_check_turn_legal_and_illegal(capsys, tmp_path):
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys, args, message):
     args = [str(BABYLON / a) if a.endswith(".json") else a for a in args]
-    code = main(["babylon", *args, "--as-placed"] if args[0] == "score" else ["babylon", *args])
+    code = main(["babylon", *args, "--no-physics"] if args[0] == "score" else ["babylon", *args])
     assert code == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
@@ -87,5 +87,5 @@ def test_bad_input_is_one_line_and_exit_2(capsys, args, message):
 
 def test_a_scene_without_players_is_refused(capsys, tmp_path):
     path = save_scene(babylon_scene([tower("t", 0, 0)], ()), tmp_path / "no-players.json")
-    assert main(["babylon", "score", str(path), "--as-placed"]) == 2
+    assert main(["babylon", "score", str(path), "--no-physics"]) == 2
     assert "players: required" in capsys.readouterr().err

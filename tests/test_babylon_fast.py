@@ -154,3 +154,9 @@ def test_three_round_wins_win_the_game_and_each_win_sets_a_large_noble_aside():
         game = game.after_round(winners)
     assert game.set_aside("red") == 2 and game.set_aside("blue") == 1 and game.winners == ()
     assert game.after_round(("red",)).winners == ("red",)
+
+
+def test_parts_outside_their_players_areas_are_reported():
+    result = fast([*beam("x", *SW), tower("far", 200, 200, owner="red")])
+    assert [(v.rule, v.pieces) for v in result.violations] == [("area", ("far",))]
+    assert fast(scoring_building()).violations == ()

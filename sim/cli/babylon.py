@@ -46,9 +46,9 @@ def score(
         "--knock", metavar="COLOUR:ID,...",
         help="Fast game: pieces COLOUR knocked down this round (repeatable).")] = None,
     expert: Annotated[bool, typer.Option("--expert", help="Fast game: the expert variant's doubling.")] = False,
-    settle: Annotated[bool, typer.Option("--settle/--as-placed",
-                                         help="Settle the scene with the physics first (default), or score the "
-                                              "poses as given.")] = True,
+    physics: Annotated[bool, typer.Option("--physics/--no-physics",
+                                          help="Settle the scene with the physics first (default), or score the "
+                                               "poses as given.")] = True,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """Score a Babylon building: tactical level majorities or a fast-game round.
@@ -70,13 +70,13 @@ def score(
     for k in knocks:
         if k.by not in players:
             raise BabylonError(f"--knock: expected one of the players {', '.join(players)}, got \"{k.by}\"")
-    layout = read_layout(_settled(scene, settle))
+    layout = read_layout(_settled(scene, physics))
     if mode == "tactical":
         result = score_tactical(layout, players)
     else:
         result = score_fast(layout, players, knocks, expert=expert)
     if as_json:
-        emit_json({"file": str(scene_path), "settled": settle, **result.to_json()})
+        emit_json({"file": str(scene_path), "settled": physics, **result.to_json()})
     elif mode == "tactical":
         _print_tactical(str(scene_path), result)
     else:
@@ -114,6 +114,8 @@ def _print_fast(name: str, result) -> None:
         table.add_row(p.color, areas, str(-p.knocked_parts), "out" if p.out else str(p.score), str(p.unplaced))
     console.print(table)
     _print_unscored((n.id, "; ".join(n.reasons)) for p in result.players.values() for n in p.nobles)
+    for v in result.violations:
+        console.print(f"  - {v.rule}: {v.message}", markup=False)
     console.print(f"Round won by: {' and '.join(result.winners) or 'nobody'}")
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from sim.games.babylon.building import Layout
+from sim.games.babylon.placement import Violation, part_violations
 from sim.games.babylon.supply import NOBLE, BabylonError, allotment, count, player_of
 from sim.pieces.boards import ConstructionArea
 
@@ -165,16 +166,37 @@ class FastScore:
         players: by colour, in seat order.
         winners: the round's winners (highest score, then fewer unplaced pieces).
         expert: whether the expert variant's doubling applied.
+        violations: building parts placed against the rules (see :func:`round_violations`).
     """
 
     players: Mapping[str, FastPlayer]
     winners: tuple[str, ...]
     expert: bool = False
+    violations: tuple[Violation, ...] = ()
 
     def to_json(self) -> dict:
         """Plain data for ``--json``."""
         return {"mode": "fast", "expert": self.expert, "players": {c: p.to_json() for c, p in self.players.items()},
-                "winners": list(self.winners)}
+                "winners": list(self.winners), "violations": [v.to_json() for v in self.violations]}
+
+
+def round_violations(layout: Layout, players) -> list[Violation]:
+    """Building parts placed against the fast game's rules.
+
+    Every part stands correctly (upright, square, on tower tops and bridge
+    spots, no arch on a piece: :func:`~sim.games.babylon.placement.part_violations`),
+    and a player's parts stand in that player's two construction areas.
+    """
+    areas = construction_areas(layout.scene, players)
+    out = part_violations(layout, layout.parts)
+    for pid, part in layout.parts.items():
+        if part.owner is None:
+            continue
+        area = area_of(areas, part.centre)
+        if area is None or part.owner not in area.players:
+            out.append(Violation("area", f"{pid} of {part.owner} stands outside {part.owner}'s construction areas",
+                                 (pid,)))
+    return out
 
 
 def noble_reasons(layout: Layout, noble_id: str) -> list[str]:
@@ -255,7 +277,8 @@ def score_fast(layout: Layout, players, knocks: Iterable[Knock] = (), *, expert:
         unplaced = (given - placed).total - standing
         out[color] = FastPlayer(color, MappingProxyType(totals), len(tally.parts.get(color, ())),
                                 tally.is_out(color), unplaced, tuple(nobles))
-    return FastScore(MappingProxyType(out), round_winners(out.values()), expert)
+    return FastScore(MappingProxyType(out), round_winners(out.values()), expert,
+                     tuple(round_violations(layout, players)))
 
 
 def _doubled(layout: Layout, players) -> set:
