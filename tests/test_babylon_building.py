@@ -111,3 +111,11 @@ def test_construction_areas_lie_between_neighbouring_seats():
     assert areas[3].contains((0.3, -0.3))
     assert sum(Polygon(a.polygon).area for a in areas) == pytest.approx(0.9 ** 2)
     assert all(Polygon(a.polygon).exterior.is_ccw for a in areas)
+
+
+def test_levels_survive_the_settling_sink_of_a_noble():
+    t0, t1 = tower("t0", 0, 0, 0), tower("t1", 0, 0, 1)
+    n = noble("n", t1, "small", "red")
+    sunk = n.moved((n.pos[0], n.pos[1], n.pos[2] - 1e-4), n.quat)  # 0.1 mm into the top, as after settling
+    lay = layout(t0, t1, sunk)
+    assert lay.nobles["n"].level == 2 and lay.tower_of("n") == "t1"

@@ -228,3 +228,12 @@ def test_a_third_small_noble_on_a_tower_needs_five_players():
                                                                                    NOBLE_SPOTS[3][1])]
     after = [*before, noble("ng", T5, "small", "green", NOBLE_SPOTS[3][2]), *GREEN_PARTS[:3]]
     assert rules(judge(before, after)) == ["noble-count"]
+
+
+def test_expert_special_move_may_swap_and_then_turn_a_tower_of_the_swap():
+    t5 = turned(T5, 90)
+    after = [*PARTS[:5], t5, noble("nr", T4, "small", "red", L), noble("nb", t5, "small", "blue", (0, -6.2)),
+             *GREEN_PARTS]
+    verdict = judge(BASE, after, expert=True)
+    assert verdict.legal, verdict.violations
+    assert verdict.swapped == ("nr", "nb") and verdict.rotated == "t5"

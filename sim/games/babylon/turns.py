@@ -89,8 +89,8 @@ def _special_move(before: Layout, after: Layout, moved: list[str], expert: bool)
             out.append(Violation("relocated", f"tower {t} was moved after it had been placed{why}", (t,)))
             continue
         rotated = t
-        carried = set(before.carries(t))
-        if any(i in before.parts for i in carried):
+        carried = {i for i in before.carries(t) if after.tower_of(i) == t}  # nobles turning with it
+        if any(i in before.parts for i in before.carries(t)):
             out.append(Violation("rotated-carries", f"tower {t} was turned with building parts on it", (t,)))
     for i in moved:
         if i not in after.nobles and i not in towers:
