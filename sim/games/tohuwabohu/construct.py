@@ -148,11 +148,12 @@ class Construction:
         self._levels[lid] = (shape_name, (float(at[0]), float(at[1])), float(turn))
         return lid
 
-    def figure(self, color: str, on: str, id: str | None = None) -> str:
-        """Stand a figure of ``color`` exactly on that colour's point of level ``on``."""
+    def figure(self, color: str, on: str, point: str | None = None, id: str | None = None) -> str:
+        """Stand a figure of ``color`` exactly on the ``point`` (default: its own colour's) of level ``on``."""
         shape_name, at, turn = self._levels[on]
         piece = shape("tohuwabohu.level", shape=shape_name)
-        point = np.array(piece.anchor(f"point-{color}").position[:2]) - np.array(piece.anchor("top").position[:2])
+        centre = np.array(piece.anchor("top").position[:2])
+        point = np.array(piece.anchor(f"point-{point or color}").position[:2]) - centre
         c, s = np.cos(np.radians(turn)), np.sin(np.radians(turn))
         xy = np.asarray(at) + np.array([[c, -s], [s, c]]) @ (point / MM)
         h = dim.TOHU_FIGURE["height"]

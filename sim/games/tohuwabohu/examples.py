@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from sim.games.tohuwabohu.construct import Construction, PillarSpec, arch_pillar, pillar
+from sim.games.tohuwabohu.construct import Construction, ConstructionError, PillarSpec, arch_pillar, pillar
 
 QUAD_POSTS = ((-35.0, 25.0), (35.0, 25.0), (0.0, -35.0))
 TRI_POSTS = ((0.0, -25.0), (-22.0, 12.0), (22.0, 12.0))
@@ -92,13 +92,16 @@ def base(exclude: str = "", colors: Sequence[str] | None = None) -> list[Storey]
     return [Storey("quad", rails("quad", "large", colors)), Storey("quad", rails("quad", "small"))]
 
 
-def cross(bar: str, stem: str = "neutral", head_size: str = "small", offset: float = 0.0) -> Construction:
-    """A cross on level 2: a large ``stem`` on end, a lying large ``bar`` across it, a small head on top."""
+def cross(bar: str, on_level: int = 2, offset: float = 0.0) -> Construction:
+    """A cross on level ``on_level``: a large brick on end, a lying large ``bar`` across, a small one on top.
+
+    ``offset`` moves the bar along its length (mm), off the middle of the stem.
+    """
     c = Construction(f"Cross with a {bar} crossbar")
-    top = stacked(c, base(bar))[-1]
-    s = c.brick("large", stem, "up", (0, 0), on=top, id="stem")
+    top = stacked(c, base(bar)[:on_level])[-1]
+    s = c.brick("large", "neutral", "up", (0, 0), on=top, id="stem")
     b = c.brick("large", bar, "x", (offset, 0), on=s, id="crossbar")
-    c.brick(head_size, "neutral", "up", (0, 0), on=b, id="head")
+    c.brick("small", "neutral", "up", (0, 0), on=b, id="head")
     return c
 
 
@@ -143,28 +146,50 @@ def tower(color: str, bricks: Sequence[str] = ("large", "large"), on_level: int 
     return c
 
 
+class _Stock:
+    """The bricks of one box not yet used, handed out as pillars for stacked levels."""
+
+    def __init__(self):
+        self.large = ["red", "red", "green", "green", "blue", "blue"]
+        self.small = ["neutral"] * 4 + ["red", "red", "green", "green", "blue", "blue"]
+
+    def take(self, which: list[str]) -> str:
+        if not which:
+            raise ConstructionError("the box has no more bricks for this construction")
+        return which.pop(0)
+
+    def pillars(self, layout: str, shape: str, below: str | None) -> list[PillarSpec]:
+        """Pillars of ``layout`` (``rails``, ``posts`` or ``arch``) for a level of ``shape`` over ``below``."""
+        if layout == "arch":
+            return [arch_pillar("x")]
+        if layout == "posts":
+            return posts(below or shape, [self.take(self.small) for _ in range(3)])
+        kind = "tri" if "tri" in (shape, below) else "quad"
+        if len(self.large) >= (2 if kind == "quad" else 1):
+            second = self.large if kind == "quad" else self.small  # a triangle's second rail is small
+            return rails(kind, "large", [self.take(self.large), self.take(second)])
+        return rails(kind, "small", [self.take(self.small), self.take(self.small)])
+
+
 def _levels(*shapes: str, figures: dict[int, tuple[str, ...]] | None = None,
-            pillars: dict[int, list[PillarSpec]] | None = None) -> list[Storey]:
-    """Stacked storeys of these shapes: rails of large red, green, blue, then small neutral bricks;
-    posts under any level that has figures beneath it."""
+            pillars: dict[int, str] | None = None) -> list[Storey]:
+    """Stacked storeys of these shapes, figures per level number, pillar layouts where given.
+
+    Otherwise a level stands on posts when the level below holds figures, else
+    on rails: large bricks while the box has them, then small ones.
+    """
     figures, pillars = figures or {}, pillars or {}
-    large = ["red", "green", "blue"]
+    stock = _Stock()
     out = []
     for n, s in enumerate(shapes, start=1):
-        if n in pillars:
-            p = pillars[n]
-        elif figures.get(n - 1):
-            p = posts(shapes[n - 2])
-        else:
-            kind = "tri" if "tri" in (s, shapes[n - 2] if n > 1 else s) else "quad"
-            color = large.pop(0) if large else None
-            p = rails(kind, "large", (color, color)) if color else rails(kind, "small")
-        out.append(Storey(s, p, figures.get(n, ())))
+        below = shapes[n - 2] if n > 1 else None
+        layout = pillars.get(n) or ("posts" if figures.get(n - 1) else "rails")
+        out.append(Storey(s, stock.pillars(layout, s, below), figures.get(n, ())))
     return out
 
 
 def levels(title: str, *shapes: str, figures=None, pillars=None) -> Construction:
-    """One structure with levels of these shapes (bottom first), figures per level number."""
+    """One structure with levels of these shapes (bottom first), figures and pillar layouts per level number."""
     return stack(title, _levels(*shapes, figures=figures, pillars=pillars))
 
 
@@ -191,10 +216,9 @@ def one_pillar(pillars_per_level: Sequence[int] = (1, 1, 1)) -> Construction:
 
 
 def four_of(color: str, count: int = 4) -> Construction:
-    """Four quadrilateral levels, the lowest ``count`` of them with one figure of ``color``."""
+    """Four quadrilateral levels, the lowest ``count`` of them with one figure of ``color``, the top on an arch."""
     figs = {n: (color,) for n in range(1, count + 1)}
-    return levels(f"Exactly 4 {color} figures", "quad", "quad", "quad", "quad", figures=figs,
-                  pillars={2: posts("quad"), 3: posts("quad", RGB), 4: [arch_pillar("x")]})
+    return levels(f"Exactly 4 {color} figures", "quad", "quad", "quad", "quad", figures=figs, pillars={4: "arch"})
 
 
 def _cards() -> dict[str, Callable[[], Construction]]:
@@ -212,7 +236,7 @@ def _cards() -> dict[str, Callable[[], Construction]]:
     ex["quad-level-4"] = lambda: levels("Quadrilateral as level 4", t, q, t, q)
     ex["quad-level-5"] = lambda: levels("Quadrilateral as level 5", q, q, t, q, q)
     ex["level4-three-pillars"] = lambda: levels("Level 4 on exactly 3 pillars", q, q, q, q,
-                                                pillars={4: posts(q)})
+                                                pillars={4: "posts"})
     ex["five-levels"] = lambda: levels("Exactly 5 levels", q, q, q, q, q)
     ex["two-structures"] = two_structures
     ex["levels-1-3-one-pillar"] = one_pillar
@@ -222,12 +246,9 @@ def _cards() -> dict[str, Callable[[], Construction]]:
                                               figures={3: RGB, 4: ("red",)})
     ex["figure-level5"] = lambda: levels("A figure on level 5", q, q, q, q, q, figures={5: ("green",)})
     ex["figures-exactly-8"] = lambda: levels("Exactly 8 figures", q, q, q,
-                                             figures={1: RGB, 2: RGB, 3: ("red", "blue")},
-                                             pillars={3: posts(q, ("red", "green", "blue"))})
+                                             figures={1: RGB, 2: RGB, 3: ("red", "blue")})
     ex["figures-exactly-10"] = lambda: levels("Exactly 10 figures", q, q, q, q,
-                                              figures={1: RGB, 2: RGB, 3: RGB, 4: ("blue",)},
-                                              pillars={3: posts(q, ("red", "green", "blue")),
-                                                       4: posts(q, ("neutral", "red", "green"))})
+                                              figures={1: RGB, 2: RGB, 3: RGB, 4: ("blue",)})
     for col in RGB:
         ex[f"four-{col}"] = lambda col=col: four_of(col)
     ex["three-levels-1-2"] = lambda: levels("3 figures each on levels 1 and 2", q, q, figures={1: RGB, 2: RGB})
