@@ -237,3 +237,10 @@ def test_expert_special_move_may_swap_and_then_turn_a_tower_of_the_swap():
     verdict = judge(BASE, after, expert=True)
     assert verdict.legal, verdict.violations
     assert verdict.swapped == ("nr", "nb") and verdict.rotated == "t5"
+
+
+def test_turning_a_tower_that_carries_parts_is_refused():
+    t3 = turned(T3, 90)
+    before = [*BASE, G1]
+    after = [*PARTS[:3], t3, *PARTS[4:], *BASE[6:], G1, *GREEN_PARTS[1:], tower("g5", 0, 0, 7, owner="green")]
+    assert "rotated-carries" in rules(judge(before, after, expert=True))

@@ -185,14 +185,14 @@ class Layout:
         return None if k is None else self.buildings[k]
 
     def tower_of(self, noble_id: str) -> str | None:
-        """The tower a noble stands on upright, or None.
+        """The tower a noble stands on upright, or None (also for a piece that is no noble here).
 
         A noble stands on a tower when it is upright and everything it stands
         on is one upright tower.
         """
-        noble = self.nobles[noble_id]
+        noble = self.nobles.get(noble_id)
         under = self.rests_on.get(noble_id, frozenset())
-        if not noble.upright or len(under) != 1:
+        if noble is None or not noble.upright or len(under) != 1:
             return None
         (tower,) = under
         part = self.parts.get(tower)
