@@ -5,8 +5,10 @@ solved warm one after the other (:mod:`sim.statics.lp`):
 
 1. **Feasibility.** Each body may receive an external *help* wrench (slack
    columns, cost 1): the least total help that holds every body under
-   gravity is zero exactly when the structure can stand. The bodies that
-   still need help are ``unheld``.
+   gravity is zero exactly when the structure can stand. When it is not,
+   the highest body that needs help is taken out (its contacts carry
+   nothing) and the rest tried again, until what remains stands: the bodies
+   taken out are ``unheld``.
 2. **Margin.** With no help, two free columns (αx, αy) add a uniform
    horizontal acceleration α (in g) to every body. The set A of accelerations
    the structure withstands is convex and contains 0; the margin is the
@@ -83,12 +85,14 @@ class StaticsResult:
         return self.feasible and self.margin_g > tol.stable_margin_g
 
 
-def analyze(scene, interfaces=None, *, warm: bool | None = None) -> StaticsResult:
+def analyze(scene, interfaces=None, *, margin: bool = True, warm: bool | None = None) -> StaticsResult:
     """Rigid-block equilibrium of a scene: feasibility, margin, weakest direction, unheld pieces.
 
     Args:
         scene: the scene (fixed pieces and the board support the rest).
         interfaces: its contact interfaces; found with :func:`sim.contact.find_interfaces` if None.
+        margin: also search the margin; without, a feasible result has ``margin_g`` nan
+            and ``weakest_direction_deg`` None (feasibility alone is one LP).
         warm: re-solve the LPs warm with HiGHS's own object (default when scipy has it).
 
     Returns:
@@ -105,23 +109,30 @@ def analyze(scene, interfaces=None, *, warm: bool | None = None) -> StaticsResul
         timings.update(feasibility=0.0, margin=0.0, total=(time.perf_counter() - start) * 1e3)
         return StaticsResult(True, MARGIN_CAP_G, 0.0, (), interfaces, timings, (MARGIN_CAP_G, MARGIN_CAP_G))
     problem = _Problem(eq, warm)
-    help_needed = problem.least_help()
+    unheld = tuple(eq.bodies[i] for i in problem.unheld())
     checked = time.perf_counter()
     timings["feasibility"] = (checked - found) * 1e3
-    unheld = tuple(b for b, h in zip(eq.bodies, help_needed) if h > tol.unheld_slack)
     if unheld:
         timings.update(margin=0.0, total=(time.perf_counter() - start) * 1e3)
         return StaticsResult(False, 0.0, None, unheld, interfaces, timings, (0.0, 0.0), problem.lp.solves)
+    if not margin:
+        timings.update(margin=0.0, total=(time.perf_counter() - start) * 1e3)
+        return StaticsResult(True, math.nan, None, (), interfaces, timings, (math.nan, math.nan), problem.lp.solves)
     lower, upper, theta = problem.margin()
     timings["margin"] = (time.perf_counter() - checked) * 1e3
     timings["total"] = (time.perf_counter() - start) * 1e3
-    margin = min(max(upper, 0.0), MARGIN_CAP_G)
-    return StaticsResult(True, margin, math.degrees(theta) % 360.0, (), interfaces, timings,
-                         (max(lower, 0.0), margin), problem.lp.solves)
+    value = min(max(upper, 0.0), MARGIN_CAP_G)
+    return StaticsResult(True, value, math.degrees(theta) % 360.0, (), interfaces, timings,
+                         (min(max(lower, 0.0), value), value), problem.lp.solves)
 
 
 class _Problem:
-    """The LP of one scene: help (slack) columns, the two acceleration columns and force generators."""
+    """The LP of one scene: help (slack) columns, the two acceleration columns and force generators.
+
+    Attributes:
+        live: (p,) which contact points may carry force (a removed piece's do not).
+        col_point: contact point of each generator column, in column order.
+    """
 
     def __init__(self, eq: Equilibrium, warm: bool | None):
         self.eq = eq
@@ -131,11 +142,12 @@ class _Problem:
         self.alpha = self.lp.add_columns(accel, 0.0, 0.0, 0.0)
         eye = sp.eye_array(rows, format="csc")
         self.slack = self.lp.add_columns(sp.hstack([eye, -eye], format="csc"), 1.0, 0.0, np.inf)
-        p = len(eq.points)
-        point = np.repeat(np.arange(p), 4)
+        self.first_generator = self.lp.num_cols
+        self.live = np.ones(len(eq.points), dtype=bool)
+        self.col_point = np.zeros(0, dtype=int)
         t = eq.tangents
-        tangent = np.stack([t[:, 0], -t[:, 0], t[:, 1], -t[:, 1]], axis=1).reshape(-1, 3)
-        self._add_generators(point, tangent)
+        self._add_generators(np.repeat(np.arange(len(eq.points)), 4),
+                             np.stack([t[:, 0], -t[:, 0], t[:, 1], -t[:, 1]], axis=1).reshape(-1, 3))
         self._seed(np.array([0.0, 0.0, 1.0]))
 
     def _seed(self, load: np.ndarray) -> None:
@@ -154,8 +166,42 @@ class _Problem:
             self._add_generators(np.concatenate([live, live]), np.vstack([e, -e]))
 
     def _add_generators(self, point: np.ndarray, tangent: np.ndarray) -> None:
+        keep = self.live[point]
+        point, tangent = point[keep], tangent[keep]
         if len(point):
             self.lp.add_columns(self.eq.force_columns(point, self.eq.generators(point, tangent)), 0.0, 0.0, np.inf)
+            self.col_point = np.concatenate([self.col_point, point])
+
+    def remove(self, body: int) -> None:
+        """Take a body out: its equations are dropped (free help) and its contacts carry nothing."""
+        rows = np.arange(6 * body, 6 * body + 6)
+        self.lp.set_cost(np.concatenate([self.slack[rows], self.slack[rows + self.eq.num_rows]]), 0.0)
+        dead = (self.eq.below == body) | (self.eq.above == body)
+        self.live &= ~dead
+        cols = self.first_generator + np.flatnonzero(dead[self.col_point])
+        if len(cols):
+            self.lp.set_bounds(cols, 0.0, 0.0)
+
+    def unheld(self) -> list[int]:
+        """The bodies that cannot be held, peeled from the top.
+
+        While some bodies need help, the highest of them (by centre of mass)
+        is taken out and the rest tried again: what remains stands by itself,
+        and what was taken out is what falls (a failing piece and whatever
+        could only stand on it). Only feasibility answers and heights decide,
+        so the answer does not depend on which of several least-help
+        solutions the LP happens to return.
+        """
+        out: list[int] = []
+        height = self.eq.com[:, 2]
+        while True:
+            need = self.least_help()
+            failing = [i for i in np.flatnonzero(need > tol.unheld_slack) if i not in out]
+            if not failing:
+                return sorted(out)
+            top = max(failing, key=lambda i: (height[i], -i))
+            out.append(int(top))
+            self.remove(int(top))
 
     def solve(self, enough=None, max_rounds: int = MAX_ROUNDS) -> tuple[Solution, bool]:
         """Solve, adding friction generators until none could improve the objective.
@@ -179,7 +225,7 @@ class _Problem:
             wt = w - wn[:, None] * eq.normals
             size = np.linalg.norm(wt, axis=1)
             gain = wn + eq.mu * size  # best reduced-cost decrease of a new generator per unit force
-            pick = np.flatnonzero(gain > tol.friction_cone_rel)
+            pick = np.flatnonzero((gain > tol.friction_cone_rel) & self.live)
             if len(pick) == 0:
                 return sol, True
             if round_ == max_rounds or (enough is not None and enough(sol.objective)):
