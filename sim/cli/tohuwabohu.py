@@ -25,6 +25,8 @@ def check(
     seconds: Annotated[float | None, typer.Option(
         "--seconds", help="Simulated settling time for the physics verdict (default: the physics default).",
         show_default=False)] = None,
+    no_physics: Annotated[bool, typer.Option("--no-physics", help="Skip the physics verdict: judge the "
+                                             "rules and cards as if the construction stands.")] = False,
 ) -> None:
     """Judge a playing area: does it stand, which building rules does it break, which cards does it fulfil.
 
@@ -32,12 +34,16 @@ def check(
     cards are judged on the scene as given. Exit 0 whatever the verdict, 2 on bad input.
     """
     from sim.games.tohuwabohu import judge
-    from sim.physics import check as physics_check
     from sim.scene import load_scene
 
     scene = load_scene(scene_path)
-    verdict = physics_check(scene) if seconds is None else physics_check(scene, seconds=seconds)
-    j = judge(scene, stable=bool(verdict.stable))
+    stable = None
+    if not no_physics:
+        from sim.physics import check as physics_check
+
+        verdict = physics_check(scene) if seconds is None else physics_check(scene, seconds=seconds)
+        stable = bool(verdict.stable)
+    j = judge(scene, stable=stable)
     if as_json:
         emit_json({"file": str(scene_path), **j.to_json()})
         return
@@ -47,7 +53,7 @@ def check(
 def _print(path: Path, j) -> None:
     from sim.games.tohuwabohu import CARDS
 
-    verdict = "[green]stands[/]" if j.stable else "[red]falls[/]"
+    verdict = {True: "[green]stands[/]", False: "[red]falls[/]", None: "stability not checked"}[j.stable]
     console.print(f"{path}: {verdict}, {len(j.analysis.structures)} structure(s), "
                   f"{len(j.violations)} rule(s) broken")
     for s in j.analysis.structures:
@@ -64,7 +70,7 @@ def _print(path: Path, j) -> None:
     if j.fulfilled:
         console.print("  fulfils: " + ", ".join(f"{cid} ({CARDS[cid].title})" for cid in j.fulfilled))
     else:
-        console.print("  fulfils no order card" + ("" if j.stable else " (it does not stand)"))
+        console.print("  fulfils no order card" + (" (it does not stand)" if j.stable is False else ""))
 
 
 def _pillar_name(p) -> str:

@@ -24,14 +24,15 @@ class Judgement:
     """What the referee says about a playing area.
 
     Attributes:
-        stable: the physics verdict: the construction stands.
+        stable: the physics verdict: the construction stands (None: not asked;
+            the cards are then judged on the building rules alone).
         violations: every broken building rule.
         analysis: the structures, levels, pillars and figures.
         position: the legal structures, as the cards see them.
         fulfilled: ids of the order cards fulfilled (none when it does not stand).
     """
 
-    stable: bool
+    stable: bool | None
     violations: tuple[Violation, ...]
     analysis: Analysis
     position: Position
@@ -59,12 +60,13 @@ def legal_structures(analysis: Analysis, violations) -> frozenset[int]:
     return frozenset(s.index for s in analysis.structures if s.index not in spoiled)
 
 
-def judge(scene: Scene, stable: bool, graph: SupportLike | None = None) -> Judgement:
+def judge(scene: Scene, stable: bool | None, graph: SupportLike | None = None) -> Judgement:
     """Judge a scene: structures, building rules, fulfilled cards.
 
     Args:
         scene: a ``tohuwabohu`` scene.
-        stable: the physics verdict (``sim.physics.check(scene).stable``).
+        stable: the physics verdict (``sim.physics.check(scene).stable``); None when
+            not asked, and then cards are judged as if the construction stands.
         graph: its support graph (computed when None).
 
     Raises:
@@ -76,5 +78,5 @@ def judge(scene: Scene, stable: bool, graph: SupportLike | None = None) -> Judge
     analysis = analyze(scene, graph)
     violations = tuple(check_rules(analysis))
     position = Position(analysis, legal_structures(analysis, violations))
-    fulfilled = tuple(c.id for c in CARDS.values() if c.holds(position)) if stable else ()
+    fulfilled = tuple(c.id for c in CARDS.values() if c.holds(position)) if stable is not False else ()
     return Judgement(stable, violations, analysis, position, fulfilled)
