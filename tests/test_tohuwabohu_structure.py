@@ -14,7 +14,7 @@ def _three_storeys() -> Construction:
     c = Construction("three storeys")
     l1 = c.storey("quad", rails("quad", "large", ("red", "blue")), id="L1")
     c.figures(l1)
-    l2 = c.storey("tri", posts("quad", ("neutral", "green", "red")), on=l1, id="L2")
+    l2 = c.storey("tri", posts(("quad", "quad"), ("neutral", "green", "red")), on=l1, id="L2")
     c.storey("quad", [arch_pillar("x")], on=l2, id="L3")
     return c
 

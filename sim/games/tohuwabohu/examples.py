@@ -11,7 +11,7 @@ the figure points (a quadrilateral's points lie 36–42 mm out at 90°, 210° an
 - *rails*: two bricks lying side by side, 20 mm tall — for levels with no
   figures beneath;
 - *posts*: three small bricks on end, 40 mm tall — room for figures (22 mm)
-  on the level below.
+  on the level below (and open gaps that show the levels apart).
 """
 
 from __future__ import annotations
@@ -32,15 +32,13 @@ def rails(shape: str, size: str = "large", colors: Sequence[str] = ("neutral", "
     return [pillar(size, colors[0], "x", 0, -22), pillar("small", colors[1], "x", 0, 18)]
 
 
-def posts(shape: str, colors: Sequence[str] = ("neutral", "neutral", "neutral")) -> list[PillarSpec]:
-    """Three small bricks on end, clear of the figure points of a level of ``shape`` below."""
-    spots = QUAD_POSTS if shape == "quad" else TRI_POSTS
+def posts(shapes: Sequence[str], colors: Sequence[str] = ("neutral", "neutral", "neutral")) -> list[PillarSpec]:
+    """Three small bricks on end between levels of ``shapes`` (below, above), clear of the figure points below.
+
+    Spread wide between two quadrilaterals, close to the centre when either is a triangle.
+    """
+    spots = QUAD_POSTS if all(s == "quad" for s in shapes) else TRI_POSTS
     return [pillar("small", c, "up", x, y) for c, (x, y) in zip(colors, spots)]
-
-
-def single(pose: str, color: str) -> list[PillarSpec]:
-    """One large brick lying along ``pose`` under the level's centre."""
-    return [pillar("large", color, pose)]
 
 
 @dataclass(frozen=True)
@@ -163,7 +161,7 @@ class _Stock:
         if layout == "arch":
             return [arch_pillar("x")]
         if layout == "posts":
-            return posts(below or shape, [self.take(self.small) for _ in range(3)])
+            return posts((below or shape, shape), [self.take(self.small) for _ in range(3)])
         kind = "tri" if "tri" in (shape, below) else "quad"
         if len(self.large) >= (2 if kind == "quad" else 1):
             second = self.large if kind == "quad" else self.small  # a triangle's second rail is small
@@ -204,14 +202,11 @@ def two_structures(levels_left: int = 2, levels_right: int = 2) -> Construction:
 
 
 def one_pillar(pillars_per_level: Sequence[int] = (1, 1, 1)) -> Construction:
-    """Levels 1–3 (quads) each on one large lying brick, crossing in turn (or on rails where 2)."""
+    """Levels 1–3 (quads), each on one pillar — an arch, a crossing arch, a small brick on end — or on rails."""
+    singles = ([arch_pillar("x")], [arch_pillar("y")], [pillar("small", "red", "up")])
     colors = ("red", "green", "blue")
-    storeys = []
-    for n, count in enumerate(pillars_per_level):
-        if count == 1:
-            storeys.append(Storey("quad", single("x" if n % 2 == 0 else "y", colors[n])))
-        else:
-            storeys.append(Storey("quad", rails("quad", "large", (colors[n], colors[n]))))
+    storeys = [Storey("quad", singles[n] if count == 1 else rails("quad", "large", (colors[n], colors[n])))
+               for n, count in enumerate(pillars_per_level)]
     return stack("Levels 1, 2 and 3 on one pillar each", storeys)
 
 
@@ -241,7 +236,7 @@ def _cards() -> dict[str, Callable[[], Construction]]:
     ex["two-structures"] = two_structures
     ex["levels-1-3-one-pillar"] = one_pillar
     for seq in ((t, t, q), (q, q, t), (t, q, q), (q, t, q)):
-        ex["seq-" + "-".join(seq)] = lambda seq=seq: levels(", ".join(seq), *seq)
+        ex["seq-" + "-".join(seq)] = lambda seq=seq: levels("", *seq, pillars=dict.fromkeys((1, 2, 3), "posts"))
     ex["figures-4-level3up"] = lambda: levels("4 figures on level 3 and up", q, q, q, q,
                                               figures={3: RGB, 4: ("red",)})
     ex["figure-level5"] = lambda: levels("A figure on level 5", q, q, q, q, q, figures={5: ("green",)})

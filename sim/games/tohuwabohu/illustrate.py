@@ -54,24 +54,28 @@ def tohuwabohu_faces(scenes_dir: Path = CARD_SCENES) -> list[CardFace]:
             for color in CARD_COLORS for c in cards_of(color)]
 
 
+FIGURE_WEIGHT = 3  # a hidden figure counts as much as this many hidden plate corners or bricks
+
+
 def card_view(scene, size) -> tuple[tuple[float, float, float], tuple[float, float, float]]:
-    """Eye and look-at point (m) of a card picture: framing the pieces, from the side that shows most figures.
+    """Eye and look-at point (m) of a card picture: framing the pieces, from the side that hides least.
 
     The view keeps the renderer's iso elevation and picks, among azimuths every
-    15°, the one from which the fewest figures hide under the level plates
-    above them (ties go to the one nearest the iso azimuth).
+    15°, the one from which the fewest figures, plate corners and bricks hide
+    under the level plates above them (figures count most; ties go to the
+    azimuth nearest the iso view's).
     """
     from sim.render.camera import fit_camera, piece_corners, view_direction
 
     iso, up = view_direction("iso")
     iso_az = np.degrees(np.arctan2(iso[1], iso[0]))
     elevation = np.arcsin(iso[2])
-    plates, figures = _plates_and_figures(scene)
+    plates, marks = _plates_and_marks(scene)
     best, best_key = iso, None
     for az in iso_az + np.arange(0.0, 360.0, 15.0):
         a = np.radians(az)
         toward = np.array([np.cos(elevation) * np.cos(a), np.cos(elevation) * np.sin(a), np.sin(elevation)])
-        hidden = sum(_hidden(f, toward, plates) for f in figures)
+        hidden = sum(weight for point, weight in marks if _hidden(point, toward, plates))
         key = (hidden, abs((az - iso_az + 180.0) % 360.0 - 180.0))
         if best_key is None or key < best_key:
             best, best_key = toward, key
@@ -79,20 +83,31 @@ def card_view(scene, size) -> tuple[tuple[float, float, float], tuple[float, flo
     return cam.eye, cam.target
 
 
-def _plates_and_figures(scene):
-    """Level plates as (outline polygon in xy, bottom height) and figure centres (m, world)."""
+def _plates_and_marks(scene):
+    """Level plates as (outline in xy, bottom height), and the points a picture should show with their weights.
+
+    The points (m, world): each figure's centre, each plate's top corners
+    (nudged inwards so the plate itself does not hide them) and each other
+    piece's centre.
+    """
     import shapely.geometry as sg
 
     from sim.geometry.transforms import transform_points
 
-    plates, figures = [], []
+    plates, marks = [], []
     for p in scene.pieces:
         if p.kind == "tohuwabohu.level":
             v = transform_points(p.shape.vertices, p.pos, p.quat)
-            plates.append((sg.MultiPoint(v[:, :2]).convex_hull, float(v[:, 2].min())))
-        elif p.kind == "tohuwabohu.figure":
-            figures.append(np.asarray(p.pos, dtype=float))
-    return plates, figures
+            outline = sg.MultiPoint(v[:, :2]).convex_hull
+            top = float(v[:, 2].max())
+            plates.append((outline, float(v[:, 2].min())))
+            centre = np.array(outline.centroid.coords[0])
+            for x, y in list(outline.exterior.coords)[:-1]:
+                corner = centre + 0.95 * (np.array([x, y]) - centre)
+                marks.append((np.array([corner[0], corner[1], top]), 1))
+        else:
+            marks.append((np.asarray(p.pos, dtype=float), FIGURE_WEIGHT if p.kind == "tohuwabohu.figure" else 1))
+    return plates, marks
 
 
 def _hidden(point: np.ndarray, toward_eye: np.ndarray, plates) -> bool:
