@@ -1,8 +1,12 @@
 """Talo pawn movement: surfaces and headroom, one level per step, crossbeams, other pawns, routes, blockades."""
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from sim.games.talo import GridBlock, GridPawn, Layout, TaloError, Terrain, is_blocked, reachable, talo_board
+from sim.games.talo import GridBlock, GridPawn, Layout, TaloError, Terrain, is_blocked, reachable, steps, talo_board
+from sim.games.talo.auto import candidate_puts
 from sim.games.talo.movement import free_starts
 
 GREEN = talo_board("talo-green")
@@ -159,3 +163,30 @@ def test_free_starts_on_the_island_board_are_the_corner_islands_minus_held_or_bu
     starts = free_starts(t)
     assert len(starts) == 36 - 2
     assert (0, 0) not in starts and (9, 9) not in starts and (4, 4) not in starts
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(3, 25))
+def test_routes_are_made_of_legal_steps_and_walking_back_is_possible(seed, n_blocks):
+    """On random legal buildings: each route's steps are legal, and any spot reached above the board can walk back."""
+    rng = np.random.default_rng(seed)
+    lay = Layout(GREEN, (), (P("red", (0, 0), 0),))
+    for k in range(n_blocks):
+        length = int(rng.integers(1, 6))
+        puts = candidate_puts(lay, length)
+        p = puts[int(rng.integers(len(puts)))]
+        lay = Layout(GREEN, lay.blocks + (B(f"b{k}", length, p.cell, p.layer, p.axis),), lay.pawns)
+    t = Terrain(lay)
+    top = max((s for ss in t.stands.values() for s in ss if s.level >= 1 and s.usable), key=lambda s: s.level,
+              default=None)
+    if top is None:
+        return
+    t = Terrain(Layout(GREEN, lay.blocks, (P("red", top.cell, top.level),)))
+    reach = reachable(t, "red")
+    for spot, route in reach.routes.items():
+        assert route[0] == top.spot and route[-1] == spot
+        for a, b in zip(route, route[1:]):
+            assert b in steps(t, a)
+            assert abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1 and abs(a[2] - b[2]) <= 1
+        back = reachable(Terrain(Layout(GREEN, lay.blocks, (P("red", spot[:2], spot[2]),))), "red")
+        assert back.route(top.cell, top.level) is not None
