@@ -60,6 +60,28 @@ class Tolerances:
             and still be the same placement: 1 mm (angles: babylon_square).
         babylon_area: growth (m²) of the base area seen from above that counts as
             extending it: 10 mm², 1.6 % of a tower's 625 mm² footprint.
+        stable_margin_g: the smallest margin (fraction of g) of a stable
+            structure: 1e-3, so a knife-edge balance (margin 0) is unstable while
+            the harmonic stacks 2 % inside their critical offsets (margin 0.01 g
+            for 20 blocks) stand; the dynamics probe every structure with a
+            horizontal acceleration of this size (sim.physics.settings).
+        rest_speed: a piece moving slower than this (m/s) is at rest: 2 mm/s,
+            far below a falling or sliding piece, above the solver's jitter.
+        rest_spin: a piece turning slower than this (rad/s) is at rest.
+        rest_window: time (s) every piece must stay at rest for a run to count
+            as settled.
+        moved_distance: displacement (m) beyond which a piece has moved: 1 mm,
+            twice the 60 s drift allowed to the solver, well below any slip.
+        moved_angle: tilt (rad) beyond which a piece has moved: 1°.
+        knocked_distance: displacement (m) beyond which a piece is knocked down:
+            10 mm, half a Talo field.
+        knocked_angle: tilt (rad) beyond which a piece is knocked down: 15°.
+        knocked_drop: fall (m) of a piece's position beyond which it dropped a
+            level: 5 mm, a quarter of the 20 mm levels of Talo and Babylon.
+        touch_gap: two bodies closer than this (m) touch (contact bookkeeping).
+        blowup_height: free-fall height (m) whose energy, for every piece, a
+            run may show as kinetic energy beyond what gravity released before
+            it counts as blown up: 0.1 m.
         support_angle: an interface whose normal is within this angle (rad) of
             vertical is a support (the upper piece rests on the lower); steeper
             ones are side contacts: 45°, halfway between lying on and leaning
@@ -98,6 +120,18 @@ class Tolerances:
     babylon_cover: float = 0.05
     babylon_moved: float = 1e-3
     babylon_area: float = 1e-5
+
+    stable_margin_g: float = 1e-3
+    rest_speed: float = 2e-3
+    rest_spin: float = 0.05
+    rest_window: float = 0.25
+    moved_distance: float = 1e-3
+    moved_angle: float = 0.01745
+    knocked_distance: float = 1e-2
+    knocked_angle: float = 0.2618
+    knocked_drop: float = 5e-3
+    touch_gap: float = 1e-4
+    blowup_height: float = 0.1
     support_angle: float = 0.7854
     lp_feasibility: float = 1e-9
     margin_precision: float = 1e-6

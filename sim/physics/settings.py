@@ -1,0 +1,136 @@
+"""The physics world's settings, in one documented object, each value with its reason.
+
+The pieces are small (1.5 mm walls, 0.65 g nobles) and the questions sharp (a
+20-block harmonic stack 2 % inside its critical offsets must stand, 2 % outside
+must fall). pybullet's defaults assume metre-sized bodies and answer wrongly;
+docs/physics.md shows how each value below was found on the analytic cases of
+:mod:`sim.physics.cases`. All lengths here are SI; the world converts them to
+Bullet units with ``length_scale``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+
+@dataclass(frozen=True)
+class PhysicsSettings:
+    """How the pybullet world is built and stepped.
+
+    Attributes:
+        length_scale: Bullet length units per metre. pybullet gives every convex
+            part of a compound a collision margin of 0.001 units that cannot be
+            changed per part; counting in millimetres shrinks it from 1 mm
+            (which would lift every piece 2 mm off its support and swallow a
+            1.5 mm wall) to 1 µm. Gravity, inertia and velocities are scaled
+            along, so the dynamics are unchanged.
+        dt: time step (s). 1/480 s resolves the fastest tipping of the pieces
+            (a knife-edge 2-block tips with a rate of about 20 /s) and the
+            solver holds the harmonic stacks with it; 1/240 s needs twice the
+            iterations per step for the same stacks.
+        solver_iterations: upper bound on the sequential-impulse iterations
+            per step and island. A stack of n levers needs of the order of n²
+            of them (3000 hold the 20-block harmonic stack); resting islands
+            stop long before, at ``residual_velocity``.
+        residual_velocity: the solver stops iterating on an island once no
+            contact's velocity changes by more than this (m/s) in one
+            iteration. pybullet's default (1e-7 in squared Bullet units) stops
+            too early for gram-sized pieces and counts in the wrong units here.
+        erp: error reduction of joint constraints (no joints here; Bullet's 0.2).
+        contact_erp: fraction of a contact's penetration removed per step
+            (split-impulse position correction; Bullet's 0.2).
+        friction_erp: fraction of a friction anchor's drift removed per step.
+        split_impulse: remove penetration with a separate position impulse that
+            adds no kinetic energy, so resting pieces never pop apart.
+        split_impulse_threshold: penetration (m, negative) beyond which the
+            correction goes into the velocities instead (deep overlaps only).
+        contact_slop: penetration (m) tolerated without correction; 10 nm, so
+            that pieces rest on their faces, not sunk into each other.
+        contact_breaking_threshold: separation (m) at which a contact point
+            leaves its manifold: 0.2 mm, far above the solver's jitter, far
+            below any piece size.
+        warm_starting: fraction of the last step's impulses each step starts
+            from. Bullet's 0.85: a factor of 1 makes tall stacks rock with a
+            growing amplitude.
+        cone_friction: Coulomb friction as a cone rather than a pyramid along
+            world-fixed tangents, so that no direction slides more easily
+            (rotating a scene must not change its verdict).
+        sat: contacts between convex hulls by separating axes and face
+            clipping, which yields the full contact polygon every step; GJK
+            alone yields one new point per step.
+        shrink: relative amount by which each part's hull is narrowed
+            horizontally, differently for each piece (between 1 and 2 times
+            this). Pieces of equal width stacked flush have collinear edges,
+            where face clipping produces contact points at random places along
+            the edge and the stack rocks; 1e-5 (0.2 µm on a 20 mm block) makes
+            every edge distinct. Heights are untouched, so nothing sinks.
+        top_down: create the bodies from the highest to the lowest, so that
+            each Gauss-Seidel sweep of the solver carries the weights downwards
+            through a stack in one pass (the other order needs many times the
+            iterations).
+        friction_anchors: hold static friction at the point where a contact
+            began, so resting pieces do not creep.
+        damping: linear and angular velocity damping (1/s); none, as wood in
+            air has none worth modelling (pybullet's default is 0.04).
+        sleeping: let Bullet put resting bodies to sleep. Off: sleeping bodies
+            ignore the probe and a slowly tipping knife edge could fall asleep.
+        restitution_velocity_threshold: impacts slower than this (m/s) do not
+            bounce.
+        probe_g: the tiny horizontal acceleration (fraction of g) every run
+            applies, so that no unstable balance (a knife edge) survives by
+            symmetry; equal to ``tol.stable_margin_g``, the margin a stable
+            structure must have, so that statics and dynamics judge alike.
+        probe_period: when no direction is given, the probe turns once around
+            in this time (s), pushing every structure its weakest way once.
+        max_seconds: bound on a settle run (s).
+        watch_every: steps between blow-up checks (NaN, runaway energy).
+        blowup_energy_factor: a run stops with an error when the kinetic
+            energy exceeds this multiple of the energy gravity released so far
+            (plus ``tol.blowup_height`` of free fall of every piece).
+        deterministic_pairs: sort Bullet's contact pairs every step, so the same
+            scene gives the same timeline whatever the memory layout.
+        configure_engine: set Bullet's parameters from these settings; False
+            leaves pybullet's defaults (only the time step is set), for the
+            comparison in tools/bench_physics.py.
+    """
+
+    length_scale: float = 1000.0
+    dt: float = 1.0 / 480.0
+    solver_iterations: int = 3000
+    residual_velocity: float = 1e-5
+    erp: float = 0.2
+    contact_erp: float = 0.2
+    friction_erp: float = 0.2
+    split_impulse: bool = True
+    split_impulse_threshold: float = -4e-5
+    contact_slop: float = 1e-8
+    contact_breaking_threshold: float = 2e-4
+    warm_starting: float = 0.85
+    cone_friction: bool = True
+    sat: bool = True
+    shrink: float = 1e-5
+    top_down: bool = True
+    friction_anchors: bool = True
+    damping: float = 0.0
+    sleeping: bool = False
+    restitution_velocity_threshold: float = 0.2
+    probe_g: float = 1e-3
+    probe_period: float = 2.0
+    max_seconds: float = 10.0
+    watch_every: int = 48
+    blowup_energy_factor: float = 10.0
+    deterministic_pairs: bool = True
+    configure_engine: bool = True
+
+    def with_(self, **changes) -> PhysicsSettings:
+        """A copy with some values changed."""
+        return replace(self, **changes)
+
+
+TUNED = PhysicsSettings()
+"""The tuned settings every command uses."""
+
+BULLET_DEFAULTS = PhysicsSettings(
+    length_scale=1.0, dt=1.0 / 240.0, solver_iterations=50, sat=False, shrink=0.0, top_down=False,
+    sleeping=True, probe_g=0.0, watch_every=24, configure_engine=False)
+"""pybullet as it comes (metres, 1/240 s, 50 iterations, GJK contacts, sleeping): fast but wrong."""
