@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 import shapely
@@ -91,6 +91,16 @@ class PartFaces:
     bases: np.ndarray
     polygons: tuple
 
+    @cached_property
+    def polygon_vertices(self) -> np.ndarray:
+        """(P, 3) every face polygon's vertices, face after face."""
+        return np.vstack(self.polygons)
+
+    @cached_property
+    def polygon_counts(self) -> np.ndarray:
+        """(f,) vertices of each face polygon."""
+        return np.array([len(p) for p in self.polygons])
+
 
 def plane_basis(normal) -> np.ndarray:
     """(2, 3): two unit vectors (u, v) spanning the plane of ``normal`` with u × v = normal."""
@@ -135,7 +145,8 @@ class _Placed:
     normals: np.ndarray  # (f, 3)
     offsets: np.ndarray  # (f,)
     bases: np.ndarray  # (f, 2, 3)
-    polygons: tuple | None  # world (k, 3) per face
+    pverts: np.ndarray  # (P, 3) world polygon vertices, face after face
+    pcnt: np.ndarray  # (f,) polygon vertex counts; 0 for the endless plane
     lo: np.ndarray
     hi: np.ndarray
 
@@ -143,9 +154,8 @@ class _Placed:
 def _place(faces: PartFaces, piece: str, part: int, rot: np.ndarray, pos: np.ndarray) -> _Placed:
     verts = faces.vertices @ rot.T + pos
     normals = faces.normals @ rot.T
-    polys = tuple(p @ rot.T + pos for p in faces.polygons)
-    return _Placed(piece, part, verts, normals, faces.offsets + normals @ pos, faces.bases @ rot.T, polys,
-                   verts.min(axis=0), verts.max(axis=0))
+    return _Placed(piece, part, verts, normals, faces.offsets + normals @ pos, faces.bases @ rot.T,
+                   faces.polygon_vertices @ rot.T + pos, faces.polygon_counts, verts.min(axis=0), verts.max(axis=0))
 
 
 def _board_parts(scene) -> list[_Placed]:
@@ -157,7 +167,8 @@ def _board_parts(scene) -> list[_Placed]:
     z0 = -board.thickness
     up = np.array([[0.0, 0.0, 1.0]])
     placed.append(_Placed(BOARD, BOARD_PART, np.zeros((0, 3)), up, np.array([z0]), plane_basis(up[0])[None],
-                          None, np.full(3, -np.inf), np.array([np.inf, np.inf, z0])))
+                          np.zeros((0, 3)), np.zeros(1, dtype=int), np.full(3, -np.inf),
+                          np.array([np.inf, np.inf, z0])))
     return placed
 
 
@@ -229,7 +240,41 @@ class _Candidate:
     basis: np.ndarray  # (2, 3)
 
 
-def _touching_rows(parts: list, pairs: np.ndarray, gap: float, depth: float):
+def _ragged(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For segments of the given lengths laid end to end: each element's segment and place in it."""
+    counts = np.asarray(counts, dtype=int)
+    seg = np.repeat(np.arange(len(counts)), counts)
+    return seg, np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+
+
+@dataclass(eq=False)
+class _Table:
+    """The placed parts' vertices, faces and face polygons in flat arrays (world)."""
+
+    vstart: np.ndarray
+    vcnt: np.ndarray
+    fstart: np.ndarray
+    fcnt: np.ndarray
+    verts: np.ndarray  # (V, 3)
+    normals: np.ndarray  # (F, 3)
+    offsets: np.ndarray  # (F,)
+    bases: np.ndarray  # (F, 2, 3)
+    pstart: np.ndarray  # (F,) first polygon vertex of each face
+    pcnt: np.ndarray  # (F,) its vertex count; 0 for the endless plane
+    pverts: np.ndarray  # (P, 3)
+
+    @classmethod
+    def of(cls, parts: list) -> _Table:
+        vcnt = np.array([len(p.vertices) for p in parts])
+        fcnt = np.array([len(p.offsets) for p in parts])
+        pcnt = np.concatenate([p.pcnt for p in parts])
+        return cls(np.cumsum(vcnt) - vcnt, vcnt, np.cumsum(fcnt) - fcnt, fcnt,
+                   np.vstack([p.vertices for p in parts]), np.vstack([p.normals for p in parts]),
+                   np.concatenate([p.offsets for p in parts]), np.concatenate([p.bases for p in parts]),
+                   np.cumsum(pcnt) - pcnt, pcnt, np.vstack([p.pverts for p in parts]))
+
+
+def _touching_rows(table: _Table, pairs: np.ndarray, gap: float, depth: float):
     """Signed distances of every pair's vertices to the other part's face planes, all pairs at once.
 
     Each pair is looked at both ways round (faces of the first part, vertices of the second, and
@@ -237,83 +282,149 @@ def _touching_rows(parts: list, pairs: np.ndarray, gap: float, depth: float):
     ``depth`` inside and at least one vertex within ``gap`` of it.
 
     Args:
-        parts: placed parts.
-        pairs: (p, 2) indices into ``parts``.
+        table: the placed parts.
+        pairs: (p, 2) part indices.
 
     Returns:
-        Candidate rows as arrays: pair index, flip (the face is the second part's), face index,
-        and the (v,) boolean mask of touching vertices per row (a list).
+        Per candidate row: pair index, flip (the face is the second part's), the global face
+        index, and the (v,) boolean mask of the touching vertices of the other part.
     """
-    vcnt = np.array([len(p.vertices) for p in parts])
-    fcnt = np.array([len(p.offsets) for p in parts])
-    vstart = np.cumsum(vcnt) - vcnt
-    fstart = np.cumsum(fcnt) - fcnt
-    verts = np.vstack([p.vertices for p in parts])
-    normals = np.vstack([p.normals for p in parts])
-    offsets = np.concatenate([p.offsets for p in parts])
     pair_idx = np.concatenate([np.arange(len(pairs))] * 2)
     flip = np.repeat([False, True], len(pairs))
     face_part = np.concatenate([pairs[:, 0], pairs[:, 1]])
     vert_part = np.concatenate([pairs[:, 1], pairs[:, 0]])
-    live = vcnt[vert_part] > 0
+    live = table.vcnt[vert_part] > 0
     pair_idx, flip, face_part, vert_part = pair_idx[live], flip[live], face_part[live], vert_part[live]
-    # one row per (directed pair, face), vcnt elements per row
-    rows_per = fcnt[face_part]
-    row_dir = np.repeat(np.arange(len(face_part)), rows_per)
-    row_face = np.arange(rows_per.sum()) - np.repeat(np.cumsum(rows_per) - rows_per, rows_per)
-    row_len = vcnt[vert_part[row_dir]]
-    el_row = np.repeat(np.arange(len(row_dir)), row_len)
-    el_vert = np.arange(row_len.sum()) - np.repeat(np.cumsum(row_len) - row_len, row_len)
-    face_id = fstart[face_part[row_dir]] + row_face
-    vert_id = vstart[vert_part[row_dir[el_row]]] + el_vert
-    s = np.einsum("ij,ij->i", verts[vert_id], normals[face_id[el_row]]) - offsets[face_id[el_row]]
+    row_dir, row_face = _ragged(table.fcnt[face_part])  # one row per (directed pair, face)
+    row_len = table.vcnt[vert_part[row_dir]]
+    el_row, el_vert = _ragged(row_len)  # one element per (row, vertex)
+    face_id = table.fstart[face_part[row_dir]] + row_face
+    vert_id = table.vstart[vert_part[row_dir[el_row]]] + el_vert
+    s = np.einsum("ij,ij->i", table.verts[vert_id], table.normals[face_id[el_row]]) - table.offsets[face_id[el_row]]
     starts = np.cumsum(row_len) - row_len
     smin = np.minimum.reduceat(s, starts)
     hit = np.flatnonzero((smin >= -depth) & (smin <= gap))
     on = s <= gap
     masks = [on[starts[r]:starts[r] + row_len[r]] for r in hit]
     d = row_dir[hit]
-    return pair_idx[d], flip[d], row_face[hit], masks
+    return pair_idx[d], flip[d], face_id[hit], masks
 
 
-def _face_candidates(pairs: list, rows, gap: float) -> list:
+def _facing_polygons(table: _Table, face: np.ndarray, other: np.ndarray, top: np.ndarray):
+    """For faces and the parts touching them: the other part's face lying on each face's plane.
+
+    Args:
+        face: (r,) global face indices.
+        other: (r,) the touching parts.
+        top: (r,) the highest a vertex may lie on the face's plane (its offset plus the gap).
+
+    Returns:
+        (r,) the other part's global face index with the opposite normal whose polygon lies
+        within the gap of the plane, or -1 where there is none.
+    """
+    n = table.normals[face]
+    el_row, el_face = _ragged(table.fcnt[other])
+    g_all = table.fstart[other][el_row] + el_face
+    dots = np.einsum("ij,ij->i", table.normals[g_all], n[el_row])
+    starts = np.cumsum(table.fcnt[other]) - table.fcnt[other]
+    lowest = np.minimum.reduceat(dots, starts)
+    first = np.flatnonzero(dots == lowest[el_row])
+    rows, at = np.unique(el_row[first], return_index=True)
+    g = np.full(len(face), -1)
+    g[rows] = g_all[first[at]]
+    g[lowest > -np.cos(tol.coplanar_angle)] = -1
+    ok = np.flatnonzero(g >= 0)
+    el2, k2 = _ragged(table.pcnt[g[ok]])
+    height = np.einsum("ij,ij->i", table.pverts[table.pstart[g[ok]][el2] + k2], n[ok][el2])
+    above = np.zeros(len(ok), dtype=bool)
+    np.logical_or.at(above, el2, height > top[ok][el2])
+    g[ok[above]] = -1
+    return g
+
+
+def _face_candidates(parts: list, pairs: np.ndarray, table: _Table, rows, gap: float) -> list:
     """The touching set of each candidate row, in its face's plane coordinates.
 
     A face-on-face overlap is found from both faces; the second finding (the second part's face
-    facing a polygon already found from the first part's face) is skipped.
+    facing a polygon already found from the first part's face) is skipped. Face-on-face rows are
+    handled together in flat arrays; edges and corners one by one.
     """
+    pair_k, flip, face, masks = rows
+    count = np.array([np.count_nonzero(m) for m in masks], dtype=int)
+    other = np.where(flip, pairs[pair_k, 0], pairs[pair_k, 1])
+    g = np.full(len(face), -1)
+    many = np.flatnonzero(count >= 3)
+    g[many] = _facing_polygons(table, face[many], other[many], table.offsets[face[many]] + gap)
+    # both faces of a face-on-face contact find it: keep the first part's
+    first_side = {(int(k), int(fc)) for k, fc, fl, gg in zip(pair_k, face, flip, g) if gg >= 0 and not fl}
     out = []
-    polygons_of: dict[int, list] = {}
-    for k, flip, f, on in zip(*rows):
-        fa, ob = pairs[k][::-1] if flip else pairs[k]
-        n, basis = fa.normals[f], fa.bases[f]
-        count = int(np.count_nonzero(on))
-        if count >= 3 and flip and any(m @ n < -np.cos(tol.coplanar_angle) for m in polygons_of.get(k, ())):
-            continue
-        if count >= 3:
-            touch = _touching_polygon(ob, on, n, basis, fa.offsets[f] + gap)
+    flat = np.flatnonzero(g >= 0)
+    touch2d, face2d, overlap = _flat_projections(table, face[flat], g[flat], gap)
+    for r, t2, f2, ok in zip(flat.tolist(), touch2d, face2d, overlap.tolist()):
+        if ok and not (flip[r] and (int(pair_k[r]), int(g[r])) in first_side):
+            out.append(_candidate(table, int(pair_k[r]), bool(flip[r]), int(face[r]), 2, t2, f2))
+    for r in np.flatnonzero(g < 0).tolist():
+        fid, ob = int(face[r]), parts[int(other[r])]
+        n, basis = table.normals[fid], table.bases[fid]
+        if count[r] >= 3:
+            touch = _touching_polygon(ob, masks[r], n, basis)
             dim = 2 if len(touch) >= 3 else len(touch) - 1
-            if dim == 2 and not flip:
-                polygons_of.setdefault(k, []).append(n)
         else:
-            dim, touch = count - 1, ob.vertices[on] @ basis.T
-        face = None if fa.polygons is None else fa.polygons[f] @ basis.T
-        if dim == 2 and face is not None and not _boxes_overlap(touch, face, gap):
+            dim, touch = int(count[r]) - 1, ob.vertices[masks[r]] @ basis.T
+        f2 = None if table.pcnt[fid] == 0 else _project(table, fid, basis)
+        if dim == 2 and f2 is not None and not _boxes_overlap(touch, f2, gap):
             continue
-        out.append(_Candidate(k, bool(flip), dim, touch, face, n, n * fa.offsets[f], basis))
+        out.append(_candidate(table, int(pair_k[r]), bool(flip[r]), fid, dim, touch, f2))
     return out
+
+
+def _project(table: _Table, fid: int, basis: np.ndarray) -> np.ndarray:
+    """A face's polygon in a plane basis, (k, 2)."""
+    return table.pverts[table.pstart[fid]:table.pstart[fid] + table.pcnt[fid]] @ basis.T
+
+
+def _flat_projections(table: _Table, face: np.ndarray, g: np.ndarray, gap: float):
+    """The facing polygons (reversed: counter-clockwise about the face normal) and the faces, in 2-d.
+
+    Returns:
+        Two lists of (k, 2) arrays (a face of the endless plane is None), and (r,) whether the
+        two polygons' bounding boxes overlap by more than ``gap`` both ways (a face-on-face
+        contact can only have an area there).
+    """
+    basis = table.bases[face]
+    el, k = _ragged(table.pcnt[g])
+    rev = table.pstart[g][el] + table.pcnt[g][el] - 1 - k
+    t2 = np.einsum("ij,ikj->ik", table.pverts[rev], basis[el])
+    el_f, k = _ragged(table.pcnt[face])
+    f2 = np.einsum("ij,ikj->ik", table.pverts[table.pstart[face][el_f] + k], basis[el_f])
+    overlap = np.ones(len(face), dtype=bool)
+    bounded = np.flatnonzero(table.pcnt[face] > 0)
+    if len(bounded):
+        t_start = np.cumsum(table.pcnt[g]) - table.pcnt[g]
+        f_cnt = table.pcnt[face[bounded]]
+        f_start = np.cumsum(f_cnt) - f_cnt
+        lo = np.maximum(np.minimum.reduceat(t2, t_start)[bounded], np.minimum.reduceat(f2, f_start))
+        hi = np.minimum(np.maximum.reduceat(t2, t_start)[bounded], np.maximum.reduceat(f2, f_start))
+        overlap[bounded] = np.all(hi - lo > gap, axis=1)
+    touch = np.split(t2, np.cumsum(table.pcnt[g])[:-1])
+    faces = np.split(f2, np.cumsum(table.pcnt[face])[:-1])
+    return touch, [f if len(f) else None for f in faces], overlap
+
+
+def _candidate(table: _Table, k: int, flip: bool, fid: int, dim: int, touch, face) -> _Candidate:
+    n = table.normals[fid]
+    return _Candidate(k, flip, dim, touch, face, n, n * table.offsets[fid], table.bases[fid])
 
 
 def _boxes_overlap(p: np.ndarray, q: np.ndarray, gap: float) -> bool:
     """Whether the 2-d bounding boxes of two polygons overlap by more than ``gap`` both ways."""
-    return bool(np.all(np.minimum(p.max(axis=0), q.max(axis=0)) - np.maximum(p.min(axis=0), q.min(axis=0)) > gap))
+    lo = np.maximum(p.min(axis=0), q.min(axis=0))
+    hi = np.minimum(p.max(axis=0), q.max(axis=0))
+    return bool(hi[0] - lo[0] > gap and hi[1] - lo[1] > gap)
 
 
-def _touching_polygon(ob: _Placed, on: np.ndarray, n: np.ndarray, basis: np.ndarray, top: float) -> np.ndarray:
-    """The face of ``ob`` lying on a plane of normal ``n`` (its vertices ``on``), in (u, v), counter-clockwise."""
-    g = int(np.argmin(ob.normals @ n))
-    if ob.normals[g] @ n < -np.cos(tol.coplanar_angle) and np.all(ob.polygons[g] @ n <= top):
-        return ob.polygons[g][::-1] @ basis.T  # counter-clockwise about -n, so reversed about n
+def _touching_polygon(ob: _Placed, on: np.ndarray, n: np.ndarray, basis: np.ndarray) -> np.ndarray:
+    """The hull of the vertices ``on`` of ``ob`` on a plane of normal ``n``, in (u, v), counter-clockwise."""
     pts = ob.vertices[on] @ basis.T
     geom = shapely.MultiPoint(pts).convex_hull
     if geom.geom_type == "Polygon":
@@ -433,12 +544,12 @@ def find_interfaces(scene, poses=None, *, gap: float | None = None, depth: float
     poses = _resolve_poses(scene, poses)
     rank = {BOARD: -1} | {p.id: i for i, p in enumerate(scene.pieces)}
     parts = _board_parts(scene) + _scene_parts(scene, poses)
-    finite = [p for p in parts if p.polygons is not None]
+    finite = [p for p in parts if len(p.vertices)]
     lo = np.array([p.lo for p in finite])
     hi = np.array([p.hi for p in finite])
     owner = np.array([rank[p.piece] for p in finite])
     pairs = _candidate_pairs(lo, hi, owner, gap + depth)
-    for plane in (p for p in parts if p.polygons is None):
+    for plane in (p for p in parts if not len(p.vertices)):
         z0 = plane.offsets[0]
         near = np.flatnonzero((owner >= 0) & (lo[:, 2] <= z0 + gap) & (lo[:, 2] >= z0 - depth))
         finite.append(plane)
@@ -447,8 +558,8 @@ def find_interfaces(scene, poses=None, *, gap: float | None = None, depth: float
     pairs[swap] = pairs[swap][:, ::-1]
     if len(pairs) == 0:
         return []
-    cands = _face_candidates([(finite[i], finite[j]) for i, j in pairs],
-                             _touching_rows(finite, pairs, gap, depth), gap)
+    table = _Table.of(finite)
+    cands = _face_candidates(finite, pairs, table, _touching_rows(table, pairs, gap, depth), gap)
     best: dict[int, tuple] = {}
     for c, res in zip(cands, _clip(cands) if cands else []):
         if res is not None and (c.pair not in best or res[:2] > best[c.pair][0][:2]):

@@ -22,7 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from sim.contact import BOARD, Interface, board_friction, contact_friction
-from sim.geometry.transforms import quat_to_matrix, transform_points
+from sim.geometry.transforms import quat_to_matrix
 
 G = 9.80665  # standard gravity (m/s²)
 
@@ -135,39 +135,55 @@ def equilibrium(scene, interfaces: list[Interface]) -> Equilibrium:
     pieces = {p.id: p for p in scene.pieces}
     bodies = tuple(p.id for p in scene.pieces if not p.fixed)
     index = {b: i for i, b in enumerate(bodies)}
+    rank = {p.id: i for i, p in enumerate(scene.pieces)}
+    poses = scene.poses()
+    rots = quat_to_matrix(poses[:, 3:7]).reshape(-1, 3, 3) if len(poses) else np.zeros((0, 3, 3))
+    moving = [rank[b] for b in bodies]
     mass = np.array([pieces[b].mass for b in bodies])
-    com = np.array([transform_points(pieces[b].shape.com[None], pieces[b].pos, pieces[b].quat)[0]
-                    for b in bodies]).reshape(-1, 3)
+    local_com = np.array([pieces[b].shape.com for b in bodies]).reshape(-1, 3)
+    com = np.einsum("bij,bj->bi", rots[moving], local_com) + poses[moving, :3] if bodies else np.zeros((0, 3))
     mu_board = board_friction(scene)
-    pts, nrm, tan, mu, below, above, owner = [], [], [], [], [], [], []
-    for k, f in enumerate(interfaces):
-        ia, ib = index.get(f.a, -1), index.get(f.b, -1)
-        if ia < 0 and ib < 0:
-            continue
-        mu_a = mu_board if f.a == BOARD else pieces[f.a].friction_coefficient
-        t = _tangents(f.normal, pieces[f.b].quat)
-        for p in f.polygon:
-            pts.append(p)
-            nrm.append(f.normal)
-            tan.append(t)
-            mu.append(contact_friction(mu_a, pieces[f.b].friction_coefficient))
-            below.append(ia)
-            above.append(ib)
-            owner.append(k)
-    sizes = [float(np.max(p.shape.extent)) for p in scene.pieces] or [1.0]
-    weight = float(mass.mean() * G) if len(mass) else 1.0
-    return Equilibrium(bodies, mass, com, np.array(pts).reshape(-1, 3), np.array(nrm).reshape(-1, 3),
-                       np.array(tan).reshape(-1, 2, 3), np.array(mu), np.array(below, dtype=int),
-                       np.array(above, dtype=int), np.array(owner, dtype=int), float(np.median(sizes)), weight)
+    used = [f for f in interfaces if f.a in index or f.b in index]
+    counts = np.array([len(f.polygon) for f in used], dtype=int)
+    if not used:
+        empty = np.zeros((0, 3))
+        return Equilibrium(bodies, mass, com, empty, empty, np.zeros((0, 2, 3)), np.zeros(0), np.zeros(0, int),
+                           np.zeros(0, int), np.zeros(0, int), _length(scene), _weight(mass))
+    normals = np.array([f.normal for f in used])
+    mu = np.array([contact_friction(mu_board if f.a == BOARD else pieces[f.a].friction_coefficient,
+                                    pieces[f.b].friction_coefficient) for f in used])
+    tangents = _tangents(normals, rots[[rank[f.b] for f in used]])
+    owner = np.repeat(np.arange(len(used)), counts)
+    kept = np.array([k for k, f in enumerate(interfaces) if f.a in index or f.b in index], dtype=int)
+    return Equilibrium(
+        bodies, mass, com, np.vstack([f.polygon for f in used]), normals[owner], tangents[owner], mu[owner],
+        np.repeat([index.get(f.a, -1) for f in used], counts), np.repeat([index.get(f.b, -1) for f in used], counts),
+        kept[owner], _length(scene), _weight(mass))
 
 
-def _tangents(normal: np.ndarray, quat) -> np.ndarray:
-    """(2, 3) orthonormal tangents of a contact plane: the piece's x (else y) axis projected into it."""
-    axes = quat_to_matrix(quat).T
-    for axis in axes:
-        t = axis - np.dot(axis, normal) * normal
-        size = np.linalg.norm(t)
-        if size > 0.5:
-            t = t / size
-            return np.array([t, np.cross(normal, t)])
-    raise AssertionError("two of a frame's axes cannot both be parallel to a normal")
+def _length(scene) -> float:
+    """The length scale of the moment rows: the median piece size (m)."""
+    return float(np.median([np.max(p.shape.extent) for p in scene.pieces])) if scene.pieces else 1.0
+
+
+def _weight(mass: np.ndarray) -> float:
+    """The force scale: the mean weight of the movable pieces (N)."""
+    return float(mass.mean() * G) if len(mass) else 1.0
+
+
+def _tangents(normals: np.ndarray, rots: np.ndarray) -> np.ndarray:
+    """(k, 2, 3) orthonormal tangents of contact planes: the upper piece's x (else y) axis projected in.
+
+    Args:
+        normals: (k, 3) unit normals.
+        rots: (k, 3, 3) rotation matrices of the upper pieces.
+    """
+    out = []
+    for axis in (0, 1):
+        t = rots[:, :, axis] - np.einsum("ij,ij->i", rots[:, :, axis], normals)[:, None] * normals
+        out.append(t)
+    x, y = out
+    size = np.linalg.norm(x, axis=1)
+    t1 = np.where((size > 0.5)[:, None], x, y)
+    t1 /= np.linalg.norm(t1, axis=1)[:, None]
+    return np.stack([t1, np.cross(normals, t1)], axis=1)

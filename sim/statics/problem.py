@@ -1,0 +1,245 @@
+"""The statics LP in its kinematic form: virtual velocities of the bodies, one row per force generator.
+
+The equilibrium LP (forces x ≥ 0 along friction-cone generators, A x = load)
+is solved through its dual: a virtual velocity y (6 numbers per body) that
+no contact force can resist, ``A_jᵀ y ≤ 0`` for every generator j, doing the
+most work with the load. By LP duality the two have the same optimum, and
+the forces are the multipliers of the rows. In this form every change the
+statics make is one the dual simplex continues from warm: a new horizontal
+direction changes four row bounds, a new friction generator is a new row (a
+cutting plane of the Coulomb cone).
+
+* **Feasibility (help).** With each ``|y_i| ≤ 1``, max b · y (b the weights) is
+  the least total *help* (an external wrench per body, cost 1 per unit) that
+  holds every body: zero exactly when the structure stands. The multipliers
+  of the bounds ``|y_i| ≤ 1`` are each body's help.
+* **Support function h(d).** With y free and four rows ``±u_x · y - z ≤ ∓d_x``
+  (and y), min over y of (cap · Σz - b · y) is h(d) = max {d · α : α withstood,
+  |α_x|, |α_y| ≤ cap}, the largest uniform horizontal acceleration α (in g)
+  projected on d; the multipliers of the four rows are α.
+* **Coulomb cone.** Each contact point starts with four generators, a
+  pyramid inscribed in the cone along the upper piece's own axes (and
+  friction along ± the fall line of a sloped contact); a solve whose y makes
+  some point's ``w · n + μ |w_t| > 0`` (w the virtual velocity there) gets
+  the generator along ``w_t``: the cut that y violates most. Repeated until
+  no cut is violated by more than ``tol.friction_cone_rel``: exact for the
+  circular cone in the limit.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import scipy.sparse as sp
+
+from sim.statics.lp import RowLP, Solution
+from sim.statics.model import Equilibrium
+from sim.tol import tol
+
+MARGIN_CAP_G = 10.0  # margins are reported up to this (g): beyond it nothing in these games falls
+MAX_DIRECTIONS = 24  # most support-function evaluations of the margin search
+MAX_ROUNDS = 50  # most cutting-plane rounds per solve
+FIRST_DIRECTIONS_DEG = (0.0, 120.0, 240.0)
+SEED_MIN = 1e-6  # a contact plane this close to level (sine of its slope) has no fall line
+
+
+class Problem:
+    """The kinematic LP of one scene.
+
+    Attributes:
+        eq: the equilibrium system.
+        lp: the LP: variables y (6 per body) then z (4); rows: the four acceleration rows, then
+            one per generator.
+        live: (p,) which contact points may carry force (a removed body's do not).
+        row_point: (r,) contact point of each generator row.
+    """
+
+    def __init__(self, eq: Equilibrium, warm: bool | None = None):
+        self.eq = eq
+        m = eq.num_rows
+        cost = np.concatenate([-eq.gravity_load(), np.full(4, MARGIN_CAP_G)])
+        lower = np.concatenate([np.full(m, -1.0), np.zeros(4)])
+        upper = np.concatenate([np.full(m, 1.0), np.full(4, np.inf)])
+        self.lp = RowLP(cost, lower, upper, warm)
+        ux, uy = eq.horizontal_load(0), eq.horizontal_load(1)
+        accel = sp.hstack([sp.csr_array(np.vstack([ux, -ux, uy, -uy])), sp.csr_array(-np.eye(4))])
+        self.alpha_rows = self.lp.add_rows(accel, -np.inf, np.inf)  # inactive until a direction is set
+        self.live = np.ones(len(eq.points), dtype=bool)
+        self.row_point = np.zeros(0, dtype=int)
+        # a four-sided pyramid inscribed in the cone along the upper piece's own axes, and
+        # friction along ± the fall line where a contact plane is sloped
+        t = eq.tangents
+        self._add_generators(np.repeat(np.arange(len(eq.points)), 4),
+                             np.stack([t[:, 0], -t[:, 0], t[:, 1], -t[:, 1]], axis=1).reshape(-1, 3))
+        self._add_fall_lines()
+
+    # --- generators ---------------------------------------------------------------------------
+
+    def _add_generators(self, point: np.ndarray, tangent: np.ndarray) -> None:
+        """Add the rows of generators ``n + μ e`` at (live) contact points for unit tangents ``e`` (or 0)."""
+        keep = self.live[point]
+        point, tangent = point[keep], tangent[keep]
+        if len(point):
+            cols = self.eq.force_columns(point, self.eq.generators(point, tangent))
+            rows = sp.hstack([cols.T, sp.csr_array((len(point), 4))], format="csr")
+            self.lp.add_rows(rows, -np.inf, 0.0)
+            self.row_point = np.concatenate([self.row_point, point])
+
+    def _add_fall_lines(self) -> None:
+        """Add generators along ± the fall line of every sloped contact plane the pyramid misses.
+
+        Friction that holds a piece on a slope under gravity lies along the
+        fall line: with these, a block on a tilted plank is exact at once.
+        """
+        eq = self.eq
+        up = np.array([0.0, 0.0, 1.0])
+        proj = up - (eq.normals @ up)[:, None] * eq.normals
+        size = np.linalg.norm(proj, axis=1)
+        live = np.flatnonzero(size > SEED_MIN)
+        e = proj[live] / size[live, None]
+        along_axis = np.max(np.abs(np.einsum("pij,pj->pi", eq.tangents[live], e)), axis=1) > 1.0 - 1e-12
+        live, e = live[~along_axis], e[~along_axis]
+        self._add_generators(np.concatenate([live, live]), np.vstack([e, -e]))
+
+    def solve(self, enough=None, max_rounds: int = MAX_ROUNDS) -> tuple[Solution, bool]:
+        """Solve, adding the most violated friction cut at each point until none is violated.
+
+        Args:
+            enough: stop early once this is true of the objective (it only rises as cuts are
+                added, so a bound met stays met).
+            max_rounds: most rounds of cuts.
+
+        Returns:
+            The last solution, and whether it is exact for the circular cone.
+        """
+        eq = self.eq
+        for round_ in range(max_rounds + 1):
+            sol = self.lp.solve()
+            if not sol.optimal or len(eq.points) == 0:
+                return sol, True
+            w = eq.point_duals(sol.x[:eq.num_rows])
+            wn = np.einsum("ij,ij->i", w, eq.normals)
+            wt = w - wn[:, None] * eq.normals
+            size = np.linalg.norm(wt, axis=1)
+            pick = np.flatnonzero((wn + eq.mu * size > tol.friction_cone_rel) & self.live)
+            if len(pick) == 0:
+                return sol, True
+            if round_ == max_rounds or (enough is not None and enough(sol.objective)):
+                return sol, False
+            e = np.where(size[pick, None] > 0, wt[pick] / np.maximum(size[pick, None], 1e-300),
+                         eq.tangents[pick, 0])
+            self._add_generators(pick, e)
+        raise AssertionError("unreachable")
+
+    # --- feasibility --------------------------------------------------------------------------
+
+    def least_help(self) -> np.ndarray:
+        """(b,) the help each body needs under gravity alone (scaled); all zero when it stands."""
+        sol, _ = self.solve(enough=lambda objective: objective >= -tol.lp_feasibility)
+        if not sol.optimal:  # cannot happen: y = 0 is always feasible and |y| ≤ 1 bounds it
+            raise RuntimeError("the feasibility LP has no optimum")
+        return np.abs(sol.col_duals[:self.eq.num_rows]).reshape(-1, 6).sum(axis=1)
+
+    def remove(self, body: int) -> None:
+        """Take a body out: it stands still (y = 0, free help) and its contacts carry nothing."""
+        rows = np.arange(6 * body, 6 * body + 6)
+        self.lp.set_bounds(rows, 0.0, 0.0)
+        dead = (self.eq.below == body) | (self.eq.above == body)
+        self.live &= ~dead
+        gone = len(self.alpha_rows) + np.flatnonzero(dead[self.row_point])
+        if len(gone):
+            self.lp.set_row_bounds(gone, -np.inf, np.inf)
+
+    def unheld(self) -> list[int]:
+        """The bodies that cannot be held, peeled from the top.
+
+        While some bodies need help, the highest of them (by centre of mass)
+        is taken out and the rest tried again: what remains stands by itself,
+        and what was taken out is what falls (a failing piece and whatever
+        could only stand on it). Only feasibility answers and heights decide,
+        so the answer does not depend on which of several least-help
+        solutions the LP happens to return.
+        """
+        out: list[int] = []
+        height = self.eq.com[:, 2]
+        while True:
+            need = self.least_help()
+            failing = [i for i in np.flatnonzero(need > tol.unheld_slack) if i not in out]
+            if not failing:
+                return sorted(out)
+            top = max(failing, key=lambda i: (height[i], -i))
+            out.append(int(top))
+            self.remove(int(top))
+
+    # --- margin ---------------------------------------------------------------------------------
+
+    def support(self, theta: float, beaten: float = math.inf, max_rounds: int = MAX_ROUNDS):
+        """h(d) for the unit direction at angle ``theta`` (rad).
+
+        Args:
+            beaten: stop refining once h is known to be at least this (the best so far).
+            max_rounds: most rounds of cuts.
+
+        Returns:
+            (h, its maximiser α (2,), whether h is exact). An inexact h is a lower
+            bound, and α lies in the set of withstood accelerations all the same.
+        """
+        d = np.array([math.cos(theta), math.sin(theta)])
+        self.lp.set_row_bounds(self.alpha_rows, -np.inf, np.array([-d[0], d[0], -d[1], d[1]]))
+        sol, exact = self.solve(enough=lambda objective: objective >= beaten, max_rounds=max_rounds)
+        if not sol.optimal:  # cannot happen: y = 0, z = 0 is feasible and the cap bounds it
+            raise RuntimeError("the margin LP has no optimum")
+        mult = -sol.row_duals[self.alpha_rows]
+        a = np.array([mult[0] - mult[1], mult[2] - mult[3]])
+        return float(d @ a), a, exact
+
+    def margin(self) -> tuple[float, float, float]:
+        """Cutting-plane search for the minimum over directions of h: (lower bound, margin, its angle).
+
+        The first directions only place cutting planes (no refinement of the
+        friction cone); each later one is refined until exact, or until it is
+        beaten by the best exact value so far (then it cannot be the minimum).
+        """
+        m = self.eq.num_rows
+        self.lp.set_bounds(np.arange(m), -np.inf, np.inf)
+        best, best_theta = math.inf, 0.0
+        points = []
+        for deg in FIRST_DIRECTIONS_DEG:
+            h, a, exact = self.support(math.radians(deg), max_rounds=0)
+            points.append(a)
+            if exact and h < best:
+                best, best_theta = h, math.radians(deg)
+        lower = -math.inf
+        for _ in range(MAX_DIRECTIONS - len(FIRST_DIRECTIONS_DEG)):
+            theta, lower = lowest_bound(np.array(points))
+            if best - lower <= tol.margin_precision:
+                break
+            h, a, exact = self.support(theta, beaten=best)
+            points.append(a)
+            if h < best:  # exact, or the refinement ran out of rounds: the best estimate there is
+                best, best_theta = h, theta
+        else:
+            lower = lowest_bound(np.array(points))[1]
+        return min(lower, best), best, best_theta
+
+
+def lowest_bound(points: np.ndarray) -> tuple[float, float]:
+    """Minimise ``max_i points[i] · d(θ)`` over θ: (θ, value).
+
+    The maximum of the sinusoids is lowest either where two of them cross
+    (d perpendicular to the difference of two points) or at the bottom of one
+    (d opposite a point); every such angle is a candidate.
+    """
+    diff = points[:, None, :] - points[None, :, :]
+    i, j = np.triu_indices(len(points), 1)
+    perp = np.column_stack([-diff[i, j, 1], diff[i, j, 0]])
+    cands = np.vstack([perp, -perp, -points])
+    cands = cands[np.linalg.norm(cands, axis=1) > 0]
+    if len(cands) == 0:  # every maximiser is α = 0: h is 0 in every direction evaluated
+        return 0.0, 0.0
+    angles = np.arctan2(cands[:, 1], cands[:, 0])
+    d = np.column_stack([np.cos(angles), np.sin(angles)])
+    bound = (d @ points.T).max(axis=1)
+    k = int(np.argmin(bound))
+    return float(angles[k]), float(bound[k])
