@@ -130,6 +130,12 @@ def test_shortest_route_goes_round_a_pawn_when_it_can():
     assert route == ((2, 4, 1), (2, 3, 1), (3, 3, 1), (4, 3, 1), (4, 4, 1))
 
 
+def test_a_pawn_standing_wrongly_goes_nowhere():
+    stairs = [B("a", 1, (3, 4), 0, "z"), B("b", 2, (4, 4), 0, "z")]
+    assert reachable(terrain(stairs, [P("red", (3, 4), 0)]), "red").destinations() == []  # inside the 1
+    assert reachable(terrain(stairs, [P("red", (5, 4), 3)]), "red").destinations() == []  # in the air
+
+
 def test_unknown_pawn_is_a_typed_error():
     with pytest.raises(TaloError, match="no green pawn"):
         reachable(terrain([], [P("red", (0, 0), 0)]), "green")

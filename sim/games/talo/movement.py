@@ -75,6 +75,9 @@ def steps(terrain: Terrain, spot: Spot, others: frozenset[Spot] = frozenset()) -
 def reachable(terrain: Terrain, color: str) -> Reach:
     """Every spot the pawn of ``color`` can reach, step by step, with the shortest route to each.
 
+    A pawn that stands wrongly (inside a block, in the air, without room)
+    reaches nothing but its own spot.
+
     Raises:
         TaloError: no such pawn.
     """
@@ -82,7 +85,8 @@ def reachable(terrain: Terrain, color: str) -> Reach:
     others = frozenset(p.spot for p in terrain.layout.pawns if p.color != color)
     start = pawn.spot
     parent: dict[Spot, Spot | None] = {start: None}
-    queue = deque([start])
+    here = terrain.stand(pawn.cell, pawn.level)
+    queue = deque([start] if here is not None and here.usable else [])
     while queue:
         here = queue.popleft()
         for nxt in steps(terrain, here, others):
