@@ -65,3 +65,14 @@ def test_refused_placements_are_tried_elsewhere_and_blocks_go_back():
 
     t = auto_turn(s, np.random.default_rng(0), second_try)
     assert len(t.layout.blocks) >= 1 and all(n >= 1 for n in calls)
+
+
+def test_the_player_first_tries_blocks_whose_middle_rests_between_their_supports():
+    from sim.games.talo.auto import looks_balanced
+
+    occ = Layout(GREEN, (GridBlock("post", 1, (4, 4), 0, "z"), GridBlock("far", 1, (7, 4), 0, "z"))).occupancy
+    assert looks_balanced(g.Put(3, (3, 4), 1, "x"), occ)  # an odd block centred on the post
+    assert not looks_balanced(g.Put(4, (2, 4), 1, "x"), occ)  # an even one: its middle on the post's edge
+    assert not looks_balanced(g.Put(4, (3, 4), 1, "x"), occ)
+    assert looks_balanced(g.Put(4, (4, 4), 1, "x"), occ)  # a bridge from the post to the far 1
+    assert looks_balanced(g.Put(2, (4, 4), 1, "z"), occ) and not looks_balanced(g.Put(2, (5, 4), 1, "z"), occ)

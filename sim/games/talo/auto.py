@@ -1,10 +1,13 @@
 """A simple automatic Talo player: legal placements enumerated, greedy for height, seeded.
 
 It climbs: each block goes where it makes the highest new step next to the
-ground its pawn can already reach, and the pawn then moves to the highest spot
-in reach. Ties are broken by the injected random generator, so a seed gives a
-game. Good for demonstrations, benchmarks and for checking that the rules
-hold over whole games; no match for a thoughtful player.
+ground its pawn can already reach (trying first where a lying block's middle
+rests between its supports), and the pawn then moves to the highest spot in
+reach. It never lets go of a block the physics says would fall, so its
+games end at level 10 or when the blocks run out, not by a collapse. Ties are
+broken by the injected random generator, so a seed gives a game. Good for
+demonstrations, benchmarks and for checking that the rules hold over whole
+games; no match for a thoughtful player.
 """
 
 from __future__ import annotations
@@ -74,6 +77,23 @@ def _climb_value(state: game.TaloState, put: game.Put, reach_levels: dict) -> in
     return best
 
 
+def looks_balanced(put: game.Put, occupancy) -> bool:
+    """Whether a lying block's middle is strictly between the ends of what it rests on (a guess, not the rule).
+
+    Only the block itself is considered, not what carries it; the physics
+    verdict decides. The player tries such placements first.
+    """
+    if put.layer == 0:
+        return True
+    block = GridBlock("new", put.length, put.cell, put.layer, put.axis)
+    below = [c for c in block.footprint() if (*c, put.layer - 1) in occupancy]
+    if put.axis == "z" or not below:
+        return bool(below)
+    along = 0 if put.axis == "x" else 1
+    middle = put.cell[along] + put.length / 2
+    return min(c[along] for c in below) < middle < max(c[along] for c in below) + 1
+
+
 def _best_puts(state: game.TaloState, length: int, rng: np.random.Generator) -> list[game.Put]:
     reach = reachable(state.terrain, state.player)
     levels: dict = {}
@@ -81,7 +101,8 @@ def _best_puts(state: game.TaloState, length: int, rng: np.random.Generator) -> 
         levels.setdefault((i, j), []).append(k)
     puts = candidate_puts(state.layout, length)
     values = np.array([_climb_value(state, p, levels) for p in puts], dtype=float)
-    order = np.lexsort((rng.random(len(puts)), -values))
+    balanced = np.array([looks_balanced(p, state.layout.occupancy) for p in puts], dtype=float)
+    order = np.lexsort((rng.random(len(puts)), -values, -balanced))
     return [puts[k] for k in order]
 
 
@@ -120,6 +141,8 @@ def auto_turn(state: game.TaloState, rng: np.random.Generator,
             return state
         for put in _best_puts(state, length, rng)[:MAX_TRIES]:
             verdict = Verdict.standing() if judge is None else judge(game.building_after(state, [put]))
+            if not verdict.stable:
+                continue  # a careful player: it feels the wobble and does not let go
             try:
                 state = game.place(state, [put], verdict)
             except IllegalMoveError:
