@@ -32,11 +32,13 @@ def parse_knock(text: str):
 
 
 def _settled(scene, settle: bool):
+    """The scene at rest; settling stops after a check's span (tall buildings' nobles jitter for long)."""
     if not settle:
         return scene
+    from sim.physics import DEFAULT_SECONDS
     from sim.physics import settle as physics_settle
 
-    return physics_settle(scene)
+    return physics_settle(scene, seconds=DEFAULT_SECONDS)
 
 
 def score(
