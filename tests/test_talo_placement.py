@@ -124,3 +124,12 @@ def test_pawn_rules_in_a_scene():
     assert ("pawn", ("f",)) in got  # floats
     assert ("pawn", ("x", "y")) in got  # two on one spot
     assert len(got) == 3
+
+
+def test_the_verdict_is_read_from_a_physics_check_result():
+    from types import SimpleNamespace as NS
+
+    fell = NS(stable=False, margin_g=0.0, pieces={"a": NS(knocked_down=True), "b": {"knocked_down": False}})
+    assert Verdict.from_check(fell) == Verdict(False, 0.0, frozenset({"a"}))
+    stands = NS(stable=True, margin_g=0.25, pieces={"a": NS(knocked_down=True)})
+    assert Verdict.from_check(stands) == Verdict(True, 0.25, frozenset())  # standing: nothing fell

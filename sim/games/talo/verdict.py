@@ -57,12 +57,15 @@ class Verdict:
         """The verdict of a :func:`sim.physics.check` result.
 
         Reads ``stable``, ``margin_g`` and, from ``pieces`` (id -> record with
-        ``knocked_down``, as an attribute or a key), which pieces fell.
+        ``knocked_down``, as an attribute or a key), which pieces fell; a
+        building that stands has nothing fallen, whatever single pieces say.
         """
         pieces = getattr(result, "pieces", None) or {}
-        fallen = frozenset(pid for pid, rec in pieces.items() if _field(rec, "knocked_down"))
+        stable = bool(result.stable)
+        fallen = frozenset() if stable else frozenset(pid for pid, rec in pieces.items()
+                                                      if _field(rec, "knocked_down"))
         margin = getattr(result, "margin_g", None)
-        return cls(bool(result.stable), None if margin is None else float(margin), fallen)
+        return cls(stable, None if margin is None else float(margin), fallen)
 
 
 def _field(record, name: str):
