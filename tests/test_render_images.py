@@ -230,3 +230,32 @@ def test_the_brick_centre_is_where_the_camera_says(renderer):
     image = render_scene(RED_BRICK, (w, h))
     assert _red(image)[row, col]
     assert Point(centre).within(_silhouette(RED_BRICK, cam))
+
+
+def _edge_blend(image: np.ndarray, outline, w: int, h: int) -> float:
+    """Fraction of the pixels on the outline's edge band that are neither brick nor background."""
+    band = _inside(outline.buffer(EDGE_PX), w, h) & ~_inside(outline.buffer(-EDGE_PX), w, h)
+    rgb = image[..., :3].astype(int)
+    pure_red = _red(image) & (rgb[..., 0] > 1.6 * rgb[..., 1:].max(axis=2) + 40)
+    grey = np.abs(rgb - rgb.mean(axis=2, keepdims=True)).max(axis=2) < 6
+    return float((~pure_red & ~grey)[band].mean())
+
+
+@pytest.mark.parametrize("mode", ["msaa", "fxaa"])
+def test_both_anti_aliasing_modes_soften_edges_and_keep_geometry(mode, renderer):
+    from sim.render.renderer import Renderer
+
+    w, h = 160, 120
+    r = renderer if mode == renderer.antialias else Renderer(antialias=mode)
+    cam = scene_camera(RED_BRICK, (w, h), eye=(0.1, -0.3, 0.2), look_at=(0.01, -0.005, 0.04))
+    image = r.render_graph(r.graph(RED_BRICK), cam)
+    outline = _silhouette(RED_BRICK, cam)
+    assert _red(image)[_inside(outline.buffer(-EDGE_PX), w, h)].all()
+    assert _edge_blend(image, outline, w, h) > 0.1  # without anti-aliasing: 0 (every pixel pure)
+
+
+def test_unknown_anti_aliasing_is_refused():
+    from sim.render.renderer import Renderer
+
+    with pytest.raises(ValueError, match="antialias"):
+        Renderer(antialias="ssaa")

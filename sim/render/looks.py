@@ -90,7 +90,7 @@ class Lighting:
     ground: tuple[float, float, float] = (0.12, 0.11, 0.10)
     shadow_softness: float = 0.6e-3
     key_size_deg: float = 6.0
-    penumbra_limit: float = 8e-3
+    penumbra_limit: float = 5e-3
     shadow_strength: float = 0.42
     occlusion_radius: float = 9e-3
     occlusion_strength: float = 0.6

@@ -6,7 +6,34 @@ arrive sRGB-encoded (as stored in the meshes) and are linearised first.
 
 from __future__ import annotations
 
+import numpy as np
+
 VERSION = "#version 330\n"
+
+
+
+def _disk(n: int) -> np.ndarray:
+    """(n, 2) points spread evenly over the unit disk (a Vogel spiral): filter taps."""
+    i = np.arange(n) + 0.5
+    r = np.sqrt(i / n)
+    a = i * np.pi * (3.0 - np.sqrt(5.0))
+    return np.column_stack([r * np.cos(a), r * np.sin(a)])
+
+
+def _turns(n: int) -> np.ndarray:
+    """(n, 2) unit vectors at evenly spread angles: rotations of the filter taps.
+
+    A pixel picks one by a hash of its position; a table costs less per pixel
+    than the sine and cosine of a hashed angle.
+    """
+    a = 2.0 * np.pi * (np.arange(n) + 0.5) / n
+    return np.column_stack([np.cos(a), np.sin(a)])
+
+
+def _glsl_points(name: str, points: np.ndarray) -> str:
+    items = ", ".join(f"vec2({x:.6f}, {y:.6f})" for x, y in points)
+    return f"const vec2 {name}[{len(points)}] = vec2[]({items});"
+
 
 # Shared by the pieces and the floor: filtered shadow look-up, backdrop colour, colour transfer.
 _COMMON = """
@@ -16,22 +43,16 @@ uniform vec4 u_shadow_params;  // x: least penumbra radius, y: blocker search ra
                                // z: depth bias; w: penumbra radius per unit of depth behind the blocker
 uniform sampler2DShadow u_occlusion_map;  // depth seen from straight above
 uniform vec3 u_occlusion_params;  // x, y: reach in texture units; z: least occluder height (depth units)
+uniform vec4 u_occlusion_area;    // xy min, xy max (texture units) of what occludes, grown by the reach
+uniform vec4 u_shadow_area;       // xy min, xy max (shadow map units) of the pieces' shadows
 uniform float u_occlusion_strength;
 uniform vec2 u_resolution;     // image size (px)
 uniform vec3 u_bg_top;
 uniform vec3 u_bg_bottom;
 uniform float u_vignette;
 
-// 16 points of a Poisson disk: the penumbra filter's taps (each one a bilinear 2x2 comparison).
-const vec2 POISSON[16] = vec2[](
-    vec2(-0.94201624, -0.39906216), vec2(0.94558609, -0.76890725),
-    vec2(-0.09418410, -0.92938870), vec2(0.34495938, 0.29387760),
-    vec2(-0.91588581, 0.45771432), vec2(-0.81544232, -0.87912464),
-    vec2(-0.38277543, 0.27676845), vec2(0.97484398, 0.75648379),
-    vec2(0.44323325, -0.97511554), vec2(0.53742981, -0.47373420),
-    vec2(-0.26496911, -0.41893023), vec2(0.79197514, 0.19090188),
-    vec2(-0.24188840, 0.99706507), vec2(-0.81409955, 0.91437590),
-    vec2(0.19984126, 0.78641367), vec2(0.14383161, -0.14100790));
+""" + "\n".join([_glsl_points("TURNS", _turns(16)), _glsl_points("DISK8", _disk(8)),
+                _glsl_points("DISK16", _disk(16))]) + """
 
 float hash12(vec2 p) {
     vec3 q = fract(vec3(p.xyx) * 0.1031);
@@ -40,21 +61,22 @@ float hash12(vec2 p) {
 }
 
 // Soft shadows whose penumbra widens with the distance from the blocker, as under a light of
-// some size (percentage-closer soft shadows): first the mean depth of what blocks the light
-// nearby, then a filter as wide as the penumbra there. The taps turn from pixel to pixel, so a
-// wide penumbra is a fine grain rather than stacked copies of the edge.
+// some size (percentage-closer soft shadows): the mean depth of what blocks the light nearby,
+// then a filter as wide as the penumbra there (four taps first: when they agree, the pixel is
+// not in a penumbra). The taps turn randomly from pixel to pixel, so a wide penumbra is a fine
+// grain rather than stacked copies of the edge.
 float lit_fraction(vec4 coord) {
     vec3 p = coord.xyz / coord.w;
-    if (p.x <= 0.0 || p.x >= 1.0 || p.y <= 0.0 || p.y >= 1.0 || p.z >= 1.0) {
-        return 1.0;  // outside the light's view: nothing casts a shadow there
+    if (any(lessThan(p.xy, u_shadow_area.xy)) || any(greaterThan(p.xy, u_shadow_area.zw)) || p.z >= 1.0) {
+        return 1.0;  // no piece's shadow reaches here
     }
     float ref = p.z - u_shadow_params.z;
-    float a = 6.2831853 * hash12(gl_FragCoord.xy);
-    mat2 turn = mat2(cos(a), sin(a), -sin(a), cos(a));
+    vec2 spin = TURNS[int(hash12(gl_FragCoord.xy) * 15.999)];
+    mat2 turn = mat2(spin.x, spin.y, -spin.y, spin.x);
     float blockers = 0.0;
     float depth = 0.0;
-    for (int i = 0; i < 16; ++i) {
-        float d = texture(u_shadow_depth, p.xy + turn * POISSON[i] * u_shadow_params.y).r;
+    for (int i = 0; i < 8; ++i) {
+        float d = texture(u_shadow_depth, p.xy + turn * DISK8[i] * u_shadow_params.y).r;
         if (d < ref) {
             blockers += 1.0;
             depth += d;
@@ -63,11 +85,16 @@ float lit_fraction(vec4 coord) {
     if (blockers == 0.0) {
         return 1.0;
     }
-    float radius = max(u_shadow_params.x, (ref - depth / blockers) * u_shadow_params.w);
-    radius = min(radius, u_shadow_params.y);
+    float radius = clamp((ref - depth / blockers) * u_shadow_params.w, u_shadow_params.x, u_shadow_params.y);
     float sum = 0.0;
-    for (int i = 0; i < 16; ++i) {
-        sum += texture(u_shadow_map, vec3(p.xy + turn * POISSON[i] * radius, ref));
+    for (int i = 12; i < 16; ++i) {
+        sum += texture(u_shadow_map, vec3(p.xy + turn * DISK16[i] * radius, ref));
+    }
+    if (sum == 0.0 || sum == 4.0) {
+        return sum / 4.0;
+    }
+    for (int i = 0; i < 12; ++i) {
+        sum += texture(u_shadow_map, vec3(p.xy + turn * DISK16[i] * radius, ref));
     }
     return sum / 16.0;
 }
@@ -76,13 +103,19 @@ float lit_fraction(vec4 coord) {
 // (contact occlusion: the soft dark rim at the foot of a block, around a board's edge).
 float occlusion(vec4 coord) {
     vec3 p = coord.xyz / coord.w;
-    if (p.x <= 0.0 || p.x >= 1.0 || p.y <= 0.0 || p.y >= 1.0) {
+    if (any(lessThan(p.xy, u_occlusion_area.xy)) || any(greaterThan(p.xy, u_occlusion_area.zw))) {
+        return 0.0;  // nothing stands near enough
+    }
+    float ref = p.z - u_occlusion_params.z;
+    float open = 0.0;
+    for (int i = 12; i < 16; ++i) {  // the outermost taps first: nothing near, nothing to do
+        open += texture(u_occlusion_map, vec3(p.xy + DISK16[i] * u_occlusion_params.xy, ref));
+    }
+    if (open == 4.0) {
         return 0.0;
     }
-    float open = 0.0;
-    for (int i = 0; i < 16; ++i) {
-        open += texture(u_occlusion_map, vec3(p.xy + POISSON[i] * u_occlusion_params.xy,
-                                              p.z - u_occlusion_params.z));
+    for (int i = 0; i < 12; ++i) {
+        open += texture(u_occlusion_map, vec3(p.xy + DISK16[i] * u_occlusion_params.xy, ref));
     }
     return smoothstep(0.0, 0.6, 1.0 - open / 16.0);  // at the very foot of a wall (half covered): full
 }
@@ -95,13 +128,14 @@ vec3 backdrop(vec2 frag) {
     return c + (hash12(frag) - 0.5) / 255.0;  // dither: no banding in the gradient
 }
 
-vec3 to_linear(vec3 c) {
-    return mix(c / 12.92, pow((c + 0.055) / 1.055, vec3(2.4)), step(0.04045, c));
-}
-
+// sRGB encoding without pow (which a software rasteriser pays dearly for per pixel): a fit by
+// square roots, within 0.5 % of the exact curve.
 vec3 to_srgb(vec3 c) {
     c = clamp(c, 0.0, 1.0);
-    return mix(c * 12.92, 1.055 * pow(c, vec3(1.0 / 2.4)) - 0.055, step(0.0031308, c));
+    vec3 s1 = sqrt(c);
+    vec3 s2 = sqrt(s1);
+    vec3 s3 = sqrt(s2);
+    return clamp(0.662002687 * s1 + 0.684122060 * s2 - 0.323583601 * s3 - 0.0225411470 * c, 0.0, 1.0);
 }
 """
 
@@ -120,6 +154,7 @@ out vec3 v_local;
 out vec4 v_color;
 out vec4 v_shadow;
 out vec4 v_occlusion;
+invariant gl_Position;  // the resolve pass must find exactly these depths again
 
 void main() {
     vec4 world = p3d_ModelMatrix * p3d_Vertex;
@@ -127,7 +162,8 @@ void main() {
     v_world = world.xyz;
     v_normal = n;
     v_local = p3d_Vertex.xyz;
-    v_color = p3d_Color;
+    vec3 c = p3d_Color.rgb;  // sRGB-encoded -> linear, once per vertex
+    v_color = vec4(mix(c / 12.92, pow((c + 0.055) / 1.055, vec3(2.4)), step(0.04045, c)), p3d_Color.a);
     v_shadow = u_shadow_matrix * vec4(world.xyz + n * u_normal_offset, 1.0);
     v_occlusion = u_occlusion_matrix * world;
     gl_Position = p3d_ModelViewProjectionMatrix * p3d_Vertex;
@@ -144,6 +180,7 @@ uniform vec3 u_sky;
 uniform vec3 u_ground;
 uniform vec4 u_finish;  // specular, shininess, grain, fibre
 uniform vec4 u_grain;   // xyz: where the piece was cut from the log (mm); w: sheen
+uniform sampler3D u_noise;  // random values, trilinearly filtered, repeating
 in vec3 v_world;
 in vec3 v_normal;
 in vec3 v_local;
@@ -152,37 +189,25 @@ in vec4 v_shadow;
 in vec4 v_occlusion;
 out vec4 frag_color;
 
-float hash13(vec3 p) {
-    p = fract(p * 0.1031);
-    p += dot(p, p.zyx + 31.32);
-    return fract((p.x + p.y) * p.z);
-}
-
+// Smooth random values on a 1 mm lattice, tiled every 32 mm: one filtered look-up
 float value_noise(vec3 p) {
-    vec3 i = floor(p);
-    vec3 f = fract(p);
-    vec3 u = f * f * (3.0 - 2.0 * f);
-    return mix(mix(mix(hash13(i), hash13(i + vec3(1, 0, 0)), u.x),
-                   mix(hash13(i + vec3(0, 1, 0)), hash13(i + vec3(1, 1, 0)), u.x), u.y),
-               mix(mix(hash13(i + vec3(0, 0, 1)), hash13(i + vec3(1, 0, 1)), u.x),
-                   mix(hash13(i + vec3(0, 1, 1)), hash13(i + vec3(1, 1, 1)), u.x), u.y), u.z);
+    return texture(u_noise, p / 32.0).r;
 }
 
 // Beech: growth rings of a log whose axis runs along the piece's x (its length), seen as
 // fine stripes on the long faces and arcs on the ends, with fibres and small dark rays.
 float wood(vec3 p) {
     vec3 q = p + vec3(u_grain.x, 0.0, 0.0);
-    float wobble = value_noise(q * vec3(0.035, 0.22, 0.22)) + 0.5 * value_noise(q * vec3(0.08, 0.5, 0.5));
-    float r = length(q.yz + u_grain.yz) + 2.2 * wobble;
+    float wobble = value_noise(q * vec3(0.035, 0.22, 0.22));
+    float r = length(q.yz + u_grain.yz) + 3.0 * wobble;
     float ring = fract(r / 2.4);
     float late = smoothstep(0.55, 0.9, ring) * (1.0 - smoothstep(0.9, 1.0, ring));
     float fibre = value_noise(q * vec3(0.05, 2.2, 2.2));
-    float rays = smoothstep(0.78, 0.95, value_noise(q * vec3(0.9, 0.35, 3.0)));
-    return 1.0 - 0.11 * late - 0.07 * (fibre - 0.5) - 0.05 * rays;
+    return 1.0 - 0.11 * late - 0.08 * (fibre - 0.5);
 }
 
 float paper(vec3 p) {
-    return 1.0 + 0.04 * (value_noise(p * 0.6) - 0.5) + 0.02 * (value_noise(p * 1.7) - 0.5);
+    return 1.0 + 0.05 * (value_noise(p * 0.8) - 0.5);
 }
 
 vec3 shoulder(vec3 c) {  // keep colours up to 0.8, roll highlights off smoothly towards 1
@@ -191,7 +216,10 @@ vec3 shoulder(vec3 c) {  // keep colours up to 0.8, roll highlights off smoothly
 }
 
 void main() {
-    vec3 albedo = to_linear(v_color.rgb);
+    vec3 albedo = v_color.rgb;
+    vec3 n = normalize(v_normal) * (gl_FrontFacing ? 1.0 : -1.0);
+    float ndl = max(dot(n, u_key_dir), 0.0);
+    vec3 ambient = mix(u_ground, u_sky, 0.5 + 0.5 * n.z);
     vec3 mm = v_local * 1000.0;
     if (u_finish.z > 0.0) {
         albedo *= mix(1.0, wood(mm), u_finish.z);
@@ -199,18 +227,16 @@ void main() {
     if (u_finish.w > 0.0) {
         albedo *= mix(1.0, paper(mm), u_finish.w);
     }
-    vec3 n = normalize(v_normal) * (gl_FrontFacing ? 1.0 : -1.0);
     vec3 v = normalize(u_eye - v_world);
-    float shade = lit_fraction(v_shadow);
-    float ndl = max(dot(n, u_key_dir), 0.0);
-    float occluded = u_occlusion_strength * occlusion(v_occlusion) * smoothstep(0.3, 0.9, n.z);
-    vec3 ambient = mix(u_ground, u_sky, 0.5 + 0.5 * n.z);
+    float shade = ndl > 0.0 ? lit_fraction(v_shadow) : 0.0;  // facing away: no look-up needed
+    float occluded = n.z > 0.3 ? u_occlusion_strength * occlusion(v_occlusion) * smoothstep(0.3, 0.9, n.z) : 0.0;
     vec3 light = u_key_color * ndl * shade * (1.0 - 0.4 * occluded)
         + (u_fill_color * max(dot(n, u_fill_dir), 0.0) + ambient) * (1.0 - occluded);
     vec3 c = albedo * light;
     vec3 h = normalize(u_key_dir + v);
     c += u_key_color * (u_finish.x * pow(max(dot(n, h), 0.0), u_finish.y) * ndl * shade);
-    float fresnel = pow(1.0 - max(dot(n, v), 0.0), 5.0);
+    float grazing = 1.0 - max(dot(n, v), 0.0);
+    float fresnel = grazing * grazing * grazing * grazing * grazing;
     vec3 sky = mix(u_ground, u_sky, 0.5 + 0.5 * reflect(-v, n).z) * 2.0;
     c += u_grain.w * fresnel * sky;
     frag_color = vec4(to_srgb(shoulder(c)), 1.0);
@@ -238,10 +264,12 @@ void main() {
 """
 
 BACKDROP_VERTEX = VERSION + """
+uniform mat4 p3d_ModelViewProjectionMatrix;
 in vec4 p3d_Vertex;
+invariant gl_Position;
 
 void main() {
-    gl_Position = vec4(p3d_Vertex.xy, 0.999999, 1.0);  // a full-screen quad behind everything
+    gl_Position = p3d_ModelViewProjectionMatrix * p3d_Vertex;
 }
 """
 
@@ -264,5 +292,79 @@ void main() {
 
 DEPTH_FRAGMENT = VERSION + """
 void main() {
+}
+"""
+
+# The multisampled second pass: every sample takes the colour the shading pass gave its own
+# surface (see sim.render.buffers).
+RESOLVE_VERTEX = VERSION + """
+uniform mat4 p3d_ModelViewProjectionMatrix;
+in vec4 p3d_Vertex;
+invariant gl_Position;
+
+void main() {
+    gl_Position = p3d_ModelViewProjectionMatrix * p3d_Vertex;
+}
+"""
+
+RESOLVE_FRAGMENT = VERSION + """
+uniform sampler2D u_shaded;        // the shading pass's colours, one per pixel
+uniform sampler2D u_shaded_depth;  // and its depths
+out vec4 frag_color;
+
+void main() {
+    ivec2 px = ivec2(gl_FragCoord.xy);
+    float z = gl_FragCoord.z;
+    float best = abs(texelFetch(u_shaded_depth, px, 0).r - z);
+    ivec2 pick = px;
+    if (best > 1e-6) {  // another surface covers this pixel's centre: find a neighbour on this one
+        ivec2 last = textureSize(u_shaded_depth, 0) - 1;
+        for (int dy = -1; dy <= 1; ++dy) {
+            for (int dx = -1; dx <= 1; ++dx) {
+                ivec2 q = clamp(px + ivec2(dx, dy), ivec2(0), last);
+                float d = abs(texelFetch(u_shaded_depth, q, 0).r - z);
+                if (d < best) {
+                    best = d;
+                    pick = q;
+                }
+            }
+        }
+    }
+    frag_color = texelFetch(u_shaded, pick, 0);
+}
+"""
+
+# The fast alternative to the multisampled pass: FXAA (after Timothy Lottes' FXAA 2), a filter
+# along the edges it finds in the shaded picture's brightness (and coverage, for transparency).
+FXAA_FRAGMENT = VERSION + """
+uniform sampler2D u_shaded;  // the shading pass's colours, bilinearly filtered
+out vec4 frag_color;
+
+float luma(vec4 c) {
+    return dot(c.rgb, vec3(0.299, 0.587, 0.114)) + c.a;
+}
+
+void main() {
+    vec2 texel = 1.0 / vec2(textureSize(u_shaded, 0));
+    vec2 uv = gl_FragCoord.xy * texel;
+    vec4 centre = texture(u_shaded, uv);
+    float nw = luma(texture(u_shaded, uv + vec2(-0.5, -0.5) * texel));
+    float ne = luma(texture(u_shaded, uv + vec2(0.5, -0.5) * texel));
+    float sw = luma(texture(u_shaded, uv + vec2(-0.5, 0.5) * texel));
+    float se = luma(texture(u_shaded, uv + vec2(0.5, 0.5) * texel));
+    float m = luma(centre);
+    float lo = min(m, min(min(nw, ne), min(sw, se)));
+    float hi = max(m, max(max(nw, ne), max(sw, se)));
+    if (hi - lo < max(0.04, hi * 0.1)) {
+        frag_color = centre;  // no edge here
+        return;
+    }
+    vec2 dir = vec2(-((nw + ne) - (sw + se)), (nw + sw) - (ne + se));
+    float reduce = max((nw + ne + sw + se) * 0.03125, 1.0 / 128.0);
+    dir = clamp(dir / (min(abs(dir.x), abs(dir.y)) + reduce), -8.0, 8.0) * texel;
+    vec4 a = 0.5 * (texture(u_shaded, uv - dir / 6.0) + texture(u_shaded, uv + dir / 6.0));
+    vec4 b = 0.5 * a + 0.25 * (texture(u_shaded, uv - dir * 0.5) + texture(u_shaded, uv + dir * 0.5));
+    float lb = luma(b);
+    frag_color = (lb < lo || lb > hi) ? a : b;
 }
 """
