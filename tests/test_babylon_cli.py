@@ -7,8 +7,8 @@ import json
 import pytest
 
 from sim.cli import main
-from sim.games.babylon.construct import babylon_scene, tower
-from sim.scene import save_scene
+from sim.games.babylon.construct import babylon_scene, bridge, tower
+from sim.scene import load_scene, save_scene
 from tests.helpers import SCENES
 
 BABYLON = SCENES / "babylon"
@@ -89,3 +89,25 @@ def test_a_scene_without_players_is_refused(capsys, tmp_path):
     path = save_scene(babylon_scene([tower("t", 0, 0)], ()), tmp_path / "no-players.json")
     assert main(["babylon", "score", str(path), "--no-physics"]) == 2
     assert "players: required" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_check_turn_finds_a_building_that_falls(capsys, tmp_path):
+    first = load_scene(BABYLON / "first-turn.json")
+    overhang = [bridge("u-bridge", 50, 0, 2, owner="blue"), *(tower(f"u{x}", x, 0, 3, owner="blue")
+                                                               for x in (25, 50, 75))]
+    after = save_scene(first.with_pieces([*first.pieces, *overhang]), tmp_path / "after.json")
+    code, out, _ = run(capsys, "babylon", "check-turn", BABYLON / "first-turn.json", after, "--player", "blue",
+                       "--json")
+    verdict = json.loads(out)
+    assert code == 0 and not verdict["legal"]
+    unstable = [v for v in verdict["violations"] if v["rule"] == "unstable"]
+    assert unstable and "u-bridge" in unstable[0]["pieces"]
+
+
+@pytest.mark.slow
+def test_score_settles_the_scene_first(capsys):
+    code, out, _ = run(capsys, "babylon", "score", BABYLON / "fast-example.json", "--mode", "fast", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["settled"]
+    assert data["players"]["green"]["areas"] == {"red": 10, "blue": 6}
