@@ -1,24 +1,26 @@
 """Talo's balance rule decided by the physics verdict: the rulebook's cases and the example scenes."""
 
 import json
-from dataclasses import replace
 
 import pytest
 
 from sim.cli import main
 from sim.cli.talo import physics_verdict
-from sim.games.talo import GridBlock, IllegalMoveError
+from sim.games.talo import GridBlock, GridPawn, IllegalMoveError, Stock, talo_board
 from sim.games.talo import game as g
-from sim.games.talo.layout import block_piece
+from sim.games.talo.layout import block_piece, pawn_piece
+from sim.scene import Scene
 from tests.helpers import SCENES
 
 
-def building(hand, *blocks):
-    """A game in its build phase holding ``hand``, ``blocks`` (length, cell, layer, axis) already built."""
-    s = g.new_game({"red": (0, 9)})
-    extra = [block_piece(GridBlock(f"old{k}", *b), s.board) for k, b in enumerate(blocks)]
-    return replace(s, scene=s.scene.with_pieces(s.scene.pieces + tuple(extra)), phase="build", hand=tuple(hand),
-                   placed=len(blocks))
+def building(hand, *blocks, pawns=(("red", (0, 9), 0),)):
+    """A game in its build phase holding ``hand``; ``blocks`` (length, cell, layer, axis) and ``pawns`` in place."""
+    site = talo_board("talo-green")
+    pieces = [block_piece(GridBlock(f"old{k}", *b), site) for k, b in enumerate(blocks)]
+    pieces += [pawn_piece(GridPawn(g.pawn_id(c), c, cell, level), site) for c, cell, level in pawns]
+    players = tuple(c for c, _, _ in pawns)
+    return g.TaloState(Scene("talo", "talo-green", tuple(pieces), players=players), players, Stock.full(),
+                       phase="build", hand=tuple(hand), placed=len(blocks))
 
 
 def place(state, *puts):
@@ -63,3 +65,11 @@ def test_example_scenes_are_legal_and_stand(name, capsys):
 def test_the_example_game_replays_under_the_physics(capsys):
     assert main(["talo", "play", str(SCENES / "talo/games/first-climb.talo-game"), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["levels"] == {"red": 3, "blue": 3}
+
+
+@pytest.mark.slow
+def test_a_placement_that_brings_the_tower_down_ends_the_game():
+    s = building((8,), (5, (4, 4), 0, "z"), (4, (5, 4), 0, "z"), pawns=(("red", (0, 9), 0), ("blue", (5, 4), 4)))
+    over = place(s, (8, (4, 4), 5, "y"))  # an 8 with one end on the 5: it tips and takes the 5 along
+    assert over.phase == "over" and over.outcome.reason == "collapse" and over.outcome.loser == "red"
+    assert "old0" in over.log[-1].data["fallen"] and over.outcome.winners == ("blue",)
