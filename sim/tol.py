@@ -100,6 +100,10 @@ class Tolerances:
             the mean piece weight (and that weight times the scene's length
             scale): 1e-6, a thousand times the LP tolerance, far below the help
             a structure 1 % past its tipping point needs.
+        margin_precision_rel: ... or to within this fraction of itself, whichever
+            is larger: 0.5 %. Where the weakest mode is sliding on a (round)
+            friction cone, proving the margin to better takes ever more
+            directions; where it is tipping, the search ends exact anyway.
     """
 
     merge: float = 1e-9
@@ -137,6 +141,7 @@ class Tolerances:
     margin_precision: float = 1e-6
     friction_cone_rel: float = 1e-7
     unheld_slack: float = 1e-6
+    margin_precision_rel: float = 5e-3
 
 
 tol = Tolerances()

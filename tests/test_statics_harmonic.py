@@ -6,6 +6,7 @@ import pytest
 
 from sim.statics import analyze
 from sim.statics.cases import harmonic_margin, harmonic_stack
+from sim.tol import tol
 
 
 @pytest.mark.parametrize("n", range(2, 21))
@@ -35,7 +36,7 @@ def test_bisection_on_the_scale_finds_the_critical_scale_within_1e_4(n):
 def test_margin_matches_the_closed_form_and_the_weakest_direction_is_the_overhang(n, scale):
     r = analyze(harmonic_stack(n, scale))
     assert r.margin_g == pytest.approx(harmonic_margin(n, scale), rel=1e-6, abs=1e-9)
-    assert r.margin_bounds[0] == pytest.approx(r.margin_g, abs=1e-6)
+    assert r.margin_g * (1 - tol.margin_precision_rel) - 1e-9 <= r.margin_bounds[0] <= r.margin_g
     assert r.weakest_direction_deg == pytest.approx(0.0, abs=1e-6) or r.weakest_direction_deg == pytest.approx(
         360.0, abs=1e-6)
 

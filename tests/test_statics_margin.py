@@ -13,6 +13,7 @@ from sim.geometry.transforms import euler_to_quat, quat_multiply
 from sim.scene import from_dict
 from sim.statics import MARGIN_CAP_G, analyze
 from sim.statics.cases import harmonic_stack
+from sim.tol import tol
 
 
 def _free(*pieces):
@@ -31,10 +32,13 @@ def _box(size, z=None, **extra):
     ((60, 20, 30), 10 / 15),  # tips over its long side (2/3), friction holds to 0.5
 ])
 def test_a_single_box_on_the_table_has_margin_min_of_friction_and_half_width_over_height(size, expected):
-    expected = min(expected, 0.5)
     r = analyze(_free(_box(size)))
     assert r.feasible
-    assert r.margin_g == pytest.approx(expected, rel=1e-6)
+    if expected < 0.5:  # tipping: a polygon of withstood accelerations, found exactly
+        assert r.margin_g == pytest.approx(expected, rel=1e-6)
+    else:  # sliding on the round Coulomb cone: to the stated precision
+        assert r.margin_g == pytest.approx(0.5, rel=tol.margin_precision_rel)
+    assert r.margin_bounds[0] <= min(expected, 0.5) + 1e-9
 
 
 def test_a_narrow_box_is_weakest_across_its_narrow_side():
@@ -45,7 +49,7 @@ def test_a_narrow_box_is_weakest_across_its_narrow_side():
 
 def test_friction_overrides_combine_by_the_geometric_mean():
     r = analyze(_free(_box((40, 40, 20), friction=0.2)))
-    assert r.margin_g == pytest.approx(math.sqrt(0.2 * 0.5), rel=1e-6)
+    assert r.margin_g == pytest.approx(math.sqrt(0.2 * 0.5), rel=tol.margin_precision_rel)
 
 
 def test_a_floating_piece_is_unheld_and_a_resting_one_is_not():
@@ -81,7 +85,7 @@ def test_cold_public_linprog_and_warm_highs_agree(scene):
     cold = analyze(scene, warm=False)
     assert warm.feasible == cold.feasible
     assert warm.unheld == cold.unheld
-    assert warm.margin_g == pytest.approx(cold.margin_g, abs=1e-6)
+    assert warm.margin_g == pytest.approx(cold.margin_g, rel=tol.margin_precision_rel, abs=1e-6)
 
 
 def _moved(scene, angle_deg, shift):
@@ -112,7 +116,7 @@ def test_turning_or_shifting_the_whole_scene_changes_no_verdict_and_no_margin(na
     after = analyze(_moved(scene, angle, shift))
     assert after.feasible == before.feasible
     assert set(after.unheld) == set(before.unheld)
-    assert after.margin_g == pytest.approx(before.margin_g, rel=1e-6, abs=1e-9)
+    assert after.margin_g == pytest.approx(before.margin_g, rel=tol.margin_precision_rel, abs=1e-9)
     assert len(after.interfaces) == len(before.interfaces)
     if before.feasible and name != "pair":  # a unique weakest direction turns with the scene
         turned = (before.weakest_direction_deg + angle) % 360.0

@@ -139,6 +139,9 @@ class RowLP:
         h = self._h
         h.run()
         if h.getModelStatus() != _highs.HighsModelStatus.kOptimal:
+            h.clearSolver()  # a warm start gone astray (numerical trouble): once more from scratch
+            h.run()
+        if h.getModelStatus() != _highs.HighsModelStatus.kOptimal:
             return self._failed()
         s = h.getSolution()
         return Solution(True, float(h.getInfo().objective_function_value), np.asarray(s.col_value),

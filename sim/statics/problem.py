@@ -38,9 +38,11 @@ from sim.statics.model import Equilibrium
 from sim.tol import tol
 
 MARGIN_CAP_G = 10.0  # margins are reported up to this (g): beyond it nothing in these games falls
-MAX_DIRECTIONS = 24  # most support-function evaluations of the margin search
+MAX_DIRECTIONS = 16  # most support-function evaluations of the margin search
 MAX_ROUNDS = 50  # most cutting-plane rounds per solve
 FIRST_DIRECTIONS_DEG = (0.0, 120.0, 240.0)
+SPREAD = 2  # most friction directions per round given to every parallel contact plane
+SETTLE = 0.25  # a margin evaluation's cuts stop once a round gains less than this share of the precision
 SEED_MIN = 1e-6  # a contact plane this close to level (sine of its slope) has no fall line
 
 
@@ -102,18 +104,22 @@ class Problem:
         live, e = live[~along_axis], e[~along_axis]
         self._add_generators(np.concatenate([live, live]), np.vstack([e, -e]))
 
-    def solve(self, enough=None, max_rounds: int = MAX_ROUNDS) -> tuple[Solution, bool]:
+    def solve(self, enough=None, max_rounds: int = MAX_ROUNDS, settle: float = 0.0) -> tuple[Solution, bool]:
         """Solve, adding the most violated friction cut at each point until none is violated.
 
         Args:
             enough: stop early once this is true of the objective (it only rises as cuts are
                 added, so a bound met stays met).
             max_rounds: most rounds of cuts.
+            settle: stop early once a round of cuts raised the objective by less than this
+                fraction of it: the cuts converge geometrically, so what is left is a fraction
+                of the last step.
 
         Returns:
             The last solution, and whether it is exact for the circular cone.
         """
         eq = self.eq
+        last = -math.inf
         for round_ in range(max_rounds + 1):
             sol = self.lp.solve()
             if not sol.optimal or len(eq.points) == 0:
@@ -125,12 +131,34 @@ class Problem:
             pick = np.flatnonzero((wn + eq.mu * size > tol.friction_cone_rel) & self.live)
             if len(pick) == 0:
                 return sol, True
-            if round_ == max_rounds or (enough is not None and enough(sol.objective)):
+            gain = sol.objective - last
+            if round_ == max_rounds or (enough is not None and enough(sol.objective)) or \
+                    0 < gain < settle * abs(sol.objective):
                 return sol, False
+            last = sol.objective
             e = np.where(size[pick, None] > 0, wt[pick] / np.maximum(size[pick, None], 1e-300),
                          eq.tangents[pick, 0])
             self._add_generators(pick, e)
+            self._spread(pick, e)
         raise AssertionError("unreachable")
+
+    def _spread(self, pick: np.ndarray, e: np.ndarray) -> None:
+        """Add the commonest new friction directions at every point of the same contact plane orientation.
+
+        A body sliding as a whole violates every one of its contacts in the
+        same direction; the next weakest interface of a stack would slide the
+        same way. Giving every parallel contact plane that direction at once
+        settles such sliding in one round instead of one round per interface.
+        """
+        eq = self.eq
+        keys = np.round(np.hstack([eq.normals[pick], e]), 3)
+        uniq, counts = np.unique(keys, axis=0, return_counts=True)
+        for key in uniq[np.argsort(-counts)][counts[np.argsort(-counts)] >= 2][:SPREAD]:
+            n, t = key[:3], key[3:]
+            same = np.flatnonzero((eq.normals @ (n / np.linalg.norm(n)) > 1.0 - 1e-9) & self.live)
+            t = t - (eq.normals[same] @ t)[:, None] * eq.normals[same]
+            t /= np.linalg.norm(t, axis=1)[:, None]
+            self._add_generators(same, t)
 
     # --- feasibility --------------------------------------------------------------------------
 
@@ -187,7 +215,9 @@ class Problem:
         """
         d = np.array([math.cos(theta), math.sin(theta)])
         self.lp.set_row_bounds(self.alpha_rows, -np.inf, np.array([-d[0], d[0], -d[1], d[1]]))
-        sol, exact = self.solve(enough=lambda objective: objective >= beaten, max_rounds=max_rounds)
+        # a direction whose h cannot undercut the best by more than the precision is settled
+        sol, exact = self.solve(enough=lambda objective: objective >= beaten - tol.margin_precision,
+                                max_rounds=max_rounds, settle=SETTLE * tol.margin_precision_rel)
         if not sol.optimal:  # cannot happen: y = 0, z = 0 is feasible and the cap bounds it
             raise RuntimeError("the margin LP has no optimum")
         mult = -sol.row_duals[self.alpha_rows]
@@ -213,7 +243,7 @@ class Problem:
         lower = -math.inf
         for _ in range(MAX_DIRECTIONS - len(FIRST_DIRECTIONS_DEG)):
             theta, lower = lowest_bound(np.array(points))
-            if best - lower <= tol.margin_precision:
+            if math.isfinite(best) and best - lower <= max(tol.margin_precision, tol.margin_precision_rel * best):
                 break
             h, a, exact = self.support(theta, beaten=best)
             points.append(a)
