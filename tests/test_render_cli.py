@@ -56,7 +56,7 @@ def test_one_scene_to_one_png(tmp_path, capsys):
 def test_a_batch_goes_to_a_directory_and_reports_json(tmp_path, capsys):
     out = tmp_path / "pictures"
     assert main(["render", str(TOWER), str(MIXED), "-o", str(out), "--size", "40x30", "--transparent",
-                 "--json"]) == 0
+                 "--antialias", "fxaa", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert [Path(r["image"]).name for r in report] == ["cube-tower.png", "mixed-games.png"]
     for r in report:
@@ -78,6 +78,7 @@ def test_explicit_eye_in_millimetres(tmp_path):
     (["--size", "big"], "--size: expected WIDTHxHEIGHT"),
     (["--camera", "fisheye"], "--camera: expected one of iso, front, side, top, got 'fisheye'"),
     (["--eye", "1", "2", "3"], "--eye and --look-at go together"),
+    (["--antialias", "ssaa"], "--antialias: expected one of msaa, fxaa, got 'ssaa'"),
 ])
 def test_bad_options_are_one_line_and_exit_2(tmp_path, capsys, args, message):
     out = tmp_path / "x.png"

@@ -242,11 +242,9 @@ def _edge_blend(image: np.ndarray, outline, w: int, h: int) -> float:
 
 
 @pytest.mark.parametrize("mode", ["msaa", "fxaa"])
-def test_both_anti_aliasing_modes_soften_edges_and_keep_geometry(mode, renderer):
-    from sim.render.renderer import Renderer
-
+def test_both_anti_aliasing_modes_soften_edges_and_keep_geometry(mode):
     w, h = 160, 120
-    r = renderer if mode == renderer.antialias else Renderer(antialias=mode)
+    r = default_renderer(mode)
     cam = scene_camera(RED_BRICK, (w, h), eye=(0.1, -0.3, 0.2), look_at=(0.01, -0.005, 0.04))
     image = r.render_graph(r.graph(RED_BRICK), cam)
     outline = _silhouette(RED_BRICK, cam)
@@ -259,3 +257,35 @@ def test_unknown_anti_aliasing_is_refused():
 
     with pytest.raises(ValueError, match="antialias"):
         Renderer(antialias="ssaa")
+
+
+def _patch(image: np.ndarray, centre, half: int = 4) -> np.ndarray:
+    col, row = (int(round(c)) for c in centre)
+    return image[row - half:row + half + 1, col - half:col + half + 1, :3].astype(float)
+
+
+def test_wood_shows_grain_where_plastic_is_smooth():
+    scene = _scene('{"id": "w", "kind": "talo.block", "length": 10, "pos": [0, -30, 10]},'
+                   '{"id": "p", "kind": "babylon.bridge", "pos": [0, 30, 10]}')
+    w, h = 400, 400
+    image = render_scene(scene, (w, h), camera="top")
+    cam = scene_camera(scene, (w, h), "top")
+    def texture(patch):  # pixel-to-pixel variation: grain, not the smooth fall-off of a highlight
+        return np.abs(np.diff(patch, axis=0)).mean() + np.abs(np.diff(patch, axis=1)).mean()
+
+    wood = _patch(image, cam.project([[0.0, -0.03, 0.02]])[0], 6)
+    plastic = _patch(image, cam.project([[0.02, 0.03, 0.02]])[0], 6)
+    assert texture(wood) > 2.0 * texture(plastic)
+
+
+def test_touching_blocks_show_a_seam():
+    scene = _scene('{"id": "a", "kind": "talo.block", "length": 3, "pos": [-30, 0, 10]},'
+                   '{"id": "b", "kind": "talo.block", "length": 3, "pos": [30, 0, 10]}')
+    w, h = 300, 200
+    eye, target = (0.0, -0.2, 0.06), (0.0, 0.0, 0.01)
+    image = render_scene(scene, (w, h), eye=eye, look_at=target).astype(float).sum(axis=2)
+    cam = scene_camera(scene, (w, h), eye=eye, look_at=target)
+    (x0, y), (x1, _) = cam.project([[-0.015, -0.01, 0.01], [0.015, -0.01, 0.01]])  # on the front faces
+    row = image[int(y), int(x0):int(x1)]  # across the seam, from one block's middle to the other's
+    middle = len(row) // 2
+    assert row[middle - 3:middle + 4].min() < 0.95 * np.median(row)  # without the eased edges: equal

@@ -15,16 +15,22 @@ import numpy as np
 from sim.render.camera import CAMERAS, Camera, CameraError, scene_camera
 from sim.render.image import load_png, save_png
 
-__all__ = ["CAMERAS", "Camera", "CameraError", "default_renderer", "load_png", "render_scene", "save_png",
+ANTIALIAS = ("msaa", "fxaa")
+
+__all__ = ["ANTIALIAS", "CAMERAS", "Camera", "CameraError", "default_renderer", "load_png", "render_scene", "save_png",
            "scene_camera"]
 
 
 @cache
-def default_renderer():
-    """The process's shared :class:`~sim.render.renderer.Renderer` (made on first use)."""
+def default_renderer(antialias: str = "msaa"):
+    """The process's shared :class:`~sim.render.renderer.Renderer` for an anti-aliasing mode (made on first use).
+
+    Args:
+        antialias: ``msaa`` (4x multisampling, the default) or ``fxaa`` (faster).
+    """
     from sim.render.renderer import Renderer
 
-    return Renderer()
+    return Renderer(antialias=antialias)
 
 
 def render_scene(scene, size=(1024, 1024), camera: str = "iso", eye=None, look_at=None,

@@ -143,9 +143,9 @@ def board_corners(scene) -> np.ndarray:
 def framed_points(scene) -> np.ndarray:
     """(k, 3) the points an automatic view keeps inside the image (m, world).
 
-    Every piece's bounding-box corners, and the board's when the board is not
-    much larger than what stands on it (a game board under a tower, not a
-    900 mm table under a few nobles), or when there are no pieces.
+    Every piece's bounding-box corners, and the board's when it is a printed
+    game board not much larger than what stands on it (a Talo board under a
+    tower, never a plain table under a few nobles), or when there are no pieces.
     """
     pieces = piece_corners(scene)
     board = board_corners(scene)
@@ -154,7 +154,7 @@ def framed_points(scene) -> np.ndarray:
             return board
         e = EMPTY_EXTENT
         return np.array([[x, y, z] for x in (-e, e) for y in (-e, e) for z in (0.0, e)])
-    if len(board):
+    if len(board) and scene.board_info.shape.decals:
         piece_size = float(np.max(pieces.max(axis=0) - pieces.min(axis=0)))
         board_size = float(np.max(board.max(axis=0) - board.min(axis=0)))
         if board_size <= BOARD_FRAME_RATIO * piece_size:

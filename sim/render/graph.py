@@ -78,11 +78,22 @@ class GeomLibrary:
         return self._nodes[shape]
 
 
-def _dress(node: NodePath, surface: Surface, material_name: str, seed, decal_lift: float) -> None:
+def is_box(shape: PieceShape) -> bool:
+    """Whether a piece is a plain box (one part: the eight corners of its bounding box)."""
+    if len(shape.parts) != 1 or len(shape.parts[0].vertices) != 8:
+        return False
+    v = shape.parts[0].vertices
+    lo, hi = shape.bounds
+    return bool(np.all(np.isclose(v, lo, atol=1e-9) | np.isclose(v, hi, atol=1e-9)))
+
+
+def _dress(node: NodePath, surface: Surface, shape: PieceShape, seed, decal_lift: float) -> None:
     """Give a surface node its material's shader inputs; decals print on top and cast no shadow."""
-    look = DECAL_FINISH if surface.layer else finish(material_name)
+    look = DECAL_FINISH if surface.layer else finish(shape.material.name)
     node.set_shader_input("u_finish", LVecBase4f(*look.as_vec4()))
     node.set_shader_input("u_grain", LVecBase4f(seed[0], seed[1], seed[2], look.sheen))
+    half = shape.extent / 2.0
+    node.set_shader_input("u_bevel", LVecBase4f(*half, 1.0) if is_box(shape) else LVecBase4f(0, 0, 0, 0))
     if surface.layer:
         node.set_depth_offset(surface.layer)
         node.set_z(surface.layer * decal_lift)
@@ -126,7 +137,7 @@ class SceneGraph:
         for surface, proto in library.surfaces(shape):
             child = node.attach_new_node(f"{name}:{surface.name}")
             proto.instance_to(child)
-            _dress(child, surface, shape.material.name, seed, self._decal_lift)
+            _dress(child, surface, shape, seed, self._decal_lift)
         return node
 
     @property

@@ -36,8 +36,8 @@ class Finish:
 
 
 FINISHES = {
-    "wood": Finish(specular=0.10, shininess=18.0, grain=1.0, sheen=0.05),  # oiled beech
-    "plastic": Finish(specular=0.55, shininess=90.0, sheen=0.22),  # injection-moulded, glossy
+    "wood": Finish(specular=0.10, shininess=18.0, grain=1.0, sheen=0.04),  # oiled beech
+    "plastic": Finish(specular=0.7, shininess=60.0, sheen=0.3),  # injection-moulded, glossy
     "cardboard": Finish(specular=0.0, shininess=1.0, fibre=1.0),  # printed matte board
 }
 DECAL_FINISH = Finish(specular=0.02, shininess=8.0)  # printed ink: matte, no grain showing through
@@ -89,8 +89,8 @@ class Lighting:
     sky: tuple[float, float, float] = (0.30, 0.31, 0.34)
     ground: tuple[float, float, float] = (0.12, 0.11, 0.10)
     shadow_softness: float = 0.6e-3
-    key_size_deg: float = 6.0
-    penumbra_limit: float = 5e-3
+    key_size_deg: float = 4.0
+    penumbra_limit: float = 4e-3
     shadow_strength: float = 0.42
     occlusion_radius: float = 9e-3
     occlusion_strength: float = 0.6

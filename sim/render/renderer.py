@@ -28,7 +28,7 @@ from panda3d.core import (
     ShaderInput,
 )
 
-from sim.render import shaders
+from sim.render import ANTIALIAS, shaders
 from sim.render.backend import backend
 from sim.render.buffers import DepthPass, Frame, noise_texture, post_scene, shader
 from sim.render.camera import Camera as ViewCamera
@@ -37,7 +37,6 @@ from sim.render.graph import MAIN_MASK, SHADOW_MASK, GeomLibrary, SceneGraph, ge
 from sim.render.lightview import fit_light, top_view
 from sim.render.looks import BACKDROP, LIGHTING, Backdrop, Lighting
 
-ANTIALIAS = ("msaa", "fxaa")
 SHADOW_MAP = 2048  # texels per side of the shadow map
 SHADOW_BOARD_LIMIT = 0.5  # m: boards up to this size cast shadows (game boards, not big tables)
 NORMAL_OFFSET_TEXELS = 1.5  # shadow look-ups start this far off the surface (no self-shadowing acne)
@@ -260,6 +259,7 @@ class Renderer:
             light.shadow_softness / light_view.width, light.penumbra_limit / light_view.width,
             DEPTH_BIAS_TEXELS * texel / depth_range,
             np.tan(np.radians(light.key_size_deg) / 2.0) * depth_range / light_view.width))
+        r.set_shader_input("u_shadow_slope", light_view.width / depth_range)
         r.set_shader_input("u_normal_offset", NORMAL_OFFSET_TEXELS * texel)
         reach = self.lighting.occlusion_radius
         top = top_view(casters, floor_z, reach, OCCLUSION_MAP)

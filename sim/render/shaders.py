@@ -45,6 +45,8 @@ uniform sampler2DShadow u_occlusion_map;  // depth seen from straight above
 uniform vec3 u_occlusion_params;  // x, y: reach in texture units; z: least occluder height (depth units)
 uniform vec4 u_occlusion_area;    // xy min, xy max (texture units) of what occludes, grown by the reach
 uniform vec4 u_shadow_area;       // xy min, xy max (shadow map units) of the pieces' shadows
+uniform float u_shadow_slope;     // shadow map depth units per texture unit of a 45 degree slope
+uniform vec3 u_key_dir;           // towards the key light
 uniform float u_occlusion_strength;
 uniform vec2 u_resolution;     // image size (px)
 uniform vec3 u_bg_top;
@@ -65,12 +67,16 @@ float hash12(vec2 p) {
 // then a filter as wide as the penumbra there (four taps first: when they agree, the pixel is
 // not in a penumbra). The taps turn randomly from pixel to pixel, so a wide penumbra is a fine
 // grain rather than stacked copies of the edge.
-float lit_fraction(vec4 coord) {
+float lit_fraction(vec4 coord, float ndl) {
     vec3 p = coord.xyz / coord.w;
     if (any(lessThan(p.xy, u_shadow_area.xy)) || any(greaterThan(p.xy, u_shadow_area.zw)) || p.z >= 1.0) {
         return 1.0;  // no piece's shadow reaches here
     }
-    float ref = p.z - u_shadow_params.z;
+    // A surface at an angle to the light comes nearer to it across the filter: the reference
+    // depth steps back by that slope times the filter's radius (a receiver-plane bias), so that
+    // the surface does not shadow itself.
+    float slope = min(sqrt(max(1.0 - ndl * ndl, 0.0)) / max(ndl, 0.1), 10.0) * u_shadow_slope;
+    float ref = p.z - u_shadow_params.z - slope * u_shadow_params.y;
     vec2 spin = TURNS[int(hash12(gl_FragCoord.xy) * 15.999)];
     mat2 turn = mat2(spin.x, spin.y, -spin.y, spin.x);
     float blockers = 0.0;
@@ -86,6 +92,7 @@ float lit_fraction(vec4 coord) {
         return 1.0;
     }
     float radius = clamp((ref - depth / blockers) * u_shadow_params.w, u_shadow_params.x, u_shadow_params.y);
+    ref += slope * (u_shadow_params.y - radius);  // a narrower filter needs less of the slope bias
     float sum = 0.0;
     for (int i = 12; i < 16; ++i) {
         sum += texture(u_shadow_map, vec3(p.xy + turn * DISK16[i] * radius, ref));
@@ -172,7 +179,6 @@ void main() {
 
 PIECE_FRAGMENT = VERSION + _COMMON + """
 uniform vec3 u_eye;
-uniform vec3 u_key_dir;
 uniform vec3 u_key_color;
 uniform vec3 u_fill_dir;
 uniform vec3 u_fill_color;
@@ -180,6 +186,7 @@ uniform vec3 u_sky;
 uniform vec3 u_ground;
 uniform vec4 u_finish;  // specular, shininess, grain, fibre
 uniform vec4 u_grain;   // xyz: where the piece was cut from the log (mm); w: sheen
+uniform vec4 u_bevel;   // xyz: half size of a box-shaped piece (m); w: 1 to draw its edges eased
 uniform sampler3D u_noise;  // random values, trilinearly filtered, repeating
 in vec3 v_world;
 in vec3 v_normal;
@@ -189,30 +196,38 @@ in vec4 v_shadow;
 in vec4 v_occlusion;
 out vec4 frag_color;
 
+const float BEVEL_WIDTH = 6e-4;  // m
+const float EXPOSURE = 0.8;
+
 // Smooth random values on a 1 mm lattice, tiled every 32 mm: one filtered look-up
 float value_noise(vec3 p) {
     return texture(u_noise, p / 32.0).r;
 }
 
 // Beech: growth rings of a log whose axis runs along the piece's x (its length), seen as
-// fine stripes on the long faces and arcs on the ends, with fibres and small dark rays.
-float wood(vec3 p) {
+// fine stripes on the long faces and arcs on the ends, with fibres. Details finer than a pixel
+// fade out (``pixel``: the pixel's size in mm), so that far wood is calm instead of noisy.
+float wood(vec3 p, float pixel) {
     vec3 q = p + vec3(u_grain.x, 0.0, 0.0);
     float wobble = value_noise(q * vec3(0.035, 0.22, 0.22));
     float r = length(q.yz + u_grain.yz) + 3.0 * wobble;
     float ring = fract(r / 2.4);
     float late = smoothstep(0.55, 0.9, ring) * (1.0 - smoothstep(0.9, 1.0, ring));
-    float fibre = value_noise(q * vec3(0.05, 2.2, 2.2));
-    return 1.0 - 0.11 * late - 0.08 * (fibre - 0.5);
+    float rings = 1.0 - smoothstep(0.9, 2.0, pixel);  // 2.4 mm rings need two pixels or more
+    float fibres = 1.0 - smoothstep(0.3, 0.9, pixel);  // fibres 0.45 mm apart
+    float fibre = fibres > 0.0 ? value_noise(q * vec3(0.05, 2.2, 2.2)) - 0.5 : 0.0;
+    return 1.0 - 0.11 * late * rings - 0.045 * (1.0 - rings) - 0.08 * fibre * fibres;
 }
 
 float paper(vec3 p) {
     return 1.0 + 0.05 * (value_noise(p * 0.8) - 0.5);
 }
 
-vec3 shoulder(vec3 c) {  // keep colours up to 0.8, roll highlights off smoothly towards 1
-    vec3 over = max(c - 0.8, 0.0);
-    return min(c, 0.8) + over / (1.0 + over / 0.2);
+// Film-like tone curve (K. Narkowicz's fit of ACES): gentle contrast in the mid-tones and a long
+// shoulder, so that a sunlit top face keeps its grain instead of clipping to white.
+vec3 tone(vec3 c) {
+    c *= EXPOSURE;
+    return clamp(c * (2.51 * c + 0.03) / (c * (2.43 * c + 0.59) + 0.14), 0.0, 1.0);
 }
 
 void main() {
@@ -222,13 +237,20 @@ void main() {
     vec3 ambient = mix(u_ground, u_sky, 0.5 + 0.5 * n.z);
     vec3 mm = v_local * 1000.0;
     if (u_finish.z > 0.0) {
-        albedo *= mix(1.0, wood(mm), u_finish.z);
+        albedo *= mix(1.0, wood(mm, length(fwidth(mm))), u_finish.z);
     }
     if (u_finish.w > 0.0) {
         albedo *= mix(1.0, paper(mm), u_finish.w);
     }
+    if (u_bevel.w > 0.0) {
+        // Real blocks have eased edges that catch less light: darken a thin band along every edge
+        // of a box, so that blocks lying side by side still read as separate pieces.
+        vec3 d = u_bevel.xyz - abs(v_local);
+        float edge = d.x + d.y + d.z - min(d.x, min(d.y, d.z)) - max(d.x, max(d.y, d.z));
+        albedo *= mix(0.6, 1.0, smoothstep(0.0, BEVEL_WIDTH, edge));
+    }
     vec3 v = normalize(u_eye - v_world);
-    float shade = ndl > 0.0 ? lit_fraction(v_shadow) : 0.0;  // facing away: no look-up needed
+    float shade = ndl > 0.0 ? lit_fraction(v_shadow, ndl) : 0.0;  // facing away: no look-up needed
     float occluded = n.z > 0.3 ? u_occlusion_strength * occlusion(v_occlusion) * smoothstep(0.3, 0.9, n.z) : 0.0;
     vec3 light = u_key_color * ndl * shade * (1.0 - 0.4 * occluded)
         + (u_fill_color * max(dot(n, u_fill_dir), 0.0) + ambient) * (1.0 - occluded);
@@ -238,8 +260,8 @@ void main() {
     float grazing = 1.0 - max(dot(n, v), 0.0);
     float fresnel = grazing * grazing * grazing * grazing * grazing;
     vec3 sky = mix(u_ground, u_sky, 0.5 + 0.5 * reflect(-v, n).z) * 2.0;
-    c += u_grain.w * fresnel * sky;
-    frag_color = vec4(to_srgb(shoulder(c)), 1.0);
+    c += u_grain.w * (0.12 + 0.88 * fresnel) * sky;  // a glossy surface mirrors the sky a little
+    frag_color = vec4(to_srgb(tone(c)), 1.0);
 }
 """
 
@@ -253,7 +275,7 @@ in vec4 v_occlusion;
 out vec4 frag_color;
 
 void main() {
-    float shadow = u_shadow_strength * (1.0 - lit_fraction(v_shadow));
+    float shadow = u_shadow_strength * (1.0 - lit_fraction(v_shadow, u_key_dir.z));
     float dark = 1.0 - (1.0 - shadow) * (1.0 - u_occlusion_strength * occlusion(v_occlusion));
     if (u_transparent > 0.5) {
         frag_color = vec4(0.0, 0.0, 0.0, dark);
