@@ -100,7 +100,7 @@ class Equilibrium:
                 continue
             b = body[live]
             force = sign * direction[live]
-            moment = np.cross((self.points[point[live]] - self.com[b]) / self.length, force)
+            moment = cross((self.points[point[live]] - self.com[b]) / self.length, force)
             for axis in range(3):
                 rows += [6 * b + axis, 6 * b + 3 + axis]
                 cols += [live, live]
@@ -119,12 +119,18 @@ class Equilibrium:
             b = side[live]
             r = (self.points[live] - self.com[b]) / self.length
             # (r × f) · m = f · (m × r)
-            w[live] += sign * (y[b, :3] + np.cross(y[b, 3:], r))
+            w[live] += sign * (y[b, :3] + cross(y[b, 3:], r))
         return w
 
     def generators(self, point: np.ndarray, tangent: np.ndarray) -> np.ndarray:
         """(k, 3) friction-cone generators ``n + μ e`` at points for unit tangents ``e`` (k, 3)."""
         return self.normals[point] + self.mu[point, None] * tangent
+
+
+def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row-wise cross products of two (k, 3) arrays (``np.cross`` without its overhead)."""
+    return np.column_stack([a[:, 1] * b[:, 2] - a[:, 2] * b[:, 1], a[:, 2] * b[:, 0] - a[:, 0] * b[:, 2],
+                            a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]])
 
 
 def equilibrium(scene, interfaces: list[Interface]) -> Equilibrium:

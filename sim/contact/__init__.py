@@ -1,0 +1,98 @@
+"""Contact interfaces between touching convex parts of a scene's pieces (pure geometry).
+
+``find_interfaces`` pairs nearby parts (:mod:`sim.contact.parts`), finds where
+one lies on a face of the other and clips that to the face
+(:mod:`sim.contact.narrow`), and returns :class:`Interface` records.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sim.contact.interface import BOARD, BOARD_PART, Interface, board_friction, contact_friction, is_table_contact
+from sim.contact.narrow import Candidate, Table, clip, face_candidates, touching_rows
+from sim.contact.parts import (
+    PartFaces,
+    board_parts,
+    candidate_pairs,
+    part_faces,
+    plane_basis,
+    resolve_poses,
+    scene_parts,
+)
+from sim.tol import tol
+
+__all__ = ["BOARD", "BOARD_PART", "Interface", "PartFaces", "board_friction", "contact_friction", "find_interfaces",
+           "is_table_contact", "part_faces", "plane_basis"]
+
+
+def find_interfaces(scene, poses=None, *, gap: float | None = None, depth: float | None = None) -> list[Interface]:
+    """Every contact between convex parts of different pieces, and between pieces and the board.
+
+    Two convex parts touch where one's vertices lie on (within ``gap`` above,
+    or ``depth`` below) a face plane of the other, which the other lies
+    wholly outside of. Those vertices' convex hull, clipped to the face
+    polygon, is the interface: a polygon for face-on-face contact, a segment
+    for an edge lying on a face, a point for a corner on a face. Two faces
+    that meet only along their rims (blocks side by side touching a third
+    along an edge of its face) give no interface, and neither do edge-on-edge
+    crossings (two edges touching at one point, neither lying in a face of the
+    other). Convex parts touch over one convex set, so each pair of parts has
+    at most one interface: the one of highest dimension, then largest area.
+
+    The board is its slab's parts (top at z = 0) plus the endless table under
+    it (the plane z = -thickness; z = 0 for the ``table`` board). Interfaces
+    are oriented so that their normal points up (or is horizontal): ``b``
+    rests on ``a``; the board is always ``a``.
+
+    Args:
+        scene: the scene.
+        poses: (n, 7) poses in file order, or a mapping id -> (7,); None for the scene's own.
+        gap: largest separation that still counts as touching (m); default ``tol.coplanar``.
+        depth: largest interpenetration that still counts as touching (m); default ``tol.overlap``.
+
+    Returns:
+        The interfaces, ordered by (a, b) as the pieces appear in the scene, board first.
+    """
+    gap = tol.coplanar if gap is None else gap
+    depth = tol.overlap if depth is None else depth
+    poses = resolve_poses(scene, poses)
+    rank = {BOARD: -1} | {p.id: i for i, p in enumerate(scene.pieces)}
+    parts = board_parts(scene) + scene_parts(scene, poses)
+    finite = [p for p in parts if len(p.vertices)]
+    lo = np.array([p.lo for p in finite])
+    hi = np.array([p.hi for p in finite])
+    owner = np.array([rank[p.piece] for p in finite])
+    pairs = candidate_pairs(lo, hi, owner, gap + depth)
+    for plane in (p for p in parts if not len(p.vertices)):
+        z0 = plane.offsets[0]
+        near = np.flatnonzero((owner >= 0) & (lo[:, 2] <= z0 + gap) & (lo[:, 2] >= z0 - depth))
+        finite.append(plane)
+        pairs = np.vstack([pairs, np.column_stack([np.full(len(near), len(finite) - 1), near])])
+    swap = np.array([rank[finite[i].piece] > rank[finite[j].piece] for i, j in pairs], dtype=bool)
+    pairs[swap] = pairs[swap][:, ::-1]
+    if len(pairs) == 0:
+        return []
+    table = Table.of(finite)
+    cands = face_candidates(finite, pairs, table, touching_rows(table, pairs, gap, depth), gap)
+    best: dict[int, tuple] = {}
+    for c, res in zip(cands, clip(cands) if cands else []):
+        if res is not None and (c.pair not in best or res[:2] > best[c.pair][0][:2]):
+            best[c.pair] = (res, c)
+    out = [_interface((finite[pairs[k][0]], finite[pairs[k][1]]), res, c) for k, (res, c) in best.items()]
+    out.sort(key=lambda f: (rank[f.a], rank[f.b], f.part_a, f.part_b))
+    return out
+
+
+def _interface(pair, res, c: Candidate) -> Interface:
+    """The interface record of a pair's chosen contact, oriented so that its normal points up."""
+    pa, pb = pair
+    _, area, xy = res
+    pts = c.origin + xy @ c.basis
+    normal = c.normal
+    if c.flip:  # the face is b's: seen from a the normal points into b
+        normal, pts = -normal, pts[::-1]
+    a, b, part_a, part_b = pa.piece, pb.piece, pa.part, pb.part
+    if normal[2] < -np.sin(tol.coplanar_angle) or b == BOARD:
+        a, b, part_a, part_b, normal, pts = b, a, part_b, part_a, -normal, pts[::-1]
+    return Interface(a, b, part_a, part_b, normal.copy(), np.ascontiguousarray(pts), area)

@@ -1,0 +1,303 @@
+"""The narrow phase: touching sets of parts on each other's face planes, clipped to the faces.
+
+Candidate face planes of all pairs are found at once in flat numpy arrays;
+face-on-face contacts are projected together and clipped in one vectorised
+shapely call; edges and corners on faces are handled one by one.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import shapely
+
+from sim.contact.parts import Placed
+from sim.tol import tol
+
+# --- narrow phase -----------------------------------------------------------------
+
+@dataclass(eq=False)
+class Candidate:
+    """A touching set of one part on a face plane of another, before clipping to the face."""
+
+    pair: int
+    flip: bool  # the face belongs to the pair's second part
+    dim: int  # 2 polygon, 1 segment, 0 point
+    touch: np.ndarray  # (k, 2) in the face's (u, v), counter-clockwise for polygons
+    face: np.ndarray | None  # (m, 2) the face polygon, None for the endless plane
+    normal: np.ndarray  # (3,) the face's outward normal
+    origin: np.ndarray  # (3,) the face plane's point nearest the world origin
+    basis: np.ndarray  # (2, 3)
+
+
+def _ragged(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For segments of the given lengths laid end to end: each element's segment and place in it."""
+    counts = np.asarray(counts, dtype=int)
+    seg = np.repeat(np.arange(len(counts)), counts)
+    return seg, np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+
+
+@dataclass(eq=False)
+class Table:
+    """The placed parts' vertices, faces and face polygons in flat arrays (world)."""
+
+    vstart: np.ndarray
+    vcnt: np.ndarray
+    fstart: np.ndarray
+    fcnt: np.ndarray
+    verts: np.ndarray  # (V, 3)
+    normals: np.ndarray  # (F, 3)
+    offsets: np.ndarray  # (F,)
+    bases: np.ndarray  # (F, 2, 3)
+    pstart: np.ndarray  # (F,) first polygon vertex of each face
+    pcnt: np.ndarray  # (F,) its vertex count; 0 for the endless plane
+    pverts: np.ndarray  # (P, 3)
+
+    @classmethod
+    def of(cls, parts: list) -> Table:
+        vcnt = np.array([len(p.vertices) for p in parts])
+        fcnt = np.array([len(p.offsets) for p in parts])
+        pcnt = np.concatenate([p.pcnt for p in parts])
+        return cls(np.cumsum(vcnt) - vcnt, vcnt, np.cumsum(fcnt) - fcnt, fcnt,
+                   np.vstack([p.vertices for p in parts]), np.vstack([p.normals for p in parts]),
+                   np.concatenate([p.offsets for p in parts]), np.concatenate([p.bases for p in parts]),
+                   np.cumsum(pcnt) - pcnt, pcnt, np.vstack([p.pverts for p in parts]))
+
+
+def touching_rows(table: Table, pairs: np.ndarray, gap: float, depth: float):
+    """Signed distances of every pair's vertices to the other part's face planes, all pairs at once.
+
+    Each pair is looked at both ways round (faces of the first part, vertices of the second, and
+    the reverse). A face plane is a candidate where the vertex part lies wholly outside it, at most
+    ``depth`` inside and at least one vertex within ``gap`` of it.
+
+    Args:
+        table: the placed parts.
+        pairs: (p, 2) part indices.
+
+    Returns:
+        Per candidate row: pair index, flip (the face is the second part's), the global face
+        index, and the (v,) boolean mask of the touching vertices of the other part.
+    """
+    pair_idx = np.concatenate([np.arange(len(pairs))] * 2)
+    flip = np.repeat([False, True], len(pairs))
+    face_part = np.concatenate([pairs[:, 0], pairs[:, 1]])
+    vert_part = np.concatenate([pairs[:, 1], pairs[:, 0]])
+    live = table.vcnt[vert_part] > 0
+    pair_idx, flip, face_part, vert_part = pair_idx[live], flip[live], face_part[live], vert_part[live]
+    row_dir, row_face = _ragged(table.fcnt[face_part])  # one row per (directed pair, face)
+    row_len = table.vcnt[vert_part[row_dir]]
+    el_row, el_vert = _ragged(row_len)  # one element per (row, vertex)
+    face_id = table.fstart[face_part[row_dir]] + row_face
+    vert_id = table.vstart[vert_part[row_dir[el_row]]] + el_vert
+    s = np.einsum("ij,ij->i", table.verts[vert_id], table.normals[face_id[el_row]]) - table.offsets[face_id[el_row]]
+    starts = np.cumsum(row_len) - row_len
+    smin = np.minimum.reduceat(s, starts)
+    hit = np.flatnonzero((smin >= -depth) & (smin <= gap))
+    on = s <= gap
+    masks = [on[starts[r]:starts[r] + row_len[r]] for r in hit]
+    d = row_dir[hit]
+    return pair_idx[d], flip[d], face_id[hit], masks
+
+
+def _facing_polygons(table: Table, face: np.ndarray, other: np.ndarray, top: np.ndarray):
+    """For faces and the parts touching them: the other part's face lying on each face's plane.
+
+    Args:
+        face: (r,) global face indices.
+        other: (r,) the touching parts.
+        top: (r,) the highest a vertex may lie on the face's plane (its offset plus the gap).
+
+    Returns:
+        (r,) the other part's global face index with the opposite normal whose polygon lies
+        within the gap of the plane, or -1 where there is none.
+    """
+    n = table.normals[face]
+    el_row, el_face = _ragged(table.fcnt[other])
+    g_all = table.fstart[other][el_row] + el_face
+    dots = np.einsum("ij,ij->i", table.normals[g_all], n[el_row])
+    starts = np.cumsum(table.fcnt[other]) - table.fcnt[other]
+    lowest = np.minimum.reduceat(dots, starts)
+    first = np.flatnonzero(dots == lowest[el_row])
+    rows, at = np.unique(el_row[first], return_index=True)
+    g = np.full(len(face), -1)
+    g[rows] = g_all[first[at]]
+    g[lowest > -np.cos(tol.coplanar_angle)] = -1
+    ok = np.flatnonzero(g >= 0)
+    el2, k2 = _ragged(table.pcnt[g[ok]])
+    height = np.einsum("ij,ij->i", table.pverts[table.pstart[g[ok]][el2] + k2], n[ok][el2])
+    above = np.zeros(len(ok), dtype=bool)
+    np.logical_or.at(above, el2, height > top[ok][el2])
+    g[ok[above]] = -1
+    return g
+
+
+def face_candidates(parts: list, pairs: np.ndarray, table: Table, rows, gap: float) -> list:
+    """The touching set of each candidate row, in its face's plane coordinates.
+
+    A face-on-face overlap is found from both faces; the second finding (the second part's face
+    facing a polygon already found from the first part's face) is skipped. Face-on-face rows are
+    handled together in flat arrays; edges and corners one by one.
+    """
+    pair_k, flip, face, masks = rows
+    count = np.array([np.count_nonzero(m) for m in masks], dtype=int)
+    other = np.where(flip, pairs[pair_k, 0], pairs[pair_k, 1])
+    g = np.full(len(face), -1)
+    many = np.flatnonzero(count >= 3)
+    g[many] = _facing_polygons(table, face[many], other[many], table.offsets[face[many]] + gap)
+    # both faces of a face-on-face contact find it: keep the first part's
+    first_side = {(int(k), int(fc)) for k, fc, fl, gg in zip(pair_k, face, flip, g) if gg >= 0 and not fl}
+    out = []
+    flat = np.flatnonzero(g >= 0)
+    touch2d, face2d, overlap = _flat_projections(table, face[flat], g[flat], gap)
+    for r, t2, f2, ok in zip(flat.tolist(), touch2d, face2d, overlap.tolist()):
+        if ok and not (flip[r] and (int(pair_k[r]), int(g[r])) in first_side):
+            out.append(_candidate(table, int(pair_k[r]), bool(flip[r]), int(face[r]), 2, t2, f2))
+    for r in np.flatnonzero(g < 0).tolist():
+        fid, ob = int(face[r]), parts[int(other[r])]
+        n, basis = table.normals[fid], table.bases[fid]
+        if count[r] >= 3:
+            touch = _touching_polygon(ob, masks[r], n, basis)
+            dim = 2 if len(touch) >= 3 else len(touch) - 1
+        else:
+            dim, touch = int(count[r]) - 1, ob.vertices[masks[r]] @ basis.T
+        f2 = None if table.pcnt[fid] == 0 else _project(table, fid, basis)
+        if dim == 2 and f2 is not None and not _boxes_overlap(touch, f2, gap):
+            continue
+        out.append(_candidate(table, int(pair_k[r]), bool(flip[r]), fid, dim, touch, f2))
+    return out
+
+
+def _project(table: Table, fid: int, basis: np.ndarray) -> np.ndarray:
+    """A face's polygon in a plane basis, (k, 2)."""
+    return table.pverts[table.pstart[fid]:table.pstart[fid] + table.pcnt[fid]] @ basis.T
+
+
+def _flat_projections(table: Table, face: np.ndarray, g: np.ndarray, gap: float):
+    """The facing polygons (reversed: counter-clockwise about the face normal) and the faces, in 2-d.
+
+    Returns:
+        Two lists of (k, 2) arrays (a face of the endless plane is None), and (r,) whether the
+        two polygons' bounding boxes overlap by more than ``gap`` both ways (a face-on-face
+        contact can only have an area there).
+    """
+    basis = table.bases[face]
+    el, k = _ragged(table.pcnt[g])
+    rev = table.pstart[g][el] + table.pcnt[g][el] - 1 - k
+    t2 = np.einsum("ij,ikj->ik", table.pverts[rev], basis[el])
+    el_f, k = _ragged(table.pcnt[face])
+    f2 = np.einsum("ij,ikj->ik", table.pverts[table.pstart[face][el_f] + k], basis[el_f])
+    overlap = np.ones(len(face), dtype=bool)
+    bounded = np.flatnonzero(table.pcnt[face] > 0)
+    if len(bounded):
+        t_start = np.cumsum(table.pcnt[g]) - table.pcnt[g]
+        f_cnt = table.pcnt[face[bounded]]
+        f_start = np.cumsum(f_cnt) - f_cnt
+        lo = np.maximum(np.minimum.reduceat(t2, t_start)[bounded], np.minimum.reduceat(f2, f_start))
+        hi = np.minimum(np.maximum.reduceat(t2, t_start)[bounded], np.maximum.reduceat(f2, f_start))
+        overlap[bounded] = np.all(hi - lo > gap, axis=1)
+    touch = np.split(t2, np.cumsum(table.pcnt[g])[:-1])
+    faces = np.split(f2, np.cumsum(table.pcnt[face])[:-1])
+    return touch, [f if len(f) else None for f in faces], overlap
+
+
+def _candidate(table: Table, k: int, flip: bool, fid: int, dim: int, touch, face) -> Candidate:
+    n = table.normals[fid]
+    return Candidate(k, flip, dim, touch, face, n, n * table.offsets[fid], table.bases[fid])
+
+
+def _boxes_overlap(p: np.ndarray, q: np.ndarray, gap: float) -> bool:
+    """Whether the 2-d bounding boxes of two polygons overlap by more than ``gap`` both ways."""
+    lo = np.maximum(p.min(axis=0), q.min(axis=0))
+    hi = np.minimum(p.max(axis=0), q.max(axis=0))
+    return bool(hi[0] - lo[0] > gap and hi[1] - lo[1] > gap)
+
+
+def _touching_polygon(ob: Placed, on: np.ndarray, n: np.ndarray, basis: np.ndarray) -> np.ndarray:
+    """The hull of the vertices ``on`` of ``ob`` on a plane of normal ``n``, in (u, v), counter-clockwise."""
+    pts = ob.vertices[on] @ basis.T
+    geom = shapely.MultiPoint(pts).convex_hull
+    if geom.geom_type == "Polygon":
+        return np.asarray(shapely.geometry.polygon.orient(geom, 1.0).exterior.coords)[:-1]
+    return _segment(np.asarray(geom.coords))
+
+
+def _segment(coords: np.ndarray) -> np.ndarray:
+    """The two extreme points of roughly collinear points, or one point if they coincide; (k, 2)."""
+    coords = np.unique(coords, axis=0)
+    if len(coords) <= 1:
+        return coords
+    centred = coords - coords.mean(axis=0)
+    t = centred @ np.linalg.svd(centred, full_matrices=False)[2][0]
+    ends = coords[[int(np.argmin(t)), int(np.argmax(t))]]
+    return ends[:1] if np.linalg.norm(ends[1] - ends[0]) <= tol.merge else ends
+
+
+def _geometries(arrays: list, kind: str) -> np.ndarray:
+    """Shapely geometries of (k, 2) arrays in one vectorised call: ``polygon``, ``line`` or ``point``."""
+    if not arrays:
+        return np.empty(0, dtype=object)
+    if kind == "point":
+        return shapely.points(np.array([a[0] for a in arrays]))
+    coords = np.vstack(arrays)
+    index = np.repeat(np.arange(len(arrays)), [len(a) for a in arrays])
+    if kind == "line":
+        return shapely.linestrings(coords, indices=index)
+    return shapely.polygons(shapely.linearrings(coords, indices=index))
+
+
+def clip(cands: list) -> list:
+    """Clip every candidate's touching set to its face polygon (shapely, vectorised).
+
+    Returns:
+        One (dim, area, points (k, 2)) per candidate, or None where nothing is left. Polygons
+        that clip to less than an area (two faces meeting only along their rims) are dropped.
+    """
+    touch = np.empty(len(cands), dtype=object)
+    for dim, kind in ((2, "polygon"), (1, "line"), (0, "point")):
+        idx = [i for i, c in enumerate(cands) if c.dim == dim]
+        touch[idx] = _geometries([cands[i].touch for i in idx], kind)
+    bounded = [i for i, c in enumerate(cands) if c.face is not None]
+    clipped = touch.copy()
+    clipped[bounded] = shapely.intersection(touch[bounded], _geometries([cands[i].face for i in bounded], "polygon"))
+    areas = shapely.area(clipped)
+    types = shapely.get_type_id(clipped)
+    coords, index = shapely.get_coordinates(clipped, return_index=True)
+    pieces = np.split(coords, np.searchsorted(index, np.arange(1, len(cands))))
+    out = []
+    for c, pts, area, kind in zip(cands, pieces, areas, types):
+        if len(pts) == 0:
+            out.append(None)
+        elif c.dim == 2:
+            out.append(_polygon_points(pts, float(area)) if kind == POLYGON_TYPE else None)
+        else:
+            pts = _segment(pts)
+            out.append((len(pts) - 1, 0.0, pts))
+    return out
+
+
+POLYGON_TYPE = 3  # shapely's geometry type id of a Polygon
+
+
+def _polygon_points(closed: np.ndarray, area: float):
+    """A clipped face overlap (closed ring, (k + 1, 2)) as (2, area, (k, 2) counter-clockwise).
+
+    Returns None for an overlap thinner than the contact gap: two faces touching along their rims.
+    Plain Python: these rings have a handful of vertices, too few for numpy to pay off.
+    """
+    ring = closed.tolist()
+    k = len(ring) - 1
+    longest = max(math.dist(ring[i], ring[i + 1]) for i in range(k))
+    if area <= tol.coplanar * longest:
+        return None
+    signed = sum(ring[i][0] * ring[i + 1][1] - ring[i + 1][0] * ring[i][1] for i in range(k))
+    pts = ring[:k] if signed > 0 else ring[k:0:-1]
+    keep = []
+    for i in range(k):  # drop vertices on the line through their neighbours
+        (px, py), (cx, cy), (nx, ny) = pts[i - 1], pts[i], pts[(i + 1) % k]
+        cross = (cx - px) * (ny - cy) - (cy - py) * (nx - cx)
+        if abs(cross) > tol.merge * max(abs(cx - px) + abs(cy - py), abs(nx - cx) + abs(ny - cy), tol.merge):
+            keep.append(pts[i])
+    return 2, area, np.array(keep if len(keep) >= 3 else pts)

@@ -1,0 +1,189 @@
+"""Benchmark the statics: 55-block Talo scenes, and harmonic stacks beside compas_cra's rigid-block equilibrium.
+
+Run once, at the end, on a quiet machine: `.venv/bin/python tools/bench_statics.py`.
+compas_cra is the optional `bench` extra (`.venv/bin/pip install compas_cra`);
+without it only our side is measured. Ratios are measured in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from sim.contact import find_interfaces  # noqa: E402
+from sim.scene import from_dict, load_scene  # noqa: E402
+from sim.statics import analyze  # noqa: E402
+from sim.statics.cases import harmonic_stack  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+TALO_55 = ROOT / "scenes" / "talo" / "all-55-blocks.json"
+CRA_TENSION = 1e-4  # compas_cra's verdict: unstable when it needs tension above this share of a block's weight
+
+# A game-like structure of all 55 blocks (length, field i, field j, layer, axis), grown one block at a
+# time where the statics kept it stable (margin at least 0.08 g): sparser than the stepped pyramid,
+# and its weakest mode is sliding, the expensive case for an exact Coulomb cone.
+GAME_55 = [
+    (10, 0, 4, 0, "x"), (9, 3, 4, 1, "z"), (9, 1, 5, 0, "x"), (8, 4, 3, 0, "z"), (8, 1, 5, 1, "x"),
+    (8, 0, 3, 8, "x"), (7, 2, 3, 9, "x"), (7, 5, 5, 2, "z"), (7, 2, 5, 9, "x"), (7, 5, 4, 1, "z"),
+    (6, 4, 4, 1, "z"), (6, 6, 4, 1, "z"), (6, 1, 0, 0, "x"), (6, 4, 2, 0, "x"), (6, 6, 2, 1, "z"),
+    (5, 4, 4, 8, "x"), (5, 4, 2, 7, "x"), (5, 4, 2, 8, "x"), (5, 4, 2, 9, "x"), (5, 1, 1, 9, "y"),
+    (5, 5, 6, 0, "x"), (4, 4, 4, 9, "x"), (1, 5, 0, 1, "z"), (4, 8, 6, 1, "z"), (2, 8, 6, 5, "z"),
+    (2, 5, 6, 1, "z"), (1, 8, 6, 7, "z"), (1, 8, 6, 8, "z"), (1, 8, 6, 9, "z"), (1, 8, 4, 9, "z"),
+    (1, 5, 0, 2, "z"), (1, 5, 6, 3, "z"), (4, 5, 6, 4, "z"), (3, 4, 6, 8, "x"), (3, 4, 6, 9, "x"),
+    (3, 2, 4, 1, "z"), (1, 2, 4, 4, "z"), (2, 5, 0, 3, "z"), (3, 4, 0, 5, "x"), (4, 2, 4, 5, "z"),
+    (3, 4, 0, 6, "x"), (2, 4, 0, 7, "x"), (2, 4, 0, 8, "y"), (2, 4, 1, 9, "x"), (3, 5, 9, 0, "z"),
+    (4, 8, 7, 0, "z"), (3, 6, 0, 7, "z"), (3, 3, 0, 9, "x"), (2, 5, 9, 3, "z"), (4, 8, 7, 4, "z"),
+    (4, 4, 7, 0, "z"), (2, 8, 7, 8, "y"), (1, 2, 4, 9, "z"), (1, 8, 7, 9, "z"), (2, 4, 7, 4, "z"),
+]
+
+
+def game_55():
+    """The game-like 55-block Talo structure as a scene."""
+    pieces = [{"id": f"b{k + 1:02d}", "kind": "talo.block", "length": n, "cell": [i, j], "layer": layer,
+               "axis": axis} for k, (n, i, j, layer, axis) in enumerate(GAME_55)]
+    return from_dict({"format": "towerlab-scene/1", "game": "talo", "pieces": pieces}, "game-55")
+
+
+def timed(fn, repeat: int):
+    """(best wall time in ms, last result) of ``repeat`` calls: the least disturbed on a shared machine."""
+    times, out = [], None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        out = fn()
+        times.append((time.perf_counter() - start) * 1e3)
+    return min(times), out
+
+
+@contextlib.contextmanager
+def quiet():
+    """Silence stdout, also what native code writes to file descriptor 1."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    with open(os.devnull, "w") as null:
+        os.dup2(null.fileno(), 1)
+        try:
+            with contextlib.redirect_stdout(null):
+                yield
+        finally:
+            sys.stdout.flush()
+            os.dup2(saved, 1)
+            os.close(saved)
+
+
+def cra_verdict(scene):
+    """compas_cra on a scene of boxes: (stable by its tension, ms for the assembly + interfaces, ms to solve)."""
+    from compas.geometry import Box, Frame
+    from compas_assembly.datastructures import Block
+    from compas_cra.algorithms import assembly_interfaces_numpy
+    from compas_cra.datastructures import CRA_Assembly
+    from compas_cra.equilibrium import rbe_solve
+
+    start = time.perf_counter()
+    asm = CRA_Assembly()
+    supports = []
+    for p in scene.pieces:
+        sx, sy, sz = p.params["size"]
+        key = asm.add_block(Block.from_shape(Box(sx, sy, sz, frame=Frame([c * 1000 for c in p.pos], [1, 0, 0],
+                                                                          [0, 1, 0]))))
+        if p.fixed:
+            supports.append(key)
+    asm.set_boundary_conditions(supports)
+    assembly_interfaces_numpy(asm, amin=1e-6, tmax=1e-4)
+    found = time.perf_counter()
+    density = 1e-6
+    with quiet():
+        rbe_solve(asm, mu=0.5, density=density)
+    solved = time.perf_counter()
+    block_weight = density * scene.pieces[-1].params["size"][0] * scene.pieces[-1].params["size"][1] * \
+        scene.pieces[-1].params["size"][2]
+    tension = max((f["c_nn"] for e in asm.graph.edges() for i in asm.graph.edge_attribute(e, "interfaces")
+                   for f in i.forces), default=0.0)
+    return tension < CRA_TENSION * block_weight, (found - start) * 1e3, (solved - found) * 1e3
+
+
+def bench_talo(repeat: int) -> list[dict]:
+    rows = []
+    for name, scene in (("all-55-blocks (stepped pyramid)", load_scene(TALO_55)), ("game-like 55", game_55())):
+        analyze(scene)  # warm the catalogue caches
+        t_if, ifaces = timed(lambda s=scene: find_interfaces(s), repeat)
+        t_feas, _ = timed(lambda s=scene: analyze(s, margin=False), repeat)
+        t_all, r = timed(lambda s=scene: analyze(s), repeat)
+        rows.append({"scene": name, "interfaces": len(ifaces), "stable": r.stable, "margin_g": round(r.margin_g, 4),
+                     "lp_solves": r.lp_solves, "ms_interfaces": round(t_if, 1),
+                     "ms_feasibility_incl_interfaces": round(t_feas, 1), "ms_statics_incl_interfaces": round(t_all, 1)})
+    return rows
+
+
+def bench_harmonic(repeat: int, with_cra: bool, cra_repeat: int) -> list[dict]:
+    rows = []
+    for n in range(2, 21):
+        for scale in (0.98, 1.02):
+            scene = harmonic_stack(n, scale)
+            t_feas, feas = timed(lambda s=scene: analyze(s, margin=False), repeat)
+            t_all, full = timed(lambda s=scene: analyze(s), repeat)
+            row = {"n": n, "scale": scale, "ours_stable": full.stable, "ms_ours_feasibility": round(t_feas, 2),
+                   "ms_ours_with_margin": round(t_all, 2)}
+            if with_cra:
+                runs = [cra_verdict(scene) for _ in range(cra_repeat)]
+                stable = runs[-1][0]
+                t_build, t_solve = min(r[1] for r in runs), min(r[2] for r in runs)
+                row.update(cra_stable=stable, ms_cra_interfaces=round(t_build, 1), ms_cra_solve=round(t_solve, 1),
+                           same_verdict=stable == full.stable and feas.feasible == full.feasible)
+            rows.append(row)
+    return rows
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5, help="timed runs of ours per case (best of)")
+    parser.add_argument("--cra-repeat", type=int, default=2, help="timed runs of compas_cra per case (best of)")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args(argv)
+    try:
+        import compas_cra  # noqa: F401
+        with_cra = True
+    except ImportError:
+        with_cra = False
+    load = os.getloadavg()
+    talo = bench_talo(args.repeat)
+    harmonic = bench_harmonic(args.repeat, with_cra, args.cra_repeat)
+    if args.json:
+        print(json.dumps({"load_average": load, "talo": talo, "harmonic": harmonic}, indent=2))
+        return 0
+    print(f"load average at start: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} (2 cores shared)")
+    print(f"\nTalo, all 55 blocks (best of {args.repeat} runs, ms)")
+    for r in talo:
+        print(f"  {r['scene']:34s} {r['interfaces']:4d} interfaces  stable={r['stable']}  margin {r['margin_g']:.4f} g"
+              f"  LPs {r['lp_solves']:3d}  interfaces {r['ms_interfaces']:7.1f}"
+              f"  feasibility {r['ms_feasibility_incl_interfaces']:7.1f}"
+              f"  with margin {r['ms_statics_incl_interfaces']:7.1f}")
+    print(f"\nHarmonic stacks (ms, best of {args.repeat} / {args.cra_repeat}; ours include finding the interfaces;"
+          " speed-ups: compas_cra's interfaces + solve over ours)")
+    head = "   n  scale  ours  feas-only  +margin"
+    if with_cra:
+        head += "   cra  cra-interfaces  cra-solve  same  speed-up(feas)  speed-up(+margin)  vs cra-solve"
+    print(head)
+    for r in harmonic:
+        line = f"  {r['n']:2d}  {r['scale']:.2f}  {'S' if r['ours_stable'] else 'F'}  {r['ms_ours_feasibility']:9.2f}" \
+               f"  {r['ms_ours_with_margin']:7.2f}"
+        if with_cra:
+            cra_total = r["ms_cra_interfaces"] + r["ms_cra_solve"]
+            line += f"   {'S' if r['cra_stable'] else 'F'}  {r['ms_cra_interfaces']:14.1f}  {r['ms_cra_solve']:9.1f}" \
+                    f"  {'yes' if r['same_verdict'] else 'NO':>4s}  {cra_total / r['ms_ours_feasibility']:14.1f}" \
+                    f"  {cra_total / r['ms_ours_with_margin']:17.1f}" \
+                    f"  {r['ms_cra_solve'] / r['ms_ours_with_margin']:12.1f}"
+        print(line)
+    if not with_cra:
+        print("\ncompas_cra is not installed (pip install compas_cra): no comparison")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
