@@ -122,3 +122,17 @@ def test_settle_without_physics_is_a_clear_error(tmp_path, monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "sim.physics", None)  # import fails
     assert main(["render", str(TOWER), "-o", str(tmp_path / "x.png"), "--size", "32x32", "--settle"]) == 2
     assert "--settle needs the physics engine" in capsys.readouterr().err
+
+
+def test_settle_with_the_physics_engine_drops_a_floating_brick(tmp_path, capsys):
+    pytest.importorskip("pybullet")
+    floating = _write(tmp_path / "floating.json", [{"id": "r", "kind": "tohuwabohu.brick", "size": "large",
+                                                    "color": "red", "pos": [0, 0, 60]}])
+    out = tmp_path / "settled.png"
+    view = ["--size", "32x32", "--eye", "0", "-300", "10", "--look-at", "0", "0", "10"]
+    assert main(["render", str(floating), "-o", str(out), *view, "--settle"]) == 0
+    r, g, _, _ = load_png(out)[16, 16].astype(int)
+    assert r > 2 * g  # it fell onto the table, where the camera looks
+    assert main(["render", str(floating), "-o", str(out), *view]) == 0
+    r, g, _, _ = load_png(out)[16, 16].astype(int)
+    assert not r > 2 * g  # unsettled, it floats above the view's centre

@@ -4,8 +4,9 @@ Both draw the same scene (every block, the board and its printed grid) from the
 same camera at the same size; the script prints images per second for each
 (towerlab with 4x multisampling, its default, and with FXAA) and saves the two
 pictures side by side to docs/images/render-vs-tinyrenderer.png. Times are the
-best of --repeat pictures after a warm-up, wall clock; llvmpipe draws with
-LP_NUM_THREADS threads (default: one per core), TinyRenderer with one.
+median of --repeat pictures after a warm-up, wall clock and CPU (all threads);
+llvmpipe draws with LP_NUM_THREADS threads (default: one per core),
+TinyRenderer with one.
 
     .venv/bin/python tools/bench_render.py [--size 1024] [--repeat 5] [--scene FILE]
 
@@ -19,6 +20,7 @@ import argparse
 import io
 import json
 import os
+import resource
 import sys
 import time
 from pathlib import Path
@@ -30,7 +32,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from sim.atomic import write_bytes  # noqa: E402
 from sim.render import default_renderer, scene_camera  # noqa: E402
 from sim.render.looks import LIGHTING  # noqa: E402
-from sim.render.renderer import Renderer  # noqa: E402
 from sim.render.surfaces import piece_surfaces  # noqa: E402
 from sim.scene import load_scene  # noqa: E402
 
@@ -45,15 +46,26 @@ def default_scene() -> Path:
     return next(p for p in SCENES if p.exists())
 
 
-def time_calls(fn, repeat: int) -> tuple[float, object]:
-    """Seconds per call (the best of ``repeat``, after one warm-up call) and the last result."""
+def _cpu() -> float:
+    """CPU seconds used by this process so far, all threads (llvmpipe draws on worker threads)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def time_calls(fn, repeat: int) -> tuple[float, float, object]:
+    """Wall and CPU seconds per call (each the median of ``repeat``, after one warm-up call) and the last result.
+
+    The machine may be shared: wall time then depends on the load, CPU time
+    (the work done) much less.
+    """
     result = fn()
-    best = float("inf")
+    walls, cpus = [], []
     for _ in range(repeat):
-        start = time.perf_counter()
+        wall, cpu = time.perf_counter(), _cpu()
         result = fn()
-        best = min(best, time.perf_counter() - start)
-    return best, result
+        walls.append(time.perf_counter() - wall)
+        cpus.append(_cpu() - cpu)
+    return float(np.median(walls)), float(np.median(cpus)), result
 
 
 class TinyScene:
@@ -128,28 +140,31 @@ def main(argv=None) -> int:
     camera = scene_camera(scene, size, "iso")
     key = LIGHTING.key_direction(camera.basis[2])
 
+    load = os.getloadavg()[0]
     renderer = default_renderer()
-    ours_s, ours_image = time_calls(lambda: renderer.render(scene, size), args.repeat)
+    ours_s, ours_cpu, ours_image = time_calls(lambda: renderer.render(scene, size), args.repeat)
     graph = renderer.graph(scene)
-    frame_s, _ = time_calls(lambda: renderer.render_graph(graph, camera), args.repeat)
-    fast = Renderer(antialias="fxaa")
-    fast_s, _ = time_calls(lambda: fast.render(scene, size), args.repeat)
-    fast.close()
+    frame_s, _, _ = time_calls(lambda: renderer.render_graph(graph, camera), args.repeat)
+    fast = default_renderer("fxaa")
+    fast_s, fast_cpu, _ = time_calls(lambda: fast.render(scene, size), args.repeat)
 
     tiny = TinyScene(scene)
-    tiny_s, tiny_image = time_calls(lambda: tiny.render(camera, key), args.repeat)
+    tiny_s, tiny_cpu, tiny_image = time_calls(lambda: tiny.render(camera, key), args.repeat)
     tiny.close()
 
     result = {
         "scene": str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path),
         "pieces": len(scene.pieces), "size": list(size), "renderer": renderer.backend.name,
-        "llvmpipe_threads": os.environ.get("LP_NUM_THREADS", os.cpu_count()),
+        "llvmpipe_threads": int(os.environ.get("LP_NUM_THREADS", os.cpu_count())),
+        "load_average_before": round(load, 2),
         "towerlab_images_per_s": round(1.0 / ours_s, 2),
         "towerlab_same_graph_images_per_s": round(1.0 / frame_s, 2),
         "towerlab_fxaa_images_per_s": round(1.0 / fast_s, 2),
         "tinyrenderer_images_per_s": round(1.0 / tiny_s, 2),
         "speedup": round(tiny_s / ours_s, 2),
         "speedup_fxaa": round(tiny_s / fast_s, 2),
+        "cpu_s_per_image": {"towerlab": round(ours_cpu, 3), "towerlab_fxaa": round(fast_cpu, 3),
+                            "tinyrenderer": round(tiny_cpu, 3)},
     }
     side_by_side(ours_image, tiny_image,
                  f"towerlab (Panda3D, {renderer.backend.name}, 4x MSAA): {1 / ours_s:.2f} images/s",

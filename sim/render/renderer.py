@@ -47,7 +47,8 @@ BACKDROP_DEPTH = 0.9  # the backdrop card's distance, as a fraction of the far p
 PIECES_BIN = "towerlab-pieces"  # a front-to-back bin drawn before the floor and the backdrop
 SOFTWARE_DECAL_LIFT = 5e-4  # m per decal layer: the software renderer ignores depth offsets
 OCCLUSION_MAP = 256  # texels per side of the top-down map of contact occlusion
-OCCLUSION_GAP = 3e-4  # m: an occluder must be this much above a surface to shade it
+OCCLUSION_GAP = 3e-4  # m: an occluder's top must be this much above a surface to shade it
+OCCLUSION_HEIGHT = 0.045  # m: ... and no more than this (a plate high above is not in contact)
 
 _RAW_DEPTH = SamplerState()  # the shadow map read as depths, not compared
 _RAW_DEPTH.set_minfilter(SamplerState.FT_nearest)
@@ -267,8 +268,8 @@ class Renderer:
         radius = max(reach, 2.5 * top.texel(OCCLUSION_MAP))
         depth = top.far - top.near
         r.set_shader_input("u_occlusion_matrix", _matrix(top.texture_matrix()))
-        r.set_shader_input("u_occlusion_params", LVecBase3f(radius / top.width, radius / top.height,
-                                                            OCCLUSION_GAP / depth))
+        r.set_shader_input("u_occlusion_params", LVecBase4f(radius / top.width, radius / top.height,
+                                                            OCCLUSION_GAP / depth, OCCLUSION_HEIGHT / depth))
         r.set_shader_input("u_occlusion_area", _area(top.texture_matrix(), occluders, radius))
         self._floor.set_shader_input("u_occlusion_area", _area(top.texture_matrix(), casters, radius))
         r.set_shader_input("u_shadow_area", _area(light_view.texture_matrix(), occluders,
@@ -317,7 +318,7 @@ def _area(matrix: np.ndarray, points: np.ndarray, grow: float, along=None, floor
     uv = pts @ matrix[:2, :3].T + matrix[:2, 3]
     scale = np.linalg.norm(matrix[:2, :3], axis=1)
     lo, hi = uv.min(axis=0) - grow * scale, uv.max(axis=0) + grow * scale
-    return LVecBase4f(lo[0], lo[1], hi[0], hi[1])
+    return LVecBase4f(float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1]))
 
 
 def _matrix(m: np.ndarray) -> LMatrix4f:

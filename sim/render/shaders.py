@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-VERSION = "#version 330\n"
+VERSION = "#version 330\n#extension GL_ARB_texture_gather : enable\n"
 
 
 
@@ -42,7 +42,7 @@ uniform sampler2D u_shadow_depth;      // the same depths, read as numbers (bloc
 uniform vec4 u_shadow_params;  // x: least penumbra radius, y: blocker search radius (texture units);
                                // z: depth bias; w: penumbra radius per unit of depth behind the blocker
 uniform sampler2DShadow u_occlusion_map;  // depth seen from straight above
-uniform vec3 u_occlusion_params;  // x, y: reach in texture units; z: least occluder height (depth units)
+uniform vec4 u_occlusion_params;  // x, y: reach in texture units; z, w: least and most occluder height (depth)
 uniform vec4 u_occlusion_area;    // xy min, xy max (texture units) of what occludes, grown by the reach
 uniform vec4 u_shadow_area;       // xy min, xy max (shadow map units) of the pieces' shadows
 uniform float u_shadow_slope;     // shadow map depth units per texture unit of a 45 degree slope
@@ -81,12 +81,11 @@ float lit_fraction(vec4 coord, float ndl) {
     mat2 turn = mat2(spin.x, spin.y, -spin.y, spin.x);
     float blockers = 0.0;
     float depth = 0.0;
-    for (int i = 0; i < 8; ++i) {
-        float d = texture(u_shadow_depth, p.xy + turn * DISK8[i] * u_shadow_params.y).r;
-        if (d < ref) {
-            blockers += 1.0;
-            depth += d;
-        }
+    for (int i = 0; i < 8; ++i) {  // each look-up gathers a 2 x 2 block of depths
+        vec4 d = textureGather(u_shadow_depth, p.xy + turn * DISK8[i] * u_shadow_params.y);
+        vec4 hit = step(d, vec4(ref));
+        blockers += dot(hit, vec4(1.0));
+        depth += dot(hit, d);
     }
     if (blockers == 0.0) {
         return 1.0;
@@ -106,8 +105,10 @@ float lit_fraction(vec4 coord, float ndl) {
     return sum / 16.0;
 }
 
-// How much of the neighbourhood of an upward-facing point is covered by something above it
-// (contact occlusion: the soft dark rim at the foot of a block, around a board's edge).
+// How much of the neighbourhood of an upward-facing point is covered by something whose top is
+// a little above it (contact occlusion: the soft dark rim along a board's edge, at the foot of a
+// lying block). A map seen from above cannot tell a plate floating high over the point from a
+// tall block standing beside it, so tops higher than the reach count as neither.
 float occlusion(vec4 coord) {
     vec3 p = coord.xyz / coord.w;
     if (any(lessThan(p.xy, u_occlusion_area.xy)) || any(greaterThan(p.xy, u_occlusion_area.zw))) {
@@ -121,10 +122,15 @@ float occlusion(vec4 coord) {
     if (open == 4.0) {
         return 0.0;
     }
-    for (int i = 0; i < 12; ++i) {
-        open += texture(u_occlusion_map, vec3(p.xy + DISK16[i] * u_occlusion_params.xy, ref));
+    float high = 0.0;  // taps where the top is beyond reach
+    for (int i = 0; i < 16; ++i) {
+        vec2 at = p.xy + DISK16[i] * u_occlusion_params.xy;
+        if (i < 12) {
+            open += texture(u_occlusion_map, vec3(at, ref));
+        }
+        high += 1.0 - texture(u_occlusion_map, vec3(at, p.z - u_occlusion_params.w));
     }
-    return smoothstep(0.0, 0.6, 1.0 - open / 16.0);  // at the very foot of a wall (half covered): full
+    return smoothstep(0.0, 0.6, 1.0 - (open + high) / 16.0);  // the foot of a wall (half covered): full
 }
 
 vec3 backdrop(vec2 frag) {
