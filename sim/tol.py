@@ -79,9 +79,9 @@ class Tolerances:
         knocked_drop: fall (m) of a piece's position beyond which it dropped a
             level: 5 mm, a quarter of the 20 mm levels of Talo and Babylon.
         touch_gap: two bodies closer than this (m) touch (contact bookkeeping).
-        blowup_height: free-fall height (m) whose energy, for every piece, a
-            run may show as kinetic energy beyond what gravity released before
-            it counts as blown up: 0.1 m.
+        blowup_height: a run whose mechanical energy rose by more than lifting
+            every piece this high (m) would take has blown up: 0.1 m, far above
+            the solver's position corrections, far below any explosion.
         support_angle: an interface whose normal is within this angle (rad) of
             vertical is a support (the upper piece rests on the lower); steeper
             ones are side contacts: 45°, halfway between lying on and leaning

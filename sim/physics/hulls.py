@@ -1,10 +1,13 @@
-"""Convex parts as Wavefront files that pybullet turns into convex hulls (one file per distinct part).
+"""Pieces as files pybullet loads: each convex part a Wavefront hull, each body a URDF link.
 
-pybullet builds a compound shape from several meshes only when they come as
-files (``createCollisionShapeArray`` takes no vertex lists), so each part's
-hull is written once per process into a private directory, named by a hash of
-its vertices: equal parts share one file, and pybullet's file cache can never
-mix up two different parts.
+A piece is one rigid body whose collision shape is the compound of its
+convex parts. pybullet's own compound call (``createCollisionShapeArray``)
+holds at most 16 shapes and writes past its buffer beyond that (a Babylon
+bridge has 33 parts), so each body is written as a URDF link with one
+``<collision>`` per part and its inertial frame, and loaded with
+``loadURDF``. Files go once per process into a private directory, named by
+a hash of their content: equal parts share one file, and pybullet's file
+cache can never mix up two different ones.
 """
 
 from __future__ import annotations
@@ -29,12 +32,20 @@ def _directory() -> Path:
     return _DIR
 
 
-def hull_file(vertices: np.ndarray) -> str:
+def _write(path: Path, text: str) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(text)
+    tmp.replace(path)
+
+
+def hull_file(vertices: np.ndarray, faces: np.ndarray | None = None) -> str:
     """Path of a Wavefront file holding the convex hull of ``vertices``.
 
     Args:
         vertices: (k, 3) float, in the units the world counts in, centred
             near the origin (the part's own frame).
+        faces: (f, 3) int triangles of their hull, when known (a part's hull
+            keeps its faces under any linear map); computed otherwise.
 
     Returns:
         The file's path (created on first use, reused afterwards).
@@ -43,10 +54,37 @@ def hull_file(vertices: np.ndarray) -> str:
     key = hashlib.sha1(v.tobytes()).hexdigest()[:20]
     path = _directory() / f"{key}.obj"
     if not path.exists():
-        hull = trimesh.convex.convex_hull(v)
-        lines = [f"v {x:.12g} {y:.12g} {z:.12g}" for x, y, z in hull.vertices]
-        lines += [f"f {a + 1} {b + 1} {c + 1}" for a, b, c in hull.faces]
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text("\n".join(lines) + "\n")
-        tmp.replace(path)
+        if faces is None:
+            hull = trimesh.convex.convex_hull(v)
+            v, faces = hull.vertices, hull.faces
+        lines = [f"v {x:.12g} {y:.12g} {z:.12g}" for x, y, z in v]
+        lines += [f"f {a + 1} {b + 1} {c + 1}" for a, b, c in faces]
+        _write(path, "\n".join(lines) + "\n")
+    return str(path)
+
+
+def body_file(parts: list[tuple[str, np.ndarray]], scale, mass: float, com, rpy, moments) -> str:
+    """Path of a URDF file with one link: the given hulls as its collision shape, and its inertia.
+
+    Args:
+        parts: (hull file, (3,) position of the hull's frame in the link frame), world units.
+        scale: (3,) factors on every hull along the link's axes, about the hull's own origin.
+        mass: kg; 0 for a static body.
+        com: (3,) centre of mass in the link frame (world units).
+        rpy: (3,) roll, pitch, yaw (rad) of the principal axes in the link frame.
+        moments: (3,) principal moments of inertia (kg · unit²).
+    """
+    def xyz(v) -> str:
+        return " ".join(f"{float(x):.15g}" for x in v)
+
+    collisions = "".join(f'<collision><origin xyz="{xyz(pos)}"/><geometry><mesh filename="{name}" '
+                         f'scale="{xyz(scale)}"/></geometry></collision>' for name, pos in parts)
+    ixx, iyy, izz = (f"{float(m):.15g}" for m in moments)
+    text = (f'<?xml version="1.0"?><robot name="piece"><link name="body"><inertial>'
+            f'<origin xyz="{xyz(com)}" rpy="{xyz(rpy)}"/><mass value="{float(mass):.15g}"/>'
+            f'<inertia ixx="{ixx}" ixy="0" ixz="0" iyy="{iyy}" iyz="0" izz="{izz}"/></inertial>'
+            f"{collisions}</link></robot>\n")
+    path = _directory() / f"{hashlib.sha1(text.encode()).hexdigest()[:20]}.urdf"
+    if not path.exists():
+        _write(path, text)
     return str(path)

@@ -11,20 +11,45 @@ class returns is SI.
 from __future__ import annotations
 
 import contextlib
+import os
+import sys
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
-import pybullet as pb
 from scipy.spatial.transform import Rotation
 
 from sim.contact import BOARD
 from sim.physics.errors import BlowUpError, OverlapError
-from sim.physics.hulls import hull_file
+from sim.physics.hulls import body_file, hull_file
 from sim.physics.settings import TUNED, PhysicsSettings
 from sim.pieces import PieceShape
 from sim.pieces.boards import TABLE_MATERIAL
 from sim.scene import Scene
 from sim.tol import tol
+
+
+def _quiet_import():
+    """Import pybullet without the build-time line it prints on stderr (the CLI's stderr is for errors)."""
+    try:
+        fd = sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):
+        import pybullet
+        return pybullet
+    sys.stderr.flush()
+    saved = os.dup(fd)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, fd)
+        import pybullet
+    finally:
+        os.dup2(saved, fd)
+        os.close(saved)
+        os.close(devnull)
+    return pybullet
+
+
+pb = _quiet_import()
 
 GRAVITY = 9.81
 """Standard gravity (m/s²)."""
@@ -45,6 +70,7 @@ class BodyInfo:
         principal: (4,) xyzw rotation from the principal axes to the piece frame.
         inertia: (3,) principal moments (kg m²).
         fixed: a static piece.
+        start_quat: (4,) its orientation in the scene; poses keep the quaternion's sign near it.
     """
 
     id: str
@@ -54,6 +80,7 @@ class BodyInfo:
     principal: np.ndarray
     inertia: np.ndarray
     fixed: bool
+    start_quat: np.ndarray
 
 
 def principal_frame(inertia: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -88,7 +115,6 @@ class World:
         self.settings = settings or TUNED
         self._scale = self.settings.length_scale
         self._cid = pb.connect(pb.DIRECT)
-        self._shapes: dict[tuple, int] = {}
         self._names: dict[int, str] = {}
         self.time = 0.0
         self.steps = 0
@@ -108,6 +134,7 @@ class World:
             raise
         self.source = scene.source or "<scene>"
         self._energy0 = self.potential_energy()
+        self._injected = 0.0
 
     # --- construction -------------------------------------------------------------------------
 
@@ -122,7 +149,8 @@ class World:
                 contactSlop=s.contact_slop * scale, contactBreakingThreshold=s.contact_breaking_threshold * scale,
                 warmStartingFactor=s.warm_starting, enableConeFriction=int(s.cone_friction),
                 enableSAT=int(s.sat), restitutionVelocityThreshold=s.restitution_velocity_threshold * scale,
-                deterministicOverlappingPairs=int(s.deterministic_pairs), physicsClientId=self._cid)
+                deterministicOverlappingPairs=int(s.deterministic_pairs), enableFileCaching=0,
+                physicsClientId=self._cid)
         else:
             pb.setPhysicsEngineParameter(fixedTimeStep=s.dt, deterministicOverlappingPairs=1,
                                          physicsClientId=self._cid)
@@ -132,40 +160,45 @@ class World:
         board = self.scene.board_info
         plane = pb.createCollisionShape(pb.GEOM_PLANE, physicsClientId=self._cid)
         uid = pb.createMultiBody(0.0, plane, basePosition=[0.0, 0.0, -board.thickness * self._scale],
-                                 physicsClientId=self._cid)
+                                 useMaximalCoordinates=True, physicsClientId=self._cid)
         self._material(uid, TABLE_MATERIAL.friction, TABLE_MATERIAL.restitution)
         self._names[uid] = TABLE if board.shape is not None else BOARD
         self.table_uid = uid
         self.board_uid = uid
         if board.shape is not None:
-            uid = pb.createMultiBody(0.0, self._shape(board.shape), basePosition=list(board.pos * self._scale),
-                                     useMaximalCoordinates=True, physicsClientId=self._cid)
+            uid = self._load(board.shape, board.pos, (0.0, 0.0, 0.0, 1.0), 0.0, 0.0)
             self._material(uid, board.shape.material.friction, board.shape.material.restitution)
             self._names[uid] = BOARD
             self.board_uid = uid
 
-    def _shape(self, shape: PieceShape, shrink: float = 0.0, up=(0.0, 0.0, 1.0)) -> int:
-        """A compound collision shape of the parts' hulls, narrowed by ``shrink`` across ``up``.
+    def _load(self, shape: PieceShape, pos, quat, mass: float, shrink: float) -> int:
+        """Load one body: the parts' hulls narrowed by ``shrink`` across the world's vertical, and
+        the inertia of ``mass`` kg (0: static) in principal axes.
 
         Args:
-            shape: the catalogue piece.
-            shrink: relative narrowing perpendicular to ``up`` (see ``PhysicsSettings.shrink``).
-            up: (3,) the world's vertical in the piece frame.
+            shape: the catalogue piece (or board slab).
+            pos: (3,) position of the piece frame (m).
+            quat: (4,) its orientation, xyzw.
+            mass: kg; 0 for a static body.
+            shrink: relative narrowing perpendicular to the vertical (``PhysicsSettings.shrink``).
         """
-        up = np.asarray(up, dtype=float)
-        key = (id(shape), shrink, tuple(np.round(up, 9)))
-        if key not in self._shapes:
-            squeeze = (1.0 - shrink) * (np.eye(3) - np.outer(up, up)) + np.outer(up, up)
-            files, frames = [], []
-            for part in shape.parts:
-                centre = (part.vertices.min(axis=0) + part.vertices.max(axis=0)) / 2
-                frames.append(list(centre * self._scale))
-                files.append(hull_file((part.vertices - centre) @ squeeze.T * self._scale))
-            flags = pb.URDF_INITIALIZE_SAT_FEATURES if self.settings.sat else 0
-            self._shapes[key] = pb.createCollisionShapeArray(
-                [pb.GEOM_MESH] * len(files), fileNames=files, collisionFramePositions=frames,
-                flags=[flags] * len(files), physicsClientId=self._cid)
-        return self._shapes[key]
+        s = self._scale
+        up = Rotation.from_quat(quat).inv().apply([0.0, 0.0, 1.0])
+        squeeze = 1.0 - shrink * (1.0 - up**2)  # the piece axes across the vertical narrow, the vertical not
+        parts = []
+        for part in shape.parts:
+            centre = (part.vertices.min(axis=0) + part.vertices.max(axis=0)) / 2
+            hull = part.hull  # cached
+            parts.append((hull_file((hull.vertices - centre) * s, hull.faces), centre * s))
+        moments, principal = principal_frame(shape.inertia * (mass / shape.mass))
+        with warnings.catch_warnings():  # a gimbal-locked principal frame still converts exactly
+            warnings.simplefilter("ignore", UserWarning)
+            rpy = Rotation.from_quat(principal).as_euler("xyz")
+        flags = pb.URDF_USE_INERTIA_FROM_FILE | (pb.URDF_INITIALIZE_SAT_FEATURES if self.settings.sat else 0)
+        return pb.loadURDF(body_file(parts, squeeze, mass, shape.com * s, rpy, moments * s * s),
+                           basePosition=list(np.asarray(pos, dtype=float) * s), baseOrientation=list(quat),
+                           useMaximalCoordinates=True, useFixedBase=mass == 0.0, flags=flags,
+                           physicsClientId=self._cid)
 
     def _shrink(self, k: int) -> float:
         """The k-th body's narrowing: between 1 and 2 times ``settings.shrink``, spread by the
@@ -174,23 +207,13 @@ class World:
 
     def _add_piece(self, piece) -> BodyInfo:
         shape = piece.shape
-        ratio = piece.mass / shape.mass
-        moments, principal = principal_frame(shape.inertia * ratio)
         mass = 0.0 if piece.fixed else piece.mass
-        s = self._scale
-        up = Rotation.from_quat(piece.quat).inv().apply([0.0, 0.0, 1.0])
-        uid = pb.createMultiBody(
-            mass, self._shape(shape, self._shrink(len(self._names)), up),
-            basePosition=list(np.asarray(piece.pos) * s), baseOrientation=list(piece.quat),
-            baseInertialFramePosition=list(shape.com * s), baseInertialFrameOrientation=list(principal),
-            useMaximalCoordinates=True, physicsClientId=self._cid)
+        uid = self._load(shape, piece.pos, piece.quat, mass, self._shrink(len(self._names)))
         self._material(uid, piece.friction_coefficient, shape.material.restitution)
-        if not piece.fixed:
-            # the mass goes along: on a maximal-coordinate body pybullet zeroes it otherwise
-            pb.changeDynamics(uid, -1, mass=mass, localInertiaDiagonal=list(moments * s * s),
-                              physicsClientId=self._cid)
         self._names[uid] = piece.id
-        return BodyInfo(piece.id, uid, mass, shape.com.copy(), principal, moments, piece.fixed)
+        moments, principal = principal_frame(shape.inertia * (piece.mass / shape.mass))
+        return BodyInfo(piece.id, uid, mass, shape.com.copy(), principal, moments, piece.fixed,
+                        np.asarray(piece.quat, dtype=float))
 
     def _material(self, uid: int, friction: float, restitution: float) -> None:
         """Bullet multiplies the two bodies' coefficients: each gets the square root of its own,
@@ -231,6 +254,17 @@ class World:
         self._probe = (float(accel_g), direction_deg)
         self._apply_gravity()
 
+    def set_precision(self, residual_velocity: float) -> None:
+        """The solver's convergence tolerance from now on (m/s; see ``PhysicsSettings.residual_velocity``)."""
+        if self.settings.configure_engine:
+            pb.setPhysicsEngineParameter(solverResidualThreshold=(residual_velocity * self._scale) ** 2,
+                                         physicsClientId=self._cid)
+
+    @property
+    def probe_direction(self) -> float | None:
+        """The probe's fixed direction (degrees), None when it turns (or is off)."""
+        return self._probe[1] if self._probe[0] != 0.0 else None
+
     def _apply_gravity(self) -> None:
         accel, direction = self._probe
         if direction is None:
@@ -250,7 +284,7 @@ class World:
             BlowUpError: NaN poses or kinetic energy beyond what gravity released.
         """
         rotating = self._probe[0] != 0.0 and self._probe[1] is None
-        every = self.settings.watch_every
+        every = max(1, int(round(self.settings.watch_seconds / self.settings.dt)))
         for _ in range(n):
             if rotating:
                 self._apply_gravity()
@@ -261,21 +295,41 @@ class World:
                 self.watch()
 
     def watch(self) -> None:
-        """Stop with :class:`BlowUpError` if poses are not finite or energy ran away."""
+        """Stop with :class:`BlowUpError` if a pose is not finite or the energy ran away.
+
+        The pieces only lose mechanical energy (friction, inelastic impacts);
+        a world whose kinetic plus potential energy rose above the start's plus
+        what pushes gave, by more than lifting every piece ``tol.blowup_height``
+        would take, is numerically broken.
+        """
         poses = self.poses()
         bad = ~np.isfinite(poses).all(axis=1)
         if bad.any():
-            raise BlowUpError(self.source, self.time, [i for i, b in zip(self.ids, bad) if b], "NaN pose")
+            raise BlowUpError(self.source, self.time, [i for i, b in zip(self.ids, bad) if b], "a pose became NaN")
         kinetic = self.kinetic_energies()
-        released = max(self._energy0 - self.potential_energy(), 0.0)
-        total_mass = sum(b.mass for b in self._dynamic)
-        allowed = self.settings.blowup_energy_factor * released + total_mass * GRAVITY * tol.blowup_height
-        if kinetic.sum() > allowed:
-            order = np.argsort(-kinetic)[:3]
-            names = [self._dynamic[i].id for i in order]
+        gained = kinetic.sum() + self.potential_energy() - self._energy0 - self._injected
+        allowed = sum(b.mass for b in self._dynamic) * GRAVITY * tol.blowup_height
+        if not np.isfinite(gained) or gained > allowed:
+            names = [self._dynamic[i].id for i in np.argsort(-kinetic)[:3]]
             raise BlowUpError(self.source, self.time, names,
-                              f"kinetic energy {kinetic.sum():.3g} J, more than the {released:.3g} J "
-                              "gravity released")
+                              f"the energy rose by {gained:.3g} J with nothing to give it")
+
+    def push(self, piece_id: str, velocity, spin=(0.0, 0.0, 0.0)) -> None:
+        """Set a piece moving (a nudge); its kinetic energy counts as given, not as a blow-up.
+
+        Args:
+            piece_id: the piece.
+            velocity: (3,) linear velocity of its centre of mass (m/s).
+            spin: (3,) angular velocity (rad/s).
+        """
+        b = self.bodies[piece_id]
+        if b.fixed:
+            raise ValueError(f"piece {piece_id!r} is fixed")
+        k = self._dynamic.index(b)
+        before = self.kinetic_energies()[k]
+        pb.resetBaseVelocity(b.uid, list(np.asarray(velocity, dtype=float) * self._scale),
+                             list(np.asarray(spin, dtype=float)), physicsClientId=self._cid)
+        self._injected += max(self.kinetic_energies()[k] - before, 0.0)
 
     # --- reading the state ----------------------------------------------------------------------
 
@@ -296,7 +350,10 @@ class World:
         centre = np.array([r[0] for r in raw]) / self._scale
         rot = Rotation.from_quat([r[1] for r in raw]) * Rotation.from_quat([b.principal for b in bodies]).inv()
         pos = centre - rot.apply(np.array([b.com for b in bodies]))
-        return np.hstack([pos, rot.as_quat()])
+        quat = rot.as_quat()
+        start = np.array([b.start_quat for b in bodies])
+        quat = np.where(np.sum(quat * start, axis=1, keepdims=True) < 0, -quat, quat)  # the sign it started with
+        return np.hstack([pos, quat])
 
     def velocities(self) -> np.ndarray:
         """(n, 6) linear velocity of the centre of mass (m/s) and angular velocity (rad/s), scene order."""
@@ -334,25 +391,28 @@ class World:
         return (np.linalg.norm(v[:, :3], axis=1) < tol.rest_speed) & (np.linalg.norm(v[:, 3:], axis=1)
                                                                      < tol.rest_spin)
 
-    def touching(self, piece_id: str) -> set[str]:
-        """Names of the bodies (piece ids, ``board``, ``table``) in contact with a piece now."""
-        uid = self.bodies[piece_id].uid
-        limit = tol.touch_gap * self._scale
-        return {self._names[c[2]] for c in pb.getContactPoints(bodyA=uid, physicsClientId=self._cid)
-                if c[8] < limit}
+    def contact_state(self) -> dict[str, tuple[frozenset, frozenset]]:
+        """What each piece touches now, and what holds it up, from the last step's contacts.
 
-    def contacts(self) -> dict[str, set[str]]:
-        """For every piece, the names of the bodies it touches now (after collision detection)."""
-        out: dict[str, set[str]] = {i: set() for i in self.ids}
-        limit = tol.touch_gap * self._scale
+        Returns:
+            id -> (touching, below): names of the bodies (piece ids, ``board``,
+            ``table``) in contact with it, and those among them whose contact
+            normal is within ``tol.support_angle`` of vertical, under it.
+        """
+        touching: dict[str, set[str]] = {i: set() for i in self.ids}
+        below: dict[str, set[str]] = {i: set() for i in self.ids}
+        gap = tol.touch_gap * self._scale
+        upright = np.cos(tol.support_angle)
         for c in pb.getContactPoints(physicsClientId=self._cid):
-            if c[8] < limit:
-                a, b = self._names[c[1]], self._names[c[2]]
-                if a in out:
-                    out[a].add(b)
-                if b in out:
-                    out[b].add(a)
-        return out
+            if c[8] > gap:
+                continue
+            a, b, nz = self._names[c[1]], self._names[c[2]], c[7][2]  # normal on b, pointing into a
+            for this, other, up in ((a, b, nz), (b, a, -nz)):
+                if this in touching:
+                    touching[this].add(other)
+                    if up > upright:
+                        below[this].add(other)
+        return {i: (frozenset(touching[i]), frozenset(below[i])) for i in self.ids}
 
     # --- lifetime --------------------------------------------------------------------------------
 

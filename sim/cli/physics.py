@@ -1,0 +1,154 @@
+"""``towerlab check`` and ``towerlab simulate``: does a scene stand, and where do its pieces come to rest?"""
+
+from __future__ import annotations
+
+import math
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from sim.cli.common import console, emit_json, err_console
+from sim.errors import TowerlabError
+
+MAX_SECONDS = 600.0  # a longer run is a typo, not an experiment
+
+
+class PhysicsArgumentError(TowerlabError):
+    """A physics option that cannot be used (duration, output)."""
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(check)
+    app.command()(simulate)
+
+
+def _seconds(value: float | None, option: str = "--seconds") -> float | None:
+    if value is not None and not (math.isfinite(value) and 0.0 < value <= MAX_SECONDS):
+        raise PhysicsArgumentError(f"{option}: expected a duration in seconds, 0 < S <= {MAX_SECONDS:g}, "
+                                   f"got {value:g}")
+    return value
+
+
+@contextmanager
+def _progress(label: str, quiet: bool):
+    """A progress bar on stderr for runs worth waiting for; a no-op callback when quiet or not a terminal."""
+    if quiet or not err_console.is_terminal:
+        yield None
+        return
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[done]}"),
+                  TimeElapsedColumn(), console=err_console, transient=True) as bar:
+        task = bar.add_task(label, total=1.0, done="")
+
+        def update(done: float, total: float) -> None:
+            bar.update(task, completed=done / total if total else 1.0, done=f"{done:.2f}/{total:g} s simulated")
+
+        yield update
+
+
+def check(
+    scene_path: Annotated[Path, typer.Argument(metavar="SCENE", help="Scene file to judge.", show_default=False)],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the verdict as JSON.")] = False,
+    seconds: Annotated[float | None, typer.Option(
+        "--seconds", help="Simulated time of the dynamic check (s) [default: 2].", show_default=False)] = None,
+) -> None:
+    """Does a scene stand? Exact statics (margin in g) and a pybullet simulation must agree.
+
+    Stable means: the rigid-block equilibrium holds with a margin above 0.001 g
+    (a knife-edge balance does not count) and no piece moves more than 1 mm or
+    1° in the simulation. Exit 0 whatever the verdict; 2 on bad input.
+    """
+    from sim.physics import DEFAULT_SECONDS
+    from sim.physics import check as physics_check
+    from sim.scene import load_scene
+
+    seconds = _seconds(seconds) or DEFAULT_SECONDS
+    scene = load_scene(scene_path)
+    with _progress(f"checking {scene_path.name}", as_json) as progress:
+        result = physics_check(scene, seconds=seconds, progress=progress)
+    if as_json:
+        emit_json(result.to_json())
+        return
+    _print_check(scene_path, result)
+
+
+def _print_check(path: Path, r) -> None:
+    from rich.table import Table
+
+    verdict = "[bold green]stands[/]" if r.stable else "[bold red]does not stand[/]"
+    console.print(f"{path}: {verdict}")
+    s = r.statics
+    if s.feasible:
+        towards = "" if r.weakest_direction_deg is None else f", weakest towards {r.weakest_direction_deg:.1f}°"
+        console.print(f"  statics:  equilibrium, margin {r.margin_g:.4g} g{towards}")
+    else:
+        console.print(f"  statics:  no equilibrium; cannot hold {', '.join(s.unheld)}")
+    d = r.dynamics
+    state = "settled" if d.settled else "still moving"
+    moved = f"moved: {', '.join(d.moved)}" if d.moved else "nothing moved"
+    console.print(f"  dynamics: {d.sim_seconds:g} s simulated, {state}, max displacement "
+                  f"{d.max_displacement_mm:.3f} mm, {moved}")
+    if d.moved:
+        table = Table(box=None, padding=(0, 2), show_edge=False)
+        for col in ("piece", "displacement mm", "tilt °", "knocked down"):
+            table.add_column(col, justify="left" if col == "piece" else "right")
+        for pid in d.moved:
+            p = r.pieces[pid]
+            table.add_row(pid, f"{p.displacement_mm:.2f}", f"{p.tilt_deg:.1f}", "yes" if p.knocked_down else "")
+        console.print(table)
+    if r.disagreement:
+        console.print(f"  [yellow]disagreement:[/] {r.disagreement}")
+    console.print(f"  time: statics {r.timings_ms['statics']:.0f} ms, dynamics {r.timings_ms['dynamics']:.0f} ms",
+                  style="dim")
+
+
+def simulate(
+    scene_path: Annotated[Path, typer.Argument(metavar="SCENE", help="Scene file to simulate.", show_default=False)],
+    output: Annotated[Path, typer.Option("-o", "--output", help="Where to write the settled scene.",
+                                         show_default=False)],
+    seconds: Annotated[float | None, typer.Option(
+        "--seconds", help="Simulate exactly this long (s) [default: until every piece rests, at most 10 s].",
+        show_default=False)] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print what happened as JSON.")] = False,
+) -> None:
+    """Let a scene's pieces fall and settle; write the scene at rest and report what moved.
+
+    The output is a scene file of the same format (written atomically), with
+    every piece at its settled pose. Exit 0 whatever happened; 2 on bad input.
+    """
+    from sim.physics import TUNED, World, run
+    from sim.scene import load_scene, save_scene
+    from sim.tol import tol
+
+    seconds = _seconds(seconds)
+    scene = load_scene(scene_path)
+    if output.exists() and output.is_dir():
+        raise PhysicsArgumentError(f"-o {output}: is a directory; give a file name")
+    limit = TUNED.max_seconds if seconds is None else seconds
+    with _progress(f"simulating {scene_path.name}", as_json) as progress, World(scene, TUNED) as world:
+        timeline = run(world, limit, until_settled=seconds is None, min_seconds=tol.rest_window,
+                       progress=progress)
+    try:
+        save_scene(timeline.final, output)
+    except OSError as e:
+        raise PhysicsArgumentError(f"-o {output}: cannot write ({e.strerror or e})") from None
+    report = {"file": str(scene_path), "output": str(output), "sim_seconds": round(timeline.seconds, 6),
+              "settled": timeline.settled, "moved": timeline.moved, "knocked_down": timeline.knocked_down,
+              "events": [e.to_json() for e in timeline.events],
+              "pieces": {i: {"displacement_mm": round(m.displacement_mm, 4), "tilt_deg": round(m.tilt_deg, 4),
+                             "knocked_down": m.knocked_down,
+                             "began_moving_s": None if m.began_moving is None else round(m.began_moving, 4)}
+                         for i, m in timeline.pieces.items()}}
+    if as_json:
+        emit_json(report)
+        return
+    state = "settled" if timeline.settled else "still moving"
+    console.print(f"{scene_path} -> {output}: {timeline.seconds:.2f} s simulated, {state}")
+    for e in timeline.events:
+        pieces = f": {', '.join(e.pieces)}" if e.pieces else ""
+        console.print(f"  {e.time:6.2f} s  {e.kind.replace('_', ' ')}{pieces}")
+    if not timeline.events:
+        console.print("  nothing moved")

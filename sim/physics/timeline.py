@@ -1,0 +1,282 @@
+"""Simulated timelines: poses over time, what each piece did, and the events of a collapse.
+
+:func:`simulate` runs a scene in a :class:`~sim.physics.world.World` and
+records it; :func:`run` does the same on a world already built (the verdict
+uses it after the statics have chosen the probe's direction). A piece has
+*moved* once it is displaced or tilted past ``tol.moved_*``; it is *knocked
+down* once it is displaced or tilted past ``tol.knocked_*``, dropped a level
+(``tol.knocked_drop``), lost one of the pieces it stood on, or came to lie on
+the board or table it did not touch before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from sim.contact import BOARD
+from sim.geometry.transforms import rotation_angle, tilt_angle
+from sim.physics.settings import TUNED, PhysicsSettings
+from sim.physics.world import TABLE, World
+from sim.scene import Scene
+from sim.tol import tol
+
+RECORD_HZ = 60.0
+"""Frames recorded per simulated second (the replay's frame rate)."""
+
+GROUND = frozenset({BOARD, TABLE})
+
+EVENT_KINDS = ("moved", "left_support", "fell", "knocked_down", "settled")
+"""Event kinds in the order they are reported within one frame."""
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something that happened during a run.
+
+    Attributes:
+        time: simulated time (s) of the frame it was first seen in.
+        kind: ``moved`` (began to move), ``left_support`` (lost a piece it stood
+            on), ``fell`` (reached the board or table), ``knocked_down``, or
+            ``settled`` (everything at rest again after motion).
+        pieces: ids of the pieces concerned, in scene order.
+    """
+
+    time: float
+    kind: str
+    pieces: tuple[str, ...]
+
+    def to_json(self) -> dict:
+        """JSON form: time (s, rounded to the frame), kind, pieces."""
+        return {"time": round(self.time, 4), "kind": self.kind, "pieces": list(self.pieces)}
+
+
+@dataclass(frozen=True)
+class PieceMotion:
+    """What one piece did over a run, measured against its starting pose.
+
+    Attributes:
+        id: the piece.
+        displacement: distance its position moved (m).
+        tilt: angle its up axis turned (rad).
+        rotation: angle it turned in all (rad).
+        drop: how far its position fell (m; negative when it rose).
+        moved: displacement or rotation beyond ``tol.moved_distance`` / ``tol.moved_angle``.
+        left_support: it no longer touches a body it stood on at the start.
+        fell: it ends on the board or table without having started there.
+        knocked_down: knocked down (see the module docstring).
+        began_moving: time (s) it first counted as moved, or None.
+    """
+
+    id: str
+    displacement: float
+    tilt: float
+    rotation: float
+    drop: float
+    moved: bool
+    left_support: bool
+    fell: bool
+    knocked_down: bool
+    began_moving: float | None
+
+    @property
+    def displacement_mm(self) -> float:
+        """Displacement in millimetres."""
+        return self.displacement * 1000.0
+
+    @property
+    def tilt_deg(self) -> float:
+        """Tilt in degrees."""
+        return float(np.degrees(self.tilt))
+
+
+@dataclass(frozen=True, eq=False)
+class Timeline:
+    """A recorded run.
+
+    Attributes:
+        scene: the scene it started from.
+        ids: piece ids in scene order.
+        times: (T,) simulated times of the frames (s), starting at 0.
+        poses: (T, n, 7) poses per frame: xyz (m) + quaternion xyzw.
+        pieces: id -> :class:`PieceMotion` at the end.
+        events: what happened, in time order.
+        settled: every piece was at rest over the last ``tol.rest_window``.
+        seconds: simulated time run (s).
+        probe_direction_deg: the probe's fixed direction, None when it turned.
+    """
+
+    scene: Scene
+    ids: tuple[str, ...]
+    times: np.ndarray
+    poses: np.ndarray
+    pieces: dict[str, PieceMotion]
+    events: tuple[Event, ...]
+    settled: bool
+    seconds: float
+    probe_direction_deg: float | None = None
+    settings: PhysicsSettings = field(default=TUNED, repr=False)
+
+    @property
+    def final(self) -> Scene:
+        """The scene at the end of the run."""
+        return self.scene.with_poses(self.poses[-1])
+
+    @property
+    def moved(self) -> list[str]:
+        """Ids of the pieces that moved, scene order."""
+        return [i for i in self.ids if self.pieces[i].moved]
+
+    @property
+    def knocked_down(self) -> list[str]:
+        """Ids of the pieces knocked down, scene order."""
+        return [i for i in self.ids if self.pieces[i].knocked_down]
+
+    def pose_at(self, t: float) -> np.ndarray:
+        """(n, 7) poses of the last frame at or before time ``t`` (s)."""
+        k = int(np.searchsorted(self.times, t, side="right")) - 1
+        return self.poses[max(k, 0)]
+
+
+class _Tracker:
+    """Per-frame bookkeeping of motion, support and events."""
+
+    def __init__(self, world: World, start: np.ndarray):
+        self.world = world
+        self.ids = list(world.ids)
+        self.start = start
+        state = world.contact_state()
+        self.below0 = {i: state[i][1] for i in self.ids}
+        self.grounded0 = {i: bool(state[i][0] & GROUND) for i in self.ids}
+        self.flags = {kind: set() for kind in EVENT_KINDS if kind != "settled"}
+        self.began: dict[str, float] = {}
+        self.events: list[Event] = []
+        self.rest_since: float | None = 0.0
+        self.settled_reported = True
+
+    def measure(self, poses: np.ndarray) -> dict[str, np.ndarray]:
+        d = poses[:, :3] - self.start[:, :3]
+        return {"displacement": np.linalg.norm(d, axis=1), "drop": -d[:, 2],
+                "rotation": rotation_angle(self.start[:, 3:], poses[:, 3:]),
+                "tilt": tilt_angle(self.start[:, 3:], poses[:, 3:])}
+
+    def frame(self, t: float, poses: np.ndarray) -> None:
+        m = self.measure(poses)
+        # contacts change only when something moves: while every piece is within a tenth of the
+        # motion thresholds of its start, the (costly) contact query is skipped
+        still = (m["displacement"] < 0.1 * tol.moved_distance) & (m["rotation"] < 0.1 * tol.moved_angle)
+        state = None if still.all() else self.world.contact_state()
+        new = {kind: [] for kind in self.flags}
+        for k, i in enumerate(self.ids):
+            touching = None if state is None else state[i][0]
+            checks = {
+                "moved": m["displacement"][k] > tol.moved_distance or m["rotation"][k] > tol.moved_angle,
+                "left_support": touching is not None and bool(self.below0[i] - touching),
+                "fell": touching is not None and not self.grounded0[i] and bool(touching & GROUND),
+            }
+            checks["knocked_down"] = (checks["left_support"] or checks["fell"]
+                                      or m["displacement"][k] > tol.knocked_distance
+                                      or m["tilt"][k] > tol.knocked_angle or m["drop"][k] > tol.knocked_drop)
+            for kind, hit in checks.items():
+                if hit and i not in self.flags[kind]:
+                    self.flags[kind].add(i)
+                    new[kind].append(i)
+            if checks["moved"] and i not in self.began:
+                self.began[i] = t
+        for kind in self.flags:
+            if new[kind]:
+                self.events.append(Event(t, kind, tuple(new[kind])))
+                if kind == "moved":
+                    self.settled_reported = False
+        if self.world.at_rest().all():
+            if self.rest_since is None:
+                self.rest_since = t
+            if not self.settled_reported and t - self.rest_since >= tol.rest_window:
+                self.events.append(Event(t, "settled", ()))
+                self.settled_reported = True
+        else:
+            self.rest_since = None
+
+    def settled(self, t: float) -> bool:
+        return self.rest_since is not None and t - self.rest_since >= tol.rest_window - 1e-9
+
+    def pieces(self, poses: np.ndarray) -> dict[str, PieceMotion]:
+        m = self.measure(poses)
+        return {i: PieceMotion(i, float(m["displacement"][k]), float(m["tilt"][k]), float(m["rotation"][k]),
+                               float(m["drop"][k]), i in self.flags["moved"], i in self.flags["left_support"],
+                               i in self.flags["fell"], i in self.flags["knocked_down"], self.began.get(i))
+                for k, i in enumerate(self.ids)}
+
+
+def run(world: World, seconds: float, *, until_settled: bool = False, min_seconds: float = 0.0,
+        progress: Callable[[float, float], None] | None = None) -> Timeline:
+    """Run a world for ``seconds`` and record it, frame by frame.
+
+    Args:
+        world: a freshly built world (time 0).
+        seconds: simulated time to run (s).
+        until_settled: stop early once every piece has rested ``tol.rest_window``
+            and at least ``min_seconds`` have passed.
+        min_seconds: see ``until_settled``.
+        progress: called as ``progress(done_s, total_s)`` after every frame.
+
+    Raises:
+        BlowUpError: the run blew up.
+    """
+    s = world.settings
+    every = max(1, int(round(1.0 / (RECORD_HZ * s.dt))))
+    total = max(0, int(round(seconds / s.dt)))
+    start = world.poses()
+    done = 0
+    if total:
+        # what touches what at the start is read after two steps: Bullet's separating-axis test
+        # finds no contact between faces that touch exactly until they press on each other, and
+        # the contacts a step reports are those found at its beginning
+        done = min(2, total)
+        world.step(done)
+    tracker = _Tracker(world, start)
+    times, frames = [0.0], [start]
+    while done < total:
+        n = min(every, total - done)
+        world.step(n)
+        done += n
+        poses = world.poses()
+        tracker.frame(world.time, poses)
+        times.append(world.time)
+        frames.append(poses)
+        if progress is not None:
+            progress(world.time, total * s.dt)
+        if until_settled and world.time >= min_seconds and tracker.settled(world.time):
+            break
+    poses = np.array(frames)
+    direction = world.probe_direction
+    return Timeline(world.scene, tuple(world.ids), np.array(times), poses, tracker.pieces(poses[-1]),
+                    tuple(tracker.events), tracker.settled(world.time), world.time, direction, s)
+
+
+def simulate(scene: Scene, seconds: float, settings: PhysicsSettings | None = None,
+             rng: np.random.Generator | None = None, *, probe_direction_deg: float | None = None,
+             progress: Callable[[float, float], None] | None = None) -> Timeline:
+    """Simulate a scene for ``seconds`` and record its timeline.
+
+    Args:
+        scene: the scene.
+        seconds: simulated time (s).
+        settings: world settings (default: the tuned ones).
+        rng: when given (and no direction is), the probe pushes in one
+            direction drawn from it instead of turning around.
+        probe_direction_deg: a fixed direction for the probe (degrees from +x).
+        progress: called as ``progress(done_s, total_s)`` after every frame.
+
+    Raises:
+        OverlapError: pieces interpenetrate at load.
+        BlowUpError: the run blew up.
+    """
+    settings = settings or TUNED
+    if probe_direction_deg is None and rng is not None:
+        probe_direction_deg = float(rng.uniform(0.0, 360.0))
+    with World(scene, settings) as world:
+        world.set_probe(settings.probe_g, probe_direction_deg)
+        return run(world, seconds, progress=progress)

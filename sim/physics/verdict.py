@@ -1,0 +1,214 @@
+"""The stability verdict: exact statics and the settled dynamics together, and settling a scene.
+
+A scene is stable when the statics find equilibrium with a margin above
+``tol.stable_margin_g`` *and* a simulation of ``seconds`` moves no piece past
+``tol.moved_*``. The statics inform the simulation twice, without deciding
+it: the probe pushes along their weakest direction (turning around when
+they found none), so a knife-edge balance tips in the dynamics too; and the
+solver resolves contact forces the finer, the thinner the margin
+(:func:`precision_for`). When the two methods disagree the result says so.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from sim.physics.settings import TUNED, PhysicsSettings
+from sim.physics.timeline import Timeline, run
+from sim.physics.world import World
+from sim.scene import Scene
+from sim.tol import tol
+
+DEFAULT_SECONDS = 2.0
+"""Simulated time of a check (s): long enough for a knife edge pushed by the probe to tip past
+``tol.moved_angle`` (a Talo 10-block, the slowest, takes about 1.2 s) and for the 1.02× harmonic
+stacks to fall visibly."""
+
+
+@dataclass(frozen=True)
+class PieceVerdict:
+    """One piece after the check's simulation.
+
+    Attributes:
+        displacement_mm: how far it moved (mm).
+        tilt_deg: how far its up axis turned (degrees).
+        knocked_down: it was knocked down (see :mod:`sim.physics.timeline`).
+    """
+
+    displacement_mm: float
+    tilt_deg: float
+    knocked_down: bool
+
+    def to_json(self) -> dict:
+        """JSON form."""
+        return {"displacement_mm": round(self.displacement_mm, 4), "tilt_deg": round(self.tilt_deg, 4),
+                "knocked_down": self.knocked_down}
+
+
+@dataclass(frozen=True)
+class Dynamics:
+    """The dynamic half of the verdict.
+
+    Attributes:
+        settled: every piece was at rest at the end.
+        sim_seconds: simulated time (s).
+        max_displacement_mm: the largest displacement of any piece (mm).
+        moved: ids of the pieces that moved, scene order.
+        knocked_down: ids of the pieces knocked down, scene order.
+        probe_direction_deg: the direction the probe pushed (None: it turned around).
+    """
+
+    settled: bool
+    sim_seconds: float
+    max_displacement_mm: float
+    moved: tuple[str, ...]
+    knocked_down: tuple[str, ...]
+    probe_direction_deg: float | None = None
+
+    @property
+    def stable(self) -> bool:
+        """No piece moved."""
+        return not self.moved
+
+    def to_json(self) -> dict:
+        """JSON form (the keys of ``towerlab check``)."""
+        return {"settled": self.settled, "sim_seconds": round(self.sim_seconds, 6),
+                "max_displacement_mm": round(self.max_displacement_mm, 4), "moved": list(self.moved),
+                "knocked_down": list(self.knocked_down)}
+
+
+@dataclass(frozen=True, eq=False)
+class CheckResult:
+    """The verdict on a scene.
+
+    Attributes:
+        stable: statics and dynamics both say it stands.
+        margin_g: the statics margin (fraction of g; 0 when infeasible).
+        weakest_direction_deg: the statics' weakest direction (degrees), or None.
+        statics: the full :class:`~sim.statics.StaticsResult`.
+        dynamics: the :class:`Dynamics` summary.
+        pieces: id -> :class:`PieceVerdict`.
+        disagreement: why the two methods disagree, or None when they agree.
+        settled: the scene at the end of the simulation.
+        timeline: the recorded simulation.
+        timings_ms: ``statics`` and ``dynamics`` wall-clock time (ms).
+    """
+
+    stable: bool
+    margin_g: float
+    weakest_direction_deg: float | None
+    statics: object
+    dynamics: Dynamics
+    pieces: dict[str, PieceVerdict]
+    disagreement: str | None
+    settled: Scene
+    timeline: Timeline = field(repr=False)
+    timings_ms: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        """The JSON of ``towerlab check --json``."""
+        direction = self.weakest_direction_deg
+        return {
+            "stable": self.stable,
+            "margin_g": round(float(self.margin_g), 6),
+            "weakest_direction_deg": None if direction is None else round(float(direction), 3),
+            "statics": {"feasible": bool(self.statics.feasible), "margin_g": round(float(self.margin_g), 6)},
+            "dynamics": self.dynamics.to_json(),
+            "pieces": {i: v.to_json() for i, v in self.pieces.items()},
+            "disagreement": self.disagreement,
+            "timings_ms": {k: round(v, 3) for k, v in self.timings_ms.items()},
+        }
+
+
+def precision_for(margin_g: float | None, settings: PhysicsSettings = TUNED) -> float:
+    """The solver tolerance (m/s) for a structure of statics margin ``margin_g`` (g).
+
+    Thin margins need finely resolved contact forces; wide ones do with less
+    (see ``PhysicsSettings.residual_per_margin``). Without a stable margin
+    (None, a knife edge or no equilibrium) the settings' own tolerance is used.
+    """
+    if margin_g is None or not margin_g > tol.stable_margin_g:
+        return settings.residual_velocity
+    return min(max(settings.residual_per_margin * margin_g, settings.residual_floor), settings.residual_ceiling)
+
+
+def statics_stable(statics) -> bool:
+    """Whether a statics result counts as stable: feasible, margin above ``tol.stable_margin_g``."""
+    return bool(statics.feasible) and float(statics.margin_g) > tol.stable_margin_g
+
+
+def disagreement(statics, dynamics: Dynamics) -> str | None:
+    """Why statics and dynamics disagree about a scene, in one sentence; None when they agree."""
+    by_statics = statics_stable(statics)
+    if by_statics == dynamics.stable:
+        return None
+    if by_statics:
+        return (f"the statics hold it with a margin of {statics.margin_g:.3g} g, but in the simulation "
+                f"{_list(dynamics.moved)} moved within {dynamics.sim_seconds:g} s")
+    if statics.feasible:
+        why = (f"the statics find a margin of only {statics.margin_g:.3g} g (a stable structure needs more "
+               f"than {tol.stable_margin_g:g} g)")
+    else:
+        why = f"the statics cannot hold {_list(statics.unheld)}"
+    return f"{why}, but in the simulation nothing moved within {dynamics.sim_seconds:g} s"
+
+
+def _list(ids) -> str:
+    ids = list(ids)
+    return ", ".join(ids[:6]) + (f" and {len(ids) - 6} more" if len(ids) > 6 else "")
+
+
+def check(scene: Scene, seconds: float = DEFAULT_SECONDS, settings: PhysicsSettings | None = None, *,
+          progress: Callable[[float, float], None] | None = None) -> CheckResult:
+    """Whether a scene stands, by exact statics and by a simulation that must move nothing.
+
+    Args:
+        scene: the scene.
+        seconds: simulated time (s).
+        settings: world settings (default: the tuned ones).
+        progress: called as ``progress(done_s, total_s)`` during the simulation.
+
+    Raises:
+        OverlapError: pieces interpenetrate at load.
+        BlowUpError: the simulation blew up.
+    """
+    from sim.statics import analyze
+
+    settings = settings or TUNED
+    t0 = time.perf_counter()
+    with World(scene, settings) as world:
+        built = time.perf_counter()
+        statics = analyze(scene)
+        t1 = time.perf_counter()
+        world.set_probe(settings.probe_g, statics.weakest_direction_deg)
+        world.set_precision(precision_for(statics.margin_g if statics.feasible else None, settings))
+        timeline = run(world, seconds, progress=progress)
+    t2 = time.perf_counter()
+    moved, knocked = timeline.moved, timeline.knocked_down
+    dynamics = Dynamics(timeline.settled, timeline.seconds,
+                        max((m.displacement_mm for m in timeline.pieces.values()), default=0.0),
+                        tuple(moved), tuple(knocked), timeline.probe_direction_deg)
+    pieces = {i: PieceVerdict(m.displacement_mm, m.tilt_deg, m.knocked_down) for i, m in timeline.pieces.items()}
+    margin = float(statics.margin_g) if statics.feasible else 0.0
+    return CheckResult(statics_stable(statics) and dynamics.stable, margin, statics.weakest_direction_deg,
+                       statics, dynamics, pieces, disagreement(statics, dynamics), timeline.final, timeline,
+                       {"statics": (t1 - built) * 1e3, "dynamics": (built - t0 + t2 - t1) * 1e3})
+
+
+def settle(scene: Scene, seconds: float | None = None, settings: PhysicsSettings | None = None) -> Scene:
+    """The scene after its pieces have come to rest (bounded by ``seconds``, default ``settings.max_seconds``).
+
+    Runs until every piece has rested for ``tol.rest_window``, with the probe
+    turning, so that no knife-edge balance survives a long settle.
+
+    Raises:
+        OverlapError: pieces interpenetrate at load.
+        BlowUpError: the simulation blew up.
+    """
+    settings = settings or TUNED
+    limit = settings.max_seconds if seconds is None else seconds
+    with World(scene, settings) as world:
+        timeline = run(world, limit, until_settled=True, min_seconds=tol.rest_window)
+    return timeline.final

@@ -1,0 +1,159 @@
+"""The pybullet world: bodies as the catalogue defines them, friction semantics, boards, errors."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from scipy.spatial.transform import Rotation
+
+from sim.contact import contact_friction
+from sim.physics import TUNED, BlowUpError, OverlapError, World, settle
+from sim.physics.cases import friction_angle, tilted_plank
+from sim.physics.timeline import simulate
+from sim.physics.world import GRAVITY, principal_frame
+from sim.scene import from_dict
+
+
+def scene(*pieces, game="free", board=None):
+    data = {"format": "towerlab-scene/1", "game": game, "pieces": list(pieces)}
+    if board:
+        data["board"] = board
+    return from_dict(data, "<test>")
+
+
+def box(pid, pos, size=(20, 20, 20), **extra):
+    return {"id": pid, "kind": "box", "size": list(size), "pos": list(pos), **extra}
+
+
+def test_poses_read_back_by_id_in_si_and_scene_order():
+    s = scene(box("a", (0, 0, 10)), {"id": "arch", "kind": "tohuwabohu.arch", "pos": [60, 5, 20], "rot": [0, 0, 30]},
+              {"id": "t", "kind": "babylon.tower", "pos": [-50, 0, 10], "rot": [0, 0, 90]}, game="free")
+    with World(s) as w:
+        assert w.ids == ["a", "arch", "t"]
+        np.testing.assert_allclose(w.poses(), s.poses(), atol=1e-12)
+        np.testing.assert_allclose(w.pose("arch"), s.piece("arch").pos + s.piece("arch").quat, atol=1e-12)
+
+
+def test_inertial_frame_is_the_catalogue_tensor_in_principal_axes():
+    s = scene({"id": "t", "kind": "babylon.tower", "pos": [0, 0, 10]})
+    shape = s.piece("t").shape
+    with World(s) as w:
+        b = w.bodies["t"]
+        rot = Rotation.from_quat(b.principal).as_matrix()
+        np.testing.assert_allclose(rot @ np.diag(b.inertia) @ rot.T, shape.inertia, rtol=1e-9, atol=1e-15)
+        np.testing.assert_allclose(b.com, shape.com)
+        assert b.mass == pytest.approx(shape.mass)
+
+
+def test_principal_frame_diagonalises_a_tensor_with_products_of_inertia():
+    axes = Rotation.from_euler("xyz", [20, -35, 50], degrees=True).as_matrix()
+    tensor = axes @ np.diag([1.0, 2.0, 3.5]) @ axes.T
+    moments, quat = principal_frame(tensor)
+    rot = Rotation.from_quat(quat).as_matrix()
+    assert np.linalg.det(rot) == pytest.approx(1.0)
+    np.testing.assert_allclose(rot @ np.diag(moments) @ rot.T, tensor, atol=1e-12)
+
+
+def test_free_flight_conserves_angular_momentum_with_the_catalogue_inertia():
+    """A spinning tower in free fall: L = R I Rᵀ ω stays constant only if Bullet uses the catalogue tensor."""
+    s = scene({"id": "t", "kind": "babylon.tower", "pos": [0, 0, 5000]})
+    shape = s.piece("t").shape
+    with World(s, TUNED.with_(probe_g=0.0)) as w:
+        w.push("t", (0.0, 0.0, 0.0), (3.0, -5.0, 7.0))
+
+        def momentum():
+            _, ang = w.velocities()[0, :3], w.velocities()[0, 3:]
+            r = Rotation.from_quat(w.pose("t")[3:]).as_matrix()
+            return r @ shape.inertia @ r.T @ ang
+
+        before = momentum()
+        w.step(240)
+        np.testing.assert_allclose(momentum(), before, rtol=1e-2)  # explicit integration drifts 0.2 %
+        fallen = s.piece("t").pos[2] - w.pose("t")[2]
+        assert fallen == pytest.approx(0.5 * GRAVITY * w.time**2, rel=1e-2)  # the centre of mass falls freely
+
+
+def test_the_contact_coefficient_is_the_geometric_mean_of_the_two_materials():
+    """A block of μ 0.3 on a plank of μ 0.8 holds at 0.9× and slides at 1.1× the angle of atan(√(0.3·0.8))."""
+    mu = contact_friction(0.3, 0.8)
+    for factor, slides in ((0.9, False), (1.1, True)):
+        base = tilted_plank(friction_angle(mu) * factor)
+        plank, block = base.pieces
+        mixed = base.with_pieces([replace(plank, friction=0.8), replace(block, friction=0.3)])
+        t = simulate(mixed, 1.0)
+        assert (t.pieces["block"].displacement > 5e-3) is slides, (factor, t.pieces["block"].displacement)
+
+
+def test_pieces_rest_on_the_board_and_fall_off_it_onto_the_table():
+    board = 6.0  # talo-green thickness (mm)
+    s = scene({"id": "on", "kind": "talo.block", "length": 1, "cell": [2, 2], "layer": 0, "axis": "z"},
+              {"id": "off", "kind": "talo.block", "length": 1, "pos": [150, 0, 30]}, game="talo")
+    settled = settle(s, seconds=1.5)
+    assert settled.piece("on").pos[2] == pytest.approx(s.piece("on").pos[2], abs=1e-5)
+    assert settled.piece("off").pos[2] == pytest.approx((-board + 10) / 1000, abs=2e-5)
+
+
+def test_fixed_pieces_do_not_move_under_load():
+    s = scene(box("post", (0, 0, 50), (20, 20, 100), fixed=True), box("load", (60, 0, 110), (200, 20, 20)))
+    t = simulate(s, 1.0)
+    assert t.pieces["post"].displacement == 0.0
+    assert t.pieces["load"].knocked_down  # it tips off the post's edge; the post stays
+
+
+def test_overlapping_pieces_are_reported_with_their_ids():
+    s = scene(box("a", (0, 0, 10)), box("b", (15, 0, 10)), box("c", (100, 0, 10)), box("d", (0, 0, 30)))
+    with pytest.raises(OverlapError) as err:
+        World(s)
+    assert [(a, b) for a, b, _ in err.value.pairs] == [("a", "b")]
+    assert err.value.pairs[0][2] == pytest.approx(5e-3, rel=1e-3)
+    assert "a and b (5.00 mm)" in str(err.value)
+
+
+def test_overlap_with_the_board_is_reported_and_touching_is_not():
+    sunk = scene(box("low", (0, 0, 9)))
+    with pytest.raises(OverlapError, match="board and low|low and board"):
+        World(sunk)
+    with World(scene(box("a", (0, 0, 10)), box("b", (20, 0, 10)), box("c", (0, 0, 30)))) as w:
+        assert w.ids == ["a", "b", "c"]
+
+
+def test_a_run_that_gains_energy_stops_with_a_clear_error():
+    """Over-corrected contacts (ERP 50, no split impulse) pump energy in; the watch stops the run."""
+    s = scene(box("a", (0, 0, 9.9)), box("b", (0, 0, 29.8)))
+    with World(s, TUNED.with_(contact_erp=50.0, split_impulse=False)) as w, pytest.raises(BlowUpError) as err:
+        w.step(480)
+    assert err.value.time <= 0.2
+    assert set(err.value.pieces) <= {"a", "b"} and "energy rose" in str(err.value)
+
+
+def test_a_nan_pose_stops_the_run_naming_the_piece():
+    with World(scene(box("a", (0, 0, 10)), box("b", (50, 0, 10)))) as w:
+        from sim.physics.world import pb
+
+        pb.resetBasePositionAndOrientation(w.bodies["b"].uid, [math.nan, 0, 0], [0, 0, 0, 1],
+                                           physicsClientId=w._cid)
+        with pytest.raises(BlowUpError, match="NaN") as err:
+            w.watch()
+    assert err.value.pieces == ["b"]
+
+
+def test_a_push_is_energy_given_not_a_blowup():
+    with World(scene(box("a", (0, 0, 10)))) as w:
+        w.push("a", (0.0, 0.0, 3.0))
+        w.step(240)  # flies up 0.46 m and lands: far above tol.blowup_height, but given
+        assert w.pose("a")[2] > 0.0
+
+
+def test_worlds_are_independent_clients():
+    a, b = World(scene(box("x", (0, 0, 10)))), World(scene(box("x", (0, 0, 500))))
+    try:
+        b.step(48)
+        np.testing.assert_allclose(a.poses(), a.scene.poses(), atol=1e-12)
+        assert b.pose("x")[2] < 0.5
+    finally:
+        a.close()
+        b.close()
+    a.close()  # idempotent
