@@ -22,7 +22,8 @@ and solves them as one warm linear program (:mod:`sim.statics.problem`):
    bound closes more slowly, up to ``MAX_DIRECTIONS`` LPs.
 
 Friction is the circular Coulomb cone, refined by cutting planes until no
-contact could improve the answer by more than ``tol.friction_cone_rel``.
+contact violates it by more than ``tol.friction_cone_rel`` (in the margin
+search, until a round of cuts gains less than a quarter of the precision).
 """
 
 from __future__ import annotations
@@ -52,7 +53,8 @@ class StaticsResult:
         unheld: ids of the pieces that cannot be held (empty when feasible).
         interfaces: the contact interfaces used.
         timings_ms: ``interfaces``, ``feasibility``, ``margin``, ``total`` (ms).
-        margin_bounds: (lower, upper) bounds of the margin the search proved (g).
+        margin_bounds: (a lower bound the search proved, ``margin_g``) (g): the true
+            margin lies between, up to the stated precision of the upper end.
         lp_solves: LP solves it took.
     """
 
