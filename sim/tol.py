@@ -101,9 +101,10 @@ class Tolerances:
             scale): 1e-6, a thousand times the LP tolerance, far below the help
             a structure 1 % past its tipping point needs.
         margin_precision_rel: the statics also stops once the margin is known to
-            within this fraction of itself (whichever is larger): 0.5 %. Where the weakest mode is sliding on a (round)
-            friction cone, proving the margin to better takes ever more
-            directions; where it is tipping, the search ends exact anyway.
+            within this fraction of itself (whichever is larger): 0.5 %. Where
+            the weakest mode is sliding on a (round) friction cone, proving the
+            margin to better takes ever more directions; where it is tipping,
+            the search ends exact anyway.
     """
 
     merge: float = 1e-9
