@@ -20,9 +20,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.spatial import ConvexHull, QhullError
 
-from sim.contact import BOARD, Interface, board_friction, contact_friction
+from sim.contact import BOARD, Interface, board_friction, contact_friction, plane_basis
 from sim.geometry.transforms import quat_to_matrix
+from sim.tol import tol
 
 G = 9.80665  # standard gravity (m/s²)
 
@@ -149,7 +151,7 @@ def equilibrium(scene, interfaces: list[Interface]) -> Equilibrium:
     local_com = np.array([pieces[b].shape.com for b in bodies]).reshape(-1, 3)
     com = np.einsum("bij,bj->bi", rots[moving], local_com) + poses[moving, :3] if bodies else np.zeros((0, 3))
     mu_board = board_friction(scene)
-    used = [f for f in interfaces if f.a in index or f.b in index]
+    kept, used = _merged([(k, f) for k, f in enumerate(interfaces) if f.a in index or f.b in index])
     counts = np.array([len(f.polygon) for f in used], dtype=int)
     if not used:
         empty = np.zeros((0, 3))
@@ -160,11 +162,54 @@ def equilibrium(scene, interfaces: list[Interface]) -> Equilibrium:
                                     pieces[f.b].friction_coefficient) for f in used])
     tangents = _tangents(normals, rots[[rank[f.b] for f in used]])
     owner = np.repeat(np.arange(len(used)), counts)
-    kept = np.array([k for k, f in enumerate(interfaces) if f.a in index or f.b in index], dtype=int)
     return Equilibrium(
         bodies, mass, com, np.vstack([f.polygon for f in used]), normals[owner], tangents[owner], mu[owner],
         np.repeat([index.get(f.a, -1) for f in used], counts), np.repeat([index.get(f.b, -1) for f in used], counts),
         kept[owner], _length(scene), _weight(mass))
+
+
+def _merged(indexed: list) -> tuple[np.ndarray, list[Interface]]:
+    """Coplanar interfaces between the same two pieces as one: the convex hull of their union.
+
+    Compression spread over any contact set can put its resultant anywhere in
+    the set's convex hull, and nowhere else: the hull's vertices carry exactly
+    the same forces and moments as all the pieces of the set (a tower's wall
+    ring on another tower acts like the full square). Thin-walled pieces touch
+    over many small polygons; merged, their LP is a fraction of the size.
+
+    Args:
+        indexed: (index in the scene's interface list, interface) pairs.
+
+    Returns:
+        (g,) the first index of each group, and the groups' interfaces.
+    """
+    groups: dict[tuple, list] = {}
+    for k, f in indexed:
+        offset = float(f.normal @ f.polygon[0])
+        key = (f.a, f.b, *np.round(f.normal, 6).tolist(), round(offset / tol.coplanar))
+        groups.setdefault(key, []).append((k, f))
+    first, out = [], []
+    for members in groups.values():
+        first.append(members[0][0])
+        if len(members) == 1:
+            out.append(members[0][1])
+            continue
+        f = members[0][1]
+        pts = np.vstack([m.polygon for _, m in members])
+        out.append(Interface(f.a, f.b, -1, -1, f.normal, _hull_in_plane(pts, f.normal),
+                             float(sum(m.area for _, m in members))))
+    return np.array(first, dtype=int), out
+
+
+def _hull_in_plane(points: np.ndarray, normal: np.ndarray) -> np.ndarray:
+    """The convex hull's vertices of points lying in a plane (counter-clockwise about ``normal``); (k, 3)."""
+    basis = plane_basis(normal)
+    xy = points @ basis.T
+    try:
+        return points[ConvexHull(xy).vertices]
+    except QhullError:  # all on a line: its two ends
+        t = (xy - xy.mean(axis=0)) @ np.linalg.svd(xy - xy.mean(axis=0))[2][0]
+        return points[[int(np.argmin(t)), int(np.argmax(t))]]
 
 
 def _length(scene) -> float:
