@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from sim.contact import find_interfaces
 from sim.geometry.transforms import euler_to_quat, quat_multiply
 from sim.scene import from_dict
 from sim.statics import MARGIN_CAP_G, analyze
@@ -121,3 +122,19 @@ def test_turning_or_shifting_the_whole_scene_changes_no_verdict_and_no_margin(na
     if before.feasible and name != "pair":  # a unique weakest direction turns with the scene
         turned = (before.weakest_direction_deg + angle) % 360.0
         assert min(abs(after.weakest_direction_deg - turned), 360 - abs(after.weakest_direction_deg - turned)) < 1e-3
+
+
+def test_coplanar_contacts_of_two_pieces_merge_into_their_convex_hull():
+    """A tower's wall ring (with its arched opening) on another tower acts as the full 25 mm square."""
+    from sim.statics import equilibrium
+
+    scene = from_dict({"format": "towerlab-scene/1", "game": "babylon", "pieces": [
+        {"id": "t1", "kind": "babylon.tower", "pos": [0, 0, 10]},
+        {"id": "t2", "kind": "babylon.tower", "pos": [0, 0, 30], "rot": [0, 0, 90]}]})
+    interfaces = find_interfaces(scene)
+    assert sum(1 for f in interfaces if (f.a, f.b) == ("t1", "t2")) > 1
+    eq = equilibrium(scene, interfaces)
+    between = eq.points[(eq.below == 0) & (eq.above == 1)]
+    assert len(between) == 4
+    np.testing.assert_allclose(np.sort(np.abs(between[:, :2]), axis=0), np.full((4, 2), 0.0125), atol=1e-9)
+    assert analyze(scene).stable
