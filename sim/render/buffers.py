@@ -37,7 +37,6 @@ from sim.render.backend import Backend, RendererUnavailableError
 from sim.render.graph import SHADOW_MASK
 from sim.render.lightview import LightView
 
-NOISE_SIZE = 32  # texels per side of the noise texture (1 mm each: it repeats every 32 mm)
 NOISE_SEED = 20240601  # the noise is the same in every picture
 
 
@@ -193,13 +192,13 @@ class DepthPass:
 
 
 def noise_texture() -> Texture:
-    """A repeating 3D texture of random values (trilinear): the grain and fibre patterns' source."""
-    n = NOISE_SIZE
-    values = np.random.default_rng(NOISE_SEED).integers(0, 256, size=(n, n, n), dtype=np.uint8)
+    """A repeating texture of random values (bilinear): the grain and fibre patterns' source."""
+    n = shaders.NOISE_SIZE
+    values = np.random.default_rng(NOISE_SEED).integers(0, 256, size=(n, n), dtype=np.uint8)
     tex = Texture("towerlab-noise")
-    tex.setup_3d_texture(n, n, n, Texture.T_unsigned_byte, Texture.F_luminance)
+    tex.setup_2d_texture(n, n, Texture.T_unsigned_byte, Texture.F_luminance)
     tex.set_ram_image(values.tobytes())
-    for wrap in (tex.set_wrap_u, tex.set_wrap_v, tex.set_wrap_w):
+    for wrap in (tex.set_wrap_u, tex.set_wrap_v):
         wrap(SamplerState.WM_repeat)
     tex.set_minfilter(SamplerState.FT_linear)
     tex.set_magfilter(SamplerState.FT_linear)

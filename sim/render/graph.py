@@ -127,6 +127,7 @@ class SceneGraph:
         if b.shape is not None:
             self.board = self._build(BOARD_ID, b.shape, library)
             self.board.set_pos(*b.pos)
+            self.board.set_shader_input("u_support", 1.0)
         for piece in scene.pieces:
             self.nodes[piece.id] = self._build(piece.id, piece.shape, library)
         self.set_poses(self._poses)

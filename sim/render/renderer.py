@@ -152,6 +152,7 @@ class Renderer:
             "u_vignette": bd.vignette,
             "u_finish": (0.0, 1.0, 0.0, 0.0),
             "u_grain": (0.0, 0.0, 0.0, 0.0),
+            "u_support": 0.0,
         }
         for name, value in inputs.items():
             self.root.set_shader_input(name, value)
@@ -193,6 +194,7 @@ class Renderer:
     def render_graph(self, graph: SceneGraph, view: ViewCamera, transparent: bool = False) -> np.ndarray:
         """Draw a scene graph (at its current poses) from ``view``; see :meth:`render`."""
         frame = self._frame(view.size)
+        clear = (0.0, 0.0, 0.0, 0.0)
         graph.root.reparent_to(self.root)
         graph.root.set_bin(PIECES_BIN, 0)
         try:
@@ -203,8 +205,8 @@ class Renderer:
             else:
                 self._light_flat(view)
             clear = (0.0, 0.0, 0.0, 0.0) if transparent else (*self.backdrop.bottom, 1.0)
-            for f in self._frames.values():
-                f.prepare(f is frame, clear)
+            frame.prepare(True, clear)
+            self._set_depth_passes(True)
             if frame.shade is not None and self.antialias == "fxaa":
                 self._post_card.set_shader_input("u_shaded", frame.colour)
             elif frame.shade is not None:
@@ -215,8 +217,17 @@ class Renderer:
             self.backend.engine.render_frame()
             image = frame.read()
         finally:
+            # the engine draws every active buffer of the process: leave none active, so that other
+            # renderers (and other sizes) do not pay for this one
+            frame.prepare(False, clear)
+            self._set_depth_passes(False)
             graph.root.detach_node()
         return unpremultiply(image) if transparent else image
+
+    def _set_depth_passes(self, active: bool) -> None:
+        for depth_pass in (self._shadow, self._occlusion):
+            if depth_pass is not None:
+                depth_pass.buffer.set_active(active)
 
     def _frame(self, size) -> Frame:
         key = (int(size[0]), int(size[1]))

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+NOISE_SIZE = 256  # texels (1 mm each) per side of the repeating noise texture
+
 VERSION = "#version 330\n#extension GL_ARB_texture_gather : enable\n"
 
 
@@ -53,8 +55,7 @@ uniform vec3 u_bg_top;
 uniform vec3 u_bg_bottom;
 uniform float u_vignette;
 
-""" + "\n".join([_glsl_points("TURNS", _turns(16)), _glsl_points("DISK8", _disk(8)),
-                _glsl_points("DISK16", _disk(16))]) + """
+""" + "\n".join([_glsl_points("TURNS", _turns(16)), _glsl_points("DISK16", _disk(16))]) + """
 
 float hash12(vec2 p) {
     vec3 q = fract(vec3(p.xyx) * 0.1031);
@@ -63,10 +64,11 @@ float hash12(vec2 p) {
 }
 
 // Soft shadows whose penumbra widens with the distance from the blocker, as under a light of
-// some size (percentage-closer soft shadows): the mean depth of what blocks the light nearby,
-// then a filter as wide as the penumbra there (four taps first: when they agree, the pixel is
-// not in a penumbra). The taps turn randomly from pixel to pixel, so a wide penumbra is a fine
-// grain rather than stacked copies of the edge.
+// some size. The depth the light sees at the point itself tells how far above the blocker is
+// (in the shadow), and so how wide the penumbra; outside the shadow a middling width is used.
+// Four filtered taps on the rim of a turned disk decide most pixels (all lit or all dark);
+// twelve more smooth the penumbra. The turn changes randomly from pixel to pixel, so a wide penumbra is a
+// fine grain rather than stacked copies of the edge.
 float lit_fraction(vec4 coord, float ndl) {
     vec3 p = coord.xyz / coord.w;
     if (any(lessThan(p.xy, u_shadow_area.xy)) || any(greaterThan(p.xy, u_shadow_area.zw)) || p.z >= 1.0) {
@@ -76,31 +78,23 @@ float lit_fraction(vec4 coord, float ndl) {
     // depth steps back by that slope times the filter's radius (a receiver-plane bias), so that
     // the surface does not shadow itself.
     float slope = min(sqrt(max(1.0 - ndl * ndl, 0.0)) / max(ndl, 0.1), 10.0) * u_shadow_slope;
-    float ref = p.z - u_shadow_params.z - slope * u_shadow_params.y;
-    vec2 spin = TURNS[int(hash12(gl_FragCoord.xy) * 15.999)];
+    float ref = p.z - u_shadow_params.z;
+    float blocker = texture(u_shadow_depth, p.xy).r;
+    float radius = blocker < ref - slope * u_shadow_params.x
+        ? clamp((ref - blocker) * u_shadow_params.w, u_shadow_params.x, u_shadow_params.y)
+        : 0.5 * u_shadow_params.y;
+    ref -= slope * radius;
+    vec2 spin = TURNS[int(hash12(gl_FragCoord.xy) * 15.999)] * radius;
     mat2 turn = mat2(spin.x, spin.y, -spin.y, spin.x);
-    float blockers = 0.0;
-    float depth = 0.0;
-    for (int i = 0; i < 8; ++i) {  // each look-up gathers a 2 x 2 block of depths
-        vec4 d = textureGather(u_shadow_depth, p.xy + turn * DISK8[i] * u_shadow_params.y);
-        vec4 hit = step(d, vec4(ref));
-        blockers += dot(hit, vec4(1.0));
-        depth += dot(hit, d);
-    }
-    if (blockers == 0.0) {
-        return 1.0;
-    }
-    float radius = clamp((ref - depth / blockers) * u_shadow_params.w, u_shadow_params.x, u_shadow_params.y);
-    ref += slope * (u_shadow_params.y - radius);  // a narrower filter needs less of the slope bias
     float sum = 0.0;
     for (int i = 12; i < 16; ++i) {
-        sum += texture(u_shadow_map, vec3(p.xy + turn * DISK16[i] * radius, ref));
+        sum += texture(u_shadow_map, vec3(p.xy + turn * DISK16[i], ref));
     }
     if (sum == 0.0 || sum == 4.0) {
         return sum / 4.0;
     }
     for (int i = 0; i < 12; ++i) {
-        sum += texture(u_shadow_map, vec3(p.xy + turn * DISK16[i] * radius, ref));
+        sum += texture(u_shadow_map, vec3(p.xy + turn * DISK16[i], ref));
     }
     return sum / 16.0;
 }
@@ -193,7 +187,8 @@ uniform vec3 u_ground;
 uniform vec4 u_finish;  // specular, shininess, grain, fibre
 uniform vec4 u_grain;   // xyz: where the piece was cut from the log (mm); w: sheen
 uniform vec4 u_bevel;   // xyz: half size of a box-shaped piece (m); w: 1 to draw its edges eased
-uniform sampler3D u_noise;  // random values, trilinearly filtered, repeating
+uniform float u_support;  // 1 on the board: it shows contact occlusion
+uniform sampler2D u_noise;  // random values on a 1 mm lattice, bilinearly filtered, repeating
 in vec3 v_world;
 in vec3 v_normal;
 in vec3 v_local;
@@ -203,11 +198,12 @@ in vec4 v_occlusion;
 out vec4 frag_color;
 
 const float BEVEL_WIDTH = 6e-4;  // m
+const float NOISE_SIZE = """ + f"{NOISE_SIZE:.1f}" + """;  // texels per side of the noise texture
 const float EXPOSURE = 0.8;
 
 // Smooth random values on a 1 mm lattice, tiled every 32 mm: one filtered look-up
-float value_noise(vec3 p) {
-    return texture(u_noise, p / 32.0).r;
+float value_noise(vec2 p) {
+    return texture(u_noise, p / NOISE_SIZE).r;
 }
 
 // Beech: growth rings of a log whose axis runs along the piece's x (its length), seen as
@@ -215,18 +211,20 @@ float value_noise(vec3 p) {
 // fade out (``pixel``: the pixel's size in mm), so that far wood is calm instead of noisy.
 float wood(vec3 p, float pixel) {
     vec3 q = p + vec3(u_grain.x, 0.0, 0.0);
-    float wobble = value_noise(q * vec3(0.035, 0.22, 0.22));
+    // 2D look-ups of skewed planes through the 3D pattern: varying along every axis, and half the
+    // cost of a 3D look-up
+    float wobble = value_noise(vec2(0.035 * q.x + 0.15 * q.y, 0.22 * q.z - 0.1 * q.y));
     float r = length(q.yz + u_grain.yz) + 3.0 * wobble;
     float ring = fract(r / 2.4);
     float late = smoothstep(0.55, 0.9, ring) * (1.0 - smoothstep(0.9, 1.0, ring));
     float rings = 1.0 - smoothstep(0.9, 2.0, pixel);  // 2.4 mm rings need two pixels or more
     float fibres = 1.0 - smoothstep(0.3, 0.9, pixel);  // fibres 0.45 mm apart
-    float fibre = fibres > 0.0 ? value_noise(q * vec3(0.05, 2.2, 2.2)) - 0.5 : 0.0;
+    float fibre = fibres > 0.0 ? value_noise(vec2(0.05 * q.x + 1.3 * q.z, 2.2 * q.y + 1.7 * q.z)) - 0.5 : 0.0;
     return 1.0 - 0.11 * late * rings - 0.045 * (1.0 - rings) - 0.08 * fibre * fibres;
 }
 
 float paper(vec3 p) {
-    return 1.0 + 0.05 * (value_noise(p * 0.8) - 0.5);
+    return 1.0 + 0.05 * (value_noise(0.8 * p.xy + 0.5 * p.z) - 0.5);
 }
 
 // Film-like tone curve (K. Narkowicz's fit of ACES): gentle contrast in the mid-tones and a long
@@ -257,7 +255,10 @@ void main() {
     }
     vec3 v = normalize(u_eye - v_world);
     float shade = ndl > 0.0 ? lit_fraction(v_shadow, ndl) : 0.0;  // facing away: no look-up needed
-    float occluded = n.z > 0.3 ? u_occlusion_strength * occlusion(v_occlusion) * smoothstep(0.3, 0.9, n.z) : 0.0;
+    float occluded = 0.0;  // contact occlusion on the surfaces things stand on (the board)
+    if (u_support > 0.0 && n.z > 0.3) {
+        occluded = u_occlusion_strength * occlusion(v_occlusion) * smoothstep(0.3, 0.9, n.z);
+    }
     vec3 light = u_key_color * ndl * shade * (1.0 - 0.4 * occluded)
         + (u_fill_color * max(dot(n, u_fill_dir), 0.0) + ambient) * (1.0 - occluded);
     vec3 c = albedo * light;
