@@ -72,9 +72,10 @@ def test_free_sizes_are_built_on_the_fly():
 def test_looks_are_deterministic_and_tell_materials_apart():
     assert grain_seed("a") == grain_seed("a") != grain_seed("b")
     wood, plastic, card = FINISHES["wood"], FINISHES["plastic"], FINISHES["cardboard"]
-    assert wood.grain > 0 and plastic.grain == 0 and card.grain == 0
+    assert (wood.pattern, card.pattern, plastic.pattern) == ("grain", "mottle", "plain")
+    assert wood.strength > 0 and card.strength > 0
     assert plastic.specular > wood.specular > card.specular == 0
-    assert card.fibre > 0
+    assert plastic.sheen > wood.sheen
 
 
 def test_importing_the_render_layer_does_not_start_panda3d():
@@ -83,3 +84,15 @@ def test_importing_the_render_layer_does_not_start_panda3d():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parents[1])
     assert out.stdout.strip() == "[]"
+
+
+def test_each_surface_pattern_compiles_only_its_own_code():
+    from sim.render.shaders import PATTERNS, piece_fragment
+
+    for pattern in PATTERNS:
+        for support in (False, True):
+            src = piece_fragment(pattern, support)
+            assert f"#define {pattern.upper()}" in src and ("#define SUPPORT" in src) == support
+            assert sum(f"#define {p.upper()}" in src for p in PATTERNS) == 1
+    with pytest.raises(ValueError, match="pattern"):
+        piece_fragment("marble", False)

@@ -87,8 +87,12 @@ def is_box(shape: PieceShape) -> bool:
     return bool(np.all(np.isclose(v, lo, atol=1e-9) | np.isclose(v, hi, atol=1e-9)))
 
 
-def _dress(node: NodePath, surface: Surface, shape: PieceShape, seed, decal_lift: float) -> None:
-    """Give a surface node its material's shader inputs; decals print on top and cast no shadow."""
+def _dress(node: NodePath, surface: Surface, shape: PieceShape, seed, decal_lift: float) -> str:
+    """Give a surface node its material's shader inputs; decals print on top and cast no shadow.
+
+    Returns:
+        The surface's pattern (``grain``, ``mottle`` or ``plain``).
+    """
     look = DECAL_FINISH if surface.layer else finish(shape.material.name)
     node.set_shader_input("u_finish", LVecBase4f(*look.as_vec4()))
     node.set_shader_input("u_grain", LVecBase4f(seed[0], seed[1], seed[2], look.sheen))
@@ -98,6 +102,7 @@ def _dress(node: NodePath, surface: Surface, shape: PieceShape, seed, decal_lift
         node.set_depth_offset(surface.layer)
         node.set_z(surface.layer * decal_lift)
         node.hide(SHADOW_MASK)
+    return look.pattern
 
 
 class SceneGraph:
@@ -108,6 +113,8 @@ class SceneGraph:
         root: the node to attach under a renderer's root.
         nodes: piece id -> the piece's node.
         board: the board's node, or None for the endless table.
+        surfaces: every surface node with its pattern and whether things stand
+            on it (the board's): what a renderer needs to pick its shaders.
 
     Args:
         scene: the scene.
@@ -121,24 +128,25 @@ class SceneGraph:
         self._decal_lift = decal_lift
         self.root = NodePath("scene")
         self.nodes: dict[str, NodePath] = {}
+        self.surfaces: list[tuple[NodePath, str, bool]] = []
         self._poses = scene.poses().copy()
         b = scene.board_info
         self.board = None
         if b.shape is not None:
-            self.board = self._build(BOARD_ID, b.shape, library)
+            self.board = self._build(BOARD_ID, b.shape, library, support=True)
             self.board.set_pos(*b.pos)
-            self.board.set_shader_input("u_support", 1.0)
         for piece in scene.pieces:
-            self.nodes[piece.id] = self._build(piece.id, piece.shape, library)
+            self.nodes[piece.id] = self._build(piece.id, piece.shape, library, support=False)
         self.set_poses(self._poses)
 
-    def _build(self, name: str, shape: PieceShape, library: GeomLibrary) -> NodePath:
+    def _build(self, name: str, shape: PieceShape, library: GeomLibrary, support: bool) -> NodePath:
         node = self.root.attach_new_node(name)
         seed = grain_seed(name)
         for surface, proto in library.surfaces(shape):
             child = node.attach_new_node(f"{name}:{surface.name}")
             proto.instance_to(child)
-            _dress(child, surface, shape, seed, self._decal_lift)
+            pattern = _dress(child, surface, shape, seed, self._decal_lift)
+            self.surfaces.append((child, pattern, support))
         return node
 
     @property

@@ -19,26 +19,27 @@ class Finish:
     Attributes:
         specular: strength of the light's highlight (0: matte).
         shininess: Blinn-Phong exponent: larger is a smaller, sharper highlight.
-        grain: strength of the procedural wood grain (0: none).
-        fibre: strength of the fine mottling of paper and cardboard (0: none).
-        sheen: strength of the sky's reflection at grazing angles (a varnish or polished plastic).
+        pattern: ``grain`` (wood's growth rings and fibres), ``mottle`` (the faint
+            blotches of cardboard) or ``plain``.
+        strength: how strongly the pattern shows (0..1).
+        sheen: strength of the sky's reflection (a varnish or polished plastic).
     """
 
     specular: float
     shininess: float
-    grain: float = 0.0
-    fibre: float = 0.0
+    pattern: str = "plain"
+    strength: float = 0.0
     sheen: float = 0.0
 
     def as_vec4(self) -> tuple[float, float, float, float]:
-        """(specular, shininess, grain, fibre) for the shader."""
-        return (self.specular, self.shininess, self.grain, self.fibre)
+        """(specular, shininess, pattern strength, 0) for the shader."""
+        return (self.specular, self.shininess, self.strength, 0.0)
 
 
 FINISHES = {
-    "wood": Finish(specular=0.10, shininess=18.0, grain=1.0, sheen=0.04),  # oiled beech
+    "wood": Finish(specular=0.10, shininess=18.0, pattern="grain", strength=1.0, sheen=0.04),  # oiled beech
     "plastic": Finish(specular=0.7, shininess=60.0, sheen=0.3),  # injection-moulded, glossy
-    "cardboard": Finish(specular=0.0, shininess=1.0, fibre=1.0),  # printed matte board
+    "cardboard": Finish(specular=0.0, shininess=1.0, pattern="mottle", strength=1.0),  # printed matte board
 }
 DECAL_FINISH = Finish(specular=0.02, shininess=8.0)  # printed ink: matte, no grain showing through
 

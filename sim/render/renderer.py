@@ -44,7 +44,7 @@ DEPTH_BIAS_TEXELS = 1.0
 FLOOR_EXTENT = 60.0  # the floor's half-size, in multiples of the scene's size: it reaches the horizon
 FLOOR_GAP = 1e-4  # m between the board's bottom and the floor
 BACKDROP_DEPTH = 0.9  # the backdrop card's distance, as a fraction of the far plane's
-PIECES_BIN = "towerlab-pieces"  # a front-to-back bin drawn before the floor and the backdrop
+PIECES_BIN = "towerlab-pieces"  # a front-to-back bin drawn before the board, the floor and the backdrop
 SOFTWARE_DECAL_LIFT = 5e-4  # m per decal layer: the software renderer ignores depth offsets
 OCCLUSION_MAP = 256  # texels per side of the top-down map of contact occlusion
 OCCLUSION_GAP = 3e-4  # m: an occluder's top must be this much above a surface to shade it
@@ -110,6 +110,7 @@ class Renderer:
         self._floor.set_bin("fixed", 10)
         self._floor.hide(SHADOW_MASK)
         self._shadow = self._occlusion = None
+        self._piece_shaders: dict[tuple[str, bool], object] = {}
         bins = CullBinManager.get_global_ptr()
         if bins.find_bin(PIECES_BIN) < 0:
             bins.add_bin(PIECES_BIN, CullBinEnums.BT_front_to_back, 15)
@@ -124,7 +125,7 @@ class Renderer:
         return self.backend.shaders
 
     def _setup_shaded(self, shadow_map: int) -> None:
-        self.root.set_shader(shader(shaders.PIECE_VERTEX, shaders.PIECE_FRAGMENT))
+        self.root.set_shader(self._piece_shader("plain", False))
         self.root.set_antialias(AntialiasAttrib.M_multisample)
         self._backdrop.set_shader(shader(shaders.BACKDROP_VERTEX, shaders.BACKDROP_FRAGMENT))
         self._floor.set_shader(shader(shaders.FLOOR_VERTEX, shaders.FLOOR_FRAGMENT))
@@ -152,7 +153,6 @@ class Renderer:
             "u_vignette": bd.vignette,
             "u_finish": (0.0, 1.0, 0.0, 0.0),
             "u_grain": (0.0, 0.0, 0.0, 0.0),
-            "u_support": 0.0,
         }
         for name, value in inputs.items():
             self.root.set_shader_input(name, value)
@@ -170,8 +170,18 @@ class Renderer:
         self.root.set_light(self._key_np)
 
     def graph(self, scene) -> SceneGraph:
-        """A scene graph of ``scene`` built with this renderer's geometry cache."""
-        return SceneGraph(scene, self.library, 0.0 if self.shaded else SOFTWARE_DECAL_LIFT)
+        """A scene graph of ``scene`` built with this renderer's geometry cache and shaders."""
+        graph = SceneGraph(scene, self.library, 0.0 if self.shaded else SOFTWARE_DECAL_LIFT)
+        if self.shaded:
+            for node, pattern, support in graph.surfaces:
+                node.set_shader(self._piece_shader(pattern, support))
+        return graph
+
+    def _piece_shader(self, pattern: str, support: bool):
+        key = (pattern, support)
+        if key not in self._piece_shaders:
+            self._piece_shaders[key] = shader(shaders.PIECE_VERTEX, shaders.piece_fragment(pattern, support))
+        return self._piece_shaders[key]
 
     def render(self, scene, size=(1024, 1024), camera: str = "iso", eye=None, look_at=None,
                transparent: bool = False) -> np.ndarray:
@@ -197,6 +207,8 @@ class Renderer:
         clear = (0.0, 0.0, 0.0, 0.0)
         graph.root.reparent_to(self.root)
         graph.root.set_bin(PIECES_BIN, 0)
+        if graph.board is not None:  # the board after the pieces: what stands on it hides much of it
+            graph.board.set_bin("fixed", 0)
         try:
             self._aim(view)
             scene = graph.current_scene()
@@ -252,9 +264,7 @@ class Renderer:
         forward = view.basis[2]
         key = self.lighting.key_direction(forward)
         floor_z = -scene.board_info.thickness
-        casters = occluders = piece_corners(scene)
-        if len(occluders) == 0:
-            occluders = np.zeros((1, 3))
+        casters = piece_corners(scene)
         board = board_corners(scene)
         if len(board) and (len(casters) == 0 or np.ptp(board[:, 0]) <= SHADOW_BOARD_LIMIT):
             casters = np.vstack([casters, board])
@@ -281,10 +291,6 @@ class Renderer:
         r.set_shader_input("u_occlusion_matrix", _matrix(top.texture_matrix()))
         r.set_shader_input("u_occlusion_params", LVecBase4f(radius / top.width, radius / top.height,
                                                             OCCLUSION_GAP / depth, OCCLUSION_HEIGHT / depth))
-        r.set_shader_input("u_occlusion_area", _area(top.texture_matrix(), occluders, radius))
-        self._floor.set_shader_input("u_occlusion_area", _area(top.texture_matrix(), casters, radius))
-        r.set_shader_input("u_shadow_area", _area(light_view.texture_matrix(), occluders,
-                                                  light.penumbra_limit, along=key, floor_z=floor_z))
         r.set_shader_input("u_eye", LVecBase3f(*view.eye))
         r.set_shader_input("u_key_dir", LVecBase3f(*key))
         r.set_shader_input("u_fill_dir", LVecBase3f(*self.lighting.fill_direction(forward)))
@@ -314,22 +320,6 @@ class Renderer:
             if depth_pass is not None:
                 engine.remove_window(depth_pass.buffer)
         self._shadow = self._occlusion = None
-
-
-def _area(matrix: np.ndarray, points: np.ndarray, grow: float, along=None, floor_z: float = 0.0) -> LVecBase4f:
-    """The rectangle (min x, min y, max x, max y) in a map's texture units around ``points`` grown by ``grow`` (m).
-
-    With ``along`` (a unit vector towards the light), the points' shadows on
-    the floor at ``floor_z`` are included too.
-    """
-    pts = np.asarray(points, dtype=float)
-    if along is not None:
-        d = np.asarray(along, dtype=float)
-        pts = np.vstack([pts, pts - np.outer((pts[:, 2] - floor_z) / d[2], d)])
-    uv = pts @ matrix[:2, :3].T + matrix[:2, 3]
-    scale = np.linalg.norm(matrix[:2, :3], axis=1)
-    lo, hi = uv.min(axis=0) - grow * scale, uv.max(axis=0) + grow * scale
-    return LVecBase4f(float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1]))
 
 
 def _matrix(m: np.ndarray) -> LMatrix4f:

@@ -1,7 +1,14 @@
-"""GLSL sources of the renderer: pieces, the shadow-catching floor, the backdrop and the shadow pass.
+"""GLSL sources of the renderer: pieces, the shadow-catching floor, the backdrop, the depth and resolve passes.
 
 Lighting is computed in linear RGB and written sRGB-encoded. Piece colours
 arrive sRGB-encoded (as stored in the meshes) and are linearised first.
+
+Written for llvmpipe, the CPU rasteriser behind headless EGL: it runs both
+sides of a branch that differs between neighbouring pixels, so an early exit
+saves nothing and every texture look-up in the source costs every pixel. The
+piece shader is therefore compiled per surface (:func:`piece_fragment`): wood
+gets the grain, cardboard the mottle, the board the contact occlusion, and
+none of them pays for the others.
 """
 
 from __future__ import annotations
@@ -10,8 +17,8 @@ import numpy as np
 
 NOISE_SIZE = 256  # texels (1 mm each) per side of the repeating noise texture
 
-VERSION = "#version 330\n#extension GL_ARB_texture_gather : enable\n"
-
+VERSION = "#version 330\n"
+PATTERNS = ("grain", "mottle", "plain")  # wood, cardboard, plastic and print
 
 
 def _disk(n: int) -> np.ndarray:
@@ -45,8 +52,6 @@ uniform vec4 u_shadow_params;  // x: least penumbra radius, y: blocker search ra
                                // z: depth bias; w: penumbra radius per unit of depth behind the blocker
 uniform sampler2DShadow u_occlusion_map;  // depth seen from straight above
 uniform vec4 u_occlusion_params;  // x, y: reach in texture units; z, w: least and most occluder height (depth)
-uniform vec4 u_occlusion_area;    // xy min, xy max (texture units) of what occludes, grown by the reach
-uniform vec4 u_shadow_area;       // xy min, xy max (shadow map units) of the pieces' shadows
 uniform float u_shadow_slope;     // shadow map depth units per texture unit of a 45 degree slope
 uniform vec3 u_key_dir;           // towards the key light
 uniform float u_occlusion_strength;
@@ -55,7 +60,7 @@ uniform vec3 u_bg_top;
 uniform vec3 u_bg_bottom;
 uniform float u_vignette;
 
-""" + "\n".join([_glsl_points("TURNS", _turns(16)), _glsl_points("DISK16", _disk(16))]) + """
+""" + "\n".join([_glsl_points("TURNS", _turns(16)), _glsl_points("DISK8", _disk(8))]) + """
 
 float hash12(vec2 p) {
     vec3 q = fract(vec3(p.xyx) * 0.1031);
@@ -66,14 +71,10 @@ float hash12(vec2 p) {
 // Soft shadows whose penumbra widens with the distance from the blocker, as under a light of
 // some size. The depth the light sees at the point itself tells how far above the blocker is
 // (in the shadow), and so how wide the penumbra; outside the shadow a middling width is used.
-// Four filtered taps on the rim of a turned disk decide most pixels (all lit or all dark);
-// twelve more smooth the penumbra. The turn changes randomly from pixel to pixel, so a wide penumbra is a
-// fine grain rather than stacked copies of the edge.
+// Eight filtered taps on a disk turned randomly from pixel to pixel: a wide penumbra is a fine
+// grain rather than stacked copies of the edge.
 float lit_fraction(vec4 coord, float ndl) {
     vec3 p = coord.xyz / coord.w;
-    if (any(lessThan(p.xy, u_shadow_area.xy)) || any(greaterThan(p.xy, u_shadow_area.zw)) || p.z >= 1.0) {
-        return 1.0;  // no piece's shadow reaches here
-    }
     // A surface at an angle to the light comes nearer to it across the filter: the reference
     // depth steps back by that slope times the filter's radius (a receiver-plane bias), so that
     // the surface does not shadow itself.
@@ -87,44 +88,25 @@ float lit_fraction(vec4 coord, float ndl) {
     vec2 spin = TURNS[int(hash12(gl_FragCoord.xy) * 15.999)] * radius;
     mat2 turn = mat2(spin.x, spin.y, -spin.y, spin.x);
     float sum = 0.0;
-    for (int i = 12; i < 16; ++i) {
-        sum += texture(u_shadow_map, vec3(p.xy + turn * DISK16[i], ref));
+    for (int i = 0; i < 8; ++i) {
+        sum += texture(u_shadow_map, vec3(p.xy + turn * DISK8[i], ref));
     }
-    if (sum == 0.0 || sum == 4.0) {
-        return sum / 4.0;
-    }
-    for (int i = 0; i < 12; ++i) {
-        sum += texture(u_shadow_map, vec3(p.xy + turn * DISK16[i], ref));
-    }
-    return sum / 16.0;
+    return p.z >= 1.0 ? 1.0 : sum / 8.0;
 }
 
 // How much of the neighbourhood of an upward-facing point is covered by something whose top is
 // a little above it (contact occlusion: the soft dark rim along a board's edge, at the foot of a
-// lying block). A map seen from above cannot tell a plate floating high over the point from a
-// tall block standing beside it, so tops higher than the reach count as neither.
+// block). A map seen from above cannot tell a plate floating high over the point from a tall
+// block standing beside it, so tops higher than the reach count as neither.
 float occlusion(vec4 coord) {
     vec3 p = coord.xyz / coord.w;
-    if (any(lessThan(p.xy, u_occlusion_area.xy)) || any(greaterThan(p.xy, u_occlusion_area.zw))) {
-        return 0.0;  // nothing stands near enough
+    float covered = 0.0;
+    for (int i = 0; i < 8; ++i) {
+        vec2 at = p.xy + DISK8[i] * u_occlusion_params.xy;
+        covered += texture(u_occlusion_map, vec3(at, p.z - u_occlusion_params.w))
+            - texture(u_occlusion_map, vec3(at, p.z - u_occlusion_params.z));
     }
-    float ref = p.z - u_occlusion_params.z;
-    float open = 0.0;
-    for (int i = 12; i < 16; ++i) {  // the outermost taps first: nothing near, nothing to do
-        open += texture(u_occlusion_map, vec3(p.xy + DISK16[i] * u_occlusion_params.xy, ref));
-    }
-    if (open == 4.0) {
-        return 0.0;
-    }
-    float high = 0.0;  // taps where the top is beyond reach
-    for (int i = 0; i < 16; ++i) {
-        vec2 at = p.xy + DISK16[i] * u_occlusion_params.xy;
-        if (i < 12) {
-            open += texture(u_occlusion_map, vec3(at, ref));
-        }
-        high += 1.0 - texture(u_occlusion_map, vec3(at, p.z - u_occlusion_params.w));
-    }
-    return smoothstep(0.0, 0.6, 1.0 - (open + high) / 16.0);  // the foot of a wall (half covered): full
+    return smoothstep(0.0, 0.6, covered / 8.0);  // the foot of a wall (half covered): full
 }
 
 vec3 backdrop(vec2 frag) {
@@ -177,17 +159,16 @@ void main() {
 }
 """
 
-PIECE_FRAGMENT = VERSION + _COMMON + """
+_PIECE_FRAGMENT = _COMMON + """
 uniform vec3 u_eye;
 uniform vec3 u_key_color;
 uniform vec3 u_fill_dir;
 uniform vec3 u_fill_color;
 uniform vec3 u_sky;
 uniform vec3 u_ground;
-uniform vec4 u_finish;  // specular, shininess, grain, fibre
+uniform vec4 u_finish;  // specular, shininess, strength of the grain or mottle
 uniform vec4 u_grain;   // xyz: where the piece was cut from the log (mm); w: sheen
 uniform vec4 u_bevel;   // xyz: half size of a box-shaped piece (m); w: 1 to draw its edges eased
-uniform float u_support;  // 1 on the board: it shows contact occlusion
 uniform sampler2D u_noise;  // random values on a 1 mm lattice, bilinearly filtered, repeating
 in vec3 v_world;
 in vec3 v_normal;
@@ -219,7 +200,7 @@ float wood(vec3 p, float pixel) {
     float late = smoothstep(0.55, 0.9, ring) * (1.0 - smoothstep(0.9, 1.0, ring));
     float rings = 1.0 - smoothstep(0.9, 2.0, pixel);  // 2.4 mm rings need two pixels or more
     float fibres = 1.0 - smoothstep(0.3, 0.9, pixel);  // fibres 0.45 mm apart
-    float fibre = fibres > 0.0 ? value_noise(vec2(0.05 * q.x + 1.3 * q.z, 2.2 * q.y + 1.7 * q.z)) - 0.5 : 0.0;
+    float fibre = value_noise(vec2(0.05 * q.x + 1.3 * q.z, 2.2 * q.y + 1.7 * q.z)) - 0.5;
     return 1.0 - 0.11 * late * rings - 0.045 * (1.0 - rings) - 0.08 * fibre * fibres;
 }
 
@@ -240,12 +221,12 @@ void main() {
     float ndl = max(dot(n, u_key_dir), 0.0);
     vec3 ambient = mix(u_ground, u_sky, 0.5 + 0.5 * n.z);
     vec3 mm = v_local * 1000.0;
-    if (u_finish.z > 0.0) {
-        albedo *= mix(1.0, wood(mm, length(fwidth(mm))), u_finish.z);
-    }
-    if (u_finish.w > 0.0) {
-        albedo *= mix(1.0, paper(mm), u_finish.w);
-    }
+#ifdef GRAIN
+    albedo *= mix(1.0, wood(mm, length(fwidth(mm))), u_finish.z);
+#endif
+#ifdef MOTTLE
+    albedo *= mix(1.0, paper(mm), u_finish.z);
+#endif
     if (u_bevel.w > 0.0) {
         // Real blocks have eased edges that catch less light: darken a thin band along every edge
         // of a box, so that blocks lying side by side still read as separate pieces.
@@ -255,10 +236,10 @@ void main() {
     }
     vec3 v = normalize(u_eye - v_world);
     float shade = ndl > 0.0 ? lit_fraction(v_shadow, ndl) : 0.0;  // facing away: no look-up needed
-    float occluded = 0.0;  // contact occlusion on the surfaces things stand on (the board)
-    if (u_support > 0.0 && n.z > 0.3) {
-        occluded = u_occlusion_strength * occlusion(v_occlusion) * smoothstep(0.3, 0.9, n.z);
-    }
+    float occluded = 0.0;
+#ifdef SUPPORT  // contact occlusion on what things stand on (the board)
+    occluded = u_occlusion_strength * occlusion(v_occlusion) * smoothstep(0.3, 0.9, n.z);
+#endif
     vec3 light = u_key_color * ndl * shade * (1.0 - 0.4 * occluded)
         + (u_fill_color * max(dot(n, u_fill_dir), 0.0) + ambient) * (1.0 - occluded);
     vec3 c = albedo * light;
@@ -271,6 +252,24 @@ void main() {
     frag_color = vec4(to_srgb(tone(c)), 1.0);
 }
 """
+
+
+
+def piece_fragment(pattern: str, support: bool) -> str:
+    """The piece shader for one kind of surface.
+
+    Args:
+        pattern: ``grain`` (wood), ``mottle`` (cardboard) or ``plain`` (plastic, print).
+        support: whether things stand on it (the board): contact occlusion.
+
+    Raises:
+        ValueError: unknown pattern.
+    """
+    if pattern not in PATTERNS:
+        raise ValueError(f"pattern must be one of {', '.join(PATTERNS)}, got {pattern!r}")
+    defines = [f"#define {pattern.upper()}"] + (["#define SUPPORT"] if support else [])
+    return VERSION + "\n".join(defines) + "\n" + _PIECE_FRAGMENT
+
 
 FLOOR_VERTEX = PIECE_VERTEX
 
@@ -341,22 +340,21 @@ uniform sampler2D u_shaded;        // the shading pass's colours, one per pixel
 uniform sampler2D u_shaded_depth;  // and its depths
 out vec4 frag_color;
 
+const ivec2 NEIGHBOURS[4] = ivec2[](ivec2(-1, 0), ivec2(1, 0), ivec2(0, -1), ivec2(0, 1));
+
 void main() {
     ivec2 px = ivec2(gl_FragCoord.xy);
     float z = gl_FragCoord.z;
     float best = abs(texelFetch(u_shaded_depth, px, 0).r - z);
     ivec2 pick = px;
-    if (best > 1e-6) {  // another surface covers this pixel's centre: find a neighbour on this one
-        ivec2 last = textureSize(u_shaded_depth, 0) - 1;
-        for (int dy = -1; dy <= 1; ++dy) {
-            for (int dx = -1; dx <= 1; ++dx) {
-                ivec2 q = clamp(px + ivec2(dx, dy), ivec2(0), last);
-                float d = abs(texelFetch(u_shaded_depth, q, 0).r - z);
-                if (d < best) {
-                    best = d;
-                    pick = q;
-                }
-            }
+    // where another surface covers this pixel's centre, a neighbour on this one has the colour
+    ivec2 last = textureSize(u_shaded_depth, 0) - 1;
+    for (int i = 0; i < 4; ++i) {
+        ivec2 q = clamp(px + NEIGHBOURS[i], ivec2(0), last);
+        float d = abs(texelFetch(u_shaded_depth, q, 0).r - z);
+        if (d < best - 1e-6) {
+            best = d;
+            pick = q;
         }
     }
     frag_color = texelFetch(u_shaded, pick, 0);
