@@ -78,7 +78,7 @@ BABYLON_TABLE_THICKNESS = 20.0
 BOX_DENSITY = 0.70
 BOX_FRICTION = 0.5
 
-# --- colours (linear sRGB 0..1 with alpha) -----------------------------------
+# --- colours (sRGB-encoded display values 0..1, with alpha) --------------------
 COLORS = {
     "neutral": (0.86, 0.72, 0.52, 1.0),
     "beech": (0.91, 0.76, 0.56, 1.0),
