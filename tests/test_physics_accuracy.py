@@ -1,7 +1,7 @@
 """The dynamics on the analytic cases: harmonic stacks, a block on a slope, Talo's balance rule, a level plate.
 
 Each case runs the simulation alone (``simulate``, the probe turning around),
-with the solver tolerance :func:`sim.physics.verdict.precision_for` gives for
+with the solver tolerance :func:`sim.physics.verdict.tuned_for` gives for
 the case's closed-form margin, and asserts what the physics textbook or the
 rulebook says: stand (nothing moves past ``tol.moved_*``) or fall.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from sim.physics import TUNED, simulate
+from sim.physics import simulate
 from sim.physics.cases import (
     friction_angle,
     harmonic_stack,
@@ -19,12 +19,7 @@ from sim.physics.cases import (
     tilted_plank,
     tohu_plate,
 )
-from sim.physics.verdict import precision_for
-
-
-def settings_for(margin_g: float | None):
-    """The world settings with the tolerance the verdict would choose for this margin."""
-    return TUNED.with_(residual_velocity=precision_for(margin_g))
+from sim.physics.verdict import tuned_for
 
 
 def harmonic_margin(n: int, scale: float) -> float | None:
@@ -36,7 +31,7 @@ def harmonic_margin(n: int, scale: float) -> float | None:
 @pytest.mark.parametrize("n", [2, 5, 10, pytest.param(20, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("scale", [0.98, 1.02])
 def test_harmonic_stack_stands_inside_and_falls_outside_its_critical_offsets(n, scale):
-    t = simulate(harmonic_stack(n, scale), 1.0, settings_for(harmonic_margin(n, scale)))
+    t = simulate(harmonic_stack(n, scale), 1.0, tuned_for(harmonic_margin(n, scale)))
     blocks = [i for i in t.ids if i != "table"]
     if scale < 1:
         assert t.moved == [], {i: t.pieces[i].displacement_mm for i in t.moved}
@@ -49,7 +44,7 @@ def test_harmonic_stack_stands_inside_and_falls_outside_its_critical_offsets(n, 
 def test_a_block_on_a_plank_holds_below_the_friction_angle_and_slides_above(factor):
     angle = friction_angle(0.5) * factor
     margin = None if factor > 1 else 0.04  # tan(26.6°) - tan(23.9°) in g, roughly
-    t = simulate(tilted_plank(angle), 1.0, settings_for(margin))
+    t = simulate(tilted_plank(angle), 1.0, tuned_for(margin))
     block = t.pieces["block"]
     if factor < 1:
         assert not block.moved, block

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
-from sim.physics import TUNED, check, settle, simulate
+from sim.physics import check, settle, simulate
 from sim.physics.cases import cube_tower, friction_angle, harmonic_stack, talo_all_blocks, talo_balance, tilted_plank
-from sim.physics.verdict import precision_for
+from sim.physics.verdict import tuned_for
 from sim.scene import Scene
 
 
@@ -91,7 +91,7 @@ def test_settle_returns_the_scene_at_rest():
 
 def drift(scene: Scene, seconds: float, margin_g: float) -> float:
     """Largest displacement (m) after ``seconds``, with the solver tolerance ``check`` would use."""
-    t = simulate(scene, seconds, TUNED.with_(residual_velocity=precision_for(margin_g)))
+    t = simulate(scene, seconds, tuned_for(margin_g))
     return max(m.displacement for m in t.pieces.values())
 
 

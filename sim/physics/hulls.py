@@ -1,13 +1,13 @@
-"""Pieces as files pybullet loads: each convex part a Wavefront hull, each body a URDF link.
+"""Pieces as files pybullet loads: each convex part a Wavefront hull, large pieces a URDF link.
 
 A piece is one rigid body whose collision shape is the compound of its
-convex parts. pybullet's own compound call (``createCollisionShapeArray``)
-holds at most 16 shapes and writes past its buffer beyond that (a Babylon
-bridge has 33 parts), so each body is written as a URDF link with one
-``<collision>`` per part and its inertial frame, and loaded with
-``loadURDF``. Files go once per process into a private directory, named by
-a hash of their content: equal parts share one file, and pybullet's file
-cache can never mix up two different ones.
+convex parts. pybullet builds compounds of meshes only from files
+(``createCollisionShapeArray`` takes no vertex lists), and that call holds at
+most 16 shapes, writing past its buffer beyond (a Babylon bridge has 33
+parts); larger pieces are therefore written as a URDF link with one
+``<collision>`` per part and their inertial frame. Files go once per process
+into a private directory, named by a hash of their content: equal parts
+share one file, and pybullet's file cache can never mix up two different ones.
 """
 
 from __future__ import annotations

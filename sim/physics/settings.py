@@ -30,8 +30,9 @@ class PhysicsSettings:
             iterations per step for the same stacks.
         solver_iterations: upper bound on the sequential-impulse iterations
             per step and island. A stack of n levers needs of the order of n²
-            of them (3000 hold the 20-block harmonic stack); resting islands
-            stop long before, at ``residual_velocity``.
+            of them (the 20-block harmonic stack falls with 3000 and stands
+            with 3500; 4000 leaves room); resting islands stop long before, at
+            ``residual_velocity``.
         residual_velocity: the solver stops iterating on an island once no
             contact's velocity changes by more than this (m/s) in one
             iteration (pybullet's default, 1e-7 in squared Bullet units, means
@@ -46,6 +47,12 @@ class PhysicsSettings:
             stand with coarser tolerances at a fraction of the iterations.
         residual_floor: the finest tolerance (m/s).
         residual_ceiling: the coarsest tolerance (m/s).
+        iterations_per_margin: ``check`` also bounds the iterations by this
+            divided by the margin (in g), kept between ``min_iterations`` and
+            ``solver_iterations``: 40 gives the 20-block stack (0.01 g) its
+            4000, and a game structure with 0.4 g of margin 100, which cuts
+            the solver's occasional long runs on piles of thin-walled parts.
+        min_iterations: the fewest iterations ``check`` allows per step.
         erp: error reduction of joint constraints (no joints here; Bullet's 0.2).
         contact_erp: fraction of a contact's penetration removed per step
             (split-impulse position correction; Bullet's 0.2).
@@ -75,6 +82,17 @@ class PhysicsSettings:
             where face clipping produces contact points at random places along
             the edge and the stack rocks; 1e-5 (0.2 µm on a 20 mm block) makes
             every edge distinct. Heights are untouched, so nothing sinks.
+        array_parts: a piece of at most this many convex parts gets its compound
+            shape from ``createCollisionShapeArray``; pybullet's buffer for
+            that call holds 16 and is overrun beyond (a Babylon tower has 22
+            parts, a bridge 33), so larger pieces are loaded as a URDF link
+            with one collision element per part.
+        swell: hulls loaded from a URDF file find no separating-axis contact
+            when they overlap by less than about 0.5 µm (pybullet's importer
+            handles their margin differently), so they would lose a resting
+            contact every few steps; each of their parts reaches this much
+            (m) farther up and down (along the piece axes near the vertical),
+            1 µm, which keeps those contacts alive.
         top_down: create the bodies from the highest to the lowest, so that
             each Gauss-Seidel sweep of the solver carries the weights downwards
             through a stack in one pass (the other order needs many times the
@@ -105,11 +123,13 @@ class PhysicsSettings:
 
     length_scale: float = 1000.0
     dt: float = 1.0 / 480.0
-    solver_iterations: int = 3000
+    solver_iterations: int = 4000
     residual_velocity: float = 1e-4
     residual_per_margin: float = 1e-3
     residual_floor: float = 1e-5
     residual_ceiling: float = 5e-4
+    iterations_per_margin: float = 40.0
+    min_iterations: int = 100
     erp: float = 0.2
     contact_erp: float = 0.2
     friction_erp: float = 0.2
@@ -121,6 +141,8 @@ class PhysicsSettings:
     cone_friction: bool = True
     sat: bool = True
     shrink: float = 1e-5
+    array_parts: int = 16
+    swell: float = 1e-6
     top_down: bool = True
     friction_anchors: bool = True
     damping: float = 0.0
@@ -142,6 +164,6 @@ TUNED = PhysicsSettings()
 """The tuned settings every command uses."""
 
 BULLET_DEFAULTS = PhysicsSettings(
-    length_scale=1.0, dt=1.0 / 240.0, solver_iterations=50, sat=False, shrink=0.0, top_down=False,
+    length_scale=1.0, dt=1.0 / 240.0, solver_iterations=50, sat=False, shrink=0.0, swell=0.0, top_down=False,
     sleeping=True, probe_g=0.0, configure_engine=False)
 """pybullet as it comes (metres, 1/240 s, 50 iterations, GJK contacts, sleeping): fast but wrong."""

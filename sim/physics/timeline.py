@@ -3,8 +3,10 @@
 :func:`simulate` runs a scene in a :class:`~sim.physics.world.World` and
 records it; :func:`run` does the same on a world already built (the verdict
 uses it after the statics have chosen the probe's direction). A piece has
-*moved* once it is displaced or tilted past ``tol.moved_*``; it is *knocked
-down* once it is displaced or tilted past ``tol.knocked_*``, dropped a level
+*moved* once a corner of its bounding box moved farther than
+``tol.moved_distance`` or it tilted past ``tol.moved_angle`` (so a long block
+turning about the vertical moves, a round figure spinning in place does
+not); it is *knocked down* once it is displaced or tilted past ``tol.knocked_*``, dropped a level
 (``tol.knocked_drop``), lost one of the pieces it stood on, or came to lie on
 the board or table it did not touch before.
 """
@@ -17,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from sim.contact import BOARD
-from sim.geometry.transforms import rotation_angle, tilt_angle
+from sim.geometry.transforms import quat_to_matrix, rotation_angle, tilt_angle
 from sim.physics.settings import TUNED, PhysicsSettings
 from sim.physics.world import TABLE, World
 from sim.scene import Scene
@@ -62,8 +64,9 @@ class PieceMotion:
         displacement: distance its position moved (m).
         tilt: angle its up axis turned (rad).
         rotation: angle it turned in all (rad).
+        reach: the farthest any corner of its bounding box moved (m).
         drop: how far its position fell (m; negative when it rose).
-        moved: displacement or rotation beyond ``tol.moved_distance`` / ``tol.moved_angle``.
+        moved: ``reach`` beyond ``tol.moved_distance`` or ``tilt`` beyond ``tol.moved_angle``.
         left_support: it no longer touches a body it stood on at the start.
         fell: it ends on the board or table without having started there.
         knocked_down: knocked down (see the module docstring).
@@ -74,6 +77,7 @@ class PieceMotion:
     displacement: float
     tilt: float
     rotation: float
+    reach: float
     drop: float
     moved: bool
     left_support: bool
@@ -147,6 +151,10 @@ class _Tracker:
         self.world = world
         self.ids = list(world.ids)
         self.start = start
+        bounds = [world.scene.piece(i).shape.bounds for i in self.ids]
+        self.corners = np.array([[[b[x][0], b[y][1], b[z][2]] for x in (0, 1) for y in (0, 1) for z in (0, 1)]
+                                 for b in bounds]).reshape(len(self.ids), 8, 3)
+        self.start_corners = self._corners(start)
         state = world.contact_state()
         self.below0 = {i: state[i][1] for i in self.ids}
         self.grounded0 = {i: bool(state[i][0] & GROUND) for i in self.ids}
@@ -156,9 +164,17 @@ class _Tracker:
         self.rest_since: float | None = 0.0
         self.settled_reported = True
 
+    def _corners(self, poses: np.ndarray) -> np.ndarray:
+        """(n, 8, 3) world corners of every piece's bounding box."""
+        if not len(poses):
+            return np.zeros((0, 8, 3))
+        rot = quat_to_matrix(poses[:, 3:])
+        return np.einsum("nij,nkj->nki", rot, self.corners) + poses[:, None, :3]
+
     def measure(self, poses: np.ndarray) -> dict[str, np.ndarray]:
         d = poses[:, :3] - self.start[:, :3]
-        return {"displacement": np.linalg.norm(d, axis=1), "drop": -d[:, 2],
+        reach = np.linalg.norm(self._corners(poses) - self.start_corners, axis=2).max(axis=1, initial=0.0)
+        return {"displacement": np.linalg.norm(d, axis=1), "drop": -d[:, 2], "reach": reach,
                 "rotation": rotation_angle(self.start[:, 3:], poses[:, 3:]),
                 "tilt": tilt_angle(self.start[:, 3:], poses[:, 3:])}
 
@@ -166,13 +182,13 @@ class _Tracker:
         m = self.measure(poses)
         # contacts change only when something moves: while every piece is within a tenth of the
         # motion thresholds of its start, the (costly) contact query is skipped
-        still = (m["displacement"] < 0.1 * tol.moved_distance) & (m["rotation"] < 0.1 * tol.moved_angle)
+        still = (m["reach"] < 0.1 * tol.moved_distance) & (m["tilt"] < 0.1 * tol.moved_angle)
         state = None if still.all() else self.world.contact_state()
         new = {kind: [] for kind in self.flags}
         for k, i in enumerate(self.ids):
             touching = None if state is None else state[i][0]
             checks = {
-                "moved": m["displacement"][k] > tol.moved_distance or m["rotation"][k] > tol.moved_angle,
+                "moved": m["reach"][k] > tol.moved_distance or m["tilt"][k] > tol.moved_angle,
                 "left_support": touching is not None and bool(self.below0[i] - touching),
                 "fell": touching is not None and not self.grounded0[i] and bool(touching & GROUND),
             }
@@ -205,6 +221,7 @@ class _Tracker:
     def pieces(self, poses: np.ndarray) -> dict[str, PieceMotion]:
         m = self.measure(poses)
         return {i: PieceMotion(i, float(m["displacement"][k]), float(m["tilt"][k]), float(m["rotation"][k]),
+                               float(m["reach"][k]),
                                float(m["drop"][k]), i in self.flags["moved"], i in self.flags["left_support"],
                                i in self.flags["fell"], i in self.flags["knocked_down"], self.began.get(i))
                 for k, i in enumerate(self.ids)}

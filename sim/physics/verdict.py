@@ -122,16 +122,26 @@ class CheckResult:
         }
 
 
-def precision_for(margin_g: float | None, settings: PhysicsSettings = TUNED) -> float:
-    """The solver tolerance (m/s) for a structure of statics margin ``margin_g`` (g).
+def precision_for(margin_g: float | None, settings: PhysicsSettings = TUNED) -> tuple[float, int]:
+    """The solver tolerance (m/s) and iteration bound for a structure of statics margin ``margin_g`` (g).
 
-    Thin margins need finely resolved contact forces; wide ones do with less
-    (see ``PhysicsSettings.residual_per_margin``). Without a stable margin
-    (None, a knife edge or no equilibrium) the settings' own tolerance is used.
+    Thin margins need finely resolved contact forces and many iterations;
+    wide ones do with less (see ``PhysicsSettings.residual_per_margin`` and
+    ``iterations_per_margin``). Without a stable margin (None, a knife edge or
+    no equilibrium) the settings' own values are used.
     """
+    s = settings
     if margin_g is None or not margin_g > tol.stable_margin_g:
-        return settings.residual_velocity
-    return min(max(settings.residual_per_margin * margin_g, settings.residual_floor), settings.residual_ceiling)
+        return s.residual_velocity, s.solver_iterations
+    residual = min(max(s.residual_per_margin * margin_g, s.residual_floor), s.residual_ceiling)
+    iterations = int(round(min(max(s.iterations_per_margin / margin_g, s.min_iterations), s.solver_iterations)))
+    return residual, iterations
+
+
+def tuned_for(margin_g: float | None, settings: PhysicsSettings = TUNED) -> PhysicsSettings:
+    """``settings`` with the solver tolerance and iteration bound of :func:`precision_for`."""
+    residual, iterations = precision_for(margin_g, settings)
+    return settings.with_(residual_velocity=residual, solver_iterations=iterations)
 
 
 def statics_stable(statics) -> bool:
@@ -183,7 +193,7 @@ def check(scene: Scene, seconds: float = DEFAULT_SECONDS, settings: PhysicsSetti
         statics = analyze(scene)
         t1 = time.perf_counter()
         world.set_probe(settings.probe_g, statics.weakest_direction_deg)
-        world.set_precision(precision_for(statics.margin_g if statics.feasible else None, settings))
+        world.set_precision(*precision_for(statics.margin_g if statics.feasible else None, settings))
         timeline = run(world, seconds, progress=progress)
     t2 = time.perf_counter()
     moved, knocked = timeline.moved, timeline.knocked_down

@@ -189,12 +189,30 @@ class World:
         for part in shape.parts:
             centre = (part.vertices.min(axis=0) + part.vertices.max(axis=0)) / 2
             hull = part.hull  # cached
-            parts.append((hull_file((hull.vertices - centre) * s, hull.faces), centre * s))
+            local = hull.vertices - centre
+            if len(shape.parts) > self.settings.array_parts:  # loaded from a URDF file: see ``swell``
+                half = np.abs(local).max(axis=0)
+                local = local * (1.0 + np.divide(self.settings.swell * up**2, half, out=np.zeros(3),
+                                                 where=half > 0))
+            parts.append((hull_file(local * s, hull.faces), centre * s))
         moments, principal = principal_frame(shape.inertia * (mass / shape.mass))
         with warnings.catch_warnings():  # a gimbal-locked principal frame still converts exactly
             warnings.simplefilter("ignore", UserWarning)
             rpy = Rotation.from_quat(principal).as_euler("xyz")
         flags = pb.URDF_USE_INERTIA_FROM_FILE | (pb.URDF_INITIALIZE_SAT_FEATURES if self.settings.sat else 0)
+        if len(parts) <= self.settings.array_parts:
+            shape_id = pb.createCollisionShapeArray(
+                [pb.GEOM_MESH] * len(parts), fileNames=[f for f, _ in parts],
+                collisionFramePositions=[list(c) for _, c in parts], meshScales=[list(squeeze)] * len(parts),
+                flags=[flags & pb.URDF_INITIALIZE_SAT_FEATURES] * len(parts), physicsClientId=self._cid)
+            uid = pb.createMultiBody(
+                mass, shape_id, basePosition=list(np.asarray(pos, dtype=float) * s), baseOrientation=list(quat),
+                baseInertialFramePosition=list(shape.com * s), baseInertialFrameOrientation=list(principal),
+                useMaximalCoordinates=True, physicsClientId=self._cid)
+            if mass > 0:
+                pb.changeDynamics(uid, -1, mass=mass, localInertiaDiagonal=list(moments * s * s),
+                                  physicsClientId=self._cid)
+            return uid
         return pb.loadURDF(body_file(parts, squeeze, mass, shape.com * s, rpy, moments * s * s),
                            basePosition=list(np.asarray(pos, dtype=float) * s), baseOrientation=list(quat),
                            useMaximalCoordinates=True, useFixedBase=mass == 0.0, flags=flags,
@@ -254,10 +272,14 @@ class World:
         self._probe = (float(accel_g), direction_deg)
         self._apply_gravity()
 
-    def set_precision(self, residual_velocity: float) -> None:
-        """The solver's convergence tolerance from now on (m/s; see ``PhysicsSettings.residual_velocity``)."""
+    def set_precision(self, residual_velocity: float, iterations: int | None = None) -> None:
+        """The solver's convergence tolerance (m/s) and iteration bound from now on.
+
+        See ``PhysicsSettings.residual_velocity`` and ``solver_iterations``.
+        """
         if self.settings.configure_engine:
             pb.setPhysicsEngineParameter(solverResidualThreshold=(residual_velocity * self._scale) ** 2,
+                                         numSolverIterations=iterations or self.settings.solver_iterations,
                                          physicsClientId=self._cid)
 
     @property

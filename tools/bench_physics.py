@@ -1,0 +1,115 @@
+"""Benchmark of the physics side: the whole ``check`` verdict, the world's per-step overhead, tuned vs defaults.
+
+Run once, at the end, on an otherwise idle machine::
+
+    .venv/bin/python tools/bench_physics.py [--quick]
+
+Prints a Markdown report (the figures in docs/physics.md come from it):
+
+1. ``check`` (statics + 2 s of dynamics) for a 20-block harmonic stack, the
+   55 Talo blocks and a 150-piece Babylon scene;
+2. the world's per-step cost over a bare ``stepSimulation`` loop on the same
+   bodies (the probe's gravity update and the blow-up watch);
+3. pybullet with its default settings beside the tuned world: wall time per
+   simulated second and whether the harmonic stacks come out right.
+
+Then runs ``tools/bench_statics.py`` if it exists. Ratios are measured within
+one run, so a loaded machine slows both sides alike.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from sim.physics import BULLET_DEFAULTS, TUNED, World, check, simulate  # noqa: E402
+from sim.physics.cases import babylon_city, harmonic_stack, talo_all_blocks  # noqa: E402
+from sim.physics.verdict import tuned_for  # noqa: E402
+from sim.physics.world import pb  # noqa: E402
+
+
+def timed(fn, *args, **kwargs):
+    start = time.perf_counter()
+    result = fn(*args, **kwargs)
+    return result, time.perf_counter() - start
+
+
+def bench_check(quick: bool) -> list[str]:
+    rows = ["| scene | pieces | verdict | margin (g) | statics (ms) | dynamics (ms) | wall (s) |",
+            "|---|---:|---|---:|---:|---:|---:|"]
+    scenes = [("harmonic stack, 20 blocks at 0.98×", harmonic_stack(20, 0.98)),
+              ("Talo, all 55 blocks", talo_all_blocks()),
+              ("Babylon city, 150 pieces", babylon_city())]
+    for name, scene in scenes[:1] if quick else scenes:
+        r, wall = timed(check, scene)
+        rows.append(f"| {name} | {len(scene.pieces)} | {'stands' if r.stable else 'falls'} | {r.margin_g:.4f} | "
+                    f"{r.timings_ms['statics']:.0f} | {r.timings_ms['dynamics']:.0f} | {wall:.1f} |")
+    return rows
+
+
+def bench_overhead(steps: int, repeats: int) -> list[str]:
+    """World.step against a bare stepSimulation loop on the very same client and bodies."""
+    rows = ["| scene | bare loop (ms/step) | World.step (ms/step) | ratio |", "|---|---:|---:|---:|"]
+    scenes = (("Talo, all 55 blocks", talo_all_blocks()), ("harmonic stack, 10 blocks", harmonic_stack(10, 0.98)))
+    for name, scene in scenes:
+        with World(scene) as world:
+            world.step(steps)  # past the start
+            bare, ours = [], []
+            for _ in range(repeats):
+                start = time.perf_counter()
+                for _ in range(steps):
+                    pb.stepSimulation(physicsClientId=world._cid)
+                bare.append(time.perf_counter() - start)
+                start = time.perf_counter()
+                world.step(steps)
+                ours.append(time.perf_counter() - start)
+        b, o = statistics.median(bare) / steps * 1e3, statistics.median(ours) / steps * 1e3
+        rows.append(f"| {name} | {b:.3f} | {o:.3f} | {o / b:.3f} |")
+    return rows
+
+
+def bench_defaults(quick: bool) -> list[str]:
+    """pybullet's defaults beside the tuned world: right answers and wall time per simulated second."""
+    rows = ["| case | expected | pybullet defaults | time/sim s | tuned | time/sim s | slower |",
+            "|---|---|---|---:|---|---:|---:|"]
+    cases = [(10, 0.95), (10, 1.05), (20, 0.98), (20, 1.02)]
+    for n, scale in cases[:2] if quick else cases:
+        scene = harmonic_stack(n, scale)
+        margin = (1 - scale) * 100.0 / (10.0 * n) if scale < 1 else None
+        expected = "stands" if scale < 1 else "falls"
+        answers = []
+        for settings in (BULLET_DEFAULTS, tuned_for(margin, TUNED)):
+            t, wall = timed(simulate, scene, 2.0, settings)
+            answers.append(("falls" if t.moved else "stands", wall / t.seconds))
+        (a_def, t_def), (a_tun, t_tun) = answers
+        mark = {True: "right", False: "**wrong**"}
+        rows.append(f"| harmonic n={n} × {scale} | {expected} | {a_def} ({mark[a_def == expected]}) | {t_def:.3f} s | "
+                    f"{a_tun} ({mark[a_tun == expected]}) | {t_tun:.3f} s | {t_tun / t_def:.0f}× |")
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer cases (a smoke run, not for the figures)")
+    args = parser.parse_args()
+    print("## check: the whole verdict (statics + 2 s of dynamics)\n")
+    print("\n".join(bench_check(args.quick)))
+    print("\n## per-step overhead of World over a bare pybullet loop\n")
+    print("\n".join(bench_overhead(48 if args.quick else 240, 3 if args.quick else 7)))
+    print("\n## pybullet defaults (fast but wrong) beside the tuned world\n")
+    print("\n".join(bench_defaults(args.quick)))
+    statics = ROOT / "tools" / "bench_statics.py"
+    if statics.exists():
+        print("\n## statics (tools/bench_statics.py)\n", flush=True)
+        subprocess.run([sys.executable, str(statics), *(["--quick"] if args.quick else [])], check=False)
+
+
+if __name__ == "__main__":
+    main()
