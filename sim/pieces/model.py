@@ -11,9 +11,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 import numpy as np
-import trimesh
+
+if TYPE_CHECKING:  # trimesh takes a second to import: only code that builds hulls pays for it
+    import trimesh
 
 MM = 1e-3  # metres per millimetre
 G_CM3 = 1000.0  # kg/m³ per g/cm³
@@ -51,6 +54,8 @@ class ConvexPart:
     @cached_property
     def hull(self) -> trimesh.Trimesh:
         """The part as a closed convex triangle mesh."""
+        import trimesh
+
         return trimesh.convex.convex_hull(self.vertices)
 
     @cached_property
