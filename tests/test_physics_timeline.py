@@ -11,7 +11,8 @@ from scipy.spatial.transform import Rotation
 from sim.physics import check, settle, simulate
 from sim.physics.cases import cube_tower, friction_angle, harmonic_stack, talo_all_blocks, talo_balance, tilted_plank
 from sim.physics.verdict import tuned_for
-from sim.scene import Scene
+from sim.scene import Scene, load_scene
+from tests.helpers import SCENES
 
 
 def moved_whole(scene: Scene, angle_deg: float, offset_mm) -> Scene:
@@ -103,3 +104,9 @@ def test_a_ten_cube_tower_drifts_less_than_half_a_millimetre_in_a_minute():
 @pytest.mark.slow
 def test_all_55_talo_blocks_drift_less_than_half_a_millimetre_in_a_minute():
     assert drift(talo_all_blocks(), 60.0, margin_g=0.45) < 5e-4  # the statics: it slides first, at μ
+
+
+@pytest.mark.parametrize("path", sorted(SCENES.glob("free/physics-*.json")), ids=lambda p: p.stem)
+def test_the_example_scenes_do_what_their_names_say(path):
+    r = check(load_scene(path))
+    assert r.stable is path.stem.endswith("-stands") and r.disagreement is None, r.to_json()

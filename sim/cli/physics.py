@@ -53,7 +53,7 @@ def check(
     scene_path: Annotated[Path, typer.Argument(metavar="SCENE", help="Scene file to judge.", show_default=False)],
     as_json: Annotated[bool, typer.Option("--json", help="Print the verdict as JSON.")] = False,
     seconds: Annotated[float | None, typer.Option(
-        "--seconds", help="Simulated time of the dynamic check (s) [default: 2].", show_default=False)] = None,
+        "--seconds", help="Simulated time of the dynamic check in seconds (default 2).", show_default=False)] = None,
 ) -> None:
     """Does a scene stand? Exact statics (margin in g) and a pybullet simulation must agree.
 
@@ -110,7 +110,7 @@ def simulate(
     output: Annotated[Path, typer.Option("-o", "--output", help="Where to write the settled scene.",
                                          show_default=False)],
     seconds: Annotated[float | None, typer.Option(
-        "--seconds", help="Simulate exactly this long (s) [default: until every piece rests, at most 10 s].",
+        "--seconds", help="Simulate exactly this long in seconds (default: until every piece rests, at most 10 s).",
         show_default=False)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print what happened as JSON.")] = False,
 ) -> None:

@@ -111,6 +111,8 @@ class PhysicsSettings:
             structure must have, so that statics and dynamics judge alike.
         probe_period: when no direction is given, the probe turns once around
             in this time (s), pushing every structure its weakest way once.
+        probe_update: a turning probe is re-aimed this often (s): 1/60 s, 3° of
+            its turn, so the world adds one call per frame, not per step.
         max_seconds: bound on a settle run (s).
         watch_seconds: simulated time between blow-up checks (NaN poses,
             energy gained from nowhere; see ``World.watch``).
@@ -150,6 +152,7 @@ class PhysicsSettings:
     restitution_velocity_threshold: float = 0.2
     probe_g: float = 1e-3
     probe_period: float = 2.0
+    probe_update: float = 1.0 / 60.0
     max_seconds: float = 10.0
     watch_seconds: float = 0.1
     deterministic_pairs: bool = True

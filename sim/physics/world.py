@@ -54,6 +54,10 @@ pb = _quiet_import()
 GRAVITY = 9.81
 """Standard gravity (m/s²)."""
 
+HULL_MARGIN = 0.001
+"""pybullet's collision margin on every convex hull (Bullet units; 1 µm in a millimetre world, 1 mm in metres):
+contact distances count it twice, so the overlap check adds it back."""
+
 TABLE = "table"
 """Name of the endless table plane under the board (the board itself is ``BOARD``)."""
 
@@ -100,11 +104,20 @@ def principal_frame(inertia: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 class World:
-    """A scene compiled into its own pybullet client.
+    """A scene compiled into its own pybullet client (DIRECT, no globals); pieces addressed by id.
 
     Args:
         scene: the scene to build.
         settings: the world's settings (default: the tuned ones).
+
+    Attributes:
+        scene: the scene it was built from.
+        settings: its settings.
+        ids: piece ids in scene order (the row order of :meth:`poses`).
+        bodies: id -> :class:`BodyInfo`.
+        time: simulated time (s); ``steps``: steps taken.
+        board_uid, table_uid: pybullet ids of the board slab and the table plane
+            (the same body on the endless ``table`` board).
 
     Raises:
         OverlapError: pieces interpenetrate deeper than ``tol.overlap`` at load.
@@ -128,6 +141,8 @@ class World:
             self.bodies: dict[str, BodyInfo] = {p.id: created[p.id] for p in scene.pieces}
             self.ids = [p.id for p in scene.pieces]
             self._dynamic = [b for b in self.bodies.values() if not b.fixed]
+            self._masses = np.array([b.mass for b in self._dynamic])
+            self._inertias = np.array([b.inertia for b in self._dynamic]).reshape(-1, 3)
             self._check_overlaps()
         except BaseException:
             self.close()
@@ -249,11 +264,11 @@ class World:
     def _check_overlaps(self) -> None:
         pb.performCollisionDetection(physicsClientId=self._cid)
         depth: dict[tuple[str, str], float] = {}
-        limit = -tol.overlap * self._scale
+        limit = -tol.overlap * self._scale - 2 * HULL_MARGIN
         for c in pb.getContactPoints(physicsClientId=self._cid):
             if c[8] < limit:
                 a, b = sorted((self._names[c[1]], self._names[c[2]]))
-                depth[(a, b)] = max(depth.get((a, b), 0.0), -c[8] / self._scale)
+                depth[(a, b)] = max(depth.get((a, b), 0.0), (-c[8] - 2 * HULL_MARGIN) / self._scale)
         if depth:
             pairs = sorted(((a, b, d) for (a, b), d in depth.items()), key=lambda t: -t[2])
             raise OverlapError(self.scene.source or "<scene>", pairs)
@@ -307,8 +322,9 @@ class World:
         """
         rotating = self._probe[0] != 0.0 and self._probe[1] is None
         every = max(1, int(round(self.settings.watch_seconds / self.settings.dt)))
+        turn = max(1, int(round(self.settings.probe_update / self.settings.dt)))
         for _ in range(n):
-            if rotating:
+            if rotating and self.steps % turn == 0:
                 self._apply_gravity()
             pb.stepSimulation(physicsClientId=self._cid)
             self.steps += 1
@@ -324,13 +340,16 @@ class World:
         what pushes gave, by more than lifting every piece ``tol.blowup_height``
         would take, is numerically broken.
         """
-        poses = self.poses()
-        bad = ~np.isfinite(poses).all(axis=1)
+        mass, inertia, frames, vel = self._centres()
+        bad = ~(np.isfinite(frames).all(axis=1) & np.isfinite(vel).all(axis=1))
         if bad.any():
-            raise BlowUpError(self.source, self.time, [i for i, b in zip(self.ids, bad) if b], "a pose became NaN")
-        kinetic = self.kinetic_energies()
-        gained = kinetic.sum() + self.potential_energy() - self._energy0 - self._injected
-        allowed = sum(b.mass for b in self._dynamic) * GRAVITY * tol.blowup_height
+            raise BlowUpError(self.source, self.time, [b.id for b, x in zip(self._dynamic, bad) if x],
+                              "a pose became NaN")
+        spin = Rotation.from_quat(frames[:, 3:]).inv().apply(vel[:, 3:]) if len(mass) else vel[:, 3:]
+        kinetic = 0.5 * mass * np.sum(vel[:, :3] ** 2, axis=1) + 0.5 * np.sum(inertia * spin**2, axis=1)
+        potential = float(-np.sum(mass * (frames[:, :3] @ self._gravity)))
+        gained = kinetic.sum() + potential - self._energy0 - self._injected
+        allowed = mass.sum() * GRAVITY * tol.blowup_height
         if not np.isfinite(gained) or gained > allowed:
             names = [self._dynamic[i].id for i in np.argsort(-kinetic)[:3]]
             raise BlowUpError(self.source, self.time, names,
@@ -388,24 +407,28 @@ class World:
             out[k, 3:] = ang
         return out
 
+    def _centres(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Masses (m,), inertias (m, 3), centre-of-mass frames (m, 7) and velocities (m, 6) of the movable pieces."""
+        if not self._dynamic:
+            return np.zeros(0), np.zeros((0, 3)), np.zeros((0, 7)), np.zeros((0, 6))
+        frames = np.array([[*p, *q] for p, q in (pb.getBasePositionAndOrientation(b.uid, physicsClientId=self._cid)
+                                                 for b in self._dynamic)])
+        vel = np.array([[*v, *w] for v, w in (pb.getBaseVelocity(b.uid, physicsClientId=self._cid)
+                                              for b in self._dynamic)])
+        frames[:, :3] /= self._scale
+        vel[:, :3] /= self._scale
+        return self._masses, self._inertias, frames, vel
+
     def kinetic_energies(self) -> np.ndarray:
         """(m,) kinetic energy (J) of every movable piece, in the order of ``self._dynamic``."""
-        out = np.empty(len(self._dynamic))
-        for k, b in enumerate(self._dynamic):
-            lin, ang = pb.getBaseVelocity(b.uid, physicsClientId=self._cid)
-            _, quat = pb.getBasePositionAndOrientation(b.uid, physicsClientId=self._cid)
-            v = np.asarray(lin) / self._scale
-            w_body = Rotation.from_quat(quat).inv().apply(ang)
-            out[k] = 0.5 * b.mass * v @ v + 0.5 * np.sum(b.inertia * w_body**2)
-        return out
+        mass, inertia, frames, vel = self._centres()
+        spin = Rotation.from_quat(frames[:, 3:]).inv().apply(vel[:, 3:]) if len(mass) else vel[:, 3:]
+        return 0.5 * mass * np.sum(vel[:, :3] ** 2, axis=1) + 0.5 * np.sum(inertia * spin**2, axis=1)
 
     def potential_energy(self) -> float:
         """Potential energy (J) of the movable pieces in the current gravity (probe included)."""
-        total = 0.0
-        for b in self._dynamic:
-            pos, _ = pb.getBasePositionAndOrientation(b.uid, physicsClientId=self._cid)
-            total -= b.mass * float(self._gravity @ (np.asarray(pos) / self._scale))
-        return total
+        mass, _, frames, _ = self._centres()
+        return float(-np.sum(mass * (frames[:, :3] @ self._gravity)))
 
     def at_rest(self) -> np.ndarray:
         """(n,) bool: whether each piece moves slower than ``tol.rest_speed`` and ``tol.rest_spin``."""
