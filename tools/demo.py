@@ -6,6 +6,8 @@ Each step is a small function; the whole run takes a minute or two on 2 cores.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import sys
 import time
@@ -17,6 +19,7 @@ from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 
 from sim.atomic import write_text  # noqa: E402
+from sim.cli import main as towerlab  # noqa: E402
 from sim.cli.pieces import catalogue_report  # noqa: E402
 from sim.errors import TowerlabError  # noqa: E402
 from sim.scene import load_scene  # noqa: E402
@@ -27,21 +30,27 @@ console = Console(highlight=False)
 
 def step_scenes(out: Path) -> None:
     """Validate and summarise every bundled scene."""
-    table = Table(title="Bundled scenes")
-    for col in ("scene", "game", "board", "pieces", "mass (g)"):
-        table.add_column(col)
+    folders: dict[str, dict] = {}
     summary = []
     for path in sorted((ROOT / "scenes").rglob("*.json")):
         rel = path.relative_to(ROOT)
+        row = folders.setdefault(str(rel.parent), {"scenes": 0, "pieces": 0, "invalid": [], "titles": []})
         try:
             s = load_scene(path)
         except TowerlabError as e:
-            table.add_row(str(rel), "[red]invalid[/]", str(e), "", "")
+            row["invalid"].append(str(e))
             continue
         mass = sum(p.mass for p in s.pieces) * 1000
-        table.add_row(str(rel), s.game, s.board, str(len(s.pieces)), f"{mass:.1f}")
+        row["scenes"] += 1
+        row["pieces"] += len(s.pieces)
         summary.append({"scene": str(rel), "game": s.game, "board": s.board, "pieces": len(s.pieces),
                         "mass_g": round(mass, 2), "title": s.title})
+    table = Table(title="Bundled scenes (all validated)")
+    for col in ("folder", "scenes", "pieces", "invalid"):
+        table.add_column(col)
+    for folder, row in folders.items():
+        table.add_row(folder, str(row["scenes"]), str(row["pieces"]),
+                      "[red]" + "; ".join(row["invalid"]) + "[/]" if row["invalid"] else "—")
     console.print(table)
     write_text(out / "scenes.json", json.dumps(summary, indent=2) + "\n")
 
@@ -54,7 +63,89 @@ def step_catalogue(out: Path) -> None:
     console.print(f"Catalogue: {len(report['kinds'])} kinds, {n} variants, {len(report['boards'])} boards")
 
 
-STEPS = [step_scenes, step_catalogue]
+def run(args: list[str], save: Path | None = None) -> str:
+    """Run a towerlab command in this process; its stdout is shown, or saved to ``save`` and returned."""
+    if save is None:
+        console.print(f"[dim]$ towerlab {' '.join(args)}[/]")
+        code = towerlab(args)
+        if code:
+            raise SystemExit(f"towerlab {' '.join(args)} failed with exit code {code}")
+        return ""
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        code = towerlab(args)
+    if code:
+        raise SystemExit(f"towerlab {' '.join(args)} failed with exit code {code}")
+    write_text(save, buffer.getvalue())
+    return buffer.getvalue()
+
+
+STABILITY_SCENES = [
+    "scenes/free/physics-harmonic-8-stands.json", "scenes/free/physics-harmonic-8-falls.json",
+    "scenes/free/physics-knife-edge-falls.json", "scenes/free/physics-plank-stands.json",
+    "scenes/free/physics-plank-falls.json", "scenes/talo/counterweight.json",
+]
+
+
+def step_stability(out: Path) -> None:
+    """Stability verdicts: exact statics and pybullet on analytic cases."""
+    table = Table(title="towerlab check (statics + dynamics)")
+    for col in ("scene", "verdict", "margin (g)", "weakest dir.", "knocked down", "statics ms", "dynamics ms"):
+        table.add_column(col, no_wrap=col != "knocked down")
+    for rel in STABILITY_SCENES:
+        name = Path(rel).stem.removeprefix("physics-")
+        report = json.loads(run(["check", str(ROOT / rel), "--json"], out / "check" / f"{name}.json"))
+        verdict = "[green]stands[/]" if report["stable"] else "[red]falls[/]"
+        direction = report["weakest_direction_deg"]
+        table.add_row(name, verdict, f"{report['margin_g']:.4f}",
+                      "—" if direction is None else f"{direction:.0f}°",
+                      ", ".join(report["dynamics"]["knocked_down"]) or "—",
+                      f"{report['timings_ms']['statics']:.0f}", f"{report['timings_ms']['dynamics']:.0f}")
+    console.print(table)
+    console.print(f"JSON verdicts in {out / 'check'}")
+
+
+def step_collapse(out: Path) -> None:
+    """A collapse, simulated and drawn before and after."""
+    scene = ROOT / "scenes/free/physics-harmonic-8-falls.json"
+    settled = out / "collapse" / "harmonic-8-after.json"
+    run(["simulate", str(scene), "-o", str(settled)])
+    run(["render", str(scene), "-o", str(out / "collapse" / "harmonic-8-before.png"), "--size", "800x600"])
+    run(["render", str(settled), "-o", str(out / "collapse" / "harmonic-8-after.png"), "--size", "800x600"])
+
+
+def step_pictures(out: Path) -> None:
+    """Offscreen pictures of one scene per game."""
+    scenes = ["scenes/talo/render-castle.json", "scenes/tohuwabohu/render-pillars.json",
+              "scenes/babylon/tactical-example.json"]
+    run(["render", *(str(ROOT / s) for s in scenes), "-o", str(out / "pictures"), "--size", "800x600"])
+
+
+def step_tohuwabohu(out: Path) -> None:
+    """Tohuwabohu: building rules, order cards, card illustrations."""
+    run(["tohuwabohu", "check", str(ROOT / "scenes/tohuwabohu/cards/cross-red.json")])
+    run(["tohuwabohu", "check", str(ROOT / "scenes/tohuwabohu/against-the-rules.json"), "--no-physics"])
+    run(["cards", "tohuwabohu", "-o", str(out / "cards"), "--only", "cross-red", "--only", "four-red",
+         "--only", "seq-quad-tri-quad"])
+
+
+def step_talo(out: Path) -> None:
+    """Talo: rules, height map, where a pawn can climb, an automatic game."""
+    run(["talo", "check", str(ROOT / "scenes/talo/spiral-staircase.json")])
+    run(["talo", "moves", str(ROOT / "scenes/talo/bridge.json"), "--pawn", "red"])
+    run(["talo", "auto", "--no-physics", "--seed", "5", "--players", "red,blue,green",
+         "--out", str(out / "talo" / "auto-game.json"), "--script", str(out / "talo" / "auto-game.talo-game")])
+
+
+def step_babylon(out: Path) -> None:
+    """Babylon Tower Builders: scoring and turn legality."""
+    run(["babylon", "score", str(ROOT / "scenes/babylon/tactical-example.json"), "--no-physics"])
+    run(["babylon", "check-turn", str(ROOT / "scenes/babylon/first-turn.json"),
+         str(ROOT / "scenes/babylon/second-turn.json"), "--player", "blue"])
+
+
+STEPS = [step_scenes, step_catalogue, step_stability, step_collapse, step_pictures, step_tohuwabohu,
+         step_talo, step_babylon]
 
 
 def main(argv=None) -> int:
