@@ -57,7 +57,11 @@ class Event:
 
 @dataclass(frozen=True)
 class PieceMotion:
-    """What one piece did over a run, measured against its starting pose.
+    """What one piece did over a run: its last pose measured against its first.
+
+    The flags describe the end of the run (a piece that bounced and came back
+    has not moved); ``began_moving`` and the timeline's events keep the first
+    time each thing was seen.
 
     Attributes:
         id: the piece.
@@ -178,6 +182,18 @@ class _Tracker:
                 "rotation": rotation_angle(self.start[:, 3:], poses[:, 3:]),
                 "tilt": tilt_angle(self.start[:, 3:], poses[:, 3:])}
 
+    def judge(self, m: dict[str, np.ndarray], k: int, i: str, touching: frozenset | None) -> dict[str, bool]:
+        """The flags of piece ``i`` (row ``k`` of the measures ``m``); contacts unknown when ``touching`` is None."""
+        checks = {
+            "moved": bool(m["reach"][k] > tol.moved_distance or m["tilt"][k] > tol.moved_angle),
+            "left_support": touching is not None and bool(self.below0[i] - touching),
+            "fell": touching is not None and not self.grounded0[i] and bool(touching & GROUND),
+        }
+        checks["knocked_down"] = bool(checks["left_support"] or checks["fell"]
+                                      or m["displacement"][k] > tol.knocked_distance
+                                      or m["tilt"][k] > tol.knocked_angle or m["drop"][k] > tol.knocked_drop)
+        return checks
+
     def frame(self, t: float, poses: np.ndarray) -> None:
         m = self.measure(poses)
         # contacts change only when something moves: while every piece is within a tenth of the
@@ -186,15 +202,7 @@ class _Tracker:
         state = None if still.all() else self.world.contact_state()
         new = {kind: [] for kind in self.flags}
         for k, i in enumerate(self.ids):
-            touching = None if state is None else state[i][0]
-            checks = {
-                "moved": m["reach"][k] > tol.moved_distance or m["tilt"][k] > tol.moved_angle,
-                "left_support": touching is not None and bool(self.below0[i] - touching),
-                "fell": touching is not None and not self.grounded0[i] and bool(touching & GROUND),
-            }
-            checks["knocked_down"] = (checks["left_support"] or checks["fell"]
-                                      or m["displacement"][k] > tol.knocked_distance
-                                      or m["tilt"][k] > tol.knocked_angle or m["drop"][k] > tol.knocked_drop)
+            checks = self.judge(m, k, i, None if state is None else state[i][0])
             for kind, hit in checks.items():
                 if hit and i not in self.flags[kind]:
                     self.flags[kind].add(i)
@@ -219,12 +227,16 @@ class _Tracker:
         return self.rest_since is not None and t - self.rest_since >= tol.rest_window - 1e-9
 
     def pieces(self, poses: np.ndarray) -> dict[str, PieceMotion]:
+        """What each piece did, judged on its last pose and the world's last contacts."""
         m = self.measure(poses)
-        return {i: PieceMotion(i, float(m["displacement"][k]), float(m["tilt"][k]), float(m["rotation"][k]),
-                               float(m["reach"][k]),
-                               float(m["drop"][k]), i in self.flags["moved"], i in self.flags["left_support"],
-                               i in self.flags["fell"], i in self.flags["knocked_down"], self.began.get(i))
-                for k, i in enumerate(self.ids)}
+        state = self.world.contact_state()
+        out = {}
+        for k, i in enumerate(self.ids):
+            f = self.judge(m, k, i, state[i][0])
+            out[i] = PieceMotion(i, float(m["displacement"][k]), float(m["tilt"][k]), float(m["rotation"][k]),
+                                 float(m["reach"][k]), float(m["drop"][k]), f["moved"], f["left_support"],
+                                 f["fell"], f["knocked_down"], self.began.get(i))
+        return out
 
 
 def run(world: World, seconds: float, *, until_settled: bool = False, min_seconds: float = 0.0,
