@@ -476,4 +476,5 @@ class World:
 
     def __del__(self):
         if getattr(self, "_cid", None) is not None:
-            self.close()
+            with contextlib.suppress(Exception):  # at interpreter exit pybullet may be gone already
+                self.close()
