@@ -92,6 +92,11 @@ class Tolerances:
         margin_precision: the statics stops refining the weakest horizontal
             direction once the margin is known to within this (fraction of g):
             1e-6, a thousandth of ``stable_margin_g``.
+        margin_precision_rel: the statics also stops once the margin is known to
+            within this fraction of itself (whichever is larger): 0.5 %. Where
+            the weakest mode is sliding on a (round) friction cone, proving the
+            margin to better takes ever more directions; where it is tipping,
+            the search ends exact anyway.
         friction_cone_rel: the statics refines the friction pyramid towards
             the circular Coulomb cone until no contact could raise the margin
             by more than this (fraction of g, relative to the weights): 1e-7.
@@ -100,11 +105,6 @@ class Tolerances:
             the mean piece weight (and that weight times the scene's length
             scale): 1e-6, a thousand times the LP tolerance, far below the help
             a structure 1 % past its tipping point needs.
-        margin_precision_rel: the statics also stops once the margin is known to
-            within this fraction of itself (whichever is larger): 0.5 %. Where
-            the weakest mode is sliding on a (round) friction cone, proving the
-            margin to better takes ever more directions; where it is tipping,
-            the search ends exact anyway.
     """
 
     merge: float = 1e-9
@@ -140,9 +140,9 @@ class Tolerances:
     support_angle: float = 0.7854
     lp_feasibility: float = 1e-9
     margin_precision: float = 1e-6
+    margin_precision_rel: float = 5e-3
     friction_cone_rel: float = 1e-7
     unheld_slack: float = 1e-6
-    margin_precision_rel: float = 5e-3
 
 
 tol = Tolerances()
