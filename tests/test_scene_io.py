@@ -121,6 +121,8 @@ BAD = {
     "duplicate-id": (_bad(pieces=[{"id": "a", "kind": "talo.pawn", "color": "red", "cell": [0, 0], "layer": 0},
                                   {"id": "a", "kind": "talo.pawn", "color": "blue", "cell": [1, 0], "layer": 0}]),
                      'pieces[1].id: duplicate id "a"'),
+    "reserved-id": (_scene([{"id": "board", "kind": "box", "size": [1, 1, 1], "pos": [0, 0, 0.5]}]),
+                    'pieces[0].id: "board" is reserved'),
     "nan": ('{"format": "towerlab-scene/1", "game": "free", "pieces": [{"id": "k", "kind": "box", '
             '"size": [1, 1, 1], "pos": [0, NaN, 0]}]}', "pieces[0].pos: expected a finite number, got nan"),
     "infinite": ('{"format": "towerlab-scene/1", "game": "free", "pieces": [{"id": "k", "kind": "box", '

@@ -49,7 +49,7 @@ def harmonic_stack(n: int, scale: float) -> Scene:
     """
     tx, ty, tz = HARMONIC_TABLE
     bx, by, bz = HARMONIC_BLOCK
-    pieces = [{"id": "table", "kind": "box", "size": [tx, ty, tz], "pos": [-tx / 2, 0, tz / 2], "fixed": True}]
+    pieces = [{"id": "table-box", "kind": "box", "size": [tx, ty, tz], "pos": [-tx / 2, 0, tz / 2], "fixed": True}]
     for i, x in enumerate(harmonic_offsets(n, scale)):
         pieces.append({"id": f"b{i + 1}", "kind": "box", "size": [bx, by, bz],
                        "pos": [x, 0, tz + bz * (i + 0.5)]})

@@ -26,6 +26,12 @@ from sim.scene.model import GridPlacement, Piece, Scene
 MAX_FILE_BYTES = 50 * 1024 * 1024
 G_CM3 = 1000.0
 _TALO_KINDS = ("talo.block", "talo.pawn")
+RESERVED_IDS = frozenset({"board", "table"})  # the support graph's names for what is under the pieces
+
+
+def where_id(i: int) -> str:
+    """The field path of piece i's id."""
+    return f"pieces[{i}].id"
 
 
 def load_scene(path) -> Scene:
@@ -77,8 +83,11 @@ def from_dict(data, source: str = "<scene>") -> Scene:
     seen: dict[str, int] = {}
     for i, raw in enumerate(header.pieces):
         piece = _piece(raw, f"pieces[{i}]", header.game, board_name, header.players, source)
+        if piece.id in RESERVED_IDS:
+            raise SceneError(source, f"{where_id(i)}", f"\"{piece.id}\" is reserved for the board and table; "
+                                                       "choose another id")
         if piece.id in seen:
-            raise SceneError(source, f"pieces[{i}].id",
+            raise SceneError(source, where_id(i),
                              f"duplicate id \"{piece.id}\" (first used by pieces[{seen[piece.id]}])")
         seen[piece.id] = i
         pieces.append(piece)

@@ -39,7 +39,7 @@ def harmonic_stack(n: int, scale: float = 1.0) -> Scene:
     """
     length, depth, height = HARMONIC_BLOCK
     tx, ty, tz = TABLE_BOX
-    pieces = [{"id": "table", "kind": "box", "size": [tx, ty, tz], "pos": [-tx / 2, 0.0, tz / 2], "fixed": True}]
+    pieces = [{"id": "table-box", "kind": "box", "size": [tx, ty, tz], "pos": [-tx / 2, 0.0, tz / 2], "fixed": True}]
     for i, right in enumerate(harmonic_offsets(n, scale)):
         k = n - i
         z = tz + height * i + height / 2
