@@ -65,11 +65,24 @@ class Tolerances:
             the harmonic stacks 2 % inside their critical offsets (margin 0.01 g
             for 20 blocks) stand; the dynamics probe every structure with a
             horizontal acceleration of this size (sim.physics.settings).
-        rest_speed: a piece moving slower than this (m/s) is at rest: 2 mm/s,
-            far below a falling or sliding piece, above the solver's jitter.
-        rest_spin: a piece turning slower than this (rad/s) is at rest.
+        rest_speed: a piece whose every point moves slower than this (m/s) is
+            at rest: 2 mm/s, far below a falling or sliding piece, above the
+            solver's jitter. Judged at the farthest corner of its bounding box
+            (linear speed plus spin times that distance), so a long plank turning
+            at 0.05 rad/s moves while a noble rocking at that rate rests.
         rest_window: time (s) every piece must stay at rest for a run to count
             as settled.
+        sleep_distance: a piece whose bounding-box corners all stay within this
+            (m) of where they were for ``sleep_window`` is still, and an island of
+            still pieces may sleep (sim.physics.sleep): 20 µm, 50 times below
+            ``moved_distance``, above the solver's noise at rest (below 8 µm in
+            half a second on the example scenes), far below what the probe does
+            to a knife edge (balanced on an edge, in its first 0.25 s a Talo
+            10-block moves 0.41 mm, a Tohuwabohu level plate 0.08 mm).
+        sleep_window: how long (s) an island must be still before it sleeps:
+            0.5 s, twice the time the probe takes to move the slowest knife edge
+            above (the level plate) past ``sleep_distance``; with the probe
+            turning, a whole turn instead.
         moved_distance: displacement (m) beyond which a piece has moved: 1 mm,
             twice the 60 s drift allowed to the solver, well below any slip.
         moved_angle: tilt (rad) beyond which a piece has moved: 1°.
@@ -128,8 +141,9 @@ class Tolerances:
 
     stable_margin_g: float = 1e-3
     rest_speed: float = 2e-3
-    rest_spin: float = 0.05
     rest_window: float = 0.25
+    sleep_distance: float = 2e-5
+    sleep_window: float = 0.5
     moved_distance: float = 1e-3
     moved_angle: float = 0.01745
     knocked_distance: float = 1e-2

@@ -63,6 +63,18 @@ def hull_file(vertices: np.ndarray, faces: np.ndarray | None = None) -> str:
     return str(path)
 
 
+def face_corners(hull: trimesh.Trimesh) -> int:
+    """The most corners any face of a convex hull has (coplanar triangles merged into one face).
+
+    A convex face of k corners is triangulated into k - 2 triangles (a hull has no points inside
+    its faces).
+
+    Args:
+        hull: a convex part's hull.
+    """
+    return max((len(facet) for facet in hull.facets), default=1) + 2
+
+
 def body_file(parts: list[tuple[str, np.ndarray]], scale, mass: float, com, rpy, moments) -> str:
     """Path of a URDF file with one link: the given hulls as its collision shape, and its inertia.
 

@@ -21,8 +21,9 @@ from scipy.spatial.transform import Rotation
 
 from sim.contact import BOARD
 from sim.physics.errors import BlowUpError, OverlapError
-from sim.physics.hulls import body_file, hull_file
+from sim.physics.hulls import body_file, face_corners, hull_file
 from sim.physics.settings import TUNED, PhysicsSettings
+from sim.physics.sleep import Sleep
 from sim.pieces import PieceShape
 from sim.pieces.boards import TABLE_MATERIAL
 from sim.scene import Scene
@@ -133,6 +134,7 @@ class World:
         self.steps = 0
         self._gravity = np.array([0.0, 0.0, -GRAVITY])
         self._probe: tuple[float, float | None] = (self.settings.probe_g, None)
+        self._sleep: Sleep | None = None
         try:
             self._configure()
             self._add_ground()
@@ -143,7 +145,11 @@ class World:
             self._dynamic = [b for b in self.bodies.values() if not b.fixed]
             self._masses = np.array([b.mass for b in self._dynamic])
             self._inertias = np.array([b.inertia for b in self._dynamic]).reshape(-1, 3)
+            self._reach = np.array([np.linalg.norm(np.abs(p.shape.bounds - p.shape.com).max(axis=0))
+                                    for p in scene.pieces])
             self._check_overlaps()
+            s = self.settings
+            self._sleep = Sleep(self, pb) if s.sleeping and s.configure_engine else None
         except BaseException:
             self.close()
             raise
@@ -176,13 +182,13 @@ class World:
         plane = pb.createCollisionShape(pb.GEOM_PLANE, physicsClientId=self._cid)
         uid = pb.createMultiBody(0.0, plane, basePosition=[0.0, 0.0, -board.thickness * self._scale],
                                  useMaximalCoordinates=True, physicsClientId=self._cid)
-        self._material(uid, TABLE_MATERIAL.friction, TABLE_MATERIAL.restitution)
+        self._material(uid, TABLE_MATERIAL.friction, TABLE_MATERIAL.restitution, movable=False)
         self._names[uid] = TABLE if board.shape is not None else BOARD
         self.table_uid = uid
         self.board_uid = uid
         if board.shape is not None:
             uid = self._load(board.shape, board.pos, (0.0, 0.0, 0.0, 1.0), 0.0, 0.0)
-            self._material(uid, board.shape.material.friction, board.shape.material.restitution)
+            self._material(uid, board.shape.material.friction, board.shape.material.restitution, movable=False)
             self._names[uid] = BOARD
             self.board_uid = uid
 
@@ -214,12 +220,13 @@ class World:
         with warnings.catch_warnings():  # a gimbal-locked principal frame still converts exactly
             warnings.simplefilter("ignore", UserWarning)
             rpy = Rotation.from_quat(principal).as_euler("xyz")
-        flags = pb.URDF_USE_INERTIA_FROM_FILE | (pb.URDF_INITIALIZE_SAT_FEATURES if self.settings.sat else 0)
+        sat = [self.settings.sat and face_corners(part.hull) <= self.settings.sat_corners for part in shape.parts]
+        flags = pb.URDF_USE_INERTIA_FROM_FILE | (pb.URDF_INITIALIZE_SAT_FEATURES if all(sat) else 0)
         if len(parts) <= self.settings.array_parts:
             shape_id = pb.createCollisionShapeArray(
                 [pb.GEOM_MESH] * len(parts), fileNames=[f for f, _ in parts],
                 collisionFramePositions=[list(c) for _, c in parts], meshScales=[list(squeeze)] * len(parts),
-                flags=[flags & pb.URDF_INITIALIZE_SAT_FEATURES] * len(parts), physicsClientId=self._cid)
+                flags=[pb.URDF_INITIALIZE_SAT_FEATURES if x else 0 for x in sat], physicsClientId=self._cid)
             uid = pb.createMultiBody(
                 mass, shape_id, basePosition=list(np.asarray(pos, dtype=float) * s), baseOrientation=list(quat),
                 baseInertialFramePosition=list(shape.com * s), baseInertialFrameOrientation=list(principal),
@@ -242,22 +249,25 @@ class World:
         shape = piece.shape
         mass = 0.0 if piece.fixed else piece.mass
         uid = self._load(shape, piece.pos, piece.quat, mass, self._shrink(len(self._names)))
-        self._material(uid, piece.friction_coefficient, shape.material.restitution)
+        self._material(uid, piece.friction_coefficient, shape.material.restitution, movable=mass > 0)
         self._names[uid] = piece.id
         moments, principal = principal_frame(shape.inertia * (piece.mass / shape.mass))
         return BodyInfo(piece.id, uid, mass, shape.com.copy(), principal, moments, piece.fixed,
                         np.asarray(piece.quat, dtype=float))
 
-    def _material(self, uid: int, friction: float, restitution: float) -> None:
+    def _material(self, uid: int, friction: float, restitution: float, movable: bool) -> None:
         """Bullet multiplies the two bodies' coefficients: each gets the square root of its own,
-        so that a contact's coefficient is the geometric mean (``sim.contact.contact_friction``)."""
+        so that a contact's coefficient is the geometric mean (``sim.contact.contact_friction``).
+        Static bodies keep the sleeping state Bullet gives them (see :mod:`sim.physics.sleep`)."""
         s = self.settings
         kwargs = {}
         if s.configure_engine:
             kwargs = dict(linearDamping=s.damping, angularDamping=s.damping, frictionAnchor=int(s.friction_anchors),
                           rollingFriction=0.0, spinningFriction=0.0)
-            if not s.sleeping:
+            if movable and not s.sleeping:
                 kwargs["activationState"] = pb.ACTIVATION_STATE_DISABLE_SLEEPING
+            elif not movable:  # inactive, as Bullet means static bodies to be: nothing is computed against
+                kwargs["activationState"] = pb.ACTIVATION_STATE_SLEEP  # a sleeping piece resting on them
         pb.changeDynamics(uid, -1, lateralFriction=float(np.sqrt(friction)),
                           restitution=float(np.sqrt(restitution)), physicsClientId=self._cid, **kwargs)
 
@@ -286,6 +296,8 @@ class World:
         """
         self._probe = (float(accel_g), direction_deg)
         self._apply_gravity()
+        if self._sleep is not None:  # a new push: every island must withstand it afresh
+            self._sleep.wake()
 
     def set_precision(self, residual_velocity: float, iterations: int | None = None) -> None:
         """The solver's convergence tolerance (m/s) and iteration bound from now on.
@@ -331,6 +343,8 @@ class World:
             self.time = self.steps * self.settings.dt
             if self.steps % every == 0:
                 self.watch()
+            if self._sleep is not None and self.steps % turn == 0:
+                self._sleep.update()
 
     def watch(self) -> None:
         """Stop with :class:`BlowUpError` if a pose is not finite or the energy ran away.
@@ -366,6 +380,8 @@ class World:
         b = self.bodies[piece_id]
         if b.fixed:
             raise ValueError(f"piece {piece_id!r} is fixed")
+        if self._sleep is not None:
+            self._sleep.wake()
         k = self._dynamic.index(b)
         before = self.kinetic_energies()[k]
         pb.resetBaseVelocity(b.uid, list(np.asarray(velocity, dtype=float) * self._scale),
@@ -431,10 +447,18 @@ class World:
         return float(-np.sum(mass * (frames[:, :3] @ self._gravity)))
 
     def at_rest(self) -> np.ndarray:
-        """(n,) bool: whether each piece moves slower than ``tol.rest_speed`` and ``tol.rest_spin``."""
+        """(n,) bool: whether every point of each piece moves slower than ``tol.rest_speed``
+        (the speed of its centre of mass plus its spin times the farthest corner of its bounding box)."""
         v = self.velocities()
-        return (np.linalg.norm(v[:, :3], axis=1) < tol.rest_speed) & (np.linalg.norm(v[:, 3:], axis=1)
-                                                                     < tol.rest_spin)
+        fastest = np.linalg.norm(v[:, :3], axis=1) + np.linalg.norm(v[:, 3:], axis=1) * self._reach
+        return fastest < tol.rest_speed
+
+    def asleep(self) -> list[str]:
+        """Ids of the pieces asleep (:mod:`sim.physics.sleep`), scene order."""
+        if self._sleep is None:
+            return []
+        sleeping = {b.id for b, x in zip(self._dynamic, self._sleep.asleep) if x}
+        return [i for i in self.ids if i in sleeping]
 
     def contact_state(self) -> dict[str, tuple[frozenset, frozenset]]:
         """What each piece touches now, and what holds it up, from the last step's contacts.
