@@ -10,20 +10,9 @@ from sim.geometry.transforms import tilt_angle
 from sim.physics import TUNED, World, check, simulate
 from sim.physics.cases import cube_tower, friction_angle, harmonic_stack, talo_balance, tilted_plank
 from sim.physics.verdict import precision_for, support_depth
-from sim.scene import from_dict, load_scene
+from sim.scene import load_scene
 from tests.helpers import SCENES
-
-
-def scene(*pieces, game="free", board=None):
-    data = {"format": "towerlab-scene/1", "game": game, "pieces": list(pieces)}
-    if board:
-        data["board"] = board
-    return from_dict(data, "<test>")
-
-
-def box(pid, pos, size=(20, 20, 20), **extra):
-    return {"id": pid, "kind": "box", "size": list(size), "pos": list(pos), **extra}
-
+from tests.test_physics_world import box, scene
 
 NOBLE = {"id": "noble", "kind": "babylon.noble", "size": "small", "color": "red", "pos": [0, 0, 9]}
 
