@@ -55,9 +55,13 @@ class Sleep:
         bodies = world._dynamic
         self.asleep = np.zeros(len(bodies), dtype=bool)
         self._uids = [b.uid for b in bodies]
-        bounds = [world.scene.piece(b.id).shape.bounds for b in bodies]
-        self._corners = np.array([[[bb[x][0], bb[y][1], bb[z][2]] for x in (0, 1) for y in (0, 1) for z in (0, 1)]
-                                  for bb in bounds]).reshape(len(bodies), 8, 3)
+        self._scale = world.settings.length_scale
+        corners = []
+        for b in bodies:  # the bounding box's corners in Bullet's frame of the body (centre of mass, principal axes)
+            bb = world.scene.piece(b.id).shape.bounds
+            box = np.array([[bb[x][0], bb[y][1], bb[z][2]] for x in (0, 1) for y in (0, 1) for z in (0, 1)])
+            corners.append((box - b.com) @ quat_to_matrix(b.principal))
+        self._corners = np.array(corners).reshape(len(bodies), 8, 3)
         self._anchor = self._world_corners()
         self._still_since = np.zeros(len(bodies))
         for uid in self._uids:
@@ -69,8 +73,11 @@ class Sleep:
         idx = np.arange(len(self._uids)) if which is None else np.flatnonzero(which)
         if not len(idx):
             return np.zeros((0, 8, 3))
-        poses = self.world._piece_poses([self.world._dynamic[k] for k in idx])
-        return np.einsum("nij,nkj->nki", quat_to_matrix(poses[:, 3:]), self._corners[idx]) + poses[:, None, :3]
+        pb, cid = self._pb, self.world._cid
+        frames = np.array([[*p, *q] for p, q in (pb.getBasePositionAndOrientation(self._uids[k], physicsClientId=cid)
+                                                 for k in idx)])
+        return (np.einsum("nij,nkj->nki", quat_to_matrix(frames[:, 3:]), self._corners[idx])
+                + frames[:, None, :3] / self._scale)
 
     def _islands(self) -> np.ndarray:
         """(m,) island label of every movable body, from their bounding boxes (Bullet units)."""
