@@ -94,7 +94,7 @@ class PhysicsSettings:
             each step, every new point without the impulse and the friction
             anchor of the one it replaced, and a noble on a board rocks at up to
             0.6 rad/s. GJK adds one point per step to a manifold that keeps
-            its points, and the same noble rests (below 0.05 rad/s).
+            its points, and the same noble rests (below 0.001 rad/s after 0.4 s).
         shrink: relative amount by which each part's hull is narrowed
             horizontally, differently for each piece (between 1 and 2 times
             this). Pieces of equal width stacked flush have collinear edges,

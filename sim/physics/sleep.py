@@ -128,6 +128,7 @@ class Sleep:
                 self._sleep(members & ~self.asleep)
 
     def _sleep(self, which: np.ndarray) -> None:
+        """Put the given bodies to sleep, at rest."""
         pb, cid = self._pb, self.world._cid
         for k in np.flatnonzero(which):
             pb.resetBaseVelocity(self._uids[k], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], physicsClientId=cid)

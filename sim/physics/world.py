@@ -414,14 +414,10 @@ class World:
 
     def velocities(self) -> np.ndarray:
         """(n, 6) linear velocity of the centre of mass (m/s) and angular velocity (rad/s), scene order."""
-        if not self.ids:
-            return np.zeros((0, 6))
-        out = np.empty((len(self.ids), 6))
-        for k, piece_id in enumerate(self.ids):
-            lin, ang = pb.getBaseVelocity(self.bodies[piece_id].uid, physicsClientId=self._cid)
-            out[k, :3] = np.asarray(lin) / self._scale
-            out[k, 3:] = ang
-        return out
+        vel = np.array([[*v, *w] for v, w in (pb.getBaseVelocity(self.bodies[i].uid, physicsClientId=self._cid)
+                                              for i in self.ids)]).reshape(-1, 6)
+        vel[:, :3] /= self._scale
+        return vel
 
     def _centres(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Masses (m,), inertias (m, 3), centre-of-mass frames (m, 7) and velocities (m, 6) of the movable pieces."""
@@ -455,9 +451,7 @@ class World:
 
     def asleep(self) -> list[str]:
         """Ids of the pieces asleep (:mod:`sim.physics.sleep`), scene order."""
-        if self._sleep is None:
-            return []
-        sleeping = {b.id for b, x in zip(self._dynamic, self._sleep.asleep) if x}
+        sleeping = set() if self._sleep is None else {b.id for b, x in zip(self._dynamic, self._sleep.asleep) if x}
         return [i for i in self.ids if i in sleeping]
 
     def contact_state(self) -> dict[str, tuple[frozenset, frozenset]]:
