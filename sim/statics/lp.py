@@ -105,6 +105,26 @@ class RowLP:
                             block.indices.astype(np.int32), block.data.astype(float))
         return np.arange(first, first + k)
 
+    def inactive_rows(self) -> np.ndarray:
+        """(r,) whether each row is basic (not binding) in the last warm solve; all False when cold."""
+        if self._h is None or self.solves == 0:
+            return np.zeros(self.num_rows, dtype=bool)
+        status = self._h.getBasis().row_status
+        basic = _highs.HighsBasisStatus.kBasic
+        return np.array([st == basic for st in status], dtype=bool)
+
+    def delete_rows(self, index) -> None:
+        """Remove rows; rows after them move up. The basis stays valid when the rows removed are basic."""
+        index = np.atleast_1d(np.asarray(index, dtype=np.int32))
+        if len(index) == 0:
+            return
+        keep = np.ones(self.num_rows, dtype=bool)
+        keep[index] = False
+        self.row_lo, self.row_hi = self.row_lo[keep], self.row_hi[keep]
+        self._rows = [sp.vstack(self._rows, format="csr")[keep]]
+        if self._h is not None:
+            self._h.deleteRows(len(index), np.sort(index))
+
     def set_row_bounds(self, index, lo, hi) -> None:
         """Change the bounds of some rows."""
         index = np.atleast_1d(np.asarray(index, dtype=np.int32))

@@ -128,6 +128,44 @@ class Equilibrium:
         """(k, 3) friction-cone generators ``n + μ e`` at points for unit tangents ``e`` (k, 3)."""
         return self.normals[point] + self.mu[point, None] * tangent
 
+    def structures(self) -> list[np.ndarray]:
+        """The independent structures: groups of bodies joined by contacts between movable bodies.
+
+        Bodies touch each other only through their group, so each group's
+        equilibrium is a problem of its own. Returns sorted body index arrays,
+        ordered by their first body.
+        """
+        parent = np.arange(len(self.bodies))
+
+        def root(i: int) -> int:
+            while parent[i] != i:
+                parent[i] = parent[parent[i]]
+                i = parent[i]
+            return i
+
+        both = (self.below >= 0) & (self.above >= 0)
+        for a, b in {(int(a), int(b)) for a, b in zip(self.below[both], self.above[both])}:
+            ra, rb = root(a), root(b)
+            if ra != rb:
+                parent[max(ra, rb)] = min(ra, rb)
+        roots = np.array([root(i) for i in range(len(self.bodies))], dtype=int)
+        return [np.flatnonzero(roots == r) for r in np.unique(roots)]
+
+    def subset(self, bodies: np.ndarray) -> Equilibrium:
+        """The equilibrium of a structure (body indices closed under contact): its bodies and contact points.
+
+        Scales (``length``, ``weight``) stay those of the whole scene, so that
+        tolerances mean the same in every structure.
+        """
+        index = np.full(len(self.bodies), -1)
+        index[bodies] = np.arange(len(bodies))
+        lower = np.where(self.below >= 0, index[np.maximum(self.below, 0)], -1)
+        upper = np.where(self.above >= 0, index[np.maximum(self.above, 0)], -1)
+        keep = (lower >= 0) | (upper >= 0)
+        return Equilibrium(tuple(self.bodies[i] for i in bodies), self.mass[bodies], self.com[bodies],
+                           self.points[keep], self.normals[keep], self.tangents[keep], self.mu[keep], lower[keep],
+                           upper[keep], self.interface[keep], self.length, self.weight)
+
 
 def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Row-wise cross products of two (k, 3) arrays (``np.cross`` without its overhead)."""

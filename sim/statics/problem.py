@@ -40,20 +40,22 @@ from sim.tol import tol
 MARGIN_CAP_G = 10.0  # margins are reported up to this (g): beyond it nothing in these games falls
 MAX_DIRECTIONS = 16  # most support-function evaluations of the margin search
 MAX_ROUNDS = 50  # most cutting-plane rounds per solve
-FIRST_DIRECTIONS_DEG = (0.0, 120.0, 240.0)
+FIRST_DIRECTIONS_DEG = (0.0, 120.0, 240.0)  # the margin search's first directions, unrefined
 SPREAD = 2  # most friction directions per round given to every parallel contact plane
-SETTLE = 0.25  # a margin evaluation's cuts stop once a round gains less than this share of the precision
 SEED_MIN = 1e-6  # a contact plane this close to level (sine of its slope) has no fall line
 
 
 class Problem:
-    """The kinematic LP of one scene.
+    """The kinematic LP of one structure.
 
     Attributes:
         eq: the equilibrium system.
         lp: the LP: variables y (6 per body) then z (4); rows: the four acceleration rows, then
             one per generator.
         live: (p,) which contact points may carry force (a removed body's do not).
+        seeded: (p,) which contact points have their generators in the LP. Supports (interfaces
+            within ``tol.support_angle`` of level) are seeded from the start; a side contact when
+            a solution first needs it (any body with no support has all its contacts seeded).
         row_point: (r,) contact point of each generator row.
     """
 
@@ -68,15 +70,43 @@ class Problem:
         accel = sp.hstack([sp.csr_array(np.vstack([ux, -ux, uy, -uy])), sp.csr_array(-np.eye(4))])
         self.alpha_rows = self.lp.add_rows(accel, -np.inf, np.inf)  # inactive until a direction is set
         self.live = np.ones(len(eq.points), dtype=bool)
+        self.seeded = np.zeros(len(eq.points), dtype=bool)
         self.row_point = np.zeros(0, dtype=int)
-        # a four-sided pyramid inscribed in the cone along the upper piece's own axes, and
-        # friction along ± the fall line where a contact plane is sloped
-        t = eq.tangents
-        self._add_generators(np.repeat(np.arange(len(eq.points)), 4),
-                             np.stack([t[:, 0], -t[:, 0], t[:, 1], -t[:, 1]], axis=1).reshape(-1, 3))
-        self._add_fall_lines()
+        self.row_cut = np.zeros(0, dtype=bool)  # (r,) whether a generator row is a cut (not seeded)
+        self._cutting = False
+        support = eq.normals[:, 2] >= math.cos(tol.support_angle)
+        held = np.zeros(len(eq.bodies), dtype=bool)
+        held[eq.above[support & (eq.above >= 0)]] = True
+        held[eq.below[support & (eq.below >= 0)]] = True  # carries a support: its own weight goes there too
+        loose = ~held[np.maximum(eq.above, 0)] & (eq.above >= 0) | ~held[np.maximum(eq.below, 0)] & (eq.below >= 0)
+        self._seed(np.flatnonzero(support | loose))
 
     # --- generators ---------------------------------------------------------------------------
+
+    def _seed(self, point: np.ndarray) -> None:
+        """Give contact points their first generators.
+
+        A four-sided pyramid inscribed in the cone along the upper piece's own
+        axes, and friction along ± the fall line where the contact plane is
+        sloped (friction that holds a piece on a slope under gravity lies
+        along it: a block on a tilted plank is exact at once).
+        """
+        point = point[~self.seeded[point] & self.live[point]]
+        if len(point) == 0:
+            return
+        self.seeded[point] = True
+        t = self.eq.tangents[point]
+        self._add_generators(np.repeat(point, 4), np.stack([t[:, 0], -t[:, 0], t[:, 1], -t[:, 1]],
+                                                           axis=1).reshape(-1, 3))
+        normals = self.eq.normals[point]
+        up = np.array([0.0, 0.0, 1.0])
+        proj = up - (normals @ up)[:, None] * normals
+        size = np.linalg.norm(proj, axis=1)
+        slope = size > SEED_MIN
+        e = proj[slope] / size[slope, None]
+        along_axis = np.max(np.abs(np.einsum("pij,pj->pi", t[slope], e)), axis=1) > 1.0 - 1e-12
+        sloped, e = point[slope][~along_axis], e[~along_axis]
+        self._add_generators(np.concatenate([sloped, sloped]), np.vstack([e, -e]))
 
     def _add_generators(self, point: np.ndarray, tangent: np.ndarray) -> None:
         """Add the rows of generators ``n + μ e`` at (live) contact points for unit tangents ``e`` (or 0)."""
@@ -87,61 +117,70 @@ class Problem:
             rows = sp.hstack([cols.T, sp.csr_array((len(point), 4))], format="csr")
             self.lp.add_rows(rows, -np.inf, 0.0)
             self.row_point = np.concatenate([self.row_point, point])
+            self.row_cut = np.concatenate([self.row_cut, np.full(len(point), self._cutting)])
 
-    def _add_fall_lines(self) -> None:
-        """Add generators along ± the fall line of every sloped contact plane the pyramid misses.
+    def purge(self) -> None:
+        """Drop the cut rows the last solve does not bind, once they outnumber the seeded ones by half.
 
-        Friction that holds a piece on a slope under gravity lies along the
-        fall line: with these, a block on a tilted plank is exact at once.
+        Cuts found for one direction rarely bind in another; dropping them
+        keeps each pivot cheap. A cut dropped and needed again is found again.
         """
-        eq = self.eq
-        up = np.array([0.0, 0.0, 1.0])
-        proj = up - (eq.normals @ up)[:, None] * eq.normals
-        size = np.linalg.norm(proj, axis=1)
-        live = np.flatnonzero(size > SEED_MIN)
-        e = proj[live] / size[live, None]
-        along_axis = np.max(np.abs(np.einsum("pij,pj->pi", eq.tangents[live], e)), axis=1) > 1.0 - 1e-12
-        live, e = live[~along_axis], e[~along_axis]
-        self._add_generators(np.concatenate([live, live]), np.vstack([e, -e]))
+        if np.count_nonzero(self.row_cut) * 2 <= np.count_nonzero(~self.row_cut):
+            return
+        idle = self.lp.inactive_rows()[len(self.alpha_rows):] & self.row_cut
+        if idle.any():
+            self.lp.delete_rows(len(self.alpha_rows) + np.flatnonzero(idle))
+            self.row_point, self.row_cut = self.row_point[~idle], self.row_cut[~idle]
 
-    def solve(self, enough=None, max_rounds: int = MAX_ROUNDS, settle: float = 0.0) -> tuple[Solution, bool]:
-        """Solve, adding the most violated friction cut at each point until none is violated.
-
-        Args:
-            enough: stop early once this is true of the objective (it only rises as cuts are
-                added, so a bound met stays met).
-            max_rounds: most rounds of cuts.
-            settle: stop early once a round of cuts raised the objective by less than this
-                fraction of it: the cuts converge geometrically, so what is left is a fraction
-                of the last step.
+    def violations(self, sol: Solution) -> tuple[np.ndarray, np.ndarray]:
+        """The contact points whose cone a solution's virtual velocity violates, and its tangent there.
 
         Returns:
-            The last solution, and whether it is exact for the circular cone.
+            (k,) live point indices, (k, 3) unit tangents along which a generator would be violated most.
         """
         eq = self.eq
-        last = -math.inf
+        w = eq.point_duals(sol.x[:eq.num_rows])
+        wn = np.einsum("ij,ij->i", w, eq.normals)
+        wt = w - wn[:, None] * eq.normals
+        size = np.linalg.norm(wt, axis=1)
+        pick = np.flatnonzero((wn + eq.mu * size > tol.friction_cone_rel) & self.live)
+        e = np.where(size[pick, None] > 0, wt[pick] / np.maximum(size[pick, None], 1e-300), eq.tangents[pick, 0])
+        return pick, e
+
+    def solve(self, enough=None, max_rounds: int = MAX_ROUNDS) -> tuple[Solution, bool]:
+        """Solve, adding what the solution violates until nothing is violated.
+
+        A violated contact point without generators gets its interface's
+        pyramids (the contact comes into play); one with generators gets the
+        generator along its violation (the cut it violates most), and the
+        commonest such directions are given to parallel contact planes.
+
+        Args:
+            enough: stop early once this is true of the objective (it only rises as rows are
+                added, so a bound met stays met).
+            max_rounds: most rounds of additions.
+
+        Returns:
+            The last solution, and whether it is exact for the circular cone and every contact.
+        """
         for round_ in range(max_rounds + 1):
             sol = self.lp.solve()
-            if not sol.optimal or len(eq.points) == 0:
-                return sol, True
-            w = eq.point_duals(sol.x[:eq.num_rows])
-            wn = np.einsum("ij,ij->i", w, eq.normals)
-            wt = w - wn[:, None] * eq.normals
-            size = np.linalg.norm(wt, axis=1)
-            pick = np.flatnonzero((wn + eq.mu * size > tol.friction_cone_rel) & self.live)
+            if not sol.optimal or len(self.eq.points) == 0:
+                return sol, sol.optimal
+            pick, e = self.violations(sol)
             if len(pick) == 0:
                 return sol, True
-            gain = sol.objective - last
-            if round_ == max_rounds or (enough is not None and enough(sol.objective)) or \
-                    0 < gain < settle * abs(sol.objective):
+            if round_ == max_rounds or (enough is not None and enough(sol.objective)):
                 return sol, False
-            last = sol.objective
-            e = np.where(size[pick, None] > 0, wt[pick] / np.maximum(size[pick, None], 1e-300),
-                         eq.tangents[pick, 0])
+            fresh = ~self.seeded[pick]
+            if fresh.any():
+                self._seed(np.flatnonzero(np.isin(self.eq.interface, self.eq.interface[pick[fresh]])))
+            pick, e = pick[~fresh], e[~fresh]
+            self._cutting = True
             self._add_generators(pick, e)
             self._spread(pick, e)
+            self._cutting = False
         raise AssertionError("unreachable")
-
     def _spread(self, pick: np.ndarray, e: np.ndarray) -> None:
         """Add the commonest new friction directions at every point of the same contact plane orientation.
 
@@ -155,7 +194,7 @@ class Problem:
         uniq, counts = np.unique(keys, axis=0, return_counts=True)
         for key in uniq[np.argsort(-counts)][counts[np.argsort(-counts)] >= 2][:SPREAD]:
             n, t = key[:3], key[3:]
-            same = np.flatnonzero((eq.normals @ (n / np.linalg.norm(n)) > 1.0 - 1e-9) & self.live)
+            same = np.flatnonzero((eq.normals @ (n / np.linalg.norm(n)) > 1.0 - 1e-9) & self.live & self.seeded)
             t = t - (eq.normals[same] @ t)[:, None] * eq.normals[same]
             t /= np.linalg.norm(t, axis=1)[:, None]
             self._add_generators(same, t)
@@ -202,74 +241,29 @@ class Problem:
 
     # --- margin ---------------------------------------------------------------------------------
 
+    def start_margin(self) -> None:
+        """Free the virtual velocities (no help): from now on each solve evaluates h(d)."""
+        self.lp.set_bounds(np.arange(self.eq.num_rows), -np.inf, np.inf)
+
     def support(self, theta: float, beaten: float = math.inf, max_rounds: int = MAX_ROUNDS):
         """h(d) for the unit direction at angle ``theta`` (rad).
 
         Args:
-            beaten: stop refining once h is known to be at least this (the best so far).
-            max_rounds: most rounds of cuts.
+            beaten: stop refining once h is known to be at least this less the precision
+                (the best so far: this direction cannot undercut it).
+            max_rounds: most rounds of additions.
 
         Returns:
             (h, its maximiser α (2,), whether h is exact). An inexact h is a lower
             bound, and α lies in the set of withstood accelerations all the same.
         """
         d = np.array([math.cos(theta), math.sin(theta)])
+        self.purge()
         self.lp.set_row_bounds(self.alpha_rows, -np.inf, np.array([-d[0], d[0], -d[1], d[1]]))
-        # a direction whose h cannot undercut the best by more than the precision is settled
         sol, exact = self.solve(enough=lambda objective: objective >= beaten - tol.margin_precision,
-                                max_rounds=max_rounds, settle=SETTLE * tol.margin_precision_rel)
+                                max_rounds=max_rounds)
         if not sol.optimal:  # cannot happen: y = 0, z = 0 is feasible and the cap bounds it
             raise RuntimeError("the margin LP has no optimum")
         mult = -sol.row_duals[self.alpha_rows]
         a = np.array([mult[0] - mult[1], mult[2] - mult[3]])
         return float(d @ a), a, exact
-
-    def margin(self) -> tuple[float, float, float]:
-        """Cutting-plane search for the minimum over directions of h: (lower bound, margin, its angle).
-
-        The first directions only place cutting planes (no refinement of the
-        friction cone); each later one is refined until exact, or until it is
-        beaten by the best exact value so far (then it cannot be the minimum).
-        """
-        m = self.eq.num_rows
-        self.lp.set_bounds(np.arange(m), -np.inf, np.inf)
-        best, best_theta = math.inf, 0.0
-        points = []
-        for deg in FIRST_DIRECTIONS_DEG:
-            h, a, exact = self.support(math.radians(deg), max_rounds=0)
-            points.append(a)
-            if exact and h < best:
-                best, best_theta = h, math.radians(deg)
-        lower = -math.inf
-        for _ in range(MAX_DIRECTIONS - len(FIRST_DIRECTIONS_DEG)):
-            theta, lower = lowest_bound(np.array(points))
-            if math.isfinite(best) and best - lower <= max(tol.margin_precision, tol.margin_precision_rel * best):
-                break
-            h, a, exact = self.support(theta, beaten=best)
-            points.append(a)
-            if h < best:  # exact, or the refinement ran out of rounds: the best estimate there is
-                best, best_theta = h, theta
-        else:
-            lower = lowest_bound(np.array(points))[1]
-        return min(lower, best), best, best_theta
-
-
-def lowest_bound(points: np.ndarray) -> tuple[float, float]:
-    """Minimise ``max_i points[i] · d(θ)`` over θ: (θ, value).
-
-    The maximum of the sinusoids is lowest either where two of them cross
-    (d perpendicular to the difference of two points) or at the bottom of one
-    (d opposite a point); every such angle is a candidate.
-    """
-    diff = points[:, None, :] - points[None, :, :]
-    i, j = np.triu_indices(len(points), 1)
-    perp = np.column_stack([-diff[i, j, 1], diff[i, j, 0]])
-    cands = np.vstack([perp, -perp, -points])
-    cands = cands[np.linalg.norm(cands, axis=1) > 0]
-    if len(cands) == 0:  # every maximiser is α = 0: h is 0 in every direction evaluated
-        return 0.0, 0.0
-    angles = np.arctan2(cands[:, 1], cands[:, 0])
-    d = np.column_stack([np.cos(angles), np.sin(angles)])
-    bound = (d @ points.T).max(axis=1)
-    k = int(np.argmin(bound))
-    return float(angles[k]), float(bound[k])

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from sim.contact import Interface, find_interfaces
 from sim.statics.model import equilibrium
 from sim.statics.problem import MARGIN_CAP_G, Problem
+from sim.statics.search import search
 from sim.tol import tol
 
 
@@ -96,19 +97,44 @@ def analyze(scene, interfaces=None, *, margin: bool = True, warm: bool | None = 
     if not eq.bodies:
         timings.update(feasibility=0.0, margin=0.0, total=(time.perf_counter() - start) * 1e3)
         return StaticsResult(True, MARGIN_CAP_G, 0.0, (), interfaces, timings, (MARGIN_CAP_G, MARGIN_CAP_G))
-    problem = Problem(eq, warm)
-    unheld = tuple(eq.bodies[i] for i in problem.unheld())
+    groups = eq.structures()
+    problems = [Problem(eq.subset(g), warm) for g in groups]
+    unheld = sorted(int(g[i]) for g, p in zip(groups, problems) for i in p.unheld())
+    unheld = tuple(eq.bodies[i] for i in unheld)
     checked = time.perf_counter()
     timings["feasibility"] = (checked - found) * 1e3
+
+    def solves() -> int:
+        return sum(p.lp.solves for p in problems)
+
     if unheld:
         timings.update(margin=0.0, total=(time.perf_counter() - start) * 1e3)
-        return StaticsResult(False, 0.0, None, unheld, interfaces, timings, (0.0, 0.0), problem.lp.solves)
+        return StaticsResult(False, 0.0, None, unheld, interfaces, timings, (0.0, 0.0), solves())
     if not margin:
         timings.update(margin=0.0, total=(time.perf_counter() - start) * 1e3)
-        return StaticsResult(True, math.nan, None, (), interfaces, timings, (math.nan, math.nan), problem.lp.solves)
-    lower, upper, theta = problem.margin()
+        return StaticsResult(True, math.nan, None, (), interfaces, timings, (math.nan, math.nan), solves())
+    lower, upper, theta = _weakest(problems)
     timings["margin"] = (time.perf_counter() - checked) * 1e3
     timings["total"] = (time.perf_counter() - start) * 1e3
     value = min(max(upper, 0.0), MARGIN_CAP_G)
     return StaticsResult(True, value, math.degrees(theta) % 360.0, (), interfaces, timings,
-                         (min(max(lower, 0.0), value), value), problem.lp.solves)
+                         (min(max(lower, 0.0), value), value), solves())
+
+
+def _weakest(problems: list[Problem]) -> tuple[float, float, float]:
+    """The margin over independent structures: (proven lower bound, margin, direction in rad).
+
+    The margin is the least over the structures; each is searched only until
+    it is known not to undercut the least found so far.
+    """
+    best, theta, lower = math.inf, 0.0, math.inf
+    estimate = (math.inf, 0.0)
+    for problem in problems:
+        found = search(problem, best)
+        lower = min(lower, found.lower()[1])
+        if found.upper < best:
+            best, theta = found.upper, found.theta
+        estimate = min(estimate, found.estimate)
+    if not math.isfinite(best):  # no evaluation came out exact: the least estimate (a lower bound there)
+        best, theta = estimate
+    return min(lower, best), best, theta
