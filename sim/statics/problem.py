@@ -35,6 +35,7 @@ import scipy.sparse as sp
 
 from sim.statics.lp import RowLP, Solution
 from sim.statics.model import Equilibrium
+from sim.statics.slide import slide_bound
 from sim.tol import tol
 
 MARGIN_CAP_G = 10.0  # margins are reported up to this (g): beyond it nothing in these games falls
@@ -147,7 +148,7 @@ class Problem:
         e = np.where(size[pick, None] > 0, wt[pick] / np.maximum(size[pick, None], 1e-300), eq.tangents[pick, 0])
         return pick, e
 
-    def solve(self, enough=None, max_rounds: int = MAX_ROUNDS) -> tuple[Solution, bool]:
+    def solve(self, enough=None, max_rounds: int = MAX_ROUNDS, ceiling: float = math.inf) -> tuple[Solution, bool]:
         """Solve, adding what the solution violates until nothing is violated.
 
         A violated contact point without generators gets its interface's
@@ -159,6 +160,8 @@ class Problem:
             enough: stop early once this is true of the objective (it only rises as rows are
                 added, so a bound met stays met).
             max_rounds: most rounds of additions.
+            ceiling: a proven upper bound of the objective: a solution reaching it is exact
+                whatever it violates (a degenerate optimum may violate cones it does not need).
 
         Returns:
             The last solution, and whether it is exact for the circular cone and every contact.
@@ -167,6 +170,8 @@ class Problem:
             sol = self.lp.solve()
             if not sol.optimal or len(self.eq.points) == 0:
                 return sol, sol.optimal
+            if sol.objective >= ceiling - tol.lp_feasibility:
+                return sol, True
             pick, e = self.violations(sol)
             if len(pick) == 0:
                 return sol, True
@@ -261,7 +266,7 @@ class Problem:
         self.purge()
         self.lp.set_row_bounds(self.alpha_rows, -np.inf, np.array([-d[0], d[0], -d[1], d[1]]))
         sol, exact = self.solve(enough=lambda objective: objective >= beaten - tol.margin_precision,
-                                max_rounds=max_rounds)
+                                max_rounds=max_rounds, ceiling=slide_bound(self.eq, theta))
         if not sol.optimal:  # cannot happen: y = 0, z = 0 is feasible and the cap bounds it
             raise RuntimeError("the margin LP has no optimum")
         mult = -sol.row_duals[self.alpha_rows]

@@ -19,8 +19,6 @@ from sim.statics.problem import FIRST_DIRECTIONS_DEG, MAX_DIRECTIONS, Problem
 from sim.statics.tilt import tilt_points
 from sim.tol import tol
 
-TILT_AFTER = 5  # support evaluations after which an unclosed search adds the tilted-gravity points
-
 
 def precision(margin: float) -> float:
     """How close the proven lower bound must come to a margin (g): max(1e-6, 0.5 %)."""
@@ -80,8 +78,8 @@ def search(problem: Problem, best: float = math.inf) -> Bounds:
             theta = found.estimate[1]
         if math.isfinite(target) and target - lower <= precision(target):
             break
-        if not tilted and evaluations >= TILT_AFTER and found.upper > tol.margin_precision:
-            # slow to close: A is round somewhere (sliding); prove points all around at once
+        if not tilted and math.isfinite(found.upper) and found.upper > tol.margin_precision:
+            # not closed at once: A may be round somewhere (sliding); prove points all around together
             tilted = True
             found.points += tilt_points(problem.eq, found.upper, found.theta)
             continue

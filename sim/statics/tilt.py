@@ -31,6 +31,7 @@ from sim.tol import tol
 
 DISC_POINTS = 32  # accelerations tested around a disc: the polygon's inradius is cos(π/32) = 99.52 % of theirs
 DISC_SHRINK = 1e-4  # the tested radius lies this fraction inside the margin found (a tipping limit is no proof)
+GIVE_UP = 4  # tests that must all fail, from the weakest direction on, before the rest are not tried
 
 
 def disc_radius(margin: float) -> float:
@@ -54,7 +55,9 @@ def tilt_points(eq: Equilibrium, margin: float, first_theta: float = 0.0, stop_a
     """The accelerations (2,) on a circle just inside ``margin`` (g) that the tilted-gravity test proves.
 
     ``DISC_POINTS`` directions at equal angles from ``first_theta`` (rad);
-    consecutive tests start from the last one's basis.
+    consecutive tests start from the last one's basis. When the first
+    ``GIVE_UP`` all fail, the model does not fit the structure (it leans on
+    walls): the rest are not tried.
     """
     radius = margin * (1.0 - DISC_SHRINK)
     test = TiltTest(eq)
@@ -64,7 +67,7 @@ def tilt_points(eq: Equilibrium, margin: float, first_theta: float = 0.0, stop_a
         alpha = radius * np.array([math.cos(theta), math.sin(theta)])
         if test.holds(alpha):
             out.append(alpha)
-        elif stop_at_failure:
+        elif stop_at_failure or (k + 1 == GIVE_UP and not out):
             break
     return out
 
