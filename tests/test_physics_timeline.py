@@ -92,10 +92,11 @@ def test_settle_returns_the_scene_at_rest():
 
 
 def drift(scene: Scene, seconds: float, margin_g: float) -> float:
-    """Largest displacement (m) after ``seconds``, run as ``check`` runs it: the probe in one direction
-    (+x; both structures are symmetric), the solver's precision from the statics' margin and the
-    stack's depth, islands at rest asleep."""
-    settings = tuned_for(margin_g, depth=support_depth(scene, find_interfaces(scene)))
+    """Largest displacement (m) after ``seconds``, run as ``check`` runs it (the probe in one direction,
+    +x, as both structures are symmetric; the solver's precision from the statics' margin and the
+    stack's depth) but awake throughout: asleep, a structure stops moving once it has been still for
+    ``tol.sleep_window``, which would hide a creep slower than that window can see."""
+    settings = tuned_for(margin_g, depth=support_depth(scene, find_interfaces(scene))).with_(sleeping=False)
     t = simulate(scene, seconds, settings, probe_direction_deg=0.0)
     return max(m.displacement for m in t.pieces.values())
 
