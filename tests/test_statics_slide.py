@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from sim.contact import find_interfaces
@@ -12,6 +13,7 @@ from sim.statics import analyze
 from sim.statics.cases import block_on_slope
 from sim.statics.model import equilibrium
 from sim.statics.slide import slide_bound
+from sim.tol import tol
 
 BOARD_MU = 0.5  # the free scene's board and a generic box
 
@@ -74,3 +76,15 @@ def test_the_bound_is_never_below_the_margin_found():
     r = analyze(scene)
     assert r.margin_g <= _bound(scene, r.weakest_direction_deg) + 1e-9
     assert r.margin_g == pytest.approx(math.sqrt(0.2 * BOARD_MU), rel=1e-6)  # the bound closes the search exactly
+
+
+def test_the_top_box_of_a_stack_sliding_alone_is_bounded_by_the_contact_between_the_boxes():
+    scene = _scene(_box("low", (40, 40, 20), (0, 0, 10), friction=0.8),
+                   _box("high", (40, 40, 20), (0, 0, 30), friction=0.2))
+    eq = equilibrium(scene, find_interfaces(scene))
+    top = np.array([body == "high" for body in eq.bodies])
+    assert slide_bound(eq, 0.3, top) == pytest.approx(math.sqrt(0.2 * 0.8), rel=1e-9)  # 0.4
+    assert slide_bound(eq, 0.3) == pytest.approx(math.sqrt(0.8 * BOARD_MU), rel=1e-9)  # the whole stack: 0.632
+    r = analyze(scene)  # the top box slides first: its mechanism's bound closes the search
+    assert r.margin_g == pytest.approx(0.4, rel=1e-6)
+    assert r.margin_bounds[0] >= 0.4 * (1 - tol.margin_precision_rel)

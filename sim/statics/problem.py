@@ -148,7 +148,7 @@ class Problem:
         e = np.where(size[pick, None] > 0, wt[pick] / np.maximum(size[pick, None], 1e-300), eq.tangents[pick, 0])
         return pick, e
 
-    def solve(self, enough=None, max_rounds: int = MAX_ROUNDS, ceiling: float = math.inf) -> tuple[Solution, bool]:
+    def solve(self, enough=None, max_rounds: int = MAX_ROUNDS, bounded=None) -> tuple[Solution, bool]:
         """Solve, adding what the solution violates until nothing is violated.
 
         A violated contact point without generators gets its interface's
@@ -160,8 +160,8 @@ class Problem:
             enough: stop early once this is true of the objective (it only rises as rows are
                 added, so a bound met stays met).
             max_rounds: most rounds of additions.
-            ceiling: a proven upper bound of the objective: a solution reaching it is exact
-                whatever it violates (a degenerate optimum may violate cones it does not need).
+            bounded: true of a solution whose objective comes within the precision of a proven
+                upper bound: it is exact whatever it violates.
 
         Returns:
             The last solution, and whether it is exact for the circular cone and every contact.
@@ -170,7 +170,7 @@ class Problem:
             sol = self.lp.solve()
             if not sol.optimal or len(self.eq.points) == 0:
                 return sol, sol.optimal
-            if sol.objective >= ceiling - tol.lp_feasibility:
+            if bounded is not None and bounded(sol):
                 return sol, True
             pick, e = self.violations(sol)
             if len(pick) == 0:
@@ -261,14 +261,47 @@ class Problem:
         Returns:
             (h, its maximiser α (2,), whether h is exact). An inexact h is a lower
             bound, and α lies in the set of withstood accelerations all the same.
+            Once the LP comes within the margin precision of the sliding bound
+            (:func:`sim.statics.slide.slide_bound`), h is that bound: an upper
+            bound of the true h, exact to the precision.
         """
         d = np.array([math.cos(theta), math.sin(theta)])
         self.purge()
         self.lp.set_row_bounds(self.alpha_rows, -np.inf, np.array([-d[0], d[0], -d[1], d[1]]))
+        whole = slide_bound(self.eq, theta)
+        ceiling = [whole]
+
+        def bounded(sol: Solution) -> bool:
+            """Whether the objective is within the precision of a sliding bound (kept in ``ceiling``)."""
+            ceiling[0] = min(whole, slide_bound(self.eq, theta, self.sliding(sol, d)))
+            return bool(sol.objective >= ceiling[0] - _slack(ceiling[0]) - tol.lp_feasibility)
+
         sol, exact = self.solve(enough=lambda objective: objective >= beaten - tol.margin_precision,
-                                max_rounds=max_rounds, ceiling=slide_bound(self.eq, theta))
+                                max_rounds=max_rounds, bounded=bounded)
         if not sol.optimal:  # cannot happen: y = 0, z = 0 is feasible and the cap bounds it
             raise RuntimeError("the margin LP has no optimum")
         mult = -sol.row_duals[self.alpha_rows]
         a = np.array([mult[0] - mult[1], mult[2] - mult[3]])
-        return float(d @ a), a, exact
+        h = float(d @ a)
+        if exact and h >= ceiling[0] - _slack(ceiling[0]) - tol.lp_feasibility:  # h to the precision
+            h = max(h, ceiling[0])
+        return h, a, exact
+
+    def sliding(self, sol: Solution, d: np.ndarray) -> np.ndarray:
+        """(b,) the bodies a solution's mechanism moves along d at least half as fast as the fastest.
+
+        The LP's virtual velocities sketch the collapse; where it is sliding,
+        these bodies move as one block, and :func:`sim.statics.slide.slide_bound`
+        of them bounds h(d) from above.
+        """
+        y = sol.x[:self.eq.num_rows].reshape(-1, 6)
+        along = y[:, :2] @ d
+        peak = along[np.argmax(np.abs(along))] if len(along) else 0.0
+        if peak == 0.0:
+            return np.ones(len(along), dtype=bool)
+        return along / peak >= 0.5
+
+
+def _slack(ceiling: float) -> float:
+    """How far below a sliding bound (g) an objective may stay and be that bound to the margin precision."""
+    return max(tol.margin_precision, tol.margin_precision_rel * ceiling) if math.isfinite(ceiling) else 0.0
