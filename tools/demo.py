@@ -9,11 +9,14 @@ import argparse
 import contextlib
 import io
 import json
+import os
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+if not sys.stdout.isatty():
+    os.environ.setdefault("COLUMNS", "120")  # a log or a pipe: rich would squeeze the tables into 80 columns
 
 from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
@@ -83,7 +86,8 @@ def run(args: list[str], save: Path | None = None) -> str:
 STABILITY_SCENES = [
     "scenes/free/physics-harmonic-8-stands.json", "scenes/free/physics-harmonic-8-falls.json",
     "scenes/free/physics-knife-edge-falls.json", "scenes/free/physics-plank-stands.json",
-    "scenes/free/physics-plank-falls.json", "scenes/talo/counterweight.json",
+    "scenes/free/physics-plank-falls.json", "scenes/talo/counterweight.json", "scenes/talo/all-55-blocks.json",
+    "scenes/babylon/tactical-example.json",
 ]
 
 
