@@ -56,7 +56,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
     assert code == 2 and err.count("\n") == 1 and "no green pawn" in err
     bad = dict(STAIRS, board="table", pieces=[])
     code, _, err = run(tmp_path, capsys, "talo", "check", "SCENE", "--no-physics", scene=bad)
-    assert code == 2 and "no Talo grid" in err
+    assert code == 2 and err.count("\n") == 1 and "s.json: board:" in err and "no Talo grid" in err
 
 
 def test_play_replays_the_example_game(capsys, tmp_path):

@@ -38,6 +38,8 @@ def _load(path: Path):
     scene = load_scene(path)
     if scene.game not in ("talo", "free"):
         fail(f"{path}: game: expected a Talo scene, got \"{scene.game}\"")
+    if not scene.board.startswith("talo-"):
+        fail(f"{path}: board: \"{scene.board}\" has no Talo grid; Talo is played on talo-green or talo-island")
     return scene
 
 
