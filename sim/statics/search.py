@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sim.statics.problem import FIRST_DIRECTIONS_DEG, MAX_DIRECTIONS, Problem
+from sim.statics.problem import FIRST_DIRECTION_DEG, MAX_DIRECTIONS, Problem
 from sim.statics.tilt import tilt_points
 from sim.tol import tol
 
@@ -66,11 +66,10 @@ def search(problem: Problem, best: float = math.inf) -> Bounds:
     """
     problem.start_margin()
     found = Bounds()
-    for deg in FIRST_DIRECTIONS_DEG:
-        theta = math.radians(deg)
-        found.add(theta, *problem.support(theta, max_rounds=0))
+    theta = math.radians(FIRST_DIRECTION_DEG)
+    found.add(theta, *problem.support(theta))
     tilted = False
-    evaluations = len(FIRST_DIRECTIONS_DEG)
+    evaluations = 1
     while evaluations < MAX_DIRECTIONS:
         theta, lower = found.lower()
         target = min(best, found.upper)
