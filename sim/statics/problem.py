@@ -250,12 +250,12 @@ class Problem:
         """Free the virtual velocities (no help): from now on each solve evaluates h(d)."""
         self.lp.set_bounds(np.arange(self.eq.num_rows), -np.inf, np.inf)
 
-    def support(self, theta: float, beaten: float = math.inf, max_rounds: int = MAX_ROUNDS):
+    def support(self, theta: float, enough: float = math.inf, max_rounds: int = MAX_ROUNDS):
         """h(d) for the unit direction at angle ``theta`` (rad).
 
         Args:
-            beaten: stop refining once h is known to be at least this less the precision
-                (the best so far: this direction cannot undercut it).
+            enough: stop refining once h is known to be at least this (g): the best so far
+                less (part of) the precision, which this direction then cannot undercut.
             max_rounds: most rounds of additions.
 
         Returns:
@@ -276,7 +276,7 @@ class Problem:
             ceiling[0] = min(whole, slide_bound(self.eq, theta, self.sliding(sol, d)))
             return bool(sol.objective >= ceiling[0] - _slack(ceiling[0]) - tol.lp_feasibility)
 
-        sol, exact = self.solve(enough=lambda objective: objective >= beaten - tol.margin_precision,
+        sol, exact = self.solve(enough=lambda objective: objective >= enough,
                                 max_rounds=max_rounds, bounded=bounded)
         if not sol.optimal:  # cannot happen: y = 0, z = 0 is feasible and the cap bounds it
             raise RuntimeError("the margin LP has no optimum")

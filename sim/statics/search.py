@@ -16,8 +16,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from sim.statics.problem import FIRST_DIRECTION_DEG, MAX_DIRECTIONS, Problem
-from sim.statics.tilt import tilt_points
+from sim.statics.tilt import DISC_POINTS, DISC_SHRINK, TiltTest, tilt_points
 from sim.tol import tol
+
+TILT_GOAL = 0.9  # the tilted-gravity proof aims this fraction of the precision inside the margin
+ENOUGH = 0.5  # a direction's refinement stops this fraction of the precision below the least margin found
+MAX_TILTS = DISC_POINTS  # most single tilted-gravity tests where the lower bound is lowest
 
 
 def precision(margin: float) -> float:
@@ -30,13 +34,16 @@ class Bounds:
     """What the search knows of one structure's margin.
 
     Attributes:
-        points: maximisers α found (each withstood), (k, 2) once stacked.
+        points: accelerations proven withstood, (k, 2) once stacked: the LP's maximisers α
+            and the tilted-gravity test's points.
+        vertices: the LP's maximisers alone (where A is a polygon, its vertices).
         upper: the least exact h found (g), inf before any.
         theta: its direction (rad).
         estimate: the least inexact h (g) and its direction, the answer when no h came out exact.
     """
 
     points: list = field(default_factory=list)
+    vertices: list = field(default_factory=list)
     upper: float = math.inf
     theta: float = 0.0
     estimate: tuple[float, float] = (math.inf, 0.0)
@@ -47,6 +54,7 @@ class Bounds:
 
     def add(self, theta: float, h: float, a: np.ndarray, exact: bool) -> None:
         self.points.append(a)
+        self.vertices.append(a)
         if exact and h < self.upper:
             self.upper, self.theta = h, theta
         if h < self.estimate[0]:
@@ -68,7 +76,8 @@ def search(problem: Problem, best: float = math.inf) -> Bounds:
     found = Bounds()
     theta = math.radians(FIRST_DIRECTION_DEG)
     found.add(theta, *problem.support(theta))
-    tilted = False
+    test = None  # the tilted-gravity test, once tried
+    tried: list[float] = []  # directions the test has been tried in, one by one
     evaluations = 1
     while evaluations < MAX_DIRECTIONS:
         theta, lower = found.lower()
@@ -77,14 +86,59 @@ def search(problem: Problem, best: float = math.inf) -> Bounds:
             theta = found.estimate[1]
         if math.isfinite(target) and target - lower <= precision(target):
             break
-        if not tilted and math.isfinite(found.upper) and found.upper > tol.margin_precision:
-            # not closed at once: A may be round somewhere (sliding); prove points all around together
-            tilted = True
-            found.points += tilt_points(problem.eq, found.upper, found.theta)
+        if test is None and math.isfinite(found.upper) and found.upper > tol.margin_precision:
+            # not closed at once: prove points all around together (A may be round: sliding)
+            test = TiltTest(problem.eq)
+            goal = target - TILT_GOAL * precision(target)
+            proven = tilt_points(test, found.upper, found.theta, goal)
+            found.points += proven
+            if not proven:
+                tried = [math.inf] * MAX_TILTS  # the model does not fit this structure
             continue
-        found.add(theta, *problem.support(theta, beaten=target))
+        if test is not None and len(tried) < MAX_TILTS and all(_apart(theta, t) for t in tried):
+            tried.append(theta)  # where the bound is lowest, first the cheap proof just inside the target
+            alpha = target * (1.0 - DISC_SHRINK) * np.array([math.cos(theta), math.sin(theta)])
+            if test.holds(alpha):
+                found.points.append(alpha)
+                continue
+        found.add(theta, *problem.support(theta, enough=target - ENOUGH * precision(target)))
         evaluations += 1
+    if math.isfinite(found.upper) and evaluations < MAX_DIRECTIONS:
+        edge = polygon_edge(np.array(found.points), np.array(found.vertices), found.upper)
+        if edge is not None:
+            found.add(edge, *problem.support(edge))
     return found
+
+
+def polygon_edge(points: np.ndarray, vertices: np.ndarray, upper: float) -> float | None:
+    """Where two of the LP's maximisers may span the nearest edge of a polygonal A: its normal (rad), or None.
+
+    Where the structure tips, A is a polygon and the margin is the distance
+    to its nearest edge. The search closes to the precision, possibly at a
+    direction near that edge's normal but not on it; when two maximisers lie
+    on the edge, the direction across both (where the bound of all points is
+    within the precision below the margin found, and lower) is its normal,
+    and one more evaluation there gives the exact margin and direction.
+    """
+    if len(vertices) < 2:
+        return None
+    i, j = np.triu_indices(len(vertices), 1)
+    diff = vertices[i] - vertices[j]
+    perp = np.vstack([np.column_stack([-diff[:, 1], diff[:, 0]]), np.column_stack([diff[:, 1], -diff[:, 0]])])
+    perp = perp[np.linalg.norm(perp, axis=1) > 0]
+    if len(perp) == 0:
+        return None
+    angles = np.arctan2(perp[:, 1], perp[:, 0])
+    bound = (np.column_stack([np.cos(angles), np.sin(angles)]) @ points.T).max(axis=1)
+    near = (bound >= upper - precision(upper)) & (bound < upper - tol.margin_precision)
+    if not near.any():
+        return None
+    return float(angles[near][np.argmin(bound[near])])
+
+
+def _apart(a: float, b: float) -> bool:
+    """Whether two directions (rad) differ by more than a micro-radian."""
+    return abs(math.remainder(a - b, 2.0 * math.pi)) > 1e-6
 
 
 def lowest_bound(points: np.ndarray) -> tuple[float, float]:

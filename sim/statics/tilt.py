@@ -12,7 +12,7 @@ those forces: a proof that α is withstood. It proves nothing when it fails
 (a piece may need a force across v, from a wall or by wedging).
 
 The margin search uses it to prove a whole disc of accelerations at once
-(:func:`holds_disc`), where its support-function evaluations would need
+(:func:`tilt_points`), where its support-function evaluations would need
 dozens of directions: a structure that slides on a level surface withstands
 the same acceleration in every direction.
 """
@@ -31,45 +31,44 @@ from sim.tol import tol
 
 DISC_POINTS = 32  # accelerations tested around a disc: the polygon's inradius is cos(π/32) = 99.52 % of theirs
 DISC_SHRINK = 1e-4  # the tested radius lies this fraction inside the margin found (a tipping limit is no proof)
+COARSE_POINTS = 8  # the first, wider polygon of tests: its inradius is its radius times cos(π/8)
 GIVE_UP = 4  # tests that must all fail, from the weakest direction on, before the rest are not tried
 
 
-def disc_radius(margin: float) -> float:
-    """The radius (g) of the disc :func:`holds_disc` proves when it holds at ``margin`` (g)."""
-    return margin * (1.0 - DISC_SHRINK) * math.cos(math.pi / DISC_POINTS)
+def tilt_points(test: TiltTest, margin: float, first_theta: float = 0.0, goal: float = 0.0) -> list:
+    """Accelerations (2,) around the origin that the tilted-gravity test proves withstood.
 
-
-def holds_disc(eq: Equilibrium, margin: float, first_theta: float = 0.0) -> bool:
-    """Whether the tilted-gravity test holds at ``DISC_POINTS`` accelerations around a circle.
-
-    The accelerations lie on a circle just inside ``margin`` (g), at equal
-    angles starting from ``first_theta`` (rad; where the structure is weakest,
-    so that a failure comes first). Their convex hull contains the disc of
-    radius :func:`disc_radius`; the set of withstood accelerations is convex,
-    so it contains that disc when every test holds.
+    First ``COARSE_POINTS`` at equal angles, half a step off ``first_theta``
+    (rad; the weakest direction found), at the radius where their convex hull
+    just contains the disc of radius ``goal`` (g): when all hold, that is the
+    proof wanted (a structure whose withstood set is a polygon with its
+    nearest edge across ``first_theta``, as when it tips). At the first
+    failure, ``DISC_POINTS`` directions on the circle just inside ``margin``
+    (g) instead; consecutive tests start from the last one's basis. When the
+    first ``GIVE_UP`` of those all fail, the model does not fit the structure
+    (it leans on walls): the rest are not tried.
     """
-    return len(tilt_points(eq, margin, first_theta, stop_at_failure=True)) == DISC_POINTS
-
-
-def tilt_points(eq: Equilibrium, margin: float, first_theta: float = 0.0, stop_at_failure: bool = False) -> list:
-    """The accelerations (2,) on a circle just inside ``margin`` (g) that the tilted-gravity test proves.
-
-    ``DISC_POINTS`` directions at equal angles from ``first_theta`` (rad);
-    consecutive tests start from the last one's basis. When the first
-    ``GIVE_UP`` all fail, the model does not fit the structure (it leans on
-    walls): the rest are not tried.
-    """
-    radius = margin * (1.0 - DISC_SHRINK)
-    test = TiltTest(eq)
     out = []
+    if goal > 0.0:
+        radius = goal / math.cos(math.pi / COARSE_POINTS)
+        for k in range(COARSE_POINTS):
+            theta = first_theta + 2.0 * math.pi * (k + 0.5) / COARSE_POINTS
+            alpha = radius * np.array([math.cos(theta), math.sin(theta)])
+            if not test.holds(alpha):
+                break
+            out.append(alpha)
+        else:
+            return out
+    radius = margin * (1.0 - DISC_SHRINK)
+    fine = []
     for k in range(DISC_POINTS):
         theta = first_theta + 2.0 * math.pi * k / DISC_POINTS
         alpha = radius * np.array([math.cos(theta), math.sin(theta)])
         if test.holds(alpha):
-            out.append(alpha)
-        elif stop_at_failure or (k + 1 == GIVE_UP and not out):
+            fine.append(alpha)
+        elif k + 1 == GIVE_UP and not fine:
             break
-    return out
+    return out + fine
 
 
 def holds(eq: Equilibrium, alpha: np.ndarray) -> bool:
