@@ -21,7 +21,8 @@ from sim.tol import tol
 
 TILT_GOAL = 0.9  # the tilted-gravity proof aims this fraction of the precision inside the margin
 ENOUGH = 0.5  # a direction's refinement stops this fraction of the precision below the least margin found
-MAX_TILTS = DISC_POINTS  # most single tilted-gravity tests where the lower bound is lowest
+MAX_TILTS = DISC_POINTS
+EDGE_ANGLE = math.radians(15.0)  # a polygon's nearest edge is looked for this close to the margin's direction  # most single tilted-gravity tests where the lower bound is lowest
 
 
 def precision(margin: float) -> float:
@@ -104,13 +105,13 @@ def search(problem: Problem, best: float = math.inf) -> Bounds:
         found.add(theta, *problem.support(theta, enough=target - ENOUGH * precision(target)))
         evaluations += 1
     if math.isfinite(found.upper) and evaluations < MAX_DIRECTIONS:
-        edge = polygon_edge(np.array(found.points), np.array(found.vertices), found.upper)
+        edge = polygon_edge(np.array(found.points), np.array(found.vertices), found.upper, found.theta)
         if edge is not None:
             found.add(edge, *problem.support(edge))
     return found
 
 
-def polygon_edge(points: np.ndarray, vertices: np.ndarray, upper: float) -> float | None:
+def polygon_edge(points: np.ndarray, vertices: np.ndarray, upper: float, theta: float) -> float | None:
     """Where two of the LP's maximisers may span the nearest edge of a polygonal A: its normal (rad), or None.
 
     Where the structure tips, A is a polygon and the margin is the distance
@@ -119,6 +120,9 @@ def polygon_edge(points: np.ndarray, vertices: np.ndarray, upper: float) -> floa
     on the edge, the direction across both (where the bound of all points is
     within the precision below the margin found, and lower) is its normal,
     and one more evaluation there gives the exact margin and direction.
+    Only directions within ``EDGE_ANGLE`` of ``theta`` (rad), where the
+    margin was found, are taken: the support function rises away from the
+    edge's normal, so the margin found lies near it.
     """
     if len(vertices) < 2:
         return None
@@ -131,6 +135,7 @@ def polygon_edge(points: np.ndarray, vertices: np.ndarray, upper: float) -> floa
     angles = np.arctan2(perp[:, 1], perp[:, 0])
     bound = (np.column_stack([np.cos(angles), np.sin(angles)]) @ points.T).max(axis=1)
     near = (bound >= upper - precision(upper)) & (bound < upper - tol.margin_precision)
+    near &= np.abs(np.remainder(angles - theta + math.pi, 2.0 * math.pi) - math.pi) <= EDGE_ANGLE
     if not near.any():
         return None
     return float(angles[near][np.argmin(bound[near])])
