@@ -21,8 +21,8 @@ from sim.tol import tol
 
 TILT_GOAL = 0.9  # the tilted-gravity proof aims this fraction of the precision inside the margin
 ENOUGH = 0.5  # a direction's refinement stops this fraction of the precision below the least margin found
-MAX_TILTS = DISC_POINTS
-EDGE_ANGLE = math.radians(15.0)  # a polygon's nearest edge is looked for this close to the margin's direction  # most single tilted-gravity tests where the lower bound is lowest
+MAX_TILTS = DISC_POINTS  # most single tilted-gravity tests where the lower bound is lowest
+EDGE_ANGLE = math.radians(15.0)  # a polygon's nearest edge is looked for this close to the margin's direction
 
 
 def precision(margin: float) -> float:
