@@ -17,9 +17,8 @@ cutting plane of the Coulomb cone).
   (and y), min over y of (cap · Σz - b · y) is h(d) = max {d · α : α withstood,
   |α_x|, |α_y| ≤ cap}, the largest uniform horizontal acceleration α (in g)
   projected on d; the multipliers of the four rows are α.
-* **Coulomb cone.** Each contact point starts with four generators, a
-  pyramid inscribed in the cone along the upper piece's own axes (and
-  friction along ± the fall line of a sloped contact); a solve whose y makes
+* **Coulomb cone.** Each contact point starts with its normal force alone
+  (and friction along ± the fall line of a sloped contact); a solve whose y makes
   some point's ``w · n + μ |w_t| > 0`` (w the virtual velocity there) gets
   the generator along ``w_t``: the cut that y violates most. Repeated until
   no cut is violated by more than ``tol.friction_cone_rel``: exact for the
@@ -87,26 +86,24 @@ class Problem:
     def _seed(self, point: np.ndarray) -> None:
         """Give contact points their first generators.
 
-        A four-sided pyramid inscribed in the cone along the upper piece's own
-        axes, and friction along ± the fall line where the contact plane is
-        sloped (friction that holds a piece on a slope under gravity lies
-        along it: a block on a tilted plank is exact at once).
+        The normal force alone, and friction along ± the fall line where the
+        contact plane is sloped (friction that holds a piece on a slope under
+        gravity lies along it: a block on a tilted plank is exact at once).
+        Friction in any other direction comes as cuts, where a solution needs
+        it: a structure of level contacts standing under gravity needs none,
+        and its LP has one row per contact point, not four.
         """
         point = point[~self.seeded[point] & self.live[point]]
         if len(point) == 0:
             return
         self.seeded[point] = True
-        t = self.eq.tangents[point]
-        self._add_generators(np.repeat(point, 4), np.stack([t[:, 0], -t[:, 0], t[:, 1], -t[:, 1]],
-                                                           axis=1).reshape(-1, 3))
+        self._add_generators(point, np.zeros((len(point), 3)))
         normals = self.eq.normals[point]
         up = np.array([0.0, 0.0, 1.0])
         proj = up - (normals @ up)[:, None] * normals
         size = np.linalg.norm(proj, axis=1)
         slope = size > SEED_MIN
-        e = proj[slope] / size[slope, None]
-        along_axis = np.max(np.abs(np.einsum("pij,pj->pi", t[slope], e)), axis=1) > 1.0 - 1e-12
-        sloped, e = point[slope][~along_axis], e[~along_axis]
+        sloped, e = point[slope], proj[slope] / size[slope, None]
         self._add_generators(np.concatenate([sloped, sloped]), np.vstack([e, -e]))
 
     def _add_generators(self, point: np.ndarray, tangent: np.ndarray) -> None:
@@ -152,7 +149,7 @@ class Problem:
         """Solve, adding what the solution violates until nothing is violated.
 
         A violated contact point without generators gets its interface's
-        pyramids (the contact comes into play); one with generators gets the
+        first generators (the contact comes into play); one with generators gets the
         generator along its violation (the cut it violates most), and the
         commonest such directions are given to parallel contact planes.
 
@@ -249,6 +246,7 @@ class Problem:
     def start_margin(self) -> None:
         """Free the virtual velocities (no help): from now on each solve evaluates h(d)."""
         self.lp.set_bounds(np.arange(self.eq.num_rows), -np.inf, np.inf)
+
 
     def support(self, theta: float, enough: float = math.inf, max_rounds: int = MAX_ROUNDS):
         """h(d) for the unit direction at angle ``theta`` (rad).
