@@ -106,8 +106,8 @@ def search(problem: Problem, best: float = math.inf) -> Bounds:
         evaluations += 1
     if math.isfinite(found.upper) and evaluations < MAX_DIRECTIONS:
         edge = polygon_edge(np.array(found.points), np.array(found.vertices), found.upper, found.theta)
-        if edge is not None:
-            found.add(edge, *problem.support(edge))
+        if edge is not None:  # refined until exact, or until it cannot undercut the margin found
+            found.add(edge, *problem.support(edge, enough=found.upper - tol.margin_precision))
     return found
 
 
