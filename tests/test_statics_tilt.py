@@ -47,3 +47,10 @@ def test_a_sliding_box_falls_back_to_the_circle_just_inside_its_margin():
     points = tilt_points(test, MU, 0.3, 0.497)
     assert len(points) == DISC_POINTS  # the wider points lie outside the friction cone: the circle instead
     assert lowest_bound(np.array(points))[1] == pytest.approx(MU * (1 - 1e-4) * math.cos(math.pi / DISC_POINTS))
+
+
+def test_the_public_linprog_fallback_gives_the_same_answers():
+    warm, cold = _box_test((20, 60, 80)), _box_test((20, 60, 80))
+    cold._h = None  # as with a scipy without HiGHS's own object
+    for alpha in ((0.0, 0.0), (0.24, 0.0), (0.26, 0.0), (0.2, 0.45), (0.2, 0.47), (-0.1, -0.3)):
+        assert warm.holds(np.array(alpha)) == cold.holds(np.array(alpha))

@@ -196,7 +196,9 @@ class Problem:
         uniq, counts = np.unique(keys, axis=0, return_counts=True)
         for key in uniq[np.argsort(-counts)][counts[np.argsort(-counts)] >= 2][:SPREAD]:
             n, t = key[:3], key[3:]
-            same = np.flatnonzero((eq.normals @ (n / np.linalg.norm(n)) > 1.0 - 1e-9) & self.live & self.seeded)
+            same = (eq.normals @ (n / np.linalg.norm(n)) > 1.0 - 1e-9) & self.live & self.seeded
+            same[pick[np.all(keys == key, axis=1)]] = False  # these have just had (nearly) that direction
+            same = np.flatnonzero(same)
             t = t - (eq.normals[same] @ t)[:, None] * eq.normals[same]
             t /= np.linalg.norm(t, axis=1)[:, None]
             self._add_generators(same, t)

@@ -77,40 +77,50 @@ def holds(eq: Equilibrium, alpha: np.ndarray) -> bool:
 
 
 class TiltTest:
-    """The tilted-gravity LP of one structure, re-solved for one acceleration after another."""
+    """The tilted-gravity LP of one structure, re-solved for one acceleration after another.
+
+    Columns: the usable contact points (one force along v each); rows: three
+    a body. Each column's entries (its upper and its lower body's three rows)
+    are built at once as flat arrays, in HiGHS's column-wise form.
+    """
 
     def __init__(self, eq: Equilibrium):
         self.eq = eq
         self.rhs = np.zeros(3 * len(eq.bodies))
         self.rhs[0::3] = eq.mass * G / eq.weight
+        # (p, 2): each point's two bodies (upper, lower; -1 for a support) and the sign of its force on them
+        self._body = np.column_stack([eq.above, eq.below])
+        self._sign = np.where(self._body >= 0, np.array([1.0, -1.0]), 0.0)
+        self._arm = np.stack([(eq.points - eq.com[np.maximum(eq.above, 0)]) / eq.length,
+                              (eq.points - eq.com[np.maximum(eq.below, 0)]) / eq.length], axis=1)  # (p, 2, 3)
         self._h = None
         self._basis = None
         self._usable = None
         if _highs is not None:
-            self._h = _highs._Highs()
-            self._h.setOptionValue("output_flag", False)
-            self._h.setOptionValue("presolve", "off")
-            self._h.setOptionValue("primal_feasibility_tolerance", tol.lp_feasibility)
-            self._h.setOptionValue("dual_feasibility_tolerance", tol.lp_feasibility)
+            self._h = h = _highs._Highs()
+            h.setOptionValue("output_flag", False)
+            h.setOptionValue("presolve", "off")
+            h.setOptionValue("primal_feasibility_tolerance", tol.lp_feasibility)
+            h.setOptionValue("dual_feasibility_tolerance", tol.lp_feasibility)
 
     def holds(self, alpha: np.ndarray) -> bool:
         """Whether the LP has a solution for ``alpha`` (2,) g."""
-        matrix, usable = self._matrix(alpha)
-        if matrix is None:
+        columns = self._columns(alpha)
+        if columns is None:
             return False
+        usable, starts, index, value = columns
+        n, m = len(usable), len(self.rhs)
         if self._h is None:
-            res = linprog(np.zeros(len(usable)), A_eq=matrix, b_eq=self.rhs, bounds=(0, None), method="highs-ds",
+            matrix = sp.csc_array((value, index, np.append(starts, len(index))), shape=(m, n))
+            res = linprog(np.zeros(n), A_eq=matrix, b_eq=self.rhs, bounds=(0, None), method="highs-ds",
                           options={"presolve": False, "primal_feasibility_tolerance": tol.lp_feasibility,
                                    "dual_feasibility_tolerance": tol.lp_feasibility})
             return res.status == 0
         h = self._h
         h.clearModel()
-        n = len(usable)
-        h.addVars(n, np.zeros(n), np.full(n, np.inf))
-        matrix = sp.csr_array(matrix)
-        matrix.sort_indices()
-        h.addRows(len(self.rhs), self.rhs, self.rhs, matrix.nnz, matrix.indptr[:-1].astype(np.int32),
-                  matrix.indices.astype(np.int32), matrix.data.astype(float))
+        none = np.zeros(0, dtype=np.int32)
+        h.addRows(m, self.rhs, self.rhs, 0, none, none, np.zeros(0))
+        h.addCols(n, np.zeros(n), np.zeros(n), np.full(n, np.inf), len(index), starts, index, value)
         if self._basis is not None and self._usable is not None and np.array_equal(usable, self._usable):
             h.setBasis(self._basis)
         h.run()
@@ -119,30 +129,26 @@ class TiltTest:
             self._basis, self._usable = h.getBasis(), usable
         return ok
 
-    def _matrix(self, alpha: np.ndarray):
-        """The LP's (3b, k) matrix and its k usable contact points; None when some piece has none."""
+    def _columns(self, alpha: np.ndarray):
+        """The usable points (k,) and the LP's columns (starts, row indices, values); None when a body has none."""
         eq = self.eq
         v = np.array([-alpha[0], -alpha[1], 1.0])
         vn = eq.normals @ v
         slip = np.linalg.norm(v[None, :] - vn[:, None] * eq.normals, axis=1)
         usable = np.flatnonzero((vn > 0) & (slip <= eq.mu * vn))
-        b = len(eq.bodies)
+        body = self._body[usable]  # (k, 2)
+        held = np.zeros(len(eq.bodies) + 1, dtype=bool)
+        held[body.ravel()] = True  # index -1 (a support) lands on the extra last slot
+        if not held[:-1].all():
+            return None
         u1 = np.cross(v, [1.0, 0.0, 0.0] if abs(v[0]) < 0.9 * np.linalg.norm(v) else [0.0, 1.0, 0.0])
         u1 /= np.linalg.norm(u1)
         u2 = np.cross(v / np.linalg.norm(v), u1)  # u1, u2: unit axes across v
-        rows, cols, vals = [], [], []
-        held = np.zeros(b, dtype=bool)
-        for side, sign in ((eq.above, 1.0), (eq.below, -1.0)):
-            body = side[usable]
-            live = body >= 0
-            point, body = usable[live], body[live]
-            held[body] = True
-            arm = (eq.points[point] - eq.com[body]) / eq.length
-            for k, value in enumerate((np.full(len(point), sign), sign * (arm @ u1), sign * (arm @ u2))):
-                rows.append(3 * body + k)
-                cols.append(np.flatnonzero(live))
-                vals.append(value)
-        if not held.all():
-            return None, usable
-        return sp.csc_array((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
-                            shape=(3 * b, len(usable))), usable
+        arm = self._arm[usable]  # (k, 2, 3)
+        sign = self._sign[usable]  # (k, 2)
+        value = np.stack([sign, sign * (arm @ u1), sign * (arm @ u2)], axis=2)  # (k, 2, 3): side, row
+        index = 3 * body[:, :, None] + np.arange(3)
+        live = np.repeat(body >= 0, 3, axis=1).reshape(len(usable), 2, 3)
+        count = live.reshape(len(usable), -1).sum(axis=1)
+        starts = np.concatenate([[0], np.cumsum(count)[:-1]]).astype(np.int32)
+        return usable, starts, index[live].astype(np.int32), value[live].astype(float)
