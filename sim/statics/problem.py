@@ -41,7 +41,7 @@ MARGIN_CAP_G = 10.0  # margins are reported up to this (g): beyond it nothing in
 MAX_DIRECTIONS = 16  # most support-function evaluations of the margin search
 MAX_ROUNDS = 50  # most cutting-plane rounds per solve
 FIRST_DIRECTION_DEG = 0.0  # the margin search's first direction; the tilted-gravity proof follows
-SPREAD = 2  # most friction directions per round given to every parallel contact plane
+SPREAD = 1  # most friction directions per round given to every parallel contact plane
 SEED_MIN = 1e-6  # a contact plane this close to level (sine of its slope) has no fall line
 
 
