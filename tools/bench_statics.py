@@ -1,4 +1,4 @@
-"""Benchmark the statics: 55-block Talo scenes, and harmonic stacks beside compas_cra's rigid-block equilibrium.
+"""Benchmark the statics: Talo 55s, two Babylon scenes, harmonic stacks beside compas_cra's rigid-block equilibrium.
 
 Run once, at the end, on a quiet machine: `.venv/bin/python tools/bench_statics.py`.
 compas_cra is the optional `bench` extra (`.venv/bin/pip install compas_cra`);
@@ -18,12 +18,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sim.contact import find_interfaces  # noqa: E402
+from sim.physics.cases import talo_all_blocks  # noqa: E402
 from sim.scene import from_dict, load_scene  # noqa: E402
 from sim.statics import analyze  # noqa: E402
 from sim.statics.cases import harmonic_stack  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 TALO_55 = ROOT / "scenes" / "talo" / "all-55-blocks.json"
+BABYLON = ROOT / "scenes" / "babylon"
 CRA_TENSION = 1e-4  # compas_cra's verdict: unstable when it needs tension above this share of a block's weight
 
 # A game-like structure of all 55 blocks (length, field i, field j, layer, axis), grown one block at a
@@ -108,15 +110,25 @@ def cra_verdict(scene):
     return tension < CRA_TENSION * block_weight, (found - start) * 1e3, (solved - found) * 1e3
 
 
+def scenes() -> list[tuple[str, object, int]]:
+    """(name, scene, timed runs divisor) of the benchmark's larger scenes: three Talo 55s and two Babylon ones."""
+    return [("talo all-55-blocks (stepped pyramid)", load_scene(TALO_55), 1),
+            ("talo game-like 55", game_55(), 1),
+            ("talo 55 as a mat (sim.physics.cases)", talo_all_blocks(), 1),
+            ("babylon tactical-example", load_scene(BABYLON / "tactical-example.json"), 1),
+            ("babylon bench-150", load_scene(BABYLON / "bench-150.json"), 2)]
+
+
 def bench_talo(repeat: int) -> list[dict]:
     rows = []
-    for name, scene in (("all-55-blocks (stepped pyramid)", load_scene(TALO_55)), ("game-like 55", game_55())):
+    for name, scene, divisor in scenes():
+        runs = max(1, repeat // divisor)
         analyze(scene)  # warm the catalogue caches
-        t_if, ifaces = timed(lambda s=scene: find_interfaces(s), repeat)
-        t_feas, _ = timed(lambda s=scene: analyze(s, margin=False), repeat)
-        t_all, r = timed(lambda s=scene: analyze(s), repeat)
-        rows.append({"scene": name, "interfaces": len(ifaces), "stable": r.stable, "margin_g": round(r.margin_g, 4),
-                     "lp_solves": r.lp_solves, "ms_interfaces": round(t_if, 1),
+        t_if, ifaces = timed(lambda s=scene: find_interfaces(s), runs)
+        t_feas, _ = timed(lambda s=scene: analyze(s, margin=False), runs)
+        t_all, r = timed(lambda s=scene: analyze(s), runs)
+        rows.append({"scene": name, "pieces": len(scene.pieces), "interfaces": len(ifaces), "stable": r.stable,
+                     "margin_g": round(r.margin_g, 4), "lp_solves": r.lp_solves, "ms_interfaces": round(t_if, 1),
                      "ms_feasibility_incl_interfaces": round(t_feas, 1), "ms_statics_incl_interfaces": round(t_all, 1)})
     return rows
 
@@ -158,9 +170,10 @@ def main(argv=None) -> int:
         print(json.dumps({"load_average": load, "talo": talo, "harmonic": harmonic}, indent=2))
         return 0
     print(f"load average at start: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} (2 cores shared)")
-    print(f"\nTalo, all 55 blocks (best of {args.repeat} runs, ms)")
+    print(f"\nTalo 55s and Babylon (best of {args.repeat} runs, of {args.repeat // 2} for bench-150; ms)")
     for r in talo:
-        print(f"  {r['scene']:34s} {r['interfaces']:4d} interfaces  stable={r['stable']}  margin {r['margin_g']:.4f} g"
+        print(f"  {r['scene']:38s} {r['pieces']:4d} pieces {r['interfaces']:4d} interfaces"
+              f"  stable={r['stable']}  margin {r['margin_g']:.4f} g"
               f"  LPs {r['lp_solves']:3d}  interfaces {r['ms_interfaces']:7.1f}"
               f"  feasibility {r['ms_feasibility_incl_interfaces']:7.1f}"
               f"  with margin {r['ms_statics_incl_interfaces']:7.1f}")
