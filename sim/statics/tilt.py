@@ -141,14 +141,18 @@ class TiltTest:
         held[body.ravel()] = True  # index -1 (a support) lands on the extra last slot
         if not held[:-1].all():
             return None
-        u1 = np.cross(v, [1.0, 0.0, 0.0] if abs(v[0]) < 0.9 * np.linalg.norm(v) else [0.0, 1.0, 0.0])
-        u1 /= np.linalg.norm(u1)
-        u2 = np.cross(v / np.linalg.norm(v), u1)  # u1, u2: unit axes across v
+        ax, ay = float(alpha[0]), float(alpha[1])
+        size = math.sqrt(ax * ax + ay * ay + 1.0)
+        c = math.sqrt(1.0 + ay * ay)
+        across = np.array([[0.0, 1.0 / c, ay / c],  # u1 = v × x̂, and u2 = v̂ × u1: unit axes across v
+                           [-(1.0 + ay * ay) / (size * c), ax * ay / (size * c), -ax / (size * c)]])
         arm = self._arm[usable]  # (k, 2, 3)
         sign = self._sign[usable]  # (k, 2)
-        value = np.stack([sign, sign * (arm @ u1), sign * (arm @ u2)], axis=2)  # (k, 2, 3): side, row
+        value = np.empty((len(usable), 2, 3))
+        value[:, :, 0] = sign
+        value[:, :, 1:] = sign[:, :, None] * (arm @ across.T)  # (k, 2, 3): side, row
         index = 3 * body[:, :, None] + np.arange(3)
         live = np.repeat(body >= 0, 3, axis=1).reshape(len(usable), 2, 3)
-        count = live.reshape(len(usable), -1).sum(axis=1)
-        starts = np.concatenate([[0], np.cumsum(count)[:-1]]).astype(np.int32)
-        return usable, starts, index[live].astype(np.int32), value[live].astype(float)
+        starts = np.zeros(len(usable), dtype=np.int32)
+        np.cumsum(3 * (body >= 0).sum(axis=1)[:-1], out=starts[1:])
+        return usable, starts, index[live].astype(np.int32), value[live]
