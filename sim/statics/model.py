@@ -83,37 +83,34 @@ class Equilibrium:
         col[axis::6] = self.mass * G / self.weight
         return col
 
-    def force_columns(self, point: np.ndarray, direction: np.ndarray) -> sp.csc_array:
-        """Columns of unit forces (scaled) along ``direction`` at contact points.
+    def force_rows(self, point: np.ndarray, direction: np.ndarray, width: int | None = None) -> sp.csr_array:
+        """Unit forces (scaled) along ``direction`` at contact points, one row each: the transposed columns.
 
         Args:
             point: (k,) contact point indices.
             direction: (k, 3) force on the upper body (the lower body gets its opposite).
+            width: columns of the result (default ``num_rows``; more leaves room for other variables).
 
         Returns:
-            (6b, k) sparse matrix.
+            (k, width) sparse matrix: row j holds generator j's force and moment in its bodies' six columns.
         """
         k = len(point)
-        rows, cols, vals = [], [], []
-        for side, sign in ((self.above, 1.0), (self.below, -1.0)):
+        index = np.zeros((k, 2, 6), dtype=np.int64)
+        value = np.zeros((k, 2, 6))
+        live = np.zeros((k, 2, 6), dtype=bool)
+        for s, (side, sign) in enumerate(((self.above, 1.0), (self.below, -1.0))):
             body = side[point]
-            live = np.flatnonzero(body >= 0)
-            if len(live) == 0:
-                continue
-            b = body[live]
-            force = sign * direction[live]
-            moment = cross((self.points[point[live]] - self.com[b]) / self.length, force)
-            for axis in range(3):
-                rows += [6 * b + axis, 6 * b + 3 + axis]
-                cols += [live, live]
-                vals += [force[:, axis], moment[:, axis]]
-        if not rows:
-            return sp.csc_array((self.num_rows, k))
-        return sp.csc_array((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
-                            shape=(self.num_rows, k))
+            force = sign * direction
+            index[:, s] = 6 * body[:, None] + np.arange(6)
+            value[:, s, :3] = force
+            value[:, s, 3:] = cross((self.points[point] - self.com[np.maximum(body, 0)]) / self.length, force)
+            live[:, s] = (body >= 0)[:, None]
+        indptr = np.zeros(k + 1, dtype=np.int64)
+        np.cumsum(live.reshape(k, -1).sum(axis=1), out=indptr[1:])
+        return sp.csr_array((value[live], index[live], indptr), shape=(k, self.num_rows if width is None else width))
 
     def point_duals(self, duals: np.ndarray) -> np.ndarray:
-        """(p, 3) for row duals y: the vector w with ``force_columns([i], [f]) · y = w_i · f``."""
+        """(p, 3) for row duals y: the vector w with ``force_rows([i], [f]) · y = w_i · f``."""
         y = duals.reshape(-1, 6)
         w = np.zeros((len(self.points), 3))
         for side, sign in ((self.above, 1.0), (self.below, -1.0)):

@@ -111,9 +111,8 @@ class Problem:
         keep = self.live[point]
         point, tangent = point[keep], tangent[keep]
         if len(point):
-            cols = self.eq.force_columns(point, self.eq.generators(point, tangent))
-            rows = sp.hstack([cols.T, sp.csr_array((len(point), 4))], format="csr")
-            self.lp.add_rows(rows, -np.inf, 0.0)
+            self.lp.add_rows(self.eq.force_rows(point, self.eq.generators(point, tangent), self.eq.num_rows + 4),
+                             -np.inf, 0.0)
             self.row_point = np.concatenate([self.row_point, point])
             self.row_cut = np.concatenate([self.row_cut, np.full(len(point), self._cutting)])
 
