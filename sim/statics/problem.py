@@ -50,6 +50,7 @@ class Problem:
 
     Attributes:
         eq: the equilibrium system.
+        friction: whether contact points start with a friction pyramid (else the normal force).
         lp: the LP: variables y (6 per body) then z (4); rows: the four acceleration rows, then
             one per generator.
         live: (p,) which contact points may carry force (a removed body's do not).
@@ -59,8 +60,9 @@ class Problem:
         row_point: (r,) contact point of each generator row.
     """
 
-    def __init__(self, eq: Equilibrium, warm: bool | None = None):
+    def __init__(self, eq: Equilibrium, warm: bool | None = None, friction: bool = False):
         self.eq = eq
+        self.friction = friction
         m = eq.num_rows
         cost = np.concatenate([-eq.gravity_load(), np.full(4, MARGIN_CAP_G)])
         lower = np.concatenate([np.full(m, -1.0), np.zeros(4)])
@@ -91,13 +93,21 @@ class Problem:
         gravity lies along it: a block on a tilted plank is exact at once).
         Friction in any other direction comes as cuts, where a solution needs
         it: a structure of level contacts standing under gravity needs none,
-        and its LP has one row per contact point, not four.
+        and its LP has one row per contact point, not four. A structure that
+        needs friction under gravity alone (``friction``: it leans on side
+        contacts) starts with a four-sided pyramid inscribed in the cone along
+        the upper piece's own axes instead of the normal force.
         """
         point = point[~self.seeded[point] & self.live[point]]
         if len(point) == 0:
             return
         self.seeded[point] = True
-        self._add_generators(point, np.zeros((len(point), 3)))
+        if self.friction:
+            t = self.eq.tangents[point]
+            self._add_generators(np.repeat(point, 4), np.stack([t[:, 0], -t[:, 0], t[:, 1], -t[:, 1]],
+                                                               axis=1).reshape(-1, 3))
+        else:
+            self._add_generators(point, np.zeros((len(point), 3)))
         normals = self.eq.normals[point]
         up = np.array([0.0, 0.0, 1.0])
         proj = up - (normals @ up)[:, None] * normals

@@ -101,8 +101,11 @@ def analyze(scene, interfaces=None, *, margin: bool = True, warm: bool | None = 
         timings.update(feasibility=0.0, margin=0.0, total=(time.perf_counter() - start) * 1e3)
         return StaticsResult(True, MARGIN_CAP_G, 0.0, (), interfaces, timings, (MARGIN_CAP_G, MARGIN_CAP_G))
     groups = eq.structures()
-    problems = [Problem(eq.subset(g), warm) for g in groups]
-    unheld = sorted(int(g[i]) for g, p in zip(groups, problems) for i in _unheld(p, margin))
+    parts = [eq.subset(g) for g in groups]
+    upright = [holds(part, np.zeros(2)) for part in parts]  # vertical forces alone hold it
+    problems = [Problem(part, warm, friction=not up) for part, up in zip(parts, upright)]
+    unheld = sorted(int(g[i]) for g, p, up in zip(groups, problems, upright)
+                    for i in ([] if up and not margin else p.unheld()))
     unheld = tuple(eq.bodies[i] for i in unheld)
     checked = time.perf_counter()
     timings["feasibility"] = (checked - found) * 1e3
@@ -122,20 +125,6 @@ def analyze(scene, interfaces=None, *, margin: bool = True, warm: bool | None = 
     value = min(max(upper, 0.0), MARGIN_CAP_G)
     return StaticsResult(True, value, math.degrees(theta) % 360.0, (), interfaces, timings,
                          (min(max(lower, 0.0), value), value), solves())
-
-
-def _unheld(problem: Problem, margin: bool) -> list[int]:
-    """The bodies of one structure that cannot be held.
-
-    Without the margin, the tilted-gravity test at α = 0 (:mod:`sim.statics.tilt`:
-    vertical forces alone, three equations a piece) proves a structure that
-    stands in a tenth of the full LP's time; only when it fails does the full
-    LP decide. With the margin the full LP is solved anyway: its feasibility
-    basis starts the margin search warm.
-    """
-    if not margin and holds(problem.eq, np.zeros(2)):
-        return []
-    return problem.unheld()
 
 
 def _weakest(problems: list[Problem]) -> tuple[float, float, float]:
