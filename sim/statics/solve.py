@@ -3,27 +3,30 @@
 :func:`analyze` compiles the equilibrium equations (:mod:`sim.statics.model`)
 and solves them as one warm linear program (:mod:`sim.statics.problem`):
 
-1. **Feasibility.** The least total external help that holds every piece
-   under gravity is zero exactly when the structure can stand. When it is
-   not, the highest piece that needs help is taken out (its contacts carry
-   nothing) and the rest tried again, until what remains stands: the pieces
-   taken out are ``unheld``.
+1. **Feasibility.** First the tilted-gravity test at α = 0
+   (:mod:`sim.statics.tilt`): when vertical forces alone hold every piece,
+   the structure stands (without the margin no LP is solved), and its LP
+   starts with normal forces only; else with friction pyramids. The least
+   total external help that holds every piece under gravity is zero exactly
+   when the structure can stand. When it is not, the highest piece that
+   needs help is taken out (its contacts carry nothing) and the rest tried
+   again, until what remains stands: the pieces taken out are ``unheld``.
 2. **Margin.** The set A of uniform horizontal accelerations α (in g) the
    structure withstands is convex and contains 0; the margin is the radius
    of the largest disc around 0 inside A, which is the minimum over unit
    directions d of A's support function h(d) = max {d · α : α ∈ A}. Each LP
    evaluates h(d) and returns the maximiser α_d, and α_d · d' is a lower
-   bound of h(d') for every d' (α_d lies in A). The cutting-plane search
-   keeps the largest of these bounds, evaluates h where that bound is
-   lowest, and stops when the lowest bound and the lowest h found agree to
-   ``tol.margin_precision``. Where A is a polygon near its nearest edge
-   (tipping) this ends in a few LPs with the exact answer; where it is round
-   (sliding on a friction cone) the lowest h found is exact and the lower
-   bound closes more slowly, up to ``MAX_DIRECTIONS`` LPs.
+   bound of h(d') for every d' (α_d lies in A); the tilted-gravity test
+   proves more points of A cheaply, and sliding mechanisms
+   (:mod:`sim.statics.slide`) bound h from above. The search
+   (:mod:`sim.statics.search`) stops when the lowest bound and the lowest h
+   found agree to the margin precision. Where A is a polygon near its
+   nearest edge (tipping) the answer is exact; where it is round (sliding)
+   it is within the precision.
 
 Friction is the circular Coulomb cone, refined by cutting planes until no
-contact violates it by more than ``tol.friction_cone_rel`` (in the margin
-search, until a round of cuts gains less than a quarter of the precision).
+contact violates it by more than ``tol.friction_cone_rel``, or until h is
+within the precision of a sliding bound.
 """
 
 from __future__ import annotations
@@ -84,7 +87,7 @@ def analyze(scene, interfaces=None, *, margin: bool = True, warm: bool | None = 
         scene: the scene (fixed pieces and the board support the rest).
         interfaces: its contact interfaces; found with :func:`sim.contact.find_interfaces` if None.
         margin: also search the margin; without, a feasible result has ``margin_g`` nan
-            and ``weakest_direction_deg`` None (feasibility alone is one LP).
+            and ``weakest_direction_deg`` None (no LP when vertical forces alone hold it).
         warm: re-solve the LPs warm with HiGHS's own object (default when scipy has it).
 
     Returns:
