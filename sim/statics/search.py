@@ -62,13 +62,15 @@ class Bounds:
             self.estimate = (h, theta)
 
 
-def search(problem: Problem, best: float = math.inf) -> Bounds:
+def search(problem: Problem, best: float = math.inf, tilt: TiltTest | None = None) -> Bounds:
     """Search one structure's margin until it is known, or known not to undercut ``best``.
 
     Args:
         problem: the structure's LP, feasible.
         best: the least margin proven for other structures (g): a structure whose lower bound
             reaches it less the precision cannot be the weakest.
+        tilt: the structure's tilted-gravity test if one was made already (its last basis
+            starts the next test warm).
 
     Returns:
         The bounds found.
@@ -89,7 +91,7 @@ def search(problem: Problem, best: float = math.inf) -> Bounds:
             break
         if test is None and math.isfinite(found.upper) and found.upper > tol.margin_precision:
             # not closed at once: prove points all around together (A may be round: sliding)
-            test = TiltTest(problem.eq)
+            test = tilt if tilt is not None else TiltTest(problem.eq)
             goal = target - TILT_GOAL * precision(target)
             proven = tilt_points(test, found.upper, found.theta, goal)
             found.points += proven

@@ -41,7 +41,7 @@ from sim.contact import Interface, find_interfaces
 from sim.statics.model import equilibrium
 from sim.statics.problem import MARGIN_CAP_G, Problem
 from sim.statics.search import search
-from sim.statics.tilt import holds
+from sim.statics.tilt import TiltTest
 from sim.tol import tol
 
 
@@ -105,7 +105,8 @@ def analyze(scene, interfaces=None, *, margin: bool = True, warm: bool | None = 
         return StaticsResult(True, MARGIN_CAP_G, 0.0, (), interfaces, timings, (MARGIN_CAP_G, MARGIN_CAP_G))
     groups = eq.structures()
     parts = [eq.subset(g) for g in groups]
-    upright = [holds(part, np.zeros(2)) for part in parts]  # vertical forces alone hold it
+    tests = [TiltTest(part) for part in parts]
+    upright = [test.holds(np.zeros(2)) for test in tests]  # vertical forces alone hold it
     problems = [Problem(part, warm, friction=not up) for part, up in zip(parts, upright)]
     unheld = sorted(int(g[i]) for g, p, up in zip(groups, problems, upright)
                     for i in ([] if up and not margin else p.unheld()))
@@ -122,7 +123,7 @@ def analyze(scene, interfaces=None, *, margin: bool = True, warm: bool | None = 
     if not margin:
         timings.update(margin=0.0, total=(time.perf_counter() - start) * 1e3)
         return StaticsResult(True, math.nan, None, (), interfaces, timings, (math.nan, math.nan), solves())
-    lower, upper, theta = _weakest(problems)
+    lower, upper, theta = _weakest(problems, tests)
     timings["margin"] = (time.perf_counter() - checked) * 1e3
     timings["total"] = (time.perf_counter() - start) * 1e3
     value = min(max(upper, 0.0), MARGIN_CAP_G)
@@ -130,7 +131,7 @@ def analyze(scene, interfaces=None, *, margin: bool = True, warm: bool | None = 
                          (min(max(lower, 0.0), value), value), solves())
 
 
-def _weakest(problems: list[Problem]) -> tuple[float, float, float]:
+def _weakest(problems: list[Problem], tests: list[TiltTest]) -> tuple[float, float, float]:
     """The margin over independent structures: (proven lower bound, margin, direction in rad).
 
     The margin is the least over the structures; each is searched only until
@@ -138,8 +139,8 @@ def _weakest(problems: list[Problem]) -> tuple[float, float, float]:
     """
     best, theta, lower = math.inf, 0.0, math.inf
     estimate = (math.inf, 0.0)
-    for problem in problems:
-        found = search(problem, best)
+    for problem, test in zip(problems, tests):
+        found = search(problem, best, test)
         lower = min(lower, found.lower()[1])
         if found.upper < best:
             best, theta = found.upper, found.theta

@@ -71,11 +71,6 @@ def tilt_points(test: TiltTest, margin: float, first_theta: float = 0.0, goal: f
     return out + fine
 
 
-def holds(eq: Equilibrium, alpha: np.ndarray) -> bool:
-    """Whether every piece can be held with all contact forces along the tilted gravity of ``alpha`` (2,) g."""
-    return TiltTest(eq).holds(alpha)
-
-
 class TiltTest:
     """The tilted-gravity LP of one structure, re-solved for one acceleration after another.
 
