@@ -30,7 +30,8 @@ CRA_TENSION = 1e-4  # compas_cra's verdict: unstable when it needs tension above
 
 # A game-like structure of all 55 blocks (length, field i, field j, layer, axis), grown one block at a
 # time where the statics kept it stable (margin at least 0.08 g): sparser than the stepped pyramid,
-# and its weakest mode is sliding, the expensive case for an exact Coulomb cone.
+# and it leans on side contacts (vertical forces alone cannot hold it): the expensive case, where
+# every bound of the margin comes from LPs with an exact Coulomb cone.
 GAME_55 = [
     (10, 0, 4, 0, "x"), (9, 3, 4, 1, "z"), (9, 1, 5, 0, "x"), (8, 4, 3, 0, "z"), (8, 1, 5, 1, "x"),
     (8, 0, 3, 8, "x"), (7, 2, 3, 9, "x"), (7, 5, 5, 2, "z"), (7, 2, 5, 9, "x"), (7, 5, 4, 1, "z"),
