@@ -13,14 +13,14 @@ Prints a Markdown report (the figures in docs/physics.md come from it):
 3. pybullet with its default settings beside the tuned world: wall time per
    simulated second and whether the harmonic stacks come out right.
 
-Then runs ``tools/bench_statics.py`` if it exists. Ratios are measured within
-one run, so a loaded machine slows both sides alike.
+The statics have their own benchmark (``tools/bench_statics.py``); ``make
+bench`` runs all three. Ratios are measured within one run, so a loaded
+machine slows both sides alike.
 """
 
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -113,10 +113,6 @@ def main() -> None:
     if args.only in (None, "defaults"):
         print("\n## pybullet defaults (fast but wrong) beside the tuned world\n")
         print("\n".join(bench_defaults(args.quick)), flush=True)
-    statics = ROOT / "tools" / "bench_statics.py"
-    if args.only is None and statics.exists():
-        print("\n## statics (tools/bench_statics.py)\n", flush=True)
-        subprocess.run([sys.executable, str(statics), *(["--quick"] if args.quick else [])], check=False)
 
 
 if __name__ == "__main__":
