@@ -10,16 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from sim.contact.interface import BOARD, BOARD_PART, Interface, board_friction, contact_friction, is_table_contact
-from sim.contact.narrow import Candidate, Table, clip, face_candidates, touching_rows
-from sim.contact.parts import (
-    PartFaces,
-    board_parts,
-    candidate_pairs,
-    part_faces,
-    plane_basis,
-    resolve_poses,
-    scene_parts,
-)
+from sim.contact.narrow import Candidate, clip, face_candidates, touching_rows
+from sim.contact.parts import PartFaces, Table, candidate_pairs, part_faces, place_all, plane_basis, resolve_poses
 from sim.tol import tol
 
 __all__ = ["BOARD", "BOARD_PART", "Interface", "PartFaces", "board_friction", "contact_friction", "find_interfaces",
@@ -57,42 +49,43 @@ def find_interfaces(scene, poses=None, *, gap: float | None = None, depth: float
     gap = tol.coplanar if gap is None else gap
     depth = tol.overlap if depth is None else depth
     poses = resolve_poses(scene, poses)
-    rank = {BOARD: -1} | {p.id: i for i, p in enumerate(scene.pieces)}
-    parts = board_parts(scene) + scene_parts(scene, poses)
-    finite = [p for p in parts if len(p.vertices)]
-    lo = np.array([p.lo for p in finite])
-    hi = np.array([p.hi for p in finite])
-    owner = np.array([rank[p.piece] for p in finite])
-    pairs = candidate_pairs(lo, hi, owner, gap + depth)
-    for plane in (p for p in parts if not len(p.vertices)):
-        z0 = plane.offsets[0]
-        near = np.flatnonzero((owner >= 0) & (lo[:, 2] <= z0 + gap) & (lo[:, 2] >= z0 - depth))
-        finite.append(plane)
-        pairs = np.vstack([pairs, np.column_stack([np.full(len(near), len(finite) - 1), near])])
-    swap = np.array([rank[finite[i].piece] > rank[finite[j].piece] for i, j in pairs], dtype=bool)
+    table = place_all(scene, poses)
+    ids = [BOARD] + [p.id for p in scene.pieces]
+    rank = table.owner  # -1 for the board, else the piece's place in the scene
+    plane = len(rank) - 1  # the endless table plane, last
+    pairs = candidate_pairs(table.lo[:plane], table.hi[:plane], rank[:plane], gap + depth)
+    z0 = table.offsets[-1]
+    lo = table.lo[:plane]
+    near = np.flatnonzero((rank[:plane] >= 0) & (lo[:, 2] <= z0 + gap) & (lo[:, 2] >= z0 - depth))
+    pairs = np.vstack([pairs, np.column_stack([np.full(len(near), plane), near])])
+    swap = rank[pairs[:, 0]] > rank[pairs[:, 1]]
     pairs[swap] = pairs[swap][:, ::-1]
     if len(pairs) == 0:
         return []
-    table = Table.of(finite)
-    cands = face_candidates(finite, pairs, table, touching_rows(table, pairs, gap, depth), gap)
+    cands = face_candidates(pairs, table, touching_rows(table, pairs, gap, depth), gap)
     best: dict[int, tuple] = {}
     for c, res in zip(cands, clip(cands) if cands else []):
         if res is not None and (c.pair not in best or res[:2] > best[c.pair][0][:2]):
             best[c.pair] = (res, c)
-    out = [_interface((finite[pairs[k][0]], finite[pairs[k][1]]), res, c) for k, (res, c) in best.items()]
-    out.sort(key=lambda f: (rank[f.a], rank[f.b], f.part_a, f.part_b))
+    out = [_interface(table, ids, pairs[k], res, c) for k, (res, c) in best.items()]
+    order = {name: i for i, name in enumerate(ids)}
+    out.sort(key=lambda f: (order[f.a], order[f.b], f.part_a, f.part_b))
     return out
 
 
-def _interface(pair, res, c: Candidate) -> Interface:
-    """The interface record of a pair's chosen contact, oriented so that its normal points up."""
-    pa, pb = pair
+def _interface(table: Table, ids: list, pair: np.ndarray, res, c: Candidate) -> Interface:
+    """The interface record of a pair's chosen contact, oriented so that its normal points up.
+
+    ``ids`` are the board's then the pieces' ids, indexed by owner + 1.
+    """
+    i, j = int(pair[0]), int(pair[1])
     _, area, xy = res
     pts = c.origin + xy @ c.basis
     normal = c.normal
     if c.flip:  # the face is b's: seen from a the normal points into b
         normal, pts = -normal, pts[::-1]
-    a, b, part_a, part_b = pa.piece, pb.piece, pa.part, pb.part
+    a, b = ids[table.owner[i] + 1], ids[table.owner[j] + 1]
+    part_a, part_b = int(table.part[i]), int(table.part[j])
     if normal[2] < -np.sin(tol.coplanar_angle) or b == BOARD:
         a, b, part_a, part_b, normal, pts = b, a, part_b, part_a, -normal, pts[::-1]
     return Interface(a, b, part_a, part_b, normal.copy(), np.ascontiguousarray(pts), area)

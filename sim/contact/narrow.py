@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import shapely
 
-from sim.contact.parts import Placed
+from sim.contact.parts import Table
 from sim.tol import tol
 
 # --- narrow phase -----------------------------------------------------------------
@@ -37,33 +37,6 @@ def _ragged(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     counts = np.asarray(counts, dtype=int)
     seg = np.repeat(np.arange(len(counts)), counts)
     return seg, np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
-
-
-@dataclass(eq=False)
-class Table:
-    """The placed parts' vertices, faces and face polygons in flat arrays (world)."""
-
-    vstart: np.ndarray
-    vcnt: np.ndarray
-    fstart: np.ndarray
-    fcnt: np.ndarray
-    verts: np.ndarray  # (V, 3)
-    normals: np.ndarray  # (F, 3)
-    offsets: np.ndarray  # (F,)
-    bases: np.ndarray  # (F, 2, 3)
-    pstart: np.ndarray  # (F,) first polygon vertex of each face
-    pcnt: np.ndarray  # (F,) its vertex count; 0 for the endless plane
-    pverts: np.ndarray  # (P, 3)
-
-    @classmethod
-    def of(cls, parts: list) -> Table:
-        vcnt = np.array([len(p.vertices) for p in parts])
-        fcnt = np.array([len(p.offsets) for p in parts])
-        pcnt = np.concatenate([p.pcnt for p in parts])
-        return cls(np.cumsum(vcnt) - vcnt, vcnt, np.cumsum(fcnt) - fcnt, fcnt,
-                   np.vstack([p.vertices for p in parts]), np.vstack([p.normals for p in parts]),
-                   np.concatenate([p.offsets for p in parts]), np.concatenate([p.bases for p in parts]),
-                   np.cumsum(pcnt) - pcnt, pcnt, np.vstack([p.pverts for p in parts]))
 
 
 def touching_rows(table: Table, pairs: np.ndarray, gap: float, depth: float):
@@ -134,7 +107,7 @@ def _facing_polygons(table: Table, face: np.ndarray, other: np.ndarray, top: np.
     return g
 
 
-def face_candidates(parts: list, pairs: np.ndarray, table: Table, rows, gap: float) -> list:
+def face_candidates(pairs: np.ndarray, table: Table, rows, gap: float) -> list:
     """The touching set of each candidate row, in its face's plane coordinates.
 
     A face-on-face overlap is found from both faces; the second finding (the second part's face
@@ -156,13 +129,13 @@ def face_candidates(parts: list, pairs: np.ndarray, table: Table, rows, gap: flo
         if ok and not (flip[r] and (int(pair_k[r]), int(g[r])) in first_side):
             out.append(_candidate(table, int(pair_k[r]), bool(flip[r]), int(face[r]), 2, t2, f2))
     for r in np.flatnonzero(g < 0).tolist():
-        fid, ob = int(face[r]), parts[int(other[r])]
-        n, basis = table.normals[fid], table.bases[fid]
+        fid, verts = int(face[r]), table.vertices(int(other[r]))
+        basis = table.bases[fid]
         if count[r] >= 3:
-            touch = _touching_polygon(ob, masks[r], n, basis)
+            touch = _touching_polygon(verts[masks[r]], basis)
             dim = 2 if len(touch) >= 3 else len(touch) - 1
         else:
-            dim, touch = int(count[r]) - 1, ob.vertices[masks[r]] @ basis.T
+            dim, touch = int(count[r]) - 1, verts[masks[r]] @ basis.T
         f2 = None if table.pcnt[fid] == 0 else _project(table, fid, basis)
         if dim == 2 and f2 is not None and not _boxes_overlap(touch, f2, gap):
             continue
@@ -198,9 +171,13 @@ def _flat_projections(table: Table, face: np.ndarray, g: np.ndarray, gap: float)
         lo = np.maximum(np.minimum.reduceat(t2, t_start)[bounded], np.minimum.reduceat(f2, f_start))
         hi = np.minimum(np.maximum.reduceat(t2, t_start)[bounded], np.maximum.reduceat(f2, f_start))
         overlap[bounded] = np.all(hi - lo > gap, axis=1)
-    touch = np.split(t2, np.cumsum(table.pcnt[g])[:-1])
-    faces = np.split(f2, np.cumsum(table.pcnt[face])[:-1])
-    return touch, [f if len(f) else None for f in faces], overlap
+    return _split(t2, table.pcnt[g]), [f if len(f) else None for f in _split(f2, table.pcnt[face])], overlap
+
+
+def _split(flat: np.ndarray, counts: np.ndarray) -> list:
+    """Consecutive pieces of ``flat`` of the given lengths (views; faster than ``np.split`` for many pieces)."""
+    ends = np.cumsum(counts).tolist()
+    return [flat[e - c:e] for e, c in zip(ends, counts.tolist())]
 
 
 def _candidate(table: Table, k: int, flip: bool, fid: int, dim: int, touch, face) -> Candidate:
@@ -215,9 +192,9 @@ def _boxes_overlap(p: np.ndarray, q: np.ndarray, gap: float) -> bool:
     return bool(hi[0] - lo[0] > gap and hi[1] - lo[1] > gap)
 
 
-def _touching_polygon(ob: Placed, on: np.ndarray, n: np.ndarray, basis: np.ndarray) -> np.ndarray:
-    """The hull of the vertices ``on`` of ``ob`` on a plane of normal ``n``, in (u, v), counter-clockwise."""
-    pts = ob.vertices[on] @ basis.T
+def _touching_polygon(on: np.ndarray, basis: np.ndarray) -> np.ndarray:
+    """The hull of the points ``on`` (k, 3) projected to a plane of basis (2, 3), in (u, v), counter-clockwise."""
+    pts = on @ basis.T
     geom = shapely.MultiPoint(pts).convex_hull
     if geom.geom_type == "Polygon":
         return np.asarray(shapely.geometry.polygon.orient(geom, 1.0).exterior.coords)[:-1]
@@ -265,7 +242,7 @@ def clip(cands: list) -> list:
     areas = shapely.area(clipped)
     types = shapely.get_type_id(clipped)
     coords, index = shapely.get_coordinates(clipped, return_index=True)
-    pieces = np.split(coords, np.searchsorted(index, np.arange(1, len(cands))))
+    pieces = _split(coords, np.bincount(index, minlength=len(cands)))
     out = []
     for c, pts, area, kind in zip(cands, pieces, areas, types):
         if len(pts) == 0:

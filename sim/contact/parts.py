@@ -1,4 +1,4 @@
-"""Convex parts as faces, placed in the world, and the broad phase that pairs nearby parts."""
+"""Convex parts as faces, placed in the world in flat arrays, and the broad phase that pairs nearby parts."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from functools import cached_property, lru_cache
 import numpy as np
 from scipy.spatial import ConvexHull
 
-from sim.contact.interface import BOARD, BOARD_PART
+from sim.contact.interface import BOARD_PART
 from sim.geometry.transforms import quat_to_matrix
 from sim.pieces import ConvexPart
 from sim.tol import tol
@@ -78,49 +78,121 @@ def part_faces(part: ConvexPart) -> PartFaces:
 
 # --- parts placed in the world --------------------------------------------------
 
-@dataclass(eq=False)
-class Placed:
-    """One convex part at its world pose, or the endless table plane (no vertices, no polygon)."""
+@dataclass(frozen=True, eq=False)
+class StackedFaces:
+    """The faces of a piece's convex parts laid end to end, in its piece frame.
 
-    piece: str
-    part: int
-    vertices: np.ndarray  # (v, 3)
-    normals: np.ndarray  # (f, 3)
-    offsets: np.ndarray  # (f,)
-    bases: np.ndarray  # (f, 2, 3)
-    pverts: np.ndarray  # (P, 3) world polygon vertices, face after face
-    pcnt: np.ndarray  # (f,) polygon vertex counts; 0 for the endless plane
+    Attributes:
+        vertices: (V, 3) every part's hull vertices, part after part (m).
+        vcnt: (n,) vertices of each part.
+        normals: (F, 3) every part's outward unit face normals, part after part.
+        offsets: (F,) their plane offsets.
+        bases: (F, 2, 3) their plane bases.
+        fcnt: (n,) faces of each part.
+        pverts: (P, 3) every face polygon's vertices, face after face.
+        pcnt: (F,) vertices of each face polygon.
+    """
+
+    vertices: np.ndarray
+    vcnt: np.ndarray
+    normals: np.ndarray
+    offsets: np.ndarray
+    bases: np.ndarray
+    fcnt: np.ndarray
+    pverts: np.ndarray
+    pcnt: np.ndarray
+
+
+@lru_cache(maxsize=1024)
+def stacked_faces(parts: tuple) -> StackedFaces:
+    """The faces of a piece's parts in flat arrays (cached per parts tuple: they do not depend on the pose)."""
+    faces = [part_faces(p) for p in parts]
+    return StackedFaces(np.vstack([f.vertices for f in faces]), np.array([len(f.vertices) for f in faces]),
+                        np.vstack([f.normals for f in faces]), np.concatenate([f.offsets for f in faces]),
+                        np.concatenate([f.bases for f in faces]), np.array([len(f.offsets) for f in faces]),
+                        np.vstack([f.polygon_vertices for f in faces]),
+                        np.concatenate([f.polygon_counts for f in faces]))
+
+
+@dataclass(eq=False)
+class Table:
+    """Every placed part's vertices, faces and face polygons in flat arrays (world).
+
+    The parts are the board slab's, then the pieces' in scene order, then the endless
+    table plane (no vertices, one face with no polygon).
+
+    Attributes:
+        owner: (m,) each part's piece index in the scene, -1 for the board.
+        part: (m,) each part's index in its piece, ``BOARD_PART`` for the board.
+        vstart, vcnt: (m,) each part's first vertex and vertex count.
+        fstart, fcnt: (m,) each part's first face and face count.
+        verts: (V, 3) vertices (m).
+        normals: (F, 3) outward unit face normals.
+        offsets: (F,) plane offsets (``normals[i] · x = offsets[i]``).
+        bases: (F, 2, 3) plane bases (u, v), u × v = normal.
+        pstart, pcnt: (F,) each face's first polygon vertex and count; 0 for the endless plane.
+        pverts: (P, 3) face polygon vertices.
+        lo, hi: (m, 3) each part's bounding box.
+    """
+
+    owner: np.ndarray
+    part: np.ndarray
+    vstart: np.ndarray
+    vcnt: np.ndarray
+    fstart: np.ndarray
+    fcnt: np.ndarray
+    verts: np.ndarray
+    normals: np.ndarray
+    offsets: np.ndarray
+    bases: np.ndarray
+    pstart: np.ndarray
+    pcnt: np.ndarray
+    pverts: np.ndarray
     lo: np.ndarray
     hi: np.ndarray
 
-
-def place(faces: PartFaces, piece: str, part: int, rot: np.ndarray, pos: np.ndarray) -> Placed:
-    verts = faces.vertices @ rot.T + pos
-    normals = faces.normals @ rot.T
-    return Placed(piece, part, verts, normals, faces.offsets + normals @ pos, faces.bases @ rot.T,
-                   faces.polygon_vertices @ rot.T + pos, faces.polygon_counts, verts.min(axis=0), verts.max(axis=0))
+    def vertices(self, part: int) -> np.ndarray:
+        """(v, 3) one part's vertices."""
+        return self.verts[self.vstart[part]:self.vstart[part] + self.vcnt[part]]
 
 
-def board_parts(scene) -> list[Placed]:
-    """The board's slab parts, and the endless table plane (under the slab, or at z = 0 without one)."""
+def place_all(scene, poses: np.ndarray) -> Table:
+    """The board's slab parts, every piece's parts at its pose, and the endless table plane, in one table.
+
+    The table plane lies under the slab (at z = 0 without one).
+    """
     board = scene.board_info
-    placed = []
+    placed = []  # (faces, owner, rot, pos)
     if board.shape is not None:
-        placed += [place(part_faces(part), BOARD, BOARD_PART, np.eye(3), board.pos) for part in board.shape.parts]
+        placed.append((stacked_faces(board.shape.parts), -1, np.eye(3), np.asarray(board.pos, dtype=float)))
+    rots = quat_to_matrix(poses[:, 3:7]) if len(poses) else []
+    placed += [(stacked_faces(piece.shape.parts), i, rot, pos)
+               for i, (piece, pos, rot) in enumerate(zip(scene.pieces, poses[:, :3], rots))]
+    verts, normals, offsets, bases, pverts, lo, hi = [], [], [], [], [], [], []
+    for faces, _, rot, pos in placed:
+        v = faces.vertices @ rot.T + pos
+        n = faces.normals @ rot.T
+        verts.append(v)
+        normals.append(n)
+        offsets.append(faces.offsets + n @ pos)
+        bases.append(faces.bases @ rot.T)
+        pverts.append(faces.pverts @ rot.T + pos)
+        first = np.cumsum(faces.vcnt) - faces.vcnt
+        lo.append(np.minimum.reduceat(v, first))
+        hi.append(np.maximum.reduceat(v, first))
     z0 = -board.thickness
     up = np.array([[0.0, 0.0, 1.0]])
-    placed.append(Placed(BOARD, BOARD_PART, np.zeros((0, 3)), up, np.array([z0]), plane_basis(up[0])[None],
-                          np.zeros((0, 3)), np.zeros(1, dtype=int), np.full(3, -np.inf),
-                          np.array([np.inf, np.inf, z0])))
-    return placed
-
-
-def scene_parts(scene, poses) -> list[Placed]:
-    placed = []
-    rots = quat_to_matrix(poses[:, 3:7]) if len(poses) else []
-    for piece, pos, rot in zip(scene.pieces, poses[:, :3], rots):
-        placed += [place(part_faces(part), piece.id, k, rot, pos) for k, part in enumerate(piece.shape.parts)]
-    return placed
+    owner = np.concatenate([np.full(len(f.vcnt), o) for f, o, _, _ in placed] + [[-1]]).astype(int)
+    part = np.concatenate([np.arange(len(f.vcnt)) if o >= 0 else np.full(len(f.vcnt), BOARD_PART)
+                           for f, o, _, _ in placed] + [[BOARD_PART]]).astype(int)
+    vcnt = np.concatenate([f.vcnt for f, _, _, _ in placed] + [[0]]).astype(int)
+    fcnt = np.concatenate([f.fcnt for f, _, _, _ in placed] + [[1]]).astype(int)
+    pcnt = np.concatenate([f.pcnt for f, _, _, _ in placed] + [[0]]).astype(int)
+    return Table(owner, part, np.cumsum(vcnt) - vcnt, vcnt, np.cumsum(fcnt) - fcnt, fcnt,
+                 np.vstack(verts + [np.zeros((0, 3))]), np.vstack(normals + [up]),
+                 np.concatenate(offsets + [[z0]]), np.concatenate(bases + [plane_basis(up[0])[None]]),
+                 np.cumsum(pcnt) - pcnt, pcnt, np.vstack(pverts + [np.zeros((0, 3))]),
+                 np.vstack(lo + [np.full((1, 3), -np.inf)]), np.vstack(hi + [[[np.inf, np.inf, z0]]]))
 
 
 def resolve_poses(scene, poses) -> np.ndarray:
