@@ -151,6 +151,26 @@ class Table:
     lo: np.ndarray
     hi: np.ndarray
 
+    @cached_property
+    def vcols(self) -> np.ndarray:
+        """(3, V) the vertices' coordinates, one row per axis (columns gather faster than rows)."""
+        return np.ascontiguousarray(self.verts.T)
+
+    @cached_property
+    def ncols(self) -> np.ndarray:
+        """(3, F) the face normals' components, one row per axis."""
+        return np.ascontiguousarray(self.normals.T)
+
+    @cached_property
+    def pcols(self) -> np.ndarray:
+        """(3, P) the face polygon vertices' coordinates, one row per axis."""
+        return np.ascontiguousarray(self.pverts.T)
+
+    @cached_property
+    def bcols(self) -> np.ndarray:
+        """(2, 3, F) the face plane bases' components: [u or v, axis, face]."""
+        return np.ascontiguousarray(self.bases.transpose(1, 2, 0))
+
     def vertices(self, part: int) -> np.ndarray:
         """(v, 3) one part's vertices."""
         return self.verts[self.vstart[part]:self.vstart[part] + self.vcnt[part]]
