@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from sim.contact.interface import BOARD, BOARD_PART, Interface, board_friction, contact_friction, is_table_contact
-from sim.contact.narrow import Candidate, clip, face_candidates, touching_rows
+from sim.contact.narrow import clip, face_candidates, ragged, touching_rows
 from sim.contact.parts import PartFaces, Table, candidate_pairs, part_faces, place_all, plane_basis, resolve_poses
 from sim.tol import tol
 
@@ -67,25 +67,41 @@ def find_interfaces(scene, poses=None, *, gap: float | None = None, depth: float
     for c, res in zip(cands, clip(cands) if cands else []):
         if res is not None and (c.pair not in best or res[:2] > best[c.pair][0][:2]):
             best[c.pair] = (res, c)
-    out = [_interface(table, ids, pairs[k], res, c) for k, (res, c) in best.items()]
+    if not best:
+        return []
+    out = _interfaces(table, ids, pairs[list(best)], list(best.values()))
     order = {name: i for i, name in enumerate(ids)}
     out.sort(key=lambda f: (order[f.a], order[f.b], f.part_a, f.part_b))
     return out
 
 
-def _interface(table: Table, ids: list, pair: np.ndarray, res, c: Candidate) -> Interface:
-    """The interface record of a pair's chosen contact, oriented so that its normal points up.
+def _interfaces(table: Table, ids: list, pairs: np.ndarray, chosen: list) -> list[Interface]:
+    """The interface records of the pairs' chosen contacts, oriented so that their normals point up.
 
-    ``ids`` are the board's then the pieces' ids, indexed by owner + 1.
+    Args:
+        table: the placed parts.
+        ids: the board's then the pieces' ids, indexed by owner + 1.
+        pairs: (r,) part index pairs.
+        chosen: r (result of ``clip``, candidate) of those pairs.
     """
-    i, j = int(pair[0]), int(pair[1])
-    _, area, xy = res
-    pts = c.origin + xy @ c.basis
-    normal = c.normal
-    if c.flip:  # the face is b's: seen from a the normal points into b
-        normal, pts = -normal, pts[::-1]
-    a, b = ids[table.owner[i] + 1], ids[table.owner[j] + 1]
-    part_a, part_b = int(table.part[i]), int(table.part[j])
-    if normal[2] < -np.sin(tol.coplanar_angle) or b == BOARD:
-        a, b, part_a, part_b, normal, pts = b, a, part_b, part_a, -normal, pts[::-1]
-    return Interface(a, b, part_a, part_b, normal.copy(), np.ascontiguousarray(pts), area)
+    xy = [res[2] for res, _ in chosen]
+    counts = np.array([len(p) for p in xy])
+    row, at = ragged(counts)
+    padded = np.zeros((len(xy), counts.max(), 2))
+    padded[row, at] = np.vstack(xy)
+    # batched matmul: the same numbers as each candidate's own ``xy @ basis``
+    pts = np.array([c.origin for _, c in chosen])[:, None] + padded @ np.array([c.basis for _, c in chosen])
+    flip = np.array([c.flip for _, c in chosen], dtype=bool)
+    normals = np.array([c.normal for _, c in chosen])
+    normals[flip] = -normals[flip]  # the face is b's: seen from a the normal points into b
+    i, j = pairs[:, 0], pairs[:, 1]
+    swap = (normals[:, 2] < -np.sin(tol.coplanar_angle)) | (table.owner[j] < 0)
+    normals[swap] = -normals[swap]
+    reverse = flip ^ swap
+    lo, hi = np.where(swap, j, i), np.where(swap, i, j)
+    a_ids = [ids[o + 1] for o in table.owner[lo].tolist()]
+    b_ids = [ids[o + 1] for o in table.owner[hi].tolist()]
+    return [Interface(a, b, pa, pb, n, (p[:k][::-1] if rev else p[:k]).copy(), res[1])
+            for a, b, pa, pb, n, p, k, rev, (res, _) in zip(a_ids, b_ids, table.part[lo].tolist(),
+                                                              table.part[hi].tolist(), normals, pts,
+                                                              counts.tolist(), reverse.tolist(), chosen)]

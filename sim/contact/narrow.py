@@ -49,7 +49,7 @@ def _dot3(a: np.ndarray, ia: np.ndarray, b: np.ndarray, ib: np.ndarray) -> np.nd
     return (a[0][ia] * b[0][ib] + a[2][ia] * b[2][ib]) + a[1][ia] * b[1][ib]
 
 
-def _ragged(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def ragged(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For segments of the given lengths laid end to end: each element's segment and place in it."""
     counts = np.asarray(counts, dtype=int)
     seg = np.repeat(np.arange(len(counts)), counts)
@@ -79,9 +79,9 @@ def touching_rows(table: Table, pairs: np.ndarray, gap: float, depth: float):
     vert_part = np.concatenate([pairs[:, 1], pairs[:, 0]])
     live = table.vcnt[vert_part] > 0
     pair_idx, flip, face_part, vert_part = pair_idx[live], flip[live], face_part[live], vert_part[live]
-    row_dir, row_face = _ragged(table.fcnt[face_part])  # one row per (directed pair, face)
+    row_dir, row_face = ragged(table.fcnt[face_part])  # one row per (directed pair, face)
     row_len = table.vcnt[vert_part[row_dir]]
-    el_row, el_vert = _ragged(row_len)  # one element per (row, vertex)
+    el_row, el_vert = ragged(row_len)  # one element per (row, vertex)
     face_id = table.fstart[face_part[row_dir]] + row_face
     vert_id = table.vstart[vert_part[row_dir[el_row]]] + el_vert
     el_face = face_id[el_row]
@@ -107,7 +107,7 @@ def _facing_polygons(table: Table, face: np.ndarray, other: np.ndarray, top: np.
         (r,) the other part's global face index with the opposite normal whose polygon lies
         within the gap of the plane, or -1 where there is none.
     """
-    el_row, el_face = _ragged(table.fcnt[other])
+    el_row, el_face = ragged(table.fcnt[other])
     g_all = table.fstart[other][el_row] + el_face
     dots = _dot3(table.ncols, g_all, table.ncols, face[el_row])
     starts = np.cumsum(table.fcnt[other]) - table.fcnt[other]
@@ -118,7 +118,7 @@ def _facing_polygons(table: Table, face: np.ndarray, other: np.ndarray, top: np.
     g[rows] = g_all[first[at]]
     g[lowest > -np.cos(tol.coplanar_angle)] = -1
     ok = np.flatnonzero(g >= 0)
-    el2, k2 = _ragged(table.pcnt[g[ok]])
+    el2, k2 = ragged(table.pcnt[g[ok]])
     height = _dot3(table.pcols, table.pstart[g[ok]][el2] + k2, table.ncols, face[ok][el2])
     above = np.zeros(len(ok), dtype=bool)
     np.logical_or.at(above, el2, height > top[ok][el2])
@@ -139,13 +139,16 @@ def face_candidates(pairs: np.ndarray, table: Table, rows, gap: float) -> list:
     many = np.flatnonzero(count >= 3)
     g[many] = _facing_polygons(table, face[many], other[many], table.offsets[face[many]] + gap)
     # both faces of a face-on-face contact find it: keep the first part's
-    first_side = {(int(k), int(fc)) for k, fc, fl, gg in zip(pair_k, face, flip, g) if gg >= 0 and not fl}
-    out = []
     flat = np.flatnonzero(g >= 0)
+    first_side = np.flatnonzero((g >= 0) & ~flip)
+    seen = np.isin(pair_k[flat] * len(table.offsets) + g[flat],
+                   pair_k[first_side] * len(table.offsets) + face[first_side])
     touch2d, face2d, overlap = _flat_projections(table, face[flat], g[flat], gap)
-    for r, t2, f2, ok in zip(flat.tolist(), touch2d, face2d, overlap.tolist()):
-        if ok and not (flip[r] and (int(pair_k[r]), int(g[r])) in first_side):
-            out.append(_candidate(table, int(pair_k[r]), bool(flip[r]), int(face[r]), 2, t2, f2))
+    origins = table.normals[face] * table.offsets[face][:, None]
+    keep = overlap & ~(flip[flat] & seen)
+    out = [Candidate(k, fl, 2, t2, f2, table.normals[fid], origin, table.bases[fid])
+           for k, fl, fid, t2, f2, origin, ok in zip(pair_k[flat].tolist(), flip[flat].tolist(), face[flat].tolist(),
+                                                     touch2d, face2d, origins[flat], keep.tolist()) if ok]
     for r in np.flatnonzero(g < 0).tolist():
         fid, verts = int(face[r]), table.vertices(int(other[r]))
         basis, mask = table.bases[fid], on[start[r]:start[r] + len(verts)]
@@ -157,7 +160,8 @@ def face_candidates(pairs: np.ndarray, table: Table, rows, gap: float) -> list:
         f2 = None if table.pcnt[fid] == 0 else _project(table, fid, basis)
         if dim == 2 and f2 is not None and not _boxes_overlap(touch, f2, gap):
             continue
-        out.append(_candidate(table, int(pair_k[r]), bool(flip[r]), fid, dim, touch, f2))
+        out.append(Candidate(int(pair_k[r]), bool(flip[r]), dim, touch, f2, table.normals[fid], origins[r],
+                             table.bases[fid]))
     return out
 
 
@@ -174,10 +178,10 @@ def _flat_projections(table: Table, face: np.ndarray, g: np.ndarray, gap: float)
         two polygons' bounding boxes overlap by more than ``gap`` both ways (a face-on-face
         contact can only have an area there).
     """
-    el, k = _ragged(table.pcnt[g])
+    el, k = ragged(table.pcnt[g])
     rev = table.pstart[g][el] + table.pcnt[g][el] - 1 - k
     t2 = np.column_stack([_dot3(table.pcols, rev, b, face[el]) for b in table.bcols])
-    el_f, k = _ragged(table.pcnt[face])
+    el_f, k = ragged(table.pcnt[face])
     at = table.pstart[face][el_f] + k
     f2 = np.column_stack([_dot3(table.pcols, at, b, face[el_f]) for b in table.bcols])
     overlap = np.ones(len(face), dtype=bool)
@@ -196,11 +200,6 @@ def _split(flat: np.ndarray, counts: np.ndarray) -> list:
     """Consecutive pieces of ``flat`` of the given lengths (views; faster than ``np.split`` for many pieces)."""
     ends = np.cumsum(counts).tolist()
     return [flat[e - c:e] for e, c in zip(ends, counts.tolist())]
-
-
-def _candidate(table: Table, k: int, flip: bool, fid: int, dim: int, touch, face) -> Candidate:
-    n = table.normals[fid]
-    return Candidate(k, flip, dim, touch, face, n, n * table.offsets[fid], table.bases[fid])
 
 
 def _boxes_overlap(p: np.ndarray, q: np.ndarray, gap: float) -> bool:
@@ -291,7 +290,7 @@ def _polygons_points(rings: list, counts: np.ndarray, areas: np.ndarray) -> list
     if not len(rings):
         return []
     closed = np.vstack(rings)
-    ring, at = _ragged(counts)
+    ring, at = ragged(counts)
     k = counts - 1
     edge = np.flatnonzero(at < k[ring])  # edge from point i to i + 1 of its ring
     d = closed[edge + 1] - closed[edge]
@@ -317,12 +316,7 @@ def _polygons_points(rings: list, counts: np.ndarray, areas: np.ndarray) -> list
     bound = tol.merge * np.maximum(np.maximum(np.abs(a[:, 0]) + np.abs(a[:, 1]), np.abs(b[:, 0]) + np.abs(b[:, 1])),
                                    tol.merge)
     keep = np.abs(cross) > bound
-    kept = np.add.reduceat(keep.astype(int), starts)
-    out = []
-    for r, (s0, n, m) in enumerate(zip(starts.tolist(), k.tolist(), kept.tolist())):
-        if areas[r] <= limit[r]:
-            out.append(None)
-        else:
-            sel = pts[s0:s0 + n]
-            out.append((2, float(areas[r]), sel[keep[s0:s0 + n]] if m >= 3 else sel))
-    return out
+    kept = np.add.reduceat(keep, starts)
+    enough = kept >= 3
+    pieces = _split(pts[keep | ~enough[er]], np.where(enough, kept, k))
+    return [None if area <= lim else (2, area, poly) for area, lim, poly in zip(areas.tolist(), limit.tolist(), pieces)]
