@@ -10,8 +10,17 @@ from __future__ import annotations
 import numpy as np
 
 from sim.contact.interface import BOARD, BOARD_PART, Interface, board_friction, contact_friction, is_table_contact
-from sim.contact.narrow import clip, face_candidates, ragged, touching_rows
-from sim.contact.parts import PartFaces, Table, candidate_pairs, part_faces, place_all, plane_basis, resolve_poses
+from sim.contact.narrow import clip, face_candidates, touching_rows
+from sim.contact.parts import (
+    PartFaces,
+    Table,
+    candidate_pairs,
+    part_faces,
+    place_all,
+    plane_basis,
+    ragged,
+    resolve_poses,
+)
 from sim.tol import tol
 
 __all__ = ["BOARD", "BOARD_PART", "Interface", "PartFaces", "board_friction", "contact_friction", "find_interfaces",

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import shapely
 
-from sim.contact.parts import Table
+from sim.contact.parts import Table, ragged
 from sim.tol import tol
 
 # --- narrow phase -----------------------------------------------------------------
@@ -47,13 +47,6 @@ def _dot3(a: np.ndarray, ia: np.ndarray, b: np.ndarray, ib: np.ndarray) -> np.nd
         (n,) dot products.
     """
     return (a[0][ia] * b[0][ib] + a[2][ia] * b[2][ib]) + a[1][ia] * b[1][ib]
-
-
-def ragged(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For segments of the given lengths laid end to end: each element's segment and place in it."""
-    counts = np.asarray(counts, dtype=int)
-    seg = np.repeat(np.arange(len(counts)), counts)
-    return seg, np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
 
 
 def touching_rows(table: Table, pairs: np.ndarray, gap: float, depth: float):

@@ -188,18 +188,15 @@ def place_all(scene, poses: np.ndarray) -> Table:
     rots = quat_to_matrix(poses[:, 3:7]) if len(poses) else []
     placed += [(stacked_faces(piece.shape.parts), i, rot, pos)
                for i, (piece, pos, rot) in enumerate(zip(scene.pieces, poses[:, :3], rots))]
-    verts, normals, offsets, bases, pverts, lo, hi = [], [], [], [], [], [], []
-    for faces, _, rot, pos in placed:
-        v = faces.vertices @ rot.T + pos
-        n = faces.normals @ rot.T
-        verts.append(v)
-        normals.append(n)
-        offsets.append(faces.offsets + n @ pos)
-        bases.append(faces.bases @ rot.T)
-        pverts.append(faces.pverts @ rot.T + pos)
-        first = np.cumsum(faces.vcnt) - faces.vcnt
-        lo.append(np.minimum.reduceat(v, first))
-        hi.append(np.maximum.reduceat(v, first))
+    groups: dict[int, list[int]] = {}  # pieces of one kind, placed together
+    for k, (faces, _, _, _) in enumerate(placed):
+        groups.setdefault(id(faces), []).append(k)
+    each = [None] * len(placed)
+    for members in groups.values():
+        for k, arrays in zip(members, _place_group(placed[members[0]][0], np.array([placed[k][2] for k in members]),
+                                                   np.array([placed[k][3] for k in members]))):
+            each[k] = arrays
+    verts, normals, offsets, bases, pverts, lo, hi = (list(column) for column in zip(*each))
     z0 = -board.thickness
     up = np.array([[0.0, 0.0, 1.0]])
     owner = np.concatenate([np.full(len(f.vcnt), o) for f, o, _, _ in placed] + [[-1]]).astype(int)
@@ -213,6 +210,30 @@ def place_all(scene, poses: np.ndarray) -> Table:
                  np.concatenate(offsets + [[z0]]), np.concatenate(bases + [plane_basis(up[0])[None]]),
                  np.cumsum(pcnt) - pcnt, pcnt, np.vstack(pverts + [np.zeros((0, 3))]),
                  np.vstack(lo + [np.full((1, 3), -np.inf)]), np.vstack(hi + [[[np.inf, np.inf, z0]]]))
+
+
+def _place_group(faces: StackedFaces, rots: np.ndarray, pos: np.ndarray):
+    """One kind's faces at n poses, in batched products (each the same numbers as that piece's own).
+
+    Args:
+        faces: the kind's faces.
+        rots: (n, 3, 3) rotation matrices.
+        pos: (n, 3) positions (m).
+
+    Returns:
+        Per pose: vertices (V, 3), normals (F, 3), offsets (F,), bases (F, 2, 3), polygon
+        vertices (P, 3), and the parts' boxes lo, hi (parts, 3).
+    """
+    rt = rots.transpose(0, 2, 1)
+    verts = faces.vertices @ rt + pos[:, None]
+    normals = faces.normals @ rt
+    offsets = faces.offsets + (normals @ pos[:, :, None])[:, :, 0]
+    bases = faces.bases[None] @ rt[:, None]
+    pverts = faces.pverts @ rt + pos[:, None]
+    first = np.cumsum(faces.vcnt) - faces.vcnt
+    lo = np.minimum.reduceat(verts, first, axis=1)
+    hi = np.maximum.reduceat(verts, first, axis=1)
+    return zip(verts, normals, offsets, bases, pverts, lo, hi)
 
 
 def resolve_poses(scene, poses) -> np.ndarray:
@@ -232,8 +253,18 @@ def resolve_poses(scene, poses) -> np.ndarray:
 
 # --- broad phase ------------------------------------------------------------------
 
+def ragged(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For segments of the given lengths laid end to end: each element's segment and place in it."""
+    counts = np.asarray(counts, dtype=int)
+    seg = np.repeat(np.arange(len(counts)), counts)
+    return seg, np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+
+
 def candidate_pairs(lo: np.ndarray, hi: np.ndarray, owner: np.ndarray, margin: float) -> np.ndarray:
-    """Pairs (i, j) of boxes of different owners whose bounds overlap (sort and sweep on the widest axis).
+    """Pairs (i, j) of boxes of different owners whose bounds overlap.
+
+    Owners' boxes (the union of theirs) are paired first, then the boxes of each pair of owners:
+    a Babylon tower's dozens of wall parts all overlap each other, and are never paired.
 
     Args:
         lo, hi: (m, 3) box corners.
@@ -243,17 +274,32 @@ def candidate_pairs(lo: np.ndarray, hi: np.ndarray, owner: np.ndarray, margin: f
     Returns:
         (p, 2) int indices.
     """
-    m = len(lo)
-    if m < 2:
+    if len(lo) < 2:
         return np.zeros((0, 2), dtype=int)
+    owners, group = np.unique(owner, return_inverse=True)
+    glo = np.full((len(owners), 3), np.inf)
+    ghi = np.full((len(owners), 3), -np.inf)
+    np.minimum.at(glo, group, lo)
+    np.maximum.at(ghi, group, hi)
+    ga, gb = _sweep(glo, ghi, margin)
+    members = np.argsort(group, kind="stable")
+    size = np.bincount(group, minlength=len(owners))
+    start = np.cumsum(size) - size
+    pair, at = ragged(size[ga] * size[gb])  # every box of one owner with every box of the other
+    i = members[start[ga][pair] + at // size[gb][pair]]
+    j = members[start[gb][pair] + at % size[gb][pair]]
+    keep = np.all((lo[j] <= hi[i] + margin) & (lo[i] <= hi[j] + margin), axis=1)
+    return np.column_stack([i[keep], j[keep]])
+
+
+def _sweep(lo: np.ndarray, hi: np.ndarray, margin: float) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair (i, j) of boxes whose bounds overlap, within ``margin`` (sort and sweep on the widest axis)."""
+    m = len(lo)
     axis = int(np.argmax(hi.max(axis=0) - lo.min(axis=0)))
     order = np.argsort(lo[:, axis], kind="stable")
     slo, shi = lo[order], hi[order]
     ends = np.searchsorted(slo[:, axis], shi[:, axis] + margin, side="right")
-    counts = np.maximum(ends - np.arange(m) - 1, 0)
-    first = np.repeat(np.arange(m), counts)
-    second = first + 1 + np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+    first, later = ragged(np.maximum(ends - np.arange(m) - 1, 0))
+    second = first + 1 + later
     keep = np.all((slo[second] <= shi[first] + margin) & (slo[first] <= shi[second] + margin), axis=1)
-    i, j = order[first[keep]], order[second[keep]]
-    keep = owner[i] != owner[j]
-    return np.column_stack([i[keep], j[keep]])
+    return order[first[keep]], order[second[keep]]
