@@ -73,9 +73,11 @@ def touching_rows(table: Table, pairs: np.ndarray, gap: float, depth: float):
     live = table.vcnt[vert_part] > 0
     pair_idx, flip, face_part, vert_part = pair_idx[live], flip[live], face_part[live], vert_part[live]
     row_dir, row_face = ragged(table.fcnt[face_part])  # one row per (directed pair, face)
+    face_id = table.fstart[face_part[row_dir]] + row_face
+    maybe = _may_touch(table, face_id, vert_part[row_dir], gap, depth)
+    row_dir, face_id = row_dir[maybe], face_id[maybe]
     row_len = table.vcnt[vert_part[row_dir]]
     el_row, el_vert = ragged(row_len)  # one element per (row, vertex)
-    face_id = table.fstart[face_part[row_dir]] + row_face
     vert_id = table.vstart[vert_part[row_dir[el_row]]] + el_vert
     el_face = face_id[el_row]
     s = _dot3(table.vcols, vert_id, table.ncols, el_face) - table.offsets[el_face]
@@ -86,6 +88,26 @@ def touching_rows(table: Table, pairs: np.ndarray, gap: float, depth: float):
     count = np.add.reduceat(on, starts)[hit]
     d = row_dir[hit]
     return pair_idx[d], flip[d], face_id[hit], count, on, starts[hit]
+
+
+def _may_touch(table: Table, face: np.ndarray, part: np.ndarray, gap: float, depth: float) -> np.ndarray:
+    """Whether a part's nearest vertex may lie within (-depth, gap) of a face plane, from cheap bounds.
+
+    Its box bounds that vertex's distance from below, its vertex centroid from above; rows ruled
+    out (by more than ``tol.merge``, far beyond rounding) cannot touch, so skipping them changes
+    nothing but the time.
+
+    Args:
+        face: (r,) global face indices.
+        part: (r,) the parts whose vertices are tested against them.
+
+    Returns:
+        (r,) bool.
+    """
+    n, offset = table.normals[face], table.offsets[face]
+    low = np.minimum(n * table.lo[part], n * table.hi[part]).sum(axis=1) - offset
+    high = (n * table.centroids[part]).sum(axis=1) - offset
+    return (low <= gap + tol.merge) & (high >= -depth - tol.merge)
 
 
 def _facing_polygons(table: Table, face: np.ndarray, other: np.ndarray, top: np.ndarray):
@@ -136,12 +158,13 @@ def face_candidates(pairs: np.ndarray, table: Table, rows, gap: float) -> list:
     first_side = np.flatnonzero((g >= 0) & ~flip)
     seen = np.isin(pair_k[flat] * len(table.offsets) + g[flat],
                    pair_k[first_side] * len(table.offsets) + face[first_side])
-    touch2d, face2d, overlap = _flat_projections(table, face[flat], g[flat], gap)
+    flat = flat[~(flip[flat] & seen)]
+    overlap, touch2d, face2d = _flat_projections(table, face[flat], g[flat], gap)
+    flat = flat[overlap]
     origins = table.normals[face] * table.offsets[face][:, None]
-    keep = overlap & ~(flip[flat] & seen)
     out = [Candidate(k, fl, 2, t2, f2, table.normals[fid], origin, table.bases[fid])
-           for k, fl, fid, t2, f2, origin, ok in zip(pair_k[flat].tolist(), flip[flat].tolist(), face[flat].tolist(),
-                                                     touch2d, face2d, origins[flat], keep.tolist()) if ok]
+           for k, fl, fid, t2, f2, origin in zip(pair_k[flat].tolist(), flip[flat].tolist(), face[flat].tolist(),
+                                                 touch2d, face2d, origins[flat])]
     for r in np.flatnonzero(g < 0).tolist():
         fid, verts = int(face[r]), table.vertices(int(other[r]))
         basis, mask = table.bases[fid], on[start[r]:start[r] + len(verts)]
@@ -167,9 +190,9 @@ def _flat_projections(table: Table, face: np.ndarray, g: np.ndarray, gap: float)
     """The facing polygons (reversed: counter-clockwise about the face normal) and the faces, in 2-d.
 
     Returns:
-        Two lists of (k, 2) arrays (a face of the endless plane is None), and (r,) whether the
-        two polygons' bounding boxes overlap by more than ``gap`` both ways (a face-on-face
-        contact can only have an area there).
+        (r,) whether the two polygons' bounding boxes overlap by more than ``gap`` both ways (a
+        face-on-face contact can only have an area there); then, for the rows that do, two lists
+        of (k, 2) arrays (a face of the endless plane is None).
     """
     el, k = ragged(table.pcnt[g])
     rev = table.pstart[g][el] + table.pcnt[g][el] - 1 - k
@@ -186,13 +209,23 @@ def _flat_projections(table: Table, face: np.ndarray, g: np.ndarray, gap: float)
         lo = np.maximum(np.minimum.reduceat(t2, t_start)[bounded], np.minimum.reduceat(f2, f_start))
         hi = np.minimum(np.maximum.reduceat(t2, t_start)[bounded], np.maximum.reduceat(f2, f_start))
         overlap[bounded] = np.all(hi - lo > gap, axis=1)
-    return _split(t2, table.pcnt[g]), [f if len(f) else None for f in _split(f2, table.pcnt[face])], overlap
+    rows = np.flatnonzero(overlap)
+    faces = [f if len(f) else None for f in _split(f2, table.pcnt[face], rows)]
+    return overlap, _split(t2, table.pcnt[g], rows), faces
 
 
-def _split(flat: np.ndarray, counts: np.ndarray) -> list:
-    """Consecutive pieces of ``flat`` of the given lengths (views; faster than ``np.split`` for many pieces)."""
-    ends = np.cumsum(counts).tolist()
-    return [flat[e - c:e] for e, c in zip(ends, counts.tolist())]
+def _split(flat: np.ndarray, counts: np.ndarray, rows: np.ndarray | None = None) -> list:
+    """Consecutive pieces of ``flat`` of the given lengths (views; faster than ``np.split`` for many pieces).
+
+    Args:
+        flat: the pieces laid end to end.
+        counts: (r,) their lengths.
+        rows: which pieces to return (all if None).
+    """
+    ends = np.cumsum(counts)
+    if rows is not None:
+        ends, counts = ends[rows], counts[rows]
+    return [flat[e - c:e] for e, c in zip(ends.tolist(), counts.tolist())]
 
 
 def _boxes_overlap(p: np.ndarray, q: np.ndarray, gap: float) -> bool:

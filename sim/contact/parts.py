@@ -171,6 +171,14 @@ class Table:
         """(2, 3, F) the face plane bases' components: [u or v, axis, face]."""
         return np.ascontiguousarray(self.bases.transpose(1, 2, 0))
 
+    @cached_property
+    def centroids(self) -> np.ndarray:
+        """(m, 3) each part's vertex centroid (zero for the endless plane)."""
+        out = np.zeros((len(self.vcnt), 3))
+        finite = self.vcnt > 0
+        out[finite] = np.add.reduceat(self.verts, self.vstart[finite]) / self.vcnt[finite, None]
+        return out
+
     def vertices(self, part: int) -> np.ndarray:
         """(v, 3) one part's vertices."""
         return self.verts[self.vstart[part]:self.vstart[part] + self.vcnt[part]]
