@@ -165,25 +165,48 @@ def face_candidates(pairs: np.ndarray, table: Table, rows, gap: float) -> list:
     out = [Candidate(k, fl, 2, t2, f2, table.normals[fid], origin, table.bases[fid])
            for k, fl, fid, t2, f2, origin in zip(pair_k[flat].tolist(), flip[flat].tolist(), face[flat].tolist(),
                                                  touch2d, face2d, origins[flat])]
-    for r in np.flatnonzero(g < 0).tolist():
-        fid, verts = int(face[r]), table.vertices(int(other[r]))
-        basis, mask = table.bases[fid], on[start[r]:start[r] + len(verts)]
-        if count[r] >= 3:
-            touch = _touching_polygon(verts[mask], basis)
-            dim = 2 if len(touch) >= 3 else len(touch) - 1
+    rest = np.flatnonzero(g < 0)
+    edges = rest[count[rest] == 2]  # an edge on a face: its two vertices, projected together
+    edge_touch = dict(zip(edges.tolist(), _touching_pairs(table, on, start[edges], other[edges], face[edges])))
+    for r, f2 in zip(rest.tolist(), _projected_faces(table, face[rest])):
+        fid = int(face[r])
+        basis = table.bases[fid]
+        if r in edge_touch:
+            dim, touch = 1, edge_touch[r]
         else:
-            dim, touch = int(count[r]) - 1, verts[mask] @ basis.T
-        f2 = None if table.pcnt[fid] == 0 else _project(table, fid, basis)
+            verts = table.vertices(int(other[r]))
+            mask = on[start[r]:start[r] + len(verts)]
+            if count[r] >= 3:
+                touch = _touching_polygon(verts[mask], basis)
+                dim = 2 if len(touch) >= 3 else len(touch) - 1
+            else:
+                dim, touch = int(count[r]) - 1, verts[mask] @ basis.T
         if dim == 2 and f2 is not None and not _boxes_overlap(touch, f2, gap):
             continue
-        out.append(Candidate(int(pair_k[r]), bool(flip[r]), dim, touch, f2, table.normals[fid], origins[r],
-                             table.bases[fid]))
+        out.append(Candidate(int(pair_k[r]), bool(flip[r]), dim, touch, f2, table.normals[fid], origins[r], basis))
     return out
 
 
-def _project(table: Table, fid: int, basis: np.ndarray) -> np.ndarray:
-    """A face's polygon in a plane basis, (k, 2)."""
-    return table.pverts[table.pstart[fid]:table.pstart[fid] + table.pcnt[fid]] @ basis.T
+def _touching_pairs(table: Table, on: np.ndarray, start: np.ndarray, part: np.ndarray, face: np.ndarray):
+    """For rows where exactly two vertices of a part touch a face: those two in the face's (u, v), (r, 2, 2).
+
+    Batched products: the same numbers as each row's own ``vertices @ basis.T``.
+    """
+    el, at = ragged(table.vcnt[part])
+    ids = (table.vstart[part][el] + at)[on[start[el] + at]].reshape(-1, 2)
+    return table.verts[ids] @ table.bases[face].transpose(0, 2, 1)
+
+
+def _projected_faces(table: Table, face: np.ndarray) -> list:
+    """Faces' polygons in their own (u, v), (k, 2) each (None for the endless plane), in one batched product."""
+    cnt = table.pcnt[face]
+    if not len(face):
+        return []
+    el, at = ragged(cnt)
+    padded = np.zeros((len(face), int(cnt.max()), 3))
+    padded[el, at] = table.pverts[table.pstart[face][el] + at]
+    proj = padded @ table.bases[face].transpose(0, 2, 1)
+    return [proj[i, :k] if k else None for i, k in enumerate(cnt.tolist())]
 
 
 def _flat_projections(table: Table, face: np.ndarray, g: np.ndarray, gap: float):
