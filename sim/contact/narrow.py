@@ -315,11 +315,16 @@ def clip(cands: list) -> list:
     rows = rings.tolist()
     for r, res in zip(rows, _polygons_points([pieces[r] for r in rows], counts[rings], areas[rings])):
         out[r] = res
-    for r, (c, pts) in enumerate(zip(cands, pieces)):
-        if c.dim < 2 and len(pts):
-            pts = _segment(pts)
-            out[r] = (len(pts) - 1, 0.0, pts)
+    rows = [r for r, (c, pts) in enumerate(zip(cands, pieces)) if c.dim < 2 and len(pts)]
+    for r, pts in zip(rows, _segments([pieces[r] for r in rows])):
+        out[r] = (len(pts) - 1, 0.0, pts)
     return out
+
+
+def _segments(coords: list) -> list:
+    """:func:`_segment` of each (k, 2) array; a lone point (a corner on a face) is itself."""
+    return [c.copy() if len(c) == 1 else _segment(c) for c in coords]
+
 
 
 POLYGON_TYPE = 3  # shapely's geometry type id of a Polygon
