@@ -14,11 +14,11 @@ from sim.contact.narrow import clip, face_candidates, touching_rows
 from sim.contact.parts import (
     PartFaces,
     Table,
+    batched_products,
     candidate_pairs,
     part_faces,
     place_all,
     plane_basis,
-    ragged,
     resolve_poses,
 )
 from sim.tol import tol
@@ -93,13 +93,8 @@ def _interfaces(table: Table, ids: list, pairs: np.ndarray, chosen: list) -> lis
         pairs: (r,) part index pairs.
         chosen: r (result of ``clip``, candidate) of those pairs.
     """
-    xy = [res[2] for res, _ in chosen]
-    counts = np.array([len(p) for p in xy])
-    row, at = ragged(counts)
-    padded = np.zeros((len(xy), counts.max(), 2))
-    padded[row, at] = np.vstack(xy)
-    # batched matmul: the same numbers as each candidate's own ``xy @ basis``
-    pts = np.array([c.origin for _, c in chosen])[:, None] + padded @ np.array([c.basis for _, c in chosen])
+    in_plane = batched_products([res[2] for res, _ in chosen], np.array([c.basis for _, c in chosen]))
+    pts = [c.origin + p for (_, c), p in zip(chosen, in_plane)]
     flip = np.array([c.flip for _, c in chosen], dtype=bool)
     normals = np.array([c.normal for _, c in chosen])
     normals[flip] = -normals[flip]  # the face is b's: seen from a the normal points into b
@@ -110,7 +105,6 @@ def _interfaces(table: Table, ids: list, pairs: np.ndarray, chosen: list) -> lis
     lo, hi = np.where(swap, j, i), np.where(swap, i, j)
     a_ids = [ids[o + 1] for o in table.owner[lo].tolist()]
     b_ids = [ids[o + 1] for o in table.owner[hi].tolist()]
-    return [Interface(a, b, pa, pb, n, (p[:k][::-1] if rev else p[:k]).copy(), res[1])
-            for a, b, pa, pb, n, p, k, rev, (res, _) in zip(a_ids, b_ids, table.part[lo].tolist(),
-                                                              table.part[hi].tolist(), normals, pts,
-                                                              counts.tolist(), reverse.tolist(), chosen)]
+    return [Interface(a, b, pa, pb, n, p[::-1].copy() if rev else p, res[1])
+            for a, b, pa, pb, n, p, rev, (res, _) in zip(a_ids, b_ids, table.part[lo].tolist(), table.part[hi].tolist(),
+                                                         normals, pts, reverse.tolist(), chosen)]

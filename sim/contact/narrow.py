@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import shapely
 
-from sim.contact.parts import Table, ragged
+from sim.contact.parts import Table, batched_products, ragged
 from sim.tol import tol
 
 # --- narrow phase -----------------------------------------------------------------
@@ -198,15 +198,14 @@ def _touching_pairs(table: Table, on: np.ndarray, start: np.ndarray, part: np.nd
 
 
 def _projected_faces(table: Table, face: np.ndarray) -> list:
-    """Faces' polygons in their own (u, v), (k, 2) each (None for the endless plane), in one batched product."""
-    cnt = table.pcnt[face]
-    if not len(face):
-        return []
-    el, at = ragged(cnt)
-    padded = np.zeros((len(face), int(cnt.max()), 3))
-    padded[el, at] = table.pverts[table.pstart[face][el] + at]
-    proj = padded @ table.bases[face].transpose(0, 2, 1)
-    return [proj[i, :k] if k else None for i, k in enumerate(cnt.tolist())]
+    """Faces' polygons in their own (u, v), (k, 2) each (None for the endless plane), in batched products."""
+    cnt = table.pcnt[face].tolist()
+    bounded = [i for i, k in enumerate(cnt) if k]
+    polys = [table.pverts[table.pstart[face[i]]:table.pstart[face[i]] + cnt[i]] for i in bounded]
+    out = [None] * len(face)
+    for i, proj in zip(bounded, batched_products(polys, table.bases[face[bounded]].transpose(0, 2, 1))):
+        out[i] = proj
+    return out
 
 
 def _flat_projections(table: Table, face: np.ndarray, g: np.ndarray, gap: float):

@@ -268,6 +268,30 @@ def ragged(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return seg, np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
 
 
+def batched_products(arrays: list, mats: np.ndarray) -> list:
+    """``arrays[i] @ mats[i]`` for every i, in one stacked product per array length.
+
+    numpy multiplies each item of a stack as it would on its own when the shapes match (the
+    same kernel: a one-row product, say, takes another path than a longer one), so the results
+    are the same numbers as one product at a time.
+
+    Args:
+        arrays: n arrays (k_i, a).
+        mats: (n, a, b).
+
+    Returns:
+        n arrays (k_i, b).
+    """
+    out = [None] * len(arrays)
+    by_len: dict[int, list[int]] = {}
+    for i, x in enumerate(arrays):
+        by_len.setdefault(len(x), []).append(i)
+    for rows in by_len.values():
+        for i, y in zip(rows, np.array([arrays[i] for i in rows]) @ mats[rows]):
+            out[i] = y
+    return out
+
+
 def candidate_pairs(lo: np.ndarray, hi: np.ndarray, owner: np.ndarray, margin: float) -> np.ndarray:
     """Pairs (i, j) of boxes of different owners whose bounds overlap.
 
