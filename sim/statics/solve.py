@@ -109,7 +109,7 @@ def analyze(scene, interfaces=None, *, margin: bool = True, warm: bool | None = 
     upright = [test.holds(np.zeros(2)) for test in tests]  # vertical forces alone hold it
     problems = [Problem(part, warm, friction=not up) for part, up in zip(parts, upright)]
     unheld = sorted(int(g[i]) for g, p, up in zip(groups, problems, upright)
-                    for i in ([] if up and not margin else p.unheld()))
+                    for i in ([] if up else p.unheld()))
     unheld = tuple(eq.bodies[i] for i in unheld)
     checked = time.perf_counter()
     timings["feasibility"] = (checked - found) * 1e3
