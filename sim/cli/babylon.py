@@ -32,7 +32,7 @@ def parse_knock(text: str):
 
 
 def _settled(scene, settle: bool):
-    """The scene at rest; settling stops after a check's span (tall buildings' nobles jitter for long)."""
+    """The scene at rest, within a check's span (one turn of the probe: the tactical example rests by then)."""
     if not settle:
         return scene
     from sim.physics import DEFAULT_SECONDS
