@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,7 +42,7 @@ def contact_friction(mu_a: float, mu_b: float) -> float:
     Two pieces of one material get that material's coefficient; pybullet and
     the statics both use this rule, so their verdicts compare like with like.
     """
-    return float(np.sqrt(mu_a * mu_b))
+    return math.sqrt(mu_a * mu_b)
 
 
 def board_friction(scene) -> float:

@@ -193,8 +193,9 @@ def equilibrium(scene, interfaces: list[Interface]) -> Equilibrium:
         return Equilibrium(bodies, mass, com, empty, empty, np.zeros((0, 2, 3)), np.zeros(0), np.zeros(0, int),
                            np.zeros(0, int), np.zeros(0, int), _length(scene), _weight(mass))
     normals = np.array([f.normal for f in used])
-    mu = np.array([contact_friction(mu_board if f.a == BOARD else pieces[f.a].friction_coefficient,
-                                    pieces[f.b].friction_coefficient) for f in used])
+    own = {b: p.friction_coefficient for b, p in pieces.items()}  # one shape look-up per piece, not per contact
+    own[BOARD] = mu_board
+    mu = np.array([contact_friction(own[f.a], own[f.b]) for f in used])
     tangents = _tangents(normals, rots[[rank[f.b] for f in used]])
     owner = np.repeat(np.arange(len(used)), counts)
     return Equilibrium(
@@ -219,10 +220,12 @@ def _merged(indexed: list) -> tuple[np.ndarray, list[Interface]]:
         (g,) the first index of each group, and the groups' interfaces.
     """
     groups: dict[tuple, list] = {}
-    for k, f in indexed:
-        offset = float(f.normal @ f.polygon[0])
-        key = (f.a, f.b, *np.round(f.normal, 6).tolist(), round(offset / tol.coplanar))
-        groups.setdefault(key, []).append((k, f))
+    if indexed:
+        normals = np.array([f.normal for _, f in indexed], dtype=float).reshape(-1, 3)
+        offsets = np.einsum("ij,ij->i", normals, np.array([f.polygon[0] for _, f in indexed], dtype=float))
+        planes = np.column_stack([np.round(normals, 6), np.round(offsets / tol.coplanar)]).tolist()
+        for (k, f), plane in zip(indexed, planes):
+            groups.setdefault((f.a, f.b, *plane), []).append((k, f))
     first, out = [], []
     for members in groups.values():
         first.append(members[0][0])
