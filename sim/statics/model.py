@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
 from scipy.spatial import ConvexHull, QhullError
 
 from sim.contact import BOARD, Interface, board_friction, contact_friction, plane_basis
@@ -132,21 +133,16 @@ class Equilibrium:
         equilibrium is a problem of its own. Returns sorted body index arrays,
         ordered by their first body.
         """
-        parent = np.arange(len(self.bodies))
-
-        def root(i: int) -> int:
-            while parent[i] != i:
-                parent[i] = parent[parent[i]]
-                i = parent[i]
-            return i
-
+        n = len(self.bodies)
+        if n == 0:
+            return []
         both = (self.below >= 0) & (self.above >= 0)
-        for a, b in {(int(a), int(b)) for a, b in zip(self.below[both], self.above[both])}:
-            ra, rb = root(a), root(b)
-            if ra != rb:
-                parent[max(ra, rb)] = min(ra, rb)
-        roots = np.array([root(i) for i in range(len(self.bodies))], dtype=int)
-        return [np.flatnonzero(roots == r) for r in np.unique(roots)]
+        links = sp.coo_array((np.ones(int(both.sum())), (self.below[both], self.above[both])), shape=(n, n))
+        _, label = connected_components(links, directed=False)
+        order = np.argsort(label, kind="stable")  # bodies grouped, each group in body order
+        cut = np.flatnonzero(np.diff(label[order])) + 1
+        groups = np.split(order, cut)
+        return sorted(groups, key=lambda g: int(g[0]))
 
     def subset(self, bodies: np.ndarray) -> Equilibrium:
         """The equilibrium of a structure (body indices closed under contact): its bodies and contact points.
@@ -182,8 +178,9 @@ def equilibrium(scene, interfaces: list[Interface]) -> Equilibrium:
     poses = scene.poses()
     rots = quat_to_matrix(poses[:, 3:7]).reshape(-1, 3, 3) if len(poses) else np.zeros((0, 3, 3))
     moving = [rank[b] for b in bodies]
+    shapes = {p.id: p.shape for p in scene.pieces}  # each looked up once (the catalogue freezes the params per call)
     mass = np.array([pieces[b].mass for b in bodies])
-    local_com = np.array([pieces[b].shape.com for b in bodies]).reshape(-1, 3)
+    local_com = np.array([shapes[b].com for b in bodies]).reshape(-1, 3)
     com = np.einsum("bij,bj->bi", rots[moving], local_com) + poses[moving, :3] if bodies else np.zeros((0, 3))
     mu_board = board_friction(scene)
     kept, used = _merged([(k, f) for k, f in enumerate(interfaces) if f.a in index or f.b in index])
@@ -191,7 +188,7 @@ def equilibrium(scene, interfaces: list[Interface]) -> Equilibrium:
     if not used:
         empty = np.zeros((0, 3))
         return Equilibrium(bodies, mass, com, empty, empty, np.zeros((0, 2, 3)), np.zeros(0), np.zeros(0, int),
-                           np.zeros(0, int), np.zeros(0, int), _length(scene), _weight(mass))
+                           np.zeros(0, int), np.zeros(0, int), _length(list(shapes.values())), _weight(mass))
     normals = np.array([f.normal for f in used])
     own = {b: p.friction_coefficient for b, p in pieces.items()}  # one shape look-up per piece, not per contact
     own[BOARD] = mu_board
@@ -201,7 +198,7 @@ def equilibrium(scene, interfaces: list[Interface]) -> Equilibrium:
     return Equilibrium(
         bodies, mass, com, np.vstack([f.polygon for f in used]), normals[owner], tangents[owner], mu[owner],
         np.repeat([index.get(f.a, -1) for f in used], counts), np.repeat([index.get(f.b, -1) for f in used], counts),
-        kept[owner], _length(scene), _weight(mass))
+        kept[owner], _length(list(shapes.values())), _weight(mass))
 
 
 def _merged(indexed: list) -> tuple[np.ndarray, list[Interface]]:
@@ -250,9 +247,13 @@ def _hull_in_plane(points: np.ndarray, normal: np.ndarray) -> np.ndarray:
         return points[[int(np.argmin(t)), int(np.argmax(t))]]
 
 
-def _length(scene) -> float:
-    """The length scale of the moment rows: the median piece size (m)."""
-    return float(np.median([np.max(p.shape.extent) for p in scene.pieces])) if scene.pieces else 1.0
+def _length(shapes: list) -> float:
+    """The length scale of the moment rows: the median size (m) of the pieces' shapes (one per piece)."""
+    size: dict[int, float] = {}  # per distinct shape object: most scenes repeat a few kinds
+    for s in shapes:
+        if id(s) not in size:
+            size[id(s)] = float(np.max(s.extent))
+    return float(np.median([size[id(s)] for s in shapes])) if shapes else 1.0
 
 
 def _weight(mass: np.ndarray) -> float:

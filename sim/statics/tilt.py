@@ -146,7 +146,7 @@ class TiltTest:
         sign = self._sign[usable]  # (k, 2)
         value = np.empty((len(usable), 2, 3))
         value[:, :, 0] = sign
-        value[:, :, 1:] = sign[:, :, None] * (arm @ across.T)  # (k, 2, 3): side, row
+        value[:, :, 1:] = sign[:, :, None] * (arm.reshape(-1, 3) @ across.T).reshape(-1, 2, 2)  # (k, 2, 3): side, row
         index = 3 * body[:, :, None] + np.arange(3)
         live = np.repeat(body >= 0, 3, axis=1).reshape(len(usable), 2, 3)
         starts = np.zeros(len(usable), dtype=np.int32)
