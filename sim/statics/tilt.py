@@ -88,6 +88,10 @@ class TiltTest:
         self._sign = np.where(self._body >= 0, np.array([1.0, -1.0]), 0.0)
         self._arm = np.stack([(eq.points - eq.com[np.maximum(eq.above, 0)]) / eq.length,
                               (eq.points - eq.com[np.maximum(eq.below, 0)]) / eq.length], axis=1)  # (p, 2, 3)
+        # (p, 2, 3): each point's row indices on its two sides, and which of them exist (not a support)
+        self._index = (3 * self._body[:, :, None] + np.arange(3)).astype(np.int32)
+        self._live = np.repeat(self._body >= 0, 3, axis=1).reshape(-1, 2, 3)
+        self._nnz = 3 * (self._body >= 0).sum(axis=1)  # (p,) entries of each point's column
         self._h = None
         self._basis = None
         self._usable = None
@@ -147,8 +151,7 @@ class TiltTest:
         value = np.empty((len(usable), 2, 3))
         value[:, :, 0] = sign
         value[:, :, 1:] = sign[:, :, None] * (arm.reshape(-1, 3) @ across.T).reshape(-1, 2, 2)  # (k, 2, 3): side, row
-        index = 3 * body[:, :, None] + np.arange(3)
-        live = np.repeat(body >= 0, 3, axis=1).reshape(len(usable), 2, 3)
+        live = self._live[usable]
         starts = np.zeros(len(usable), dtype=np.int32)
-        np.cumsum(3 * (body >= 0).sum(axis=1)[:-1], out=starts[1:])
-        return usable, starts, index[live].astype(np.int32), value[live]
+        np.cumsum(self._nnz[usable[:-1]], out=starts[1:])
+        return usable, starts, self._index[usable][live], value[live]
