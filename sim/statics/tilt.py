@@ -100,6 +100,7 @@ class TiltTest:
             h.setOptionValue("output_flag", False)
             h.setOptionValue("presolve", "off")
             h.setOptionValue("simplex_scale_strategy", 0)  # entries are of order one: scaling costs more than it saves
+            h.setOptionValue("simplex_dual_edge_weight_strategy", 0)  # a few pivots a test: no edge weights to set up
             h.setOptionValue("primal_feasibility_tolerance", tol.lp_feasibility)
             h.setOptionValue("dual_feasibility_tolerance", tol.lp_feasibility)
 
