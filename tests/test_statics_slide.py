@@ -88,3 +88,12 @@ def test_the_top_box_of_a_stack_sliding_alone_is_bounded_by_the_contact_between_
     r = analyze(scene)  # the top box slides first: its mechanism's bound closes the search
     assert r.margin_g == pytest.approx(0.4, rel=1e-6)
     assert r.margin_bounds[0] >= 0.4 * (1 - tol.margin_precision_rel)
+
+
+@pytest.mark.parametrize("deg", [0.0, 20.0, 180.0])
+def test_the_least_admissible_rise_is_the_same_however_many_candidates_are_checked_at_once(monkeypatch, deg):
+    eq = equilibrium(block_on_slope(20.0), find_interfaces(block_on_slope(20.0)))
+    whole = slide_bound(eq, math.radians(deg))
+    monkeypatch.setattr("sim.statics.slide.CHUNK", 1)  # one at a time: the least root (sinking) is not admissible
+    assert slide_bound(eq, math.radians(deg)) == whole
+    assert math.isfinite(whole)

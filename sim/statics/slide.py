@@ -29,6 +29,7 @@ from sim.statics.model import Equilibrium
 
 RISE_LIMIT = 1e3  # rises beyond this (per unit of horizontal motion) count as no mechanism
 ADMIT = 1e-12  # slack (per unit of motion) a rounded root may lack and still count as admissible
+CHUNK = 32  # candidate rises checked at once, least first (each check costs supports × candidates)
 
 
 def slide_bound(eq: Equilibrium, theta: float, moving: np.ndarray | None = None) -> float:
@@ -74,11 +75,13 @@ def slide_bound(eq: Equilibrium, theta: float, moving: np.ndarray | None = None)
     lin = (np.abs(c2) <= 1e-14) & (np.abs(c1) > 1e-14)
     cands = np.concatenate([half / c2[quad], np.divide(c0[quad], half, out=np.full(len(half), np.nan),
                                                        where=half != 0.0), -c0[lin] / c1[lin]])
-    cands = np.sort(cands[np.isfinite(cands) & (np.abs(cands) <= RISE_LIMIT)])
+    cands = np.unique(cands[np.isfinite(cands) & (np.abs(cands) <= RISE_LIMIT)])  # sorted, each root once
     if slack(np.array([-RISE_LIMIT]))[0] >= 0.0:
         return math.inf  # admissible while sinking
-    ok = np.flatnonzero(slack(cands) >= -ADMIT)
-    if len(ok) == 0:
-        return math.inf
-    tau = float(cands[ok[0]])
-    return tau + ADMIT * max(1.0, abs(tau))  # just inside the admissible side of its root
+    for start in range(0, len(cands), CHUNK):  # the least admissible root is usually among the first
+        chunk = cands[start:start + CHUNK]
+        ok = np.flatnonzero(slack(chunk) >= -ADMIT)
+        if len(ok):
+            tau = float(chunk[ok[0]])
+            return tau + ADMIT * max(1.0, abs(tau))  # just inside the admissible side of its root
+    return math.inf
