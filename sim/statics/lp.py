@@ -62,7 +62,7 @@ class RowLP:
         self.lower = np.broadcast_to(np.asarray(lower, dtype=float), (n,)).copy()
         self.upper = np.broadcast_to(np.asarray(upper, dtype=float), (n,)).copy()
         self.warm = (_highs is not None) if warm is None else (warm and _highs is not None)
-        self._rows: list[sp.csr_array] = []
+        self._rows: list[tuple] = []  # blocks of rows as CSR (data, indices, indptr), column-sorted
         self.row_lo = np.zeros(0)
         self.row_hi = np.zeros(0)
         self.solves = 0
@@ -85,25 +85,32 @@ class RowLP:
         """Append rows.
 
         Args:
-            block: (k, n) sparse or dense matrix of the new rows.
+            block: (k, n) the new rows: a dense array, a scipy sparse matrix, or CSR arrays
+                ``(data, indices, indptr)`` with each row's indices ascending (no scipy
+                constructor on that path: small LPs are dominated by such overhead).
             lo, hi: (k,) their bounds (±inf for none).
 
         Returns:
             (k,) indices of the new rows.
         """
-        block = sp.csr_array(block)
-        k = block.shape[0]
+        data, indices, indptr = _csr(block)
+        k = len(indptr) - 1
         first = self.num_rows
         lo = np.broadcast_to(np.asarray(lo, dtype=float), (k,)).copy()
         hi = np.broadcast_to(np.asarray(hi, dtype=float), (k,)).copy()
         self.row_lo = np.concatenate([self.row_lo, lo])
         self.row_hi = np.concatenate([self.row_hi, hi])
-        self._rows.append(block)
+        self._rows.append((data, indices, indptr))
         if self._h is not None and k:
-            block.sort_indices()
-            self._h.addRows(k, lo, hi, block.nnz, block.indptr[:-1].astype(np.int32),
-                            block.indices.astype(np.int32), block.data.astype(float))
+            self._h.addRows(k, lo, hi, len(data), indptr[:-1].astype(np.int32), indices.astype(np.int32), data)
         return np.arange(first, first + k)
+
+    def _matrix(self) -> sp.csr_array:
+        """(r, n) all rows so far as one sparse matrix."""
+        n = len(self.cost)
+        if not self._rows:
+            return sp.csr_array((0, n))
+        return sp.vstack([sp.csr_array(b, shape=(len(b[2]) - 1, n)) for b in self._rows], format="csr")
 
     def inactive_rows(self) -> np.ndarray:
         """(r,) whether each row is basic (not binding) in the last warm solve; all False when cold."""
@@ -121,7 +128,8 @@ class RowLP:
         keep = np.ones(self.num_rows, dtype=bool)
         keep[index] = False
         self.row_lo, self.row_hi = self.row_lo[keep], self.row_hi[keep]
-        self._rows = [sp.vstack(self._rows, format="csr")[keep]]
+        kept = self._matrix()[keep]
+        self._rows = [(kept.data, kept.indices, kept.indptr)]
         if self._h is not None:
             self._h.deleteRows(len(index), np.sort(index))
 
@@ -168,8 +176,7 @@ class RowLP:
                         np.asarray(s.row_dual), np.asarray(s.col_dual))
 
     def _solve_cold(self) -> Solution:
-        n = len(self.cost)
-        matrix = sp.vstack(self._rows, format="csr") if self._rows else sp.csr_array((0, n))
+        matrix = self._matrix()
         upper = np.isfinite(self.row_hi)
         lower = np.isfinite(self.row_lo)
         a_ub = sp.vstack([matrix[upper], -matrix[lower]], format="csr")
@@ -186,3 +193,19 @@ class RowLP:
         duals[np.flatnonzero(lower)] -= marg[upper.sum():]
         col = np.asarray(res.lower.marginals) + np.asarray(res.upper.marginals)
         return Solution(True, float(res.fun), np.asarray(res.x), duals, col)
+
+
+def _csr(block) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """CSR arrays ``(data, indices, indptr)`` of rows given as CSR arrays, a dense array or a sparse matrix."""
+    if isinstance(block, tuple):
+        data, indices, indptr = block
+        return np.asarray(data, dtype=float), np.asarray(indices), np.asarray(indptr)
+    if isinstance(block, np.ndarray):
+        block = np.atleast_2d(block)
+        row, col = np.nonzero(block)
+        indptr = np.zeros(block.shape[0] + 1, dtype=np.int64)
+        np.cumsum(np.bincount(row, minlength=block.shape[0]), out=indptr[1:])
+        return block[row, col].astype(float), col, indptr
+    block = sp.csr_array(block)
+    block.sort_indices()
+    return block.data.astype(float), block.indices, block.indptr

@@ -19,8 +19,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components
 from scipy.spatial import ConvexHull, QhullError
 
 from sim.contact import BOARD, Interface, board_friction, contact_friction, plane_basis
@@ -84,16 +82,16 @@ class Equilibrium:
         col[axis::6] = self.mass * G / self.weight
         return col
 
-    def force_rows(self, point: np.ndarray, direction: np.ndarray, width: int | None = None) -> sp.csr_array:
+    def force_rows(self, point: np.ndarray, direction: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Unit forces (scaled) along ``direction`` at contact points, one row each: the transposed columns.
 
         Args:
             point: (k,) contact point indices.
             direction: (k, 3) force on the upper body (the lower body gets its opposite).
-            width: columns of the result (default ``num_rows``; more leaves room for other variables).
 
         Returns:
-            (k, width) sparse matrix: row j holds generator j's force and moment in its bodies' six columns.
+            The (k, ≥ ``num_rows``) rows as CSR arrays ``(data, indices, indptr)``, each row's
+            indices ascending: row j holds generator j's force and moment in its bodies' six columns.
         """
         k = len(point)
         index = np.zeros((k, 2, 6), dtype=np.int64)
@@ -106,9 +104,11 @@ class Equilibrium:
             value[:, s, :3] = force
             value[:, s, 3:] = cross((self.points[point] - self.com[np.maximum(body, 0)]) / self.length, force)
             live[:, s] = (body >= 0)[:, None]
+        swap = self.above[point] > self.below[point]  # the lower-numbered body's columns first
+        index[swap], value[swap], live[swap] = index[swap, ::-1], value[swap, ::-1], live[swap, ::-1]
         indptr = np.zeros(k + 1, dtype=np.int64)
         np.cumsum(live.reshape(k, -1).sum(axis=1), out=indptr[1:])
-        return sp.csr_array((value[live], index[live], indptr), shape=(k, self.num_rows if width is None else width))
+        return value[live], index[live], indptr
 
     def point_duals(self, duals: np.ndarray) -> np.ndarray:
         """(p, 3) for row duals y: the vector w with ``force_rows([i], [f]) · y = w_i · f``."""
@@ -137,8 +137,11 @@ class Equilibrium:
         if n == 0:
             return []
         both = (self.below >= 0) & (self.above >= 0)
-        links = sp.coo_array((np.ones(int(both.sum())), (self.below[both], self.above[both])), shape=(n, n))
-        _, label = connected_components(links, directed=False)
+        label = np.arange(n)  # union-find roots over the distinct links (few, even where points are many)
+        for a, b in np.unique(np.column_stack([self.below[both], self.above[both]]), axis=0).tolist():
+            ra, rb = _root(label, a), _root(label, b)
+            label[max(ra, rb)] = min(ra, rb)
+        label = np.array([_root(label, i) for i in range(n)])
         order = np.argsort(label, kind="stable")  # bodies grouped, each group in body order
         cut = np.flatnonzero(np.diff(label[order])) + 1
         groups = np.split(order, cut)
@@ -161,6 +164,14 @@ class Equilibrium:
         return Equilibrium(tuple(self.bodies[i] for i in bodies), self.mass[bodies], self.com[bodies],
                            self.points[keep], self.normals[keep], self.tangents[keep], self.mu[keep], lower[keep],
                            upper[keep], self.interface[keep], self.length, self.weight)
+
+
+def _root(parent: np.ndarray, i: int) -> int:
+    """The root of ``i`` in a union-find forest (parent links, halved along the way)."""
+    while parent[i] != i:
+        parent[i] = parent[parent[i]]
+        i = int(parent[i])
+    return i
 
 
 def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:

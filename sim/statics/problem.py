@@ -30,7 +30,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import scipy.sparse as sp
 
 from sim.statics.lp import RowLP, Solution
 from sim.statics.model import Equilibrium
@@ -69,7 +68,7 @@ class Problem:
         upper = np.concatenate([np.full(m, 1.0), np.full(4, np.inf)])
         self.lp = RowLP(cost, lower, upper, warm)
         ux, uy = eq.horizontal_load(0), eq.horizontal_load(1)
-        accel = sp.hstack([sp.csr_array(np.vstack([ux, -ux, uy, -uy])), sp.csr_array(-np.eye(4))])
+        accel = np.hstack([np.vstack([ux, -ux, uy, -uy]), -np.eye(4)])
         self.alpha_rows = self.lp.add_rows(accel, -np.inf, np.inf)  # inactive until a direction is set
         self.live = np.ones(len(eq.points), dtype=bool)
         self.seeded = np.zeros(len(eq.points), dtype=bool)
@@ -121,7 +120,7 @@ class Problem:
         keep = self.live[point]
         point, tangent = point[keep], tangent[keep]
         if len(point):
-            self.lp.add_rows(self.eq.force_rows(point, self.eq.generators(point, tangent), self.eq.num_rows + 4),
+            self.lp.add_rows(self.eq.force_rows(point, self.eq.generators(point, tangent)),
                              -np.inf, 0.0)
             self.row_point = np.concatenate([self.row_point, point])
             self.row_cut = np.concatenate([self.row_cut, np.full(len(point), self._cutting)])
