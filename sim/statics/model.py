@@ -138,7 +138,7 @@ class Equilibrium:
             return []
         both = (self.below >= 0) & (self.above >= 0)
         label = np.arange(n)  # union-find roots over the distinct links (few, even where points are many)
-        for a, b in np.unique(np.column_stack([self.below[both], self.above[both]]), axis=0).tolist():
+        for a, b in set(zip(self.below[both].tolist(), self.above[both].tolist())):
             ra, rb = _root(label, a), _root(label, b)
             label[max(ra, rb)] = min(ra, rb)
         label = np.array([_root(label, i) for i in range(n)])
@@ -290,4 +290,4 @@ def _tangents(normals: np.ndarray, rots: np.ndarray) -> np.ndarray:
     size = np.linalg.norm(x, axis=1)
     t1 = np.where((size > 0.5)[:, None], x, y)
     t1 /= np.linalg.norm(t1, axis=1)[:, None]
-    return np.stack([t1, np.cross(normals, t1)], axis=1)
+    return np.stack([t1, cross(normals, t1)], axis=1)

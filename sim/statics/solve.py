@@ -107,15 +107,15 @@ def analyze(scene, interfaces=None, *, margin: bool = True, warm: bool | None = 
     parts = [eq.subset(g) for g in groups]
     tests = [TiltTest(part) for part in parts]
     upright = [test.holds(np.zeros(2)) for test in tests]  # vertical forces alone hold it
-    problems = [Problem(part, warm, friction=not up) for part, up in zip(parts, upright)]
-    unheld = sorted(int(g[i]) for g, p, up in zip(groups, problems, upright)
-                    for i in ([] if up else p.unheld()))
+    # a structure held by vertical forces needs its LP only for the margin: built then
+    problems = [None if up else Problem(part, warm, friction=True) for part, up in zip(parts, upright)]
+    unheld = sorted(int(g[i]) for g, p in zip(groups, problems) for i in ([] if p is None else p.unheld()))
     unheld = tuple(eq.bodies[i] for i in unheld)
     checked = time.perf_counter()
     timings["feasibility"] = (checked - found) * 1e3
 
     def solves() -> int:
-        return sum(p.lp.solves for p in problems)
+        return sum(p.lp.solves for p in problems if p is not None)
 
     if unheld:
         timings.update(margin=0.0, total=(time.perf_counter() - start) * 1e3)
@@ -123,6 +123,7 @@ def analyze(scene, interfaces=None, *, margin: bool = True, warm: bool | None = 
     if not margin:
         timings.update(margin=0.0, total=(time.perf_counter() - start) * 1e3)
         return StaticsResult(True, math.nan, None, (), interfaces, timings, (math.nan, math.nan), solves())
+    problems = [Problem(part, warm) if p is None else p for part, p in zip(parts, problems)]
     lower, upper, theta = _weakest(problems, tests)
     timings["margin"] = (time.perf_counter() - checked) * 1e3
     timings["total"] = (time.perf_counter() - start) * 1e3
