@@ -26,6 +26,19 @@ except ImportError:  # pragma: no cover - depends on the scipy version
     _highs = None
 
 
+def new_highs():
+    """A quiet HiGHS object with the statics' tolerances and no presolve (it would discard the basis between
+    solves); None without scipy's bundled bindings."""
+    if _highs is None:
+        return None
+    h = _highs._Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("presolve", "off")
+    h.setOptionValue("primal_feasibility_tolerance", tol.lp_feasibility)
+    h.setOptionValue("dual_feasibility_tolerance", tol.lp_feasibility)
+    return h
+
+
 @dataclass(frozen=True)
 class Solution:
     """One solve.
@@ -68,11 +81,7 @@ class RowLP:
         self.solves = 0
         self._h = None
         if self.warm:
-            self._h = h = _highs._Highs()
-            h.setOptionValue("output_flag", False)
-            h.setOptionValue("presolve", "off")  # presolve would discard the basis between solves
-            h.setOptionValue("primal_feasibility_tolerance", tol.lp_feasibility)
-            h.setOptionValue("dual_feasibility_tolerance", tol.lp_feasibility)
+            self._h = h = new_highs()
             none = np.zeros(0, dtype=np.int32)
             h.addCols(n, self.cost, self.lower, self.upper, 0, none, none, np.zeros(0))
 

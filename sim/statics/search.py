@@ -126,16 +126,10 @@ def polygon_edge(points: np.ndarray, vertices: np.ndarray, upper: float, theta: 
     margin was found, are taken: the support function rises away from the
     edge's normal, so the margin found lies near it.
     """
-    if len(vertices) < 2:
+    angles = _angles(_across(vertices))
+    if len(angles) == 0:
         return None
-    i, j = np.triu_indices(len(vertices), 1)
-    diff = vertices[i] - vertices[j]
-    perp = np.vstack([np.column_stack([-diff[:, 1], diff[:, 0]]), np.column_stack([diff[:, 1], -diff[:, 0]])])
-    perp = perp[np.linalg.norm(perp, axis=1) > 0]
-    if len(perp) == 0:
-        return None
-    angles = np.arctan2(perp[:, 1], perp[:, 0])
-    bound = (np.column_stack([np.cos(angles), np.sin(angles)]) @ points.T).max(axis=1)
+    bound = _bound(angles, points)
     near = (bound >= upper - precision(upper)) & (bound < upper - tol.margin_precision)
     near &= np.abs(np.remainder(angles - theta + math.pi, 2.0 * math.pi) - math.pi) <= EDGE_ANGLE
     if not near.any():
@@ -155,15 +149,28 @@ def lowest_bound(points: np.ndarray) -> tuple[float, float]:
     (d perpendicular to the difference of two points) or at the bottom of one
     (d opposite a point); every such angle is a candidate.
     """
-    diff = points[:, None, :] - points[None, :, :]
-    i, j = np.triu_indices(len(points), 1)
-    perp = np.column_stack([-diff[i, j, 1], diff[i, j, 0]])
-    cands = np.vstack([perp, -perp, -points])
-    cands = cands[np.linalg.norm(cands, axis=1) > 0]
-    if len(cands) == 0:  # every maximiser is α = 0: h is 0 in every direction evaluated
+    angles = _angles(np.vstack([_across(points), -points]))
+    if len(angles) == 0:  # every maximiser is α = 0: h is 0 in every direction evaluated
         return 0.0, 0.0
-    angles = np.arctan2(cands[:, 1], cands[:, 0])
-    d = np.column_stack([np.cos(angles), np.sin(angles)])
-    bound = (d @ points.T).max(axis=1)
+    bound = _bound(angles, points)
     k = int(np.argmin(bound))
     return float(angles[k]), float(bound[k])
+
+
+def _across(points: np.ndarray) -> np.ndarray:
+    """(2q, 2) both normals of the line through every pair of points (k, 2): where two sinusoids cross."""
+    i, j = np.triu_indices(len(points), 1)
+    diff = points[i] - points[j]
+    perp = np.column_stack([-diff[:, 1], diff[:, 0]])
+    return np.vstack([perp, -perp])
+
+
+def _angles(vectors: np.ndarray) -> np.ndarray:
+    """The directions (rad) of the non-zero vectors (q, 2)."""
+    vectors = vectors[np.linalg.norm(vectors, axis=1) > 0]
+    return np.arctan2(vectors[:, 1], vectors[:, 0])
+
+
+def _bound(angles: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """(q,) the support of the points (k, 2) along each direction (rad)."""
+    return (np.column_stack([np.cos(angles), np.sin(angles)]) @ points.T).max(axis=1)

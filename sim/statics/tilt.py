@@ -25,7 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
-from sim.statics.lp import _highs
+from sim.statics.lp import _highs, new_highs
 from sim.statics.model import Equilibrium, G
 from sim.tol import tol
 
@@ -92,17 +92,12 @@ class TiltTest:
         self._index = (3 * self._body[:, :, None] + np.arange(3)).astype(np.int32)
         self._live = np.repeat(self._body >= 0, 3, axis=1).reshape(-1, 2, 3)
         self._nnz = 3 * (self._body >= 0).sum(axis=1)  # (p,) entries of each point's column
-        self._h = None
         self._basis = None
         self._usable = None
-        if _highs is not None:
-            self._h = h = _highs._Highs()
-            h.setOptionValue("output_flag", False)
-            h.setOptionValue("presolve", "off")
+        self._h = h = new_highs()
+        if h is not None:
             h.setOptionValue("simplex_scale_strategy", 0)  # entries are of order one: scaling costs more than it saves
             h.setOptionValue("simplex_dual_edge_weight_strategy", 0)  # a few pivots a test: no edge weights to set up
-            h.setOptionValue("primal_feasibility_tolerance", tol.lp_feasibility)
-            h.setOptionValue("dual_feasibility_tolerance", tol.lp_feasibility)
 
     def holds(self, alpha: np.ndarray) -> bool:
         """Whether the LP has a solution for ``alpha`` (2,) g."""
