@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from types import MappingProxyType
 
 import numpy as np
@@ -64,9 +65,9 @@ class Piece:
     def __hash__(self):  # params is a read-only mapping, which does not hash
         return hash((self.id, self.kind, self.pos, self.quat))
 
-    @property
+    @cached_property
     def shape(self) -> PieceShape:
-        """The catalogue piece this is an instance of."""
+        """The catalogue piece this is an instance of (looked up once per piece: the piece is frozen)."""
         return catalogue_shape(self.kind, **self.params)
 
     @property

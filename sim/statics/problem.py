@@ -230,7 +230,7 @@ class Problem:
         if len(gone):
             self.lp.set_row_bounds(gone, -np.inf, np.inf)
 
-    def unheld(self) -> list[int]:
+    def unheld(self, test=None) -> list[int]:
         """The bodies that cannot be held, peeled from the top.
 
         While some bodies need help, the highest of them (by centre of mass)
@@ -239,8 +239,13 @@ class Problem:
         could only stand on it). Only feasibility answers and heights decide,
         so the answer does not depend on which of several least-help
         solutions the LP happens to return.
+
+        Args:
+            test: the structure's :class:`~sim.statics.tilt.TiltTest`, if any: where vertical
+                forces alone hold what remains, that proves it stands without another LP solve.
         """
         out: list[int] = []
+        removed = np.zeros(len(self.eq.bodies), dtype=bool)
         height = self.eq.com[:, 2]
         while True:
             need = self.least_help()
@@ -250,6 +255,9 @@ class Problem:
             top = max(failing, key=lambda i: (height[i], -i))
             out.append(int(top))
             self.remove(int(top))
+            removed[top] = True
+            if test is not None and test.holds(np.zeros(2), removed):
+                return sorted(out)
 
     # --- margin ---------------------------------------------------------------------------------
 

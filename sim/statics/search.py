@@ -15,8 +15,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sim.statics.problem import FIRST_DIRECTION_DEG, MAX_DIRECTIONS, Problem
-from sim.statics.tilt import DISC_POINTS, DISC_SHRINK, TiltTest, tilt_points
+from sim.statics.model import Equilibrium
+from sim.statics.planar import crossing_normals, directions, lowest_bound, support_along
+from sim.statics.problem import FIRST_DIRECTION_DEG, MARGIN_CAP_G, MAX_DIRECTIONS, Problem
+from sim.statics.tilt import COARSE_POINTS, DISC_POINTS, DISC_SHRINK, TiltTest, polygon_points, tilt_points
+from sim.statics.tip import tip_bound
 from sim.tol import tol
 
 TILT_GOAL = 0.9  # the tilted-gravity proof aims this fraction of the precision inside the margin
@@ -41,6 +44,7 @@ class Bounds:
         upper: the least exact h found (g), inf before any.
         theta: its direction (rad).
         estimate: the least inexact h (g) and its direction, the answer when no h came out exact.
+        problem: the LP the search evaluated h with, None when it needed none.
     """
 
     points: list = field(default_factory=list)
@@ -48,6 +52,7 @@ class Bounds:
     upper: float = math.inf
     theta: float = 0.0
     estimate: tuple[float, float] = (math.inf, 0.0)
+    problem: Problem | None = None
 
     def lower(self) -> tuple[float, float]:
         """(direction, value) where the hull of the points is nearest the origin."""
@@ -62,21 +67,36 @@ class Bounds:
             self.estimate = (h, theta)
 
 
-def search(problem: Problem, best: float = math.inf, tilt: TiltTest | None = None) -> Bounds:
+def search(eq: Equilibrium, problem: Problem | None = None, best: float = math.inf,
+           tilt: TiltTest | None = None, warm: bool | None = None) -> Bounds:
     """Search one structure's margin until it is known, or known not to undercut ``best``.
 
+    First the closed-form tipping bound (:func:`sim.statics.tip.tip_bound`):
+    where the tilted-gravity test proves the disc just inside it, that is the
+    margin, with no LP. Else the support-function search.
+
     Args:
-        problem: the structure's LP, feasible.
+        eq: the structure, feasible.
+        problem: its LP if one was built already (for the feasibility), else one is built when needed.
         best: the least margin proven for other structures (g): a structure whose lower bound
             reaches it less the precision cannot be the weakest.
         tilt: the structure's tilted-gravity test if one was made already (its last basis
             starts the next test warm).
+        warm: how a new LP solves (see :class:`~sim.statics.lp.RowLP`).
 
     Returns:
         The bounds found.
     """
+    tipped = tip_bound(eq)
+    if tipped is not None and tol.margin_precision < tipped[0] < MARGIN_CAP_G:
+        tilt = tilt if tilt is not None else TiltTest(eq)
+        bound, theta = tipped
+        proven = polygon_points(tilt, theta, bound - TILT_GOAL * precision(bound))
+        if len(proven) == COARSE_POINTS:
+            return Bounds(points=proven, upper=bound, theta=theta, estimate=(bound, theta))
+    problem = problem if problem is not None else Problem(eq, warm)
     problem.start_margin()
-    found = Bounds()
+    found = Bounds(problem=problem)
     theta = math.radians(FIRST_DIRECTION_DEG)
     found.add(theta, *problem.support(theta))
     test = None  # the tilted-gravity test, once tried
@@ -91,7 +111,7 @@ def search(problem: Problem, best: float = math.inf, tilt: TiltTest | None = Non
             break
         if test is None and math.isfinite(found.upper) and found.upper > tol.margin_precision:
             # not closed at once: prove points all around together (A may be round: sliding)
-            test = tilt if tilt is not None else TiltTest(problem.eq)
+            test = tilt if tilt is not None else TiltTest(eq)
             goal = target - TILT_GOAL * precision(target)
             proven = tilt_points(test, found.upper, found.theta, goal)
             found.points += proven
@@ -126,10 +146,10 @@ def polygon_edge(points: np.ndarray, vertices: np.ndarray, upper: float, theta: 
     margin was found, are taken: the support function rises away from the
     edge's normal, so the margin found lies near it.
     """
-    angles = _angles(_across(vertices))
+    angles = directions(crossing_normals(vertices))
     if len(angles) == 0:
         return None
-    bound = _bound(angles, points)
+    bound = support_along(angles, points)
     near = (bound >= upper - precision(upper)) & (bound < upper - tol.margin_precision)
     near &= np.abs(np.remainder(angles - theta + math.pi, 2.0 * math.pi) - math.pi) <= EDGE_ANGLE
     if not near.any():
@@ -140,37 +160,3 @@ def polygon_edge(points: np.ndarray, vertices: np.ndarray, upper: float, theta: 
 def _apart(a: float, b: float) -> bool:
     """Whether two directions (rad) differ by more than a micro-radian."""
     return abs(math.remainder(a - b, 2.0 * math.pi)) > 1e-6
-
-
-def lowest_bound(points: np.ndarray) -> tuple[float, float]:
-    """Minimise ``max_i points[i] · d(θ)`` over θ: (θ, value).
-
-    The maximum of the sinusoids is lowest either where two of them cross
-    (d perpendicular to the difference of two points) or at the bottom of one
-    (d opposite a point); every such angle is a candidate.
-    """
-    angles = _angles(np.vstack([_across(points), -points]))
-    if len(angles) == 0:  # every maximiser is α = 0: h is 0 in every direction evaluated
-        return 0.0, 0.0
-    bound = _bound(angles, points)
-    k = int(np.argmin(bound))
-    return float(angles[k]), float(bound[k])
-
-
-def _across(points: np.ndarray) -> np.ndarray:
-    """(2q, 2) both normals of the line through every pair of points (k, 2): where two sinusoids cross."""
-    i, j = np.triu_indices(len(points), 1)
-    diff = points[i] - points[j]
-    perp = np.column_stack([-diff[:, 1], diff[:, 0]])
-    return np.vstack([perp, -perp])
-
-
-def _angles(vectors: np.ndarray) -> np.ndarray:
-    """The directions (rad) of the non-zero vectors (q, 2)."""
-    vectors = vectors[np.linalg.norm(vectors, axis=1) > 0]
-    return np.arctan2(vectors[:, 1], vectors[:, 0])
-
-
-def _bound(angles: np.ndarray, points: np.ndarray) -> np.ndarray:
-    """(q,) the support of the points (k, 2) along each direction (rad)."""
-    return (np.column_stack([np.cos(angles), np.sin(angles)]) @ points.T).max(axis=1)

@@ -109,43 +109,48 @@ def analyze(scene, interfaces=None, *, margin: bool = True, warm: bool | None = 
     upright = [test.holds(np.zeros(2)) for test in tests]  # vertical forces alone hold it
     # a structure held by vertical forces needs its LP only for the margin: built then
     problems = [None if up else Problem(part, warm, friction=True) for part, up in zip(parts, upright)]
-    unheld = sorted(int(g[i]) for g, p in zip(groups, problems) for i in ([] if p is None else p.unheld()))
+    unheld = sorted(int(g[i]) for g, p, t in zip(groups, problems, tests)
+                    for i in ([] if p is None else p.unheld(t)))
     unheld = tuple(eq.bodies[i] for i in unheld)
     checked = time.perf_counter()
     timings["feasibility"] = (checked - found) * 1e3
 
-    def solves() -> int:
-        return sum(p.lp.solves for p in problems if p is not None)
-
     if unheld:
         timings.update(margin=0.0, total=(time.perf_counter() - start) * 1e3)
-        return StaticsResult(False, 0.0, None, unheld, interfaces, timings, (0.0, 0.0), solves())
+        return StaticsResult(False, 0.0, None, unheld, interfaces, timings, (0.0, 0.0), _solves(problems))
     if not margin:
         timings.update(margin=0.0, total=(time.perf_counter() - start) * 1e3)
-        return StaticsResult(True, math.nan, None, (), interfaces, timings, (math.nan, math.nan), solves())
-    problems = [Problem(part, warm) if p is None else p for part, p in zip(parts, problems)]
-    lower, upper, theta = _weakest(problems, tests)
+        return StaticsResult(True, math.nan, None, (), interfaces, timings, (math.nan, math.nan), _solves(problems))
+    lower, upper, theta, used = _weakest(parts, problems, tests, warm)
     timings["margin"] = (time.perf_counter() - checked) * 1e3
     timings["total"] = (time.perf_counter() - start) * 1e3
     value = min(max(upper, 0.0), MARGIN_CAP_G)
     return StaticsResult(True, value, math.degrees(theta) % 360.0, (), interfaces, timings,
-                         (min(max(lower, 0.0), value), value), solves())
+                         (min(max(lower, 0.0), value), value), _solves(problems + used))
 
 
-def _weakest(problems: list[Problem], tests: list[TiltTest]) -> tuple[float, float, float]:
-    """The margin over independent structures: (proven lower bound, margin, direction in rad).
+def _solves(problems: list) -> int:
+    """LP solves of the problems (each counted once; None for no LP)."""
+    return sum(p.lp.solves for p in {id(p): p for p in problems if p is not None}.values())
+
+
+def _weakest(parts: list, problems: list, tests: list[TiltTest], warm: bool | None):
+    """The margin over independent structures: (proven lower bound, margin, direction in rad, the LPs used).
 
     The margin is the least over the structures; each is searched only until
     it is known not to undercut the least found so far.
     """
     best, theta, lower = math.inf, 0.0, math.inf
     estimate = (math.inf, 0.0)
-    for problem, test in zip(problems, tests):
-        found = search(problem, best, test)
+    used = []
+    for part, problem, test in zip(parts, problems, tests):
+        found = search(part, problem, best, test, warm)
+        if found.problem is not None:
+            used.append(found.problem)
         lower = min(lower, found.lower()[1])
         if found.upper < best:
             best, theta = found.upper, found.theta
         estimate = min(estimate, found.estimate)
     if not math.isfinite(best):  # no evaluation came out exact: the least estimate (a lower bound there)
         best, theta = estimate
-    return min(lower, best), best, theta
+    return min(lower, best), best, theta, used

@@ -48,17 +48,9 @@ def tilt_points(test: TiltTest, margin: float, first_theta: float = 0.0, goal: f
     first ``GIVE_UP`` of those all fail, the model does not fit the structure
     (it leans on walls): the rest are not tried.
     """
-    out = []
-    if goal > 0.0:
-        radius = goal / math.cos(math.pi / COARSE_POINTS)
-        for k in range(COARSE_POINTS):
-            theta = first_theta + 2.0 * math.pi * (k + 0.5) / COARSE_POINTS
-            alpha = radius * np.array([math.cos(theta), math.sin(theta)])
-            if not test.holds(alpha):
-                break
-            out.append(alpha)
-        else:
-            return out
+    out = polygon_points(test, first_theta, goal) if goal > 0.0 else []
+    if len(out) == COARSE_POINTS:
+        return out
     radius = margin * (1.0 - DISC_SHRINK)
     fine = []
     for k in range(DISC_POINTS):
@@ -69,6 +61,20 @@ def tilt_points(test: TiltTest, margin: float, first_theta: float = 0.0, goal: f
         elif k + 1 == GIVE_UP and not fine:
             break
     return out + fine
+
+
+def polygon_points(test: TiltTest, first_theta: float, goal: float) -> list:
+    """The ``COARSE_POINTS`` accelerations (2,) whose hull just contains the disc of radius ``goal`` (g), as far
+    as the test proves them: half a step off ``first_theta`` (rad), in order, up to the first that fails."""
+    out = []
+    radius = goal / math.cos(math.pi / COARSE_POINTS)
+    for k in range(COARSE_POINTS):
+        theta = first_theta + 2.0 * math.pi * (k + 0.5) / COARSE_POINTS
+        alpha = radius * np.array([math.cos(theta), math.sin(theta)])
+        if not test.holds(alpha):
+            break
+        out.append(alpha)
+    return out
 
 
 class TiltTest:
@@ -99,23 +105,29 @@ class TiltTest:
             h.setOptionValue("simplex_scale_strategy", 0)  # entries are of order one: scaling costs more than it saves
             h.setOptionValue("simplex_dual_edge_weight_strategy", 0)  # a few pivots a test: no edge weights to set up
 
-    def holds(self, alpha: np.ndarray) -> bool:
-        """Whether the LP has a solution for ``alpha`` (2,) g."""
-        columns = self._columns(alpha)
+    def holds(self, alpha: np.ndarray, removed: np.ndarray | None = None) -> bool:
+        """Whether the LP has a solution for ``alpha`` (2,) g.
+
+        Args:
+            alpha: the acceleration (2,) g.
+            removed: (b,) bodies taken out (they carry no weight, and their contacts nothing); None for none.
+        """
+        columns = self._columns(alpha, removed)
         if columns is None:
             return False
         usable, starts, index, value = columns
-        n, m = len(usable), len(self.rhs)
+        rhs = self.rhs if removed is None else np.where(np.repeat(removed, 3), 0.0, self.rhs)
+        n, m = len(usable), len(rhs)
         if self._h is None:
             matrix = sp.csc_array((value, index, np.append(starts, len(index))), shape=(m, n))
-            res = linprog(np.zeros(n), A_eq=matrix, b_eq=self.rhs, bounds=(0, None), method="highs-ds",
+            res = linprog(np.zeros(n), A_eq=matrix, b_eq=rhs, bounds=(0, None), method="highs-ds",
                           options={"presolve": False, "primal_feasibility_tolerance": tol.lp_feasibility,
                                    "dual_feasibility_tolerance": tol.lp_feasibility})
             return res.status == 0
         h = self._h
         h.clearModel()
         none = np.zeros(0, dtype=np.int32)
-        h.addRows(m, self.rhs, self.rhs, 0, none, none, np.zeros(0))
+        h.addRows(m, rhs, rhs, 0, none, none, np.zeros(0))
         h.addCols(n, np.zeros(n), np.zeros(n), np.full(n, np.inf), len(index), starts, index, value)
         if self._basis is not None and self._usable is not None and np.array_equal(usable, self._usable):
             h.setBasis(self._basis)
@@ -125,15 +137,19 @@ class TiltTest:
             self._basis, self._usable = h.getBasis(), usable
         return ok
 
-    def _columns(self, alpha: np.ndarray):
+    def _columns(self, alpha: np.ndarray, removed: np.ndarray | None = None):
         """The usable points (k,) and the LP's columns (starts, row indices, values); None when a body has none."""
         eq = self.eq
         v = np.array([-alpha[0], -alpha[1], 1.0])
         vn = eq.normals @ v
         slip = np.linalg.norm(v[None, :] - vn[:, None] * eq.normals, axis=1)
-        usable = np.flatnonzero((vn > 0) & (slip <= eq.mu * vn))
-        body = self._body[usable]  # (k, 2)
+        ok = (vn > 0) & (slip <= eq.mu * vn)
         held = np.zeros(len(eq.bodies) + 1, dtype=bool)
+        if removed is not None:
+            ok &= ~(removed[eq.above] & (eq.above >= 0)) & ~(removed[eq.below] & (eq.below >= 0))
+            held[:-1] = removed  # a body taken out needs no support
+        usable = np.flatnonzero(ok)
+        body = self._body[usable]  # (k, 2)
         held[body.ravel()] = True  # index -1 (a support) lands on the extra last slot
         if not held[:-1].all():
             return None

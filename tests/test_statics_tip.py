@@ -1,0 +1,120 @@
+"""The closed-form tipping bound: box and harmonic-stack closed forms, walls that block it, and its validity."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sim.contact import find_interfaces
+from sim.scene import from_dict
+from sim.statics import analyze
+from sim.statics.cases import HARMONIC_BLOCK, harmonic_stack
+from sim.statics.model import equilibrium
+from sim.statics.planar import hull_edges, lowest_bound
+from sim.statics.problem import Problem
+from sim.statics.tip import tip_bound
+
+
+def _scene(*pieces):
+    return from_dict({"format": "towerlab-scene/1", "game": "free", "pieces": list(pieces)})
+
+
+def _box(name, size, pos, **extra):
+    return {"id": name, "kind": "box", "size": list(size), "pos": list(pos), **extra}
+
+
+def _eq(scene):
+    return equilibrium(scene, find_interfaces(scene))
+
+
+@pytest.mark.parametrize(("size", "bound", "deg"), [
+    ((20, 40, 80), 10 / 40, 0.0),  # across its narrow side; +x and -x tie: the first from +x
+    ((40, 20, 80), 10 / 40, 90.0),
+    ((60, 60, 20), 30 / 10, 0.0),  # a flat box would tip only at 3 g (it slides long before)
+])
+def test_a_box_on_the_board_tips_at_half_its_width_over_its_centre_height(size, bound, deg):
+    found = tip_bound(_eq(_scene(_box("box", size, (0, 0, size[2] / 2)))))
+    assert found[0] == pytest.approx(bound, rel=1e-12)
+    assert math.degrees(found[1]) == pytest.approx(deg, abs=1e-9)
+
+
+def test_a_fixed_wall_on_one_side_blocks_tipping_towards_it():
+    box = _box("box", (20, 40, 80), (0, 0, 40))
+    wall = _box("wall", (20, 40, 60), (20, 0, 50), fixed=True)  # against the upper three quarters of its +x face
+    scene = _scene(box, wall)
+    found = tip_bound(_eq(scene))
+    assert found[0] == pytest.approx(10 / 40, rel=1e-12)
+    assert math.degrees(found[1]) == pytest.approx(180.0, abs=1e-9)  # away from the wall, the face lifting off it
+    assert analyze(scene).margin_g <= found[0] + 1e-9
+
+
+def test_a_wall_down_to_the_board_holds_the_face_that_would_scrape_up_it():
+    # turning away, the face's lowest points slide up the wall without leaving it: friction can resist that
+    box = _box("box", (20, 40, 80), (0, 0, 40))
+    wall = _box("wall", (20, 40, 100), (20, 0, 50), fixed=True)
+    assert tip_bound(_eq(_scene(box, wall))) is None
+
+
+def test_a_box_jammed_under_a_fixed_beam_cannot_tip_at_all():
+    scene = _scene(_box("box", (20, 20, 20), (0, 0, 10)), _box("beam", (200, 40, 20), (0, 0, 30), fixed=True))
+    assert tip_bound(_eq(scene)) is None
+
+
+@pytest.mark.parametrize("n", [2, 5, 12])
+def test_a_harmonic_stack_tips_at_its_closed_form_margin(n):
+    scale = 0.97
+    length, _, height = HARMONIC_BLOCK
+    found = tip_bound(_eq(harmonic_stack(n, scale)))
+    assert found[0] == pytest.approx((1 - scale) * length / (n * height), rel=1e-9)
+    assert math.degrees(found[1]) == pytest.approx(0.0, abs=1e-9)  # off the table edge, towards +x
+
+
+def test_a_tipping_structure_needs_no_lp_for_its_margin_and_a_sliding_one_does():
+    tips = analyze(harmonic_stack(4, 0.95))
+    assert tips.lp_solves == 0 and tips.margin_g == pytest.approx(0.05 * 200 / (4 * 20), rel=1e-9)
+    slides = analyze(_scene(_box("box", (40, 40, 20), (0, 0, 10))))  # tips at 2 g, slides at μ = 0.5
+    assert slides.lp_solves > 0 and slides.margin_g == pytest.approx(0.5, rel=5e-3)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.floats(-12, 12), st.floats(-8, 8), st.floats(10, 40)), min_size=1, max_size=3),
+       st.floats(0.0, 360.0))
+def test_the_tipping_bound_is_never_below_what_the_lp_withstands_in_its_direction(layers, turn):
+    pieces, z = [], 0.0
+    for k, (dx, dy, h) in enumerate(layers):
+        pieces.append(_box(f"b{k}", (40, 30, h), (dx, dy, z + h / 2)))
+        z += h
+    rot = [0.0, 0.0, turn]
+    scene = _scene(*({**p, "rot": rot, "pos": _turned(p["pos"], turn)} for p in pieces))
+    eq = _eq(scene)
+    found = tip_bound(eq)
+    if found is None or not analyze(scene, margin=False).feasible:
+        return
+    problem = Problem(eq)
+    problem.start_margin()
+    _, alpha, _ = problem.support(found[1])
+    direction = np.array([math.cos(found[1]), math.sin(found[1])])
+    assert alpha @ direction <= found[0] + 1e-9  # every withstood acceleration lies inside the half-plane
+
+
+def _turned(pos, deg):
+    c, s = math.cos(math.radians(deg)), math.sin(math.radians(deg))
+    return [c * pos[0] - s * pos[1], s * pos[0] + c * pos[1], pos[2]]
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.tuples(st.floats(-1, 1), st.floats(-1, 1)), min_size=3, max_size=12))
+def test_hull_edges_come_nearest_the_origin_where_the_support_function_is_least(coords):
+    pts = np.array(coords) + np.array([[3.0, 0.0], [-3.0, 2.0], [-3.0, -2.0]] + [[0.0, 0.0]] * (len(coords) - 3))
+    group = np.repeat([0, 1], len(pts))  # the same points twice: two groups, found alike
+    owner, theta, dist = hull_edges(np.vstack([pts, pts]), group)
+    angle, value = lowest_bound(pts)
+    for g in (0, 1):
+        k = np.flatnonzero(owner == g)[np.argmin(dist[owner == g])]
+        assert dist[k] == pytest.approx(value, abs=1e-9)
+        d = np.array([math.cos(theta[k]), math.sin(theta[k])])
+        assert (pts @ d).max() == pytest.approx(value, abs=1e-9)  # an edge where the minimum lies
