@@ -74,6 +74,12 @@ def test_the_result_reports_its_interfaces_timings_and_solves():
     assert r.lp_solves == 0  # upright (no feasibility LP), and it tips: the tipping bound, proven by tilted gravity
 
 
+def test_peeling_stops_once_vertical_forces_alone_hold_what_remains():
+    r = analyze(harmonic_stack(2, 1.02), margin=False)
+    assert r.unheld == ("b1",)  # the top box overhangs too far; the bottom one alone stands
+    assert r.lp_solves == 1  # the least-help LP finds b1; the tilted-gravity test proves the rest
+
+
 def test_feasibility_alone_skips_the_margin():
     r = analyze(harmonic_stack(3, 0.9), margin=False)
     assert r.feasible and math.isnan(r.margin_g) and r.weakest_direction_deg is None
