@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from sim.statics.blocks import block_bounds
 from sim.statics.model import Equilibrium
 from sim.statics.planar import crossing_normals, directions, lowest_bound, support_along
 from sim.statics.problem import FIRST_DIRECTION_DEG, MARGIN_CAP_G, MAX_DIRECTIONS, Problem
 from sim.statics.tilt import COARSE_POINTS, DISC_POINTS, DISC_SHRINK, TiltTest, polygon_points, tilt_points
-from sim.statics.tip import tip_bound
 from sim.tol import tol
 
 TILT_GOAL = 0.9  # the tilted-gravity proof aims this fraction of the precision inside the margin
@@ -71,8 +71,8 @@ def search(eq: Equilibrium, problem: Problem | None = None, best: float = math.i
            tilt: TiltTest | None = None, warm: bool | None = None) -> Bounds:
     """Search one structure's margin until it is known, or known not to undercut ``best``.
 
-    First the closed-form tipping bound (:func:`sim.statics.tip.tip_bound`):
-    where the tilted-gravity test proves the disc just inside it, that is the
+    First the closed-form block bounds (:mod:`sim.statics.blocks`): where the
+    tilted-gravity test proves the disc just inside the least, that is the
     margin, with no LP. Else the support-function search.
 
     Args:
@@ -87,13 +87,10 @@ def search(eq: Equilibrium, problem: Problem | None = None, best: float = math.i
     Returns:
         The bounds found.
     """
-    tipped = tip_bound(eq)
-    if tipped is not None and tol.margin_precision < tipped[0] < MARGIN_CAP_G:
-        tilt = tilt if tilt is not None else TiltTest(eq)
-        bound, theta = tipped
-        proven = polygon_points(tilt, theta, bound - TILT_GOAL * precision(bound))
-        if len(proven) == COARSE_POINTS:
-            return Bounds(points=proven, upper=bound, theta=theta, estimate=(bound, theta))
+    tilt = tilt if tilt is not None else TiltTest(eq)
+    closed = _closed_form(eq, tilt)
+    if closed is not None:
+        return closed
     problem = problem if problem is not None else Problem(eq, warm)
     problem.start_margin()
     found = Bounds(problem=problem)
@@ -111,7 +108,7 @@ def search(eq: Equilibrium, problem: Problem | None = None, best: float = math.i
             break
         if test is None and math.isfinite(found.upper) and found.upper > tol.margin_precision:
             # not closed at once: prove points all around together (A may be round: sliding)
-            test = tilt if tilt is not None else TiltTest(eq)
+            test = tilt
             goal = target - TILT_GOAL * precision(target)
             proven = tilt_points(test, found.upper, found.theta, goal)
             found.points += proven
@@ -131,6 +128,31 @@ def search(eq: Equilibrium, problem: Problem | None = None, best: float = math.i
         if edge is not None:  # refined until exact, or until it cannot undercut the margin found
             found.add(edge, *problem.support(edge, enough=found.upper - tol.margin_precision))
     return found
+
+
+def _closed_form(eq: Equilibrium, tilt: TiltTest) -> Bounds | None:
+    """The margin without an LP, where a block mechanism bounds it and tilted gravity proves the bound.
+
+    Tipping (:mod:`sim.statics.blocks`): 8 tests whose hull contains the disc just inside the bound;
+    sliding: the tests around the disc just inside it (A is round there), from the first direction.
+    None where the proof falls short.
+    """
+    bounds = block_bounds(eq)
+    if bounds.tip is not None:
+        bound, theta = bounds.tip
+        if not tol.margin_precision < bound < MARGIN_CAP_G:
+            return None
+        proven = polygon_points(tilt, theta, bound - TILT_GOAL * precision(bound))
+        if len(proven) < COARSE_POINTS:
+            return None
+    else:
+        theta, bound = math.radians(FIRST_DIRECTION_DEG), bounds.slide
+        if not tol.margin_precision < bound < MARGIN_CAP_G:
+            return None
+        proven = tilt_points(tilt, bound, theta, bound - TILT_GOAL * precision(bound))
+        if not proven or bound - lowest_bound(np.array(proven))[1] > precision(bound):
+            return None
+    return Bounds(points=proven, upper=bound, theta=theta, estimate=(bound, theta))
 
 
 def polygon_edge(points: np.ndarray, vertices: np.ndarray, upper: float, theta: float) -> float | None:

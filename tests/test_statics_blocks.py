@@ -1,4 +1,4 @@
-"""The closed-form tipping bound: box and harmonic-stack closed forms, walls that block it, and its validity."""
+"""The closed-form block bounds: tipping and sliding against box and stack closed forms, walls, and the LP."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from hypothesis import strategies as st
 from sim.contact import find_interfaces
 from sim.scene import from_dict
 from sim.statics import analyze
+from sim.statics.blocks import block_bounds
 from sim.statics.cases import HARMONIC_BLOCK, harmonic_stack
 from sim.statics.model import equilibrium
 from sim.statics.planar import hull_edges, lowest_bound
 from sim.statics.problem import Problem
-from sim.statics.tip import tip_bound
 
 
 def _scene(*pieces):
@@ -31,15 +31,47 @@ def _eq(scene):
     return equilibrium(scene, find_interfaces(scene))
 
 
+def tip_bound(eq):
+    return block_bounds(eq).tip
+
+
 @pytest.mark.parametrize(("size", "bound", "deg"), [
     ((20, 40, 80), 10 / 40, 0.0),  # across its narrow side; +x and -x tie: the first from +x
     ((40, 20, 80), 10 / 40, 90.0),
-    ((60, 60, 20), 30 / 10, 0.0),  # a flat box would tip only at 3 g (it slides long before)
+    ((60, 20, 80), 10 / 40, 90.0),
 ])
 def test_a_box_on_the_board_tips_at_half_its_width_over_its_centre_height(size, bound, deg):
     found = tip_bound(_eq(_scene(_box("box", size, (0, 0, size[2] / 2)))))
     assert found[0] == pytest.approx(bound, rel=1e-12)
     assert math.degrees(found[1]) == pytest.approx(deg, abs=1e-9)
+
+
+def test_a_box_that_slides_before_it_tips_has_only_its_sliding_bound():
+    found = block_bounds(_eq(_scene(_box("box", (60, 60, 20), (0, 0, 10)))))  # tips at 3 g, slides at μ = 0.5
+    assert found.tip is None and found.slide == pytest.approx(0.5, rel=1e-9)
+
+
+def test_the_upper_box_of_two_slides_at_the_lower_friction_between_them():
+    lower = _box("lower", (60, 60, 20), (0, 0, 10))
+    upper = _box("upper", (40, 40, 10), (0, 0, 25), friction=0.2)  # on the lower box: √(0.2 · 0.5)
+    found = block_bounds(_eq(_scene(lower, upper)))
+    assert found.slide == pytest.approx(math.sqrt(0.2 * 0.5), rel=1e-9)
+
+
+def test_a_layer_of_boxes_side_by_side_slides_as_one_on_the_layer_below():
+    lower = _box("lower", (100, 40, 20), (0, 0, 10))
+    left = _box("left", (40, 40, 10), (-20, 0, 25), friction=0.2)  # the two touch each other: neither slides alone
+    right = _box("right", (40, 40, 10), (20, 0, 25), friction=0.2)
+    scene = _scene(lower, left, right)
+    assert block_bounds(_eq(scene)).slide == pytest.approx(math.sqrt(0.2 * 0.5), rel=1e-9)
+    r = analyze(scene)
+    assert r.lp_solves == 0 and r.margin_g == pytest.approx(math.sqrt(0.2 * 0.5), rel=5e-3)
+
+
+def test_a_box_touching_a_wall_has_no_sliding_bound_of_its_own():
+    box = _box("box", (40, 40, 20), (0, 0, 10))
+    wall = _box("wall", (20, 40, 60), (30, 0, 30), fixed=True)
+    assert block_bounds(_eq(_scene(box, wall))).slide == math.inf  # the wall contact is not in its base
 
 
 def test_a_fixed_wall_on_one_side_blocks_tipping_towards_it():
@@ -73,11 +105,14 @@ def test_a_harmonic_stack_tips_at_its_closed_form_margin(n):
     assert math.degrees(found[1]) == pytest.approx(0.0, abs=1e-9)  # off the table edge, towards +x
 
 
-def test_a_tipping_structure_needs_no_lp_for_its_margin_and_a_sliding_one_does():
+def test_a_block_that_tips_or_slides_needs_no_lp_for_its_margin_and_one_against_a_wall_does():
     tips = analyze(harmonic_stack(4, 0.95))
     assert tips.lp_solves == 0 and tips.margin_g == pytest.approx(0.05 * 200 / (4 * 20), rel=1e-9)
     slides = analyze(_scene(_box("box", (40, 40, 20), (0, 0, 10))))  # tips at 2 g, slides at μ = 0.5
-    assert slides.lp_solves > 0 and slides.margin_g == pytest.approx(0.5, rel=5e-3)
+    assert slides.lp_solves == 0 and slides.margin_g == pytest.approx(0.5, rel=5e-3)  # proven round the disc
+    leans = analyze(_scene(_box("box", (40, 40, 20), (0, 0, 10)), _box("wall", (20, 40, 60), (30, 0, 30),
+                                                                       fixed=True)))
+    assert leans.lp_solves > 0  # the wall: no block bound of its own, the LP search
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
