@@ -63,12 +63,13 @@ def find_interfaces(scene, poses=None, *, gap: float | None = None, depth: float
     rank = table.owner  # -1 for the board, else the piece's place in the scene
     plane = len(rank) - 1  # the endless table plane, last
     pairs = candidate_pairs(table.lo[:plane], table.hi[:plane], rank[:plane], gap + depth)
+    pairs = np.where((rank[pairs[:, 0]] > rank[pairs[:, 1]])[:, None], pairs[:, ::-1], pairs)  # lower rank first
     z0 = table.offsets[-1]
-    lo = table.lo[:plane]
-    near = np.flatnonzero((rank[:plane] >= 0) & (lo[:, 2] <= z0 + gap) & (lo[:, 2] >= z0 - depth))
-    pairs = np.vstack([pairs, np.column_stack([np.full(len(near), plane), near])])
-    swap = rank[pairs[:, 0]] > rank[pairs[:, 1]]
-    pairs[swap] = pairs[swap][:, ::-1]
+    bottom = table.lo[:plane, 2]
+    near = ((rank[:plane] >= 0) & (bottom <= z0 + gap) & (bottom >= z0 - depth)).nonzero()[0]
+    on_table = np.full((len(near), 2), plane)  # the table plane (rank -1) first
+    on_table[:, 1] = near
+    pairs = np.concatenate([pairs, on_table])
     if len(pairs) == 0:
         return []
     cands = face_candidates(pairs, table, touching_rows(table, pairs, gap, depth), gap)
@@ -93,15 +94,16 @@ def _interfaces(table: Table, ids: list, pairs: np.ndarray, chosen: list) -> lis
         pairs: (r,) part index pairs.
         chosen: r (result of ``clip``, candidate) of those pairs.
     """
-    in_plane = batched_products([res[2] for res, _ in chosen], np.array([c.basis for _, c in chosen]))
-    pts = [c.origin + p for (_, c), p in zip(chosen, in_plane)]
+    pts = batched_products([res[2] for res, _ in chosen], np.array([c.basis for _, c in chosen]),
+                           np.array([c.origin for _, c in chosen]))
     flip = np.array([c.flip for _, c in chosen], dtype=bool)
     normals = np.array([c.normal for _, c in chosen])
-    normals[flip] = -normals[flip]  # the face is b's: seen from a the normal points into b
+    z = normals[:, 2]
     i, j = pairs[:, 0], pairs[:, 1]
-    swap = (normals[:, 2] < -np.sin(tol.coplanar_angle)) | (table.owner[j] < 0)
-    normals[swap] = -normals[swap]
+    # the face is b's where flipped: seen from a the normal points into b
+    swap = (np.where(flip, -z, z) < -np.sin(tol.coplanar_angle)) | (table.owner[j] < 0)
     reverse = flip ^ swap
+    normals = np.where(reverse[:, None], -normals, normals)
     lo, hi = np.where(swap, j, i), np.where(swap, i, j)
     a_ids = [ids[o + 1] for o in table.owner[lo].tolist()]
     b_ids = [ids[o + 1] for o in table.owner[hi].tolist()]

@@ -18,6 +18,8 @@ from sim.tol import tol
 
 # --- narrow phase -----------------------------------------------------------------
 
+BOUND_ROWS = 256  # rows (pair direction, face) above which ruling rows out by cheap bounds first pays
+
 @dataclass(eq=False)
 class Candidate:
     """A touching set of one part on a face plane of another, before clipping to the face."""
@@ -66,24 +68,23 @@ def touching_rows(table: Table, pairs: np.ndarray, gap: float, depth: float):
         each vertex of every row lies within the gap, and each candidate row's first place in it
         (a row's vertices are the other part's, in order).
     """
-    pair_idx = np.concatenate([np.arange(len(pairs))] * 2)
-    flip = np.repeat([False, True], len(pairs))
-    face_part = np.concatenate([pairs[:, 0], pairs[:, 1]])
-    vert_part = np.concatenate([pairs[:, 1], pairs[:, 0]])
-    live = table.vcnt[vert_part] > 0
-    pair_idx, flip, face_part, vert_part = pair_idx[live], flip[live], face_part[live], vert_part[live]
+    face_part = pairs.T.ravel()  # the pairs' first parts, then their second parts
+    vert_part = pairs[:, ::-1].T.ravel()
+    live = (table.vcnt[vert_part] > 0).nonzero()[0]
+    pair_idx, flip, face_part, vert_part = live % len(pairs), live >= len(pairs), face_part[live], vert_part[live]
     row_dir, row_face = ragged(table.fcnt[face_part])  # one row per (directed pair, face)
     face_id = table.fstart[face_part[row_dir]] + row_face
-    maybe = _may_touch(table, face_id, vert_part[row_dir], gap, depth)
-    row_dir, face_id = row_dir[maybe], face_id[maybe]
+    if len(face_id) > BOUND_ROWS:
+        maybe = _may_touch(table, face_id, vert_part[row_dir], gap, depth)
+        row_dir, face_id = row_dir[maybe], face_id[maybe]
     row_len = table.vcnt[vert_part[row_dir]]
     el_row, el_vert = ragged(row_len)  # one element per (row, vertex)
     vert_id = table.vstart[vert_part[row_dir[el_row]]] + el_vert
     el_face = face_id[el_row]
     s = _dot3(table.vcols, vert_id, table.ncols, el_face) - table.offsets[el_face]
-    starts = np.cumsum(row_len) - row_len
+    starts = row_len.cumsum() - row_len
     smin = np.minimum.reduceat(s, starts)
-    hit = np.flatnonzero((smin >= -depth) & (smin <= gap))
+    hit = ((smin >= -depth) & (smin <= gap)).nonzero()[0]
     on = s <= gap
     count = np.add.reduceat(on, starts)[hit]
     d = row_dir[hit]
@@ -122,22 +123,22 @@ def _facing_polygons(table: Table, face: np.ndarray, other: np.ndarray, top: np.
         (r,) the other part's global face index with the opposite normal whose polygon lies
         within the gap of the plane, or -1 where there is none.
     """
-    el_row, el_face = ragged(table.fcnt[other])
+    fcnt = table.fcnt[other]
+    el_row, el_face = ragged(fcnt)
     g_all = table.fstart[other][el_row] + el_face
     dots = _dot3(table.ncols, g_all, table.ncols, face[el_row])
-    starts = np.cumsum(table.fcnt[other]) - table.fcnt[other]
-    lowest = np.minimum.reduceat(dots, starts)
-    first = np.flatnonzero(dots == lowest[el_row])
-    rows, at = np.unique(el_row[first], return_index=True)
+    lowest = np.minimum.reduceat(dots, fcnt.cumsum() - fcnt)
+    first = (dots == lowest[el_row]).nonzero()[0]
+    rows = el_row[first]  # ascending: keep each row's first
+    lead = np.ones(len(rows), dtype=bool)
+    lead[1:] = rows[1:] != rows[:-1]
     g = np.full(len(face), -1)
-    g[rows] = g_all[first[at]]
+    g[rows[lead]] = g_all[first[lead]]
     g[lowest > -np.cos(tol.coplanar_angle)] = -1
-    ok = np.flatnonzero(g >= 0)
+    ok = (g >= 0).nonzero()[0]
     el2, k2 = ragged(table.pcnt[g[ok]])
     height = _dot3(table.pcols, table.pstart[g[ok]][el2] + k2, table.ncols, face[ok][el2])
-    above = np.zeros(len(ok), dtype=bool)
-    np.logical_or.at(above, el2, height > top[ok][el2])
-    g[ok[above]] = -1
+    g[ok[el2[height > top[ok][el2]]]] = -1  # a vertex above the plane
     return g
 
 
@@ -149,23 +150,28 @@ def face_candidates(pairs: np.ndarray, table: Table, rows, gap: float) -> list:
     handled together in flat arrays; edges and corners one by one.
     """
     pair_k, flip, face, count, on, start = rows
-    other = np.where(flip, pairs[pair_k, 0], pairs[pair_k, 1])
+    other = pairs[pair_k, 1 - flip]  # the part whose vertices touch the face
     g = np.full(len(face), -1)
-    many = np.flatnonzero(count >= 3)
-    g[many] = _facing_polygons(table, face[many], other[many], table.offsets[face[many]] + gap)
+    many = (count >= 3).nonzero()[0]
+    if len(many):
+        g[many] = _facing_polygons(table, face[many], other[many], table.offsets[face[many]] + gap)
     # both faces of a face-on-face contact find it: keep the first part's
-    flat = np.flatnonzero(g >= 0)
-    first_side = np.flatnonzero((g >= 0) & ~flip)
-    seen = np.isin(pair_k[flat] * len(table.offsets) + g[flat],
-                   pair_k[first_side] * len(table.offsets) + face[first_side])
+    flat = (g >= 0).nonzero()[0]
+    first_side = flat[~flip[flat]]
+    n_faces = len(table.offsets)
+    seen = _isin(pair_k[flat] * n_faces + g[flat], pair_k[first_side] * n_faces + face[first_side])
     flat = flat[~(flip[flat] & seen)]
-    overlap, touch2d, face2d = _flat_projections(table, face[flat], g[flat], gap)
-    flat = flat[overlap]
     origins = table.normals[face] * table.offsets[face][:, None]
-    out = [Candidate(k, fl, 2, t2, f2, table.normals[fid], origin, table.bases[fid])
-           for k, fl, fid, t2, f2, origin in zip(pair_k[flat].tolist(), flip[flat].tolist(), face[flat].tolist(),
-                                                 touch2d, face2d, origins[flat])]
-    rest = np.flatnonzero(g < 0)
+    out = []
+    if len(flat):
+        overlap, touch2d, face2d = _flat_projections(table, face[flat], g[flat], gap)
+        flat = flat[overlap]
+        out = [Candidate(k, fl, 2, t2, f2, table.normals[fid], origin, table.bases[fid])
+               for k, fl, fid, t2, f2, origin in zip(pair_k[flat].tolist(), flip[flat].tolist(), face[flat].tolist(),
+                                                     touch2d, face2d, origins[flat])]
+    rest = (g < 0).nonzero()[0]
+    if not len(rest):
+        return out
     edges = rest[count[rest] == 2]  # an edge on a face: its two vertices, projected together
     edge_touch = dict(zip(edges.tolist(), _touching_pairs(table, on, start[edges], other[edges], face[edges])))
     for r, f2 in zip(rest.tolist(), _projected_faces(table, face[rest])):
@@ -185,6 +191,13 @@ def face_candidates(pairs: np.ndarray, table: Table, rows, gap: float) -> list:
             continue
         out.append(Candidate(int(pair_k[r]), bool(flip[r]), dim, touch, f2, table.normals[fid], origins[r], basis))
     return out
+
+
+def _isin(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``np.isin(a, b)`` for integer arrays; short ones compared all against all (np.isin costs ~50 µs)."""
+    if len(a) * len(b) > 4096:
+        return np.isin(a, b)
+    return (a[:, None] == b).any(axis=1)
 
 
 def _touching_pairs(table: Table, on: np.ndarray, start: np.ndarray, part: np.ndarray, face: np.ndarray):
@@ -216,24 +229,24 @@ def _flat_projections(table: Table, face: np.ndarray, g: np.ndarray, gap: float)
         face-on-face contact can only have an area there); then, for the rows that do, two lists
         of (k, 2) arrays (a face of the endless plane is None).
     """
-    el, k = ragged(table.pcnt[g])
-    rev = table.pstart[g][el] + table.pcnt[g][el] - 1 - k
-    t2 = np.column_stack([_dot3(table.pcols, rev, b, face[el]) for b in table.bcols])
-    el_f, k = ragged(table.pcnt[face])
-    at = table.pstart[face][el_f] + k
-    f2 = np.column_stack([_dot3(table.pcols, at, b, face[el_f]) for b in table.bcols])
-    overlap = np.ones(len(face), dtype=bool)
-    bounded = np.flatnonzero(table.pcnt[face] > 0)
+    r = len(face)
+    cnt = np.concatenate([table.pcnt[g], table.pcnt[face]])  # the facing polygons', then the faces'
+    row, k = ragged(cnt)
+    # the facing polygons' vertices last to first, the faces' first to last
+    vert = np.concatenate([table.pstart[g] + cnt[:r] - 1, table.pstart[face]])[row] + np.where(row < r, -k, k)
+    fid = np.concatenate([face, face])[row]
+    uv = np.column_stack([_dot3(table.pcols, vert, b, fid) for b in table.bcols])
+    overlap = np.ones(r, dtype=bool)
+    bounded = (cnt[r:] > 0).nonzero()[0]
     if len(bounded):
-        t_start = np.cumsum(table.pcnt[g]) - table.pcnt[g]
-        f_cnt = table.pcnt[face[bounded]]
-        f_start = np.cumsum(f_cnt) - f_cnt
-        lo = np.maximum(np.minimum.reduceat(t2, t_start)[bounded], np.minimum.reduceat(f2, f_start))
-        hi = np.minimum(np.maximum.reduceat(t2, t_start)[bounded], np.maximum.reduceat(f2, f_start))
-        overlap[bounded] = np.all(hi - lo > gap, axis=1)
-    rows = np.flatnonzero(overlap)
-    faces = [f if len(f) else None for f in _split(f2, table.pcnt[face], rows)]
-    return overlap, _split(t2, table.pcnt[g], rows), faces
+        starts = (cnt.cumsum() - cnt)[np.concatenate([np.arange(r), r + bounded])]
+        low, high = np.minimum.reduceat(uv, starts), np.maximum.reduceat(uv, starts)
+        lo = np.maximum(low[:r][bounded], low[r:])
+        hi = np.minimum(high[:r][bounded], high[r:])
+        overlap[bounded] = (hi - lo > gap).all(axis=1)
+    rows = overlap.nonzero()[0]
+    faces = [f if len(f) else None for f in _split(uv, cnt, r + rows)]
+    return overlap, _split(uv, cnt, rows), faces
 
 
 def _split(flat: np.ndarray, counts: np.ndarray, rows: np.ndarray | None = None) -> list:
@@ -244,7 +257,7 @@ def _split(flat: np.ndarray, counts: np.ndarray, rows: np.ndarray | None = None)
         counts: (r,) their lengths.
         rows: which pieces to return (all if None).
     """
-    ends = np.cumsum(counts)
+    ends = counts.cumsum()
     if rows is not None:
         ends, counts = ends[rows], counts[rows]
     return [flat[e - c:e] for e, c in zip(ends.tolist(), counts.tolist())]
@@ -283,8 +296,11 @@ def _geometries(arrays: list, kind: str) -> np.ndarray:
         return np.empty(0, dtype=object)
     if kind == "point":
         return shapely.points(np.array([a[0] for a in arrays]))
-    coords = np.vstack(arrays)
-    index = np.repeat(np.arange(len(arrays)), [len(a) for a in arrays])
+    lengths = [len(a) for a in arrays]
+    if min(lengths) == max(lengths):  # one (n, k, 2) array: no index to build nor read (several times faster)
+        return shapely.linestrings(np.array(arrays)) if kind == "line" else shapely.polygons(np.array(arrays))
+    coords = np.concatenate(arrays)
+    index = np.arange(len(arrays)).repeat(lengths)
     if kind == "line":
         return shapely.linestrings(coords, indices=index)
     return shapely.polygons(shapely.linearrings(coords, indices=index))
@@ -297,24 +313,31 @@ def clip(cands: list) -> list:
         One (dim, area, points (k, 2)) per candidate, or None where nothing is left. Polygons
         that clip to less than an area (two faces meeting only along their rims) are dropped.
     """
+    dims = [c.dim for c in cands]
     touch = np.empty(len(cands), dtype=object)
-    for dim, kind in ((2, "polygon"), (1, "line"), (0, "point")):
-        idx = [i for i, c in enumerate(cands) if c.dim == dim]
-        touch[idx] = _geometries([cands[i].touch for i in idx], kind)
+    polygons = [i for i, d in enumerate(dims) if d == 2]
     bounded = [i for i, c in enumerate(cands) if c.face is not None]
+    # the touching polygons and the faces, made in one call
+    made = _geometries([cands[i].touch for i in polygons] + [cands[i].face for i in bounded], "polygon")
+    touch[polygons] = made[:len(polygons)]
+    for dim, kind in ((1, "line"), (0, "point")):
+        idx = [i for i, d in enumerate(dims) if d == dim]
+        if idx:
+            touch[idx] = _geometries([cands[i].touch for i in idx], kind)
     clipped = touch.copy()
-    clipped[bounded] = shapely.intersection(touch[bounded], _geometries([cands[i].face for i in bounded], "polygon"))
-    areas = shapely.area(clipped)
-    types = shapely.get_type_id(clipped)
+    if bounded:
+        clipped[bounded] = shapely.intersection(touch[bounded], made[len(polygons):])
     coords, index = shapely.get_coordinates(clipped, return_index=True)
     counts = np.bincount(index, minlength=len(cands))
     pieces = _split(coords, counts)
-    rings = np.flatnonzero((counts > 0) & (types == POLYGON_TYPE) & np.array([c.dim == 2 for c in cands], dtype=bool))
     out = [None] * len(cands)
-    rows = rings.tolist()
-    for r, res in zip(rows, _polygons_points([pieces[r] for r in rows], counts[rings], areas[rings])):
-        out[r] = res
-    rows = [r for r, (c, pts) in enumerate(zip(cands, pieces)) if c.dim < 2 and len(pts)]
+    if polygons:
+        rings = ((counts > 0) & (shapely.get_type_id(clipped) == POLYGON_TYPE) & (np.array(dims) == 2)).nonzero()[0]
+        rows = rings.tolist()
+        areas = shapely.area(clipped[rings])
+        for r, res in zip(rows, _polygons_points([pieces[r] for r in rows], counts[rings], areas)):
+            out[r] = res
+    rows = [r for r, (d, pts) in enumerate(zip(dims, pieces)) if d < 2 and len(pts)]
     for r, pts in zip(rows, _segments([pieces[r] for r in rows])):
         out[r] = (len(pts) - 1, 0.0, pts)
     return out
@@ -342,32 +365,32 @@ def _polygons_points(rings: list, counts: np.ndarray, areas: np.ndarray) -> list
     """
     if not len(rings):
         return []
-    closed = np.vstack(rings)
-    ring, at = ragged(counts)
+    closed = np.concatenate(rings)
     k = counts - 1
-    edge = np.flatnonzero(at < k[ring])  # edge from point i to i + 1 of its ring
-    d = closed[edge + 1] - closed[edge]
-    starts = np.cumsum(k) - k
+    er, j = ragged(k)  # each edge's ring, and its place there: from point j to j + 1
+    first = (counts.cumsum() - counts)[er]
+    edge = first + j  # its first point in ``closed``
+    start, end = closed[edge], closed[edge + 1]
+    d = end - start
+    starts = k.cumsum() - k
     longest = np.sqrt(np.maximum.reduceat(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1], starts))
     limit = tol.coplanar * longest
     near = np.abs(areas - limit) <= 1e-6 * limit  # decide these as ever, with math.dist
-    for r in np.flatnonzero(near).tolist():
+    for r in near.nonzero()[0].tolist():
         ring_r = rings[r].tolist()
         limit[r] = tol.coplanar * max(math.dist(ring_r[i], ring_r[i + 1]) for i in range(int(k[r])))
-    x, y = closed[edge, 0], closed[edge, 1]
-    signed = np.add.reduceat(x * closed[edge + 1, 1] - closed[edge + 1, 0] * y, starts)
+    signed = np.add.reduceat(start[:, 0] * end[:, 1] - end[:, 0] * start[:, 1], starts)
     # counter-clockwise: points 0 .. k-1 as they are, else k, k-1, .. 1
-    er = ring[edge]
-    first = (np.cumsum(counts) - counts)[er]
     ccw = signed[er] > 0
-    j = at[edge]
-    pts = closed[np.where(ccw, first + j, first + k[er] - j)]
-    prev = pts[np.where(j == 0, edge + k[er] - 1 - j, edge - 1) - ring[edge]]
-    nxt = pts[np.where(j == k[er] - 1, edge - j, edge + 1) - ring[edge]]
-    a, b = pts - prev, nxt - pts
+    ke = k[er]
+    pts = closed[np.where(ccw, edge, first + ke - j)]
+    at = edge - er  # each point's place in ``pts``
+    b = pts[np.where(j == ke - 1, at - j, at + 1)] - pts  # to the next point
+    prev = np.where(j == 0, at + ke - 1, at - 1)
+    a = b[prev]  # from the previous point: the same two numbers subtracted
     cross = a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]
-    bound = tol.merge * np.maximum(np.maximum(np.abs(a[:, 0]) + np.abs(a[:, 1]), np.abs(b[:, 0]) + np.abs(b[:, 1])),
-                                   tol.merge)
+    b_len = np.abs(b[:, 0]) + np.abs(b[:, 1])
+    bound = tol.merge * np.maximum(np.maximum(b_len[prev], b_len), tol.merge)
     keep = np.abs(cross) > bound
     kept = np.add.reduceat(keep, starts)
     enough = kept >= 3

@@ -10,7 +10,7 @@ import numpy as np
 from scipy.spatial import ConvexHull
 
 from sim.contact.interface import BOARD_PART
-from sim.geometry.transforms import quat_to_matrix
+from sim.geometry.transforms import IDENTITY_QUAT, quat_to_matrix
 from sim.pieces import ConvexPart
 from sim.tol import tol
 
@@ -49,9 +49,14 @@ def plane_basis(normal) -> np.ndarray:
     """(2, 3): two unit vectors (u, v) spanning the plane of ``normal`` with u × v = normal."""
     n = np.asarray(normal, dtype=float)
     helper = np.eye(3)[int(np.argmin(np.abs(n)))]
-    u = np.cross(helper, n)
+    u = np.array(_cross(helper.tolist(), n.tolist()))
     u /= np.linalg.norm(u)
-    return np.array([u, np.cross(n, u)])
+    return np.array([u, _cross(n.tolist(), u.tolist())])
+
+
+def _cross(a: list, b: list) -> tuple:
+    """The cross product of two 3-vectors given as floats: ``np.cross``'s operations, without its overhead."""
+    return a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]
 
 
 @lru_cache(maxsize=4096)
@@ -78,6 +83,9 @@ def part_faces(part: ConvexPart) -> PartFaces:
 
 # --- parts placed in the world --------------------------------------------------
 
+_UP = np.array([[0.0, 0.0, 1.0]])  # (1, 3) the endless table plane's normal
+_UP_BASIS = plane_basis(_UP[0])[None]  # (1, 2, 3) its plane basis
+
 @dataclass(frozen=True, eq=False)
 class StackedFaces:
     """The faces of a piece's convex parts laid end to end, in its piece frame.
@@ -101,6 +109,16 @@ class StackedFaces:
     fcnt: np.ndarray
     pverts: np.ndarray
     pcnt: np.ndarray
+
+    @cached_property
+    def vstart(self) -> np.ndarray:
+        """(n,) each part's first vertex."""
+        return self.vcnt.cumsum() - self.vcnt
+
+    @cached_property
+    def layout(self) -> np.ndarray:
+        """(3, n) int: each part's vertex count, face count and index in the piece."""
+        return np.array([self.vcnt, self.fcnt, np.arange(len(self.vcnt))])
 
 
 @lru_cache(maxsize=1024)
@@ -190,34 +208,47 @@ def place_all(scene, poses: np.ndarray) -> Table:
     The table plane lies under the slab (at z = 0 without one).
     """
     board = scene.board_info
-    placed = []  # (faces, owner, rot, pos)
+    kinds = [stacked_faces(piece.shape.parts) for piece in scene.pieces]
+    owners = list(range(len(kinds)))
+    rots = _rotations(poses[:, 3:7])
+    pos = poses[:, :3]
     if board.shape is not None:
-        placed.append((stacked_faces(board.shape.parts), -1, np.eye(3), np.asarray(board.pos, dtype=float)))
-    rots = quat_to_matrix(poses[:, 3:7]) if len(poses) else []
-    placed += [(stacked_faces(piece.shape.parts), i, rot, pos)
-               for i, (piece, pos, rot) in enumerate(zip(scene.pieces, poses[:, :3], rots))]
+        kinds.insert(0, stacked_faces(board.shape.parts))
+        owners.insert(0, -1)
+        rots = np.concatenate([np.eye(3)[None], rots])
+        pos = np.concatenate([np.asarray(board.pos, dtype=float)[None], pos])
     groups: dict[int, list[int]] = {}  # pieces of one kind, placed together
-    for k, (faces, _, _, _) in enumerate(placed):
+    for k, faces in enumerate(kinds):
         groups.setdefault(id(faces), []).append(k)
-    each = [None] * len(placed)
+    each = [None] * len(kinds)
     for members in groups.values():
-        for k, arrays in zip(members, _place_group(placed[members[0]][0], np.array([placed[k][2] for k in members]),
-                                                   np.array([placed[k][3] for k in members]))):
+        for k, arrays in zip(members, _place_group(kinds[members[0]], rots[members], pos[members])):
             each[k] = arrays
-    verts, normals, offsets, bases, pverts, lo, hi = (list(column) for column in zip(*each))
+    verts, normals, offsets, bases, pverts, lo, hi = (list(column) for column in zip(*each)) if each else [[]] * 7
     z0 = -board.thickness
-    up = np.array([[0.0, 0.0, 1.0]])
-    owner = np.concatenate([np.full(len(f.vcnt), o) for f, o, _, _ in placed] + [[-1]]).astype(int)
-    part = np.concatenate([np.arange(len(f.vcnt)) if o >= 0 else np.full(len(f.vcnt), BOARD_PART)
-                           for f, o, _, _ in placed] + [[BOARD_PART]]).astype(int)
-    vcnt = np.concatenate([f.vcnt for f, _, _, _ in placed] + [[0]]).astype(int)
-    fcnt = np.concatenate([f.fcnt for f, _, _, _ in placed] + [[1]]).astype(int)
-    pcnt = np.concatenate([f.pcnt for f, _, _, _ in placed] + [[0]]).astype(int)
-    return Table(owner, part, np.cumsum(vcnt) - vcnt, vcnt, np.cumsum(fcnt) - fcnt, fcnt,
-                 np.vstack(verts + [np.zeros((0, 3))]), np.vstack(normals + [up]),
-                 np.concatenate(offsets + [[z0]]), np.concatenate(bases + [plane_basis(up[0])[None]]),
-                 np.cumsum(pcnt) - pcnt, pcnt, np.vstack(pverts + [np.zeros((0, 3))]),
-                 np.vstack(lo + [np.full((1, 3), -np.inf)]), np.vstack(hi + [[[np.inf, np.inf, z0]]]))
+    layout = np.concatenate([f.layout for f in kinds] + [[[0], [1], [BOARD_PART]]], axis=1)
+    vcnt, fcnt, part = layout
+    vstart, fstart = layout[:2].cumsum(axis=1) - layout[:2]
+    owner = np.repeat(owners + [-1], [len(f.vcnt) for f in kinds] + [1])
+    part[owner < 0] = BOARD_PART
+    pcnt = np.concatenate([f.pcnt for f in kinds] + [[0]], dtype=int)
+    return Table(owner, part, vstart, vcnt, fstart, fcnt,
+                 np.concatenate(verts + [np.zeros((0, 3))]), np.concatenate(normals + [_UP]),
+                 np.concatenate(offsets + [[z0]]), np.concatenate(bases + [_UP_BASIS]),
+                 pcnt.cumsum() - pcnt, pcnt, np.concatenate(pverts + [np.zeros((0, 3))]),
+                 np.concatenate(lo + [[[-np.inf] * 3]]), np.concatenate(hi + [[[np.inf, np.inf, z0]]]))
+
+
+def _rotations(quats: np.ndarray) -> np.ndarray:
+    """(n, 3, 3) rotation matrices of (n, 4) quaternions xyzw, as ``quat_to_matrix`` gives them.
+
+    Scenes leave most pieces unrotated: when every quaternion is exactly the identity (signs of
+    zero included) the matrices are the identity, which scipy returns for it bit for bit, and
+    scipy's fixed cost of some 15 µs a call is not paid.
+    """
+    if (quats == IDENTITY_QUAT).all() and not np.signbit(quats).any():
+        return np.broadcast_to(np.eye(3), (len(quats), 3, 3))
+    return quat_to_matrix(quats)
 
 
 def _place_group(faces: StackedFaces, rots: np.ndarray, pos: np.ndarray):
@@ -238,9 +269,8 @@ def _place_group(faces: StackedFaces, rots: np.ndarray, pos: np.ndarray):
     offsets = faces.offsets + (normals @ pos[:, :, None])[:, :, 0]
     bases = faces.bases[None] @ rt[:, None]
     pverts = faces.pverts @ rt + pos[:, None]
-    first = np.cumsum(faces.vcnt) - faces.vcnt
-    lo = np.minimum.reduceat(verts, first, axis=1)
-    hi = np.maximum.reduceat(verts, first, axis=1)
+    lo = np.minimum.reduceat(verts, faces.vstart, axis=1)
+    hi = np.maximum.reduceat(verts, faces.vstart, axis=1)
     return zip(verts, normals, offsets, bases, pverts, lo, hi)
 
 
@@ -264,12 +294,12 @@ def resolve_poses(scene, poses) -> np.ndarray:
 def ragged(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For segments of the given lengths laid end to end: each element's segment and place in it."""
     counts = np.asarray(counts, dtype=int)
-    seg = np.repeat(np.arange(len(counts)), counts)
-    return seg, np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+    seg = np.arange(len(counts)).repeat(counts)
+    return seg, np.arange(len(seg)) - (counts.cumsum() - counts).repeat(counts)
 
 
-def batched_products(arrays: list, mats: np.ndarray) -> list:
-    """``arrays[i] @ mats[i]`` for every i, in one stacked product per array length.
+def batched_products(arrays: list, mats: np.ndarray, shifts: np.ndarray | None = None) -> list:
+    """``arrays[i] @ mats[i]`` (plus ``shifts[i]``) for every i, in one stacked product per array length.
 
     numpy multiplies each item of a stack as it would on its own when the shapes match (the
     same kernel: a one-row product, say, takes another path than a longer one), so the results
@@ -278,6 +308,7 @@ def batched_products(arrays: list, mats: np.ndarray) -> list:
     Args:
         arrays: n arrays (k_i, a).
         mats: (n, a, b).
+        shifts: (n, b) added to each product's rows, or None.
 
     Returns:
         n arrays (k_i, b).
@@ -287,7 +318,10 @@ def batched_products(arrays: list, mats: np.ndarray) -> list:
     for i, x in enumerate(arrays):
         by_len.setdefault(len(x), []).append(i)
     for rows in by_len.values():
-        for i, y in zip(rows, np.array([arrays[i] for i in rows]) @ mats[rows]):
+        products = np.array([arrays[i] for i in rows]) @ mats[rows]
+        if shifts is not None:
+            products += shifts[rows][:, None]
+        for i, y in zip(rows, products):
             out[i] = y
     return out
 
@@ -308,30 +342,32 @@ def candidate_pairs(lo: np.ndarray, hi: np.ndarray, owner: np.ndarray, margin: f
     """
     if len(lo) < 2:
         return np.zeros((0, 2), dtype=int)
+    if (owner[1:] > owner[:-1]).all():  # one box per owner: the owners' boxes are the boxes
+        return np.column_stack(_sweep(lo, hi, margin))
     owners, group = np.unique(owner, return_inverse=True)
     glo = np.full((len(owners), 3), np.inf)
     ghi = np.full((len(owners), 3), -np.inf)
     np.minimum.at(glo, group, lo)
     np.maximum.at(ghi, group, hi)
     ga, gb = _sweep(glo, ghi, margin)
-    members = np.argsort(group, kind="stable")
+    members = group.argsort(kind="stable")
     size = np.bincount(group, minlength=len(owners))
-    start = np.cumsum(size) - size
+    start = size.cumsum() - size
     pair, at = ragged(size[ga] * size[gb])  # every box of one owner with every box of the other
     i = members[start[ga][pair] + at // size[gb][pair]]
     j = members[start[gb][pair] + at % size[gb][pair]]
-    keep = np.all((lo[j] <= hi[i] + margin) & (lo[i] <= hi[j] + margin), axis=1)
+    keep = ((lo[j] <= hi[i] + margin) & (lo[i] <= hi[j] + margin)).all(axis=1)
     return np.column_stack([i[keep], j[keep]])
 
 
 def _sweep(lo: np.ndarray, hi: np.ndarray, margin: float) -> tuple[np.ndarray, np.ndarray]:
     """Every pair (i, j) of boxes whose bounds overlap, within ``margin`` (sort and sweep on the widest axis)."""
     m = len(lo)
-    axis = int(np.argmax(hi.max(axis=0) - lo.min(axis=0)))
-    order = np.argsort(lo[:, axis], kind="stable")
+    axis = int((hi.max(axis=0) - lo.min(axis=0)).argmax())
+    order = lo[:, axis].argsort(kind="stable")
     slo, shi = lo[order], hi[order]
     ends = np.searchsorted(slo[:, axis], shi[:, axis] + margin, side="right")
     first, later = ragged(np.maximum(ends - np.arange(m) - 1, 0))
     second = first + 1 + later
-    keep = np.all((slo[second] <= shi[first] + margin) & (slo[first] <= shi[second] + margin), axis=1)
+    keep = ((slo[second] <= shi[first] + margin) & (slo[first] <= shi[second] + margin)).all(axis=1)
     return order[first[keep]], order[second[keep]]
