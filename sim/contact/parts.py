@@ -10,7 +10,7 @@ import numpy as np
 from scipy.spatial import ConvexHull
 
 from sim.contact.interface import BOARD_PART
-from sim.geometry.transforms import IDENTITY_QUAT, quat_to_matrix
+from sim.geometry.transforms import rotation_matrices
 from sim.pieces import ConvexPart
 from sim.tol import tol
 
@@ -210,7 +210,7 @@ def place_all(scene, poses: np.ndarray) -> Table:
     board = scene.board_info
     kinds = [stacked_faces(piece.shape.parts) for piece in scene.pieces]
     owners = list(range(len(kinds)))
-    rots = _rotations(poses[:, 3:7])
+    rots = rotation_matrices(poses[:, 3:7])
     pos = poses[:, :3]
     if board.shape is not None:
         kinds.insert(0, stacked_faces(board.shape.parts))
@@ -237,18 +237,6 @@ def place_all(scene, poses: np.ndarray) -> Table:
                  np.concatenate(offsets + [[z0]]), np.concatenate(bases + [_UP_BASIS]),
                  pcnt.cumsum() - pcnt, pcnt, np.concatenate(pverts + [np.zeros((0, 3))]),
                  np.concatenate(lo + [[[-np.inf] * 3]]), np.concatenate(hi + [[[np.inf, np.inf, z0]]]))
-
-
-def _rotations(quats: np.ndarray) -> np.ndarray:
-    """(n, 3, 3) rotation matrices of (n, 4) quaternions xyzw, as ``quat_to_matrix`` gives them.
-
-    Scenes leave most pieces unrotated: when every quaternion is exactly the identity (signs of
-    zero included) the matrices are the identity, which scipy returns for it bit for bit, and
-    scipy's fixed cost of some 15 µs a call is not paid.
-    """
-    if (quats == IDENTITY_QUAT).all() and not np.signbit(quats).any():
-        return np.broadcast_to(np.eye(3), (len(quats), 3, 3))
-    return quat_to_matrix(quats)
 
 
 def _place_group(faces: StackedFaces, rots: np.ndarray, pos: np.ndarray):

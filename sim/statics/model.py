@@ -17,12 +17,13 @@ the solver sees is of order one.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from statistics import median
 
 import numpy as np
 from scipy.spatial import ConvexHull, QhullError
 
 from sim.contact import BOARD, Interface, board_friction, contact_friction, plane_basis
-from sim.geometry.transforms import quat_to_matrix
+from sim.geometry.transforms import rotation_matrices
 from sim.tol import tol
 
 G = 9.80665  # standard gravity (m/s²)
@@ -190,7 +191,7 @@ def equilibrium(scene, interfaces: list[Interface]) -> Equilibrium:
     index = {b: i for i, b in enumerate(bodies)}
     rank = {p.id: i for i, p in enumerate(scene.pieces)}
     poses = scene.poses()
-    rots = quat_to_matrix(poses[:, 3:7]).reshape(-1, 3, 3) if len(poses) else np.zeros((0, 3, 3))
+    rots = rotation_matrices(poses[:, 3:7]) if len(poses) else np.zeros((0, 3, 3))
     moving = [rank[b] for b in bodies]
     shapes = {p.id: p.shape for p in scene.pieces}  # each looked up once (the catalogue freezes the params per call)
     mass = np.array([pieces[b].mass for b in bodies])
@@ -267,7 +268,7 @@ def _length(shapes: list) -> float:
     for s in shapes:
         if id(s) not in size:
             size[id(s)] = float(np.max(s.extent))
-    return float(np.median([size[id(s)] for s in shapes])) if shapes else 1.0
+    return float(median(size[id(s)] for s in shapes)) if shapes else 1.0
 
 
 def _weight(mass: np.ndarray) -> float:
