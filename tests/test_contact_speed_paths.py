@@ -8,8 +8,8 @@ import shapely
 import sim.contact.narrow as narrow
 from sim.contact import find_interfaces, plane_basis
 from sim.contact.narrow import _geometries, _isin
-from sim.contact.parts import _rotations, batched_products, candidate_pairs
-from sim.geometry.transforms import quat_to_matrix
+from sim.contact.parts import batched_products, candidate_pairs
+from sim.geometry.transforms import quat_to_matrix, rotation_matrices
 from sim.scene import from_dict
 
 
@@ -47,13 +47,13 @@ def test_plane_basis_matches_np_cross_bit_for_bit():
 
 def test_unrotated_pieces_get_scipys_identity_matrices_bit_for_bit():
     quats = np.tile([0.0, 0.0, 0.0, 1.0], (3, 1))
-    assert _rotations(quats).tobytes() == quat_to_matrix(quats).tobytes()
+    assert rotation_matrices(quats).tobytes() == quat_to_matrix(quats).tobytes()
     signed_zero = quats.copy()
     signed_zero[1, 0] = -0.0  # scipy gives -0.0 entries here: not the shortcut
-    assert _rotations(signed_zero).tobytes() == quat_to_matrix(signed_zero).tobytes()
+    assert rotation_matrices(signed_zero).tobytes() == quat_to_matrix(signed_zero).tobytes()
     turned = np.array([[0.0, 0.0, 0.0, 1.0], [0.0, 0.0, np.sin(0.2), np.cos(0.2)]])
-    assert _rotations(turned).tobytes() == quat_to_matrix(turned).tobytes()
-    assert _rotations(np.zeros((0, 4))).shape == (0, 3, 3)
+    assert rotation_matrices(turned).tobytes() == quat_to_matrix(turned).tobytes()
+    assert rotation_matrices(np.zeros((0, 4))).shape == (0, 3, 3)
 
 
 def test_one_box_per_owner_pairs_as_the_owner_grouping_does_in_the_same_order():
