@@ -168,8 +168,8 @@ def bench_harmonic(repeat: int, with_cra: bool, cra_repeat: int) -> list[dict]:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5,
-                        help="timed runs of ours per case (best of); 4× that on the harmonic stacks")
-    parser.add_argument("--cra-repeat", type=int, default=3,
+                        help="timed runs of ours per case (best of); 8× that on the harmonic stacks")
+    parser.add_argument("--cra-repeat", type=int, default=5,
                         help="timed runs of compas_cra per case (best of), alternating with ours")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args(argv)
@@ -180,7 +180,7 @@ def main(argv=None) -> int:
         with_cra = False
     load = os.getloadavg()
     talo = bench_talo(args.repeat)
-    harmonic = bench_harmonic(4 * args.repeat, with_cra, args.cra_repeat)
+    harmonic = bench_harmonic(8 * args.repeat, with_cra, args.cra_repeat)
     if args.json:
         print(json.dumps({"load_average": load, "talo": talo, "harmonic": harmonic}, indent=2))
         return 0
@@ -192,7 +192,7 @@ def main(argv=None) -> int:
               f"  LPs {r['lp_solves']:3d}  interfaces {r['ms_interfaces']:7.1f}"
               f"  feasibility {r['ms_feasibility_incl_interfaces']:7.1f}"
               f"  with margin {r['ms_statics_incl_interfaces']:7.1f}")
-    print(f"\nHarmonic stacks (ms, best of {4 * args.repeat} / {args.cra_repeat}, alternating;"
+    print(f"\nHarmonic stacks (ms, best of {8 * args.repeat} / {args.cra_repeat}, alternating;"
           " ours include finding the interfaces;"
           " speed-ups: compas_cra's interfaces + solve over ours)")
     head = "   n  scale  ours  feas-only  +margin"
