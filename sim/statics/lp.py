@@ -72,8 +72,7 @@ class RowLP:
     def __init__(self, cost, lower, upper, warm: bool | None = None):
         self.cost = np.asarray(cost, dtype=float)
         n = len(self.cost)
-        self.lower = np.broadcast_to(np.asarray(lower, dtype=float), (n,)).copy()
-        self.upper = np.broadcast_to(np.asarray(upper, dtype=float), (n,)).copy()
+        self.lower, self.upper = _filled(lower, n), _filled(upper, n)
         self.warm = (_highs is not None) if warm is None else (warm and _highs is not None)
         self._rows: list[tuple] = []  # blocks of rows as CSR (data, indices, indptr), column-sorted
         self.row_lo = np.zeros(0)
@@ -105,8 +104,7 @@ class RowLP:
         data, indices, indptr = _csr(block)
         k = len(indptr) - 1
         first = self.num_rows
-        lo = np.broadcast_to(np.asarray(lo, dtype=float), (k,)).copy()
-        hi = np.broadcast_to(np.asarray(hi, dtype=float), (k,)).copy()
+        lo, hi = _filled(lo, k), _filled(hi, k)
         self.row_lo = np.concatenate([self.row_lo, lo])
         self.row_hi = np.concatenate([self.row_hi, hi])
         self._rows.append((data, indices, indptr))
@@ -144,9 +142,7 @@ class RowLP:
 
     def set_row_bounds(self, index, lo, hi) -> None:
         """Change the bounds of some rows."""
-        index = np.atleast_1d(np.asarray(index, dtype=np.int32))
-        lo = np.broadcast_to(np.asarray(lo, dtype=float), index.shape).copy()
-        hi = np.broadcast_to(np.asarray(hi, dtype=float), index.shape).copy()
+        index, lo, hi = _indexed(index, lo, hi)
         self.row_lo[index] = lo
         self.row_hi[index] = hi
         if self._h is not None:
@@ -155,9 +151,7 @@ class RowLP:
 
     def set_bounds(self, index, lo, hi) -> None:
         """Change the bounds of some variables."""
-        index = np.atleast_1d(np.asarray(index, dtype=np.int32))
-        lo = np.broadcast_to(np.asarray(lo, dtype=float), index.shape).copy()
-        hi = np.broadcast_to(np.asarray(hi, dtype=float), index.shape).copy()
+        index, lo, hi = _indexed(index, lo, hi)
         self.lower[index] = lo
         self.upper[index] = hi
         if self._h is not None:
@@ -202,6 +196,18 @@ class RowLP:
         duals[np.flatnonzero(lower)] -= marg[upper.sum():]
         col = np.asarray(res.lower.marginals) + np.asarray(res.upper.marginals)
         return Solution(True, float(res.fun), np.asarray(res.x), duals, col)
+
+
+def _filled(x, n: int) -> np.ndarray:
+    """(n,) a fresh float array of ``x``: a scalar repeated, or an array's copy."""
+    a = np.asarray(x, dtype=float)
+    return np.full(n, float(a)) if a.ndim == 0 else np.broadcast_to(a, (n,)).copy()
+
+
+def _indexed(index, lo, hi) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Indices as int32 (k,) and their lower and upper bounds as (k,) float arrays."""
+    index = np.atleast_1d(np.asarray(index, dtype=np.int32))
+    return index, _filled(lo, len(index)), _filled(hi, len(index))
 
 
 def _csr(block) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
