@@ -153,3 +153,23 @@ def test_hull_edges_come_nearest_the_origin_where_the_support_function_is_least(
         assert dist[k] == pytest.approx(value, abs=1e-9)
         d = np.array([math.cos(theta[k]), math.sin(theta[k])])
         assert (pts @ d).max() == pytest.approx(value, abs=1e-9)  # an edge where the minimum lies
+
+
+def test_the_lp_search_starts_across_the_least_tipping_bound_where_the_tilted_gravity_proof_falls_short(monkeypatch):
+    ice = _box("ice", (200, 200, 10), (0, 0, 5), fixed=True, friction=0.01)
+    base = _box("base", (60, 60, 20), (0, 0, 20))  # slides on the ice at √(0.01 · 0.5) = 0.071
+    wall = _box("wall", (20, 60, 20), (40, 0, 20), fixed=True)  # beside it: no sliding bound of its own
+    top = _box("top", (40, 20, 80), (0, 0, 70))  # would tip across y at 10 / 40 = 0.25
+    scene = _scene(ice, base, wall, top)
+    assert block_bounds(_eq(scene)).tip == pytest.approx((0.25, math.pi / 2), rel=1e-9)
+    directions = []
+    support = Problem.support
+
+    def spy(self, theta, *args, **kwargs):
+        directions.append(math.degrees(theta) % 360.0)
+        return support(self, theta, *args, **kwargs)
+
+    monkeypatch.setattr(Problem, "support", spy)
+    r = analyze(scene)
+    assert directions[0] == pytest.approx(90.0, abs=1e-9)  # the tipping bound's direction, not 0°
+    assert r.margin_g == pytest.approx(math.sqrt(0.01 * 0.5), rel=5e-3)  # the base slides on the ice first

@@ -37,7 +37,7 @@ from sim.statics.planar import hull_edges
 from sim.tol import tol
 
 TIE = 1e-9  # bounds this close (relative) are equal: the direction first counter-clockwise from +x is taken
-MAX_CHECKS = 8  # candidates checked for admissibility, least bound first, before the bound is given up
+MAX_CHECKS = 64  # candidates checked for admissibility (about 0.1 ms each), least bound first, before giving up
 ADMIT = 1e-9  # slack (per unit of motion, relative to the block's size) an admissible contact may lack
 
 

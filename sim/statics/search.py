@@ -88,13 +88,12 @@ def search(eq: Equilibrium, problem: Problem | None = None, best: float = math.i
         The bounds found.
     """
     tilt = tilt if tilt is not None else TiltTest(eq)
-    closed = _closed_form(eq, tilt)
+    closed, theta = _closed_form(eq, tilt)
     if closed is not None:
         return closed
     problem = problem if problem is not None else Problem(eq, warm)
     problem.start_margin()
     found = Bounds(problem=problem)
-    theta = math.radians(FIRST_DIRECTION_DEG)
     found.add(theta, *problem.support(theta))
     test = None  # the tilted-gravity test, once tried
     tried: list[float] = []  # directions the test has been tried in, one by one
@@ -130,29 +129,33 @@ def search(eq: Equilibrium, problem: Problem | None = None, best: float = math.i
     return found
 
 
-def _closed_form(eq: Equilibrium, tilt: TiltTest) -> Bounds | None:
+def _closed_form(eq: Equilibrium, tilt: TiltTest) -> tuple[Bounds | None, float]:
     """The margin without an LP, where a block mechanism bounds it and tilted gravity proves the bound.
 
     Tipping (:mod:`sim.statics.blocks`): 8 tests whose hull contains the disc just inside the bound;
     sliding: the tests around the disc just inside it (A is round there), from the first direction.
-    None where the proof falls short.
+
+    Returns:
+        The bounds (None where the proof falls short), and the direction (rad) the LP search starts
+        from: the least tipping bound's, where there is one (likely near the weakest), else the first.
     """
     bounds = block_bounds(eq)
+    first = math.radians(FIRST_DIRECTION_DEG)
     if bounds.tip is not None:
         bound, theta = bounds.tip
         if not tol.margin_precision < bound < MARGIN_CAP_G:
-            return None
+            return None, theta
         proven = polygon_points(tilt, theta, bound - TILT_GOAL * precision(bound))
         if len(proven) < COARSE_POINTS:
-            return None
+            return None, theta
     else:
-        theta, bound = math.radians(FIRST_DIRECTION_DEG), bounds.slide
+        theta, bound = first, bounds.slide
         if not tol.margin_precision < bound < MARGIN_CAP_G:
-            return None
+            return None, first
         proven = tilt_points(tilt, bound, theta, bound - TILT_GOAL * precision(bound))
         if not proven or bound - lowest_bound(np.array(proven))[1] > precision(bound):
-            return None
-    return Bounds(points=proven, upper=bound, theta=theta, estimate=(bound, theta))
+            return None, first
+    return Bounds(points=proven, upper=bound, theta=theta, estimate=(bound, theta)), theta
 
 
 def polygon_edge(points: np.ndarray, vertices: np.ndarray, upper: float, theta: float) -> float | None:
