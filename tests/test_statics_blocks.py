@@ -173,3 +173,13 @@ def test_the_lp_search_starts_across_the_least_tipping_bound_where_the_tilted_gr
     r = analyze(scene)
     assert directions[0] == pytest.approx(90.0, abs=1e-9)  # the tipping bound's direction, not 0°
     assert r.margin_g == pytest.approx(math.sqrt(0.01 * 0.5), rel=5e-3)  # the base slides on the ice first
+
+
+def test_a_tipping_bound_just_below_the_sliding_one_caps_the_margin_the_lp_search_finds():
+    # tips at 10 / 20.1 = 0.4975 g, slides at 0.5: the proof's points lie beyond the friction cone, so the LP
+    # searches, and would stop at the sliding bound, 0.5 % above; the tipping bound is the tighter answer
+    box = _box("box", (20, 60, 40.2), (0, 0, 20.1))
+    r = analyze(_scene(box))
+    assert r.lp_solves > 0
+    assert r.margin_g == pytest.approx(10 / 20.1, rel=1e-9)
+    assert r.weakest_direction_deg == pytest.approx(0.0, abs=1e-9)  # across its narrow side, the first from +x

@@ -88,7 +88,7 @@ def search(eq: Equilibrium, problem: Problem | None = None, best: float = math.i
         The bounds found.
     """
     tilt = tilt if tilt is not None else TiltTest(eq)
-    closed, theta = _closed_form(eq, tilt)
+    closed, theta, tip = _closed_form(eq, tilt)
     if closed is not None:
         return closed
     problem = problem if problem is not None else Problem(eq, warm)
@@ -126,36 +126,40 @@ def search(eq: Equilibrium, problem: Problem | None = None, best: float = math.i
         edge = polygon_edge(np.array(found.points), np.array(found.vertices), found.upper, found.theta)
         if edge is not None:  # refined until exact, or until it cannot undercut the margin found
             found.add(edge, *problem.support(edge, enough=found.upper - tol.margin_precision))
+    if tip is not None and tip[0] < min(found.upper, found.estimate[0]):  # a tighter upper bound, in closed form
+        found.upper, found.theta = tip
+        found.estimate = tip
     return found
 
 
-def _closed_form(eq: Equilibrium, tilt: TiltTest) -> tuple[Bounds | None, float]:
+def _closed_form(eq: Equilibrium, tilt: TiltTest) -> tuple[Bounds | None, float, tuple[float, float] | None]:
     """The margin without an LP, where a block mechanism bounds it and tilted gravity proves the bound.
 
     Tipping (:mod:`sim.statics.blocks`): 8 tests whose hull contains the disc just inside the bound;
     sliding: the tests around the disc just inside it (A is round there), from the first direction.
 
     Returns:
-        The bounds (None where the proof falls short), and the direction (rad) the LP search starts
-        from: the least tipping bound's, where there is one (likely near the weakest), else the first.
+        The bounds (None where the proof falls short); the direction (rad) the LP search starts
+        from: the least tipping bound's, where there is one (likely near the weakest), else the
+        first; and that tipping bound (g, rad) or None, an upper bound the search may not reach.
     """
     bounds = block_bounds(eq)
     first = math.radians(FIRST_DIRECTION_DEG)
     if bounds.tip is not None:
         bound, theta = bounds.tip
         if not tol.margin_precision < bound < MARGIN_CAP_G:
-            return None, theta
+            return None, theta, None
         proven = polygon_points(tilt, theta, bound - TILT_GOAL * precision(bound))
         if len(proven) < COARSE_POINTS:
-            return None, theta
+            return None, theta, bounds.tip
     else:
         theta, bound = first, bounds.slide
         if not tol.margin_precision < bound < MARGIN_CAP_G:
-            return None, first
+            return None, first, None
         proven = tilt_points(tilt, bound, theta, bound - TILT_GOAL * precision(bound))
         if not proven or bound - lowest_bound(np.array(proven))[1] > precision(bound):
-            return None, first
-    return Bounds(points=proven, upper=bound, theta=theta, estimate=(bound, theta)), theta
+            return None, first, None
+    return Bounds(points=proven, upper=bound, theta=theta, estimate=(bound, theta)), theta, bounds.tip
 
 
 def polygon_edge(points: np.ndarray, vertices: np.ndarray, upper: float, theta: float) -> float | None:
