@@ -291,7 +291,8 @@ void main() {
 }
 """
 
-BACKDROP_VERTEX = VERSION + """
+# Positions alone, invariant: passes drawn over the same geometry land on exactly the same pixels.
+_INVARIANT_VERTEX = VERSION + """
 uniform mat4 p3d_ModelViewProjectionMatrix;
 in vec4 p3d_Vertex;
 invariant gl_Position;
@@ -300,6 +301,8 @@ void main() {
     gl_Position = p3d_ModelViewProjectionMatrix * p3d_Vertex;
 }
 """
+
+BACKDROP_VERTEX = _INVARIANT_VERTEX
 
 BACKDROP_FRAGMENT = VERSION + _COMMON + """
 out vec4 frag_color;
@@ -325,15 +328,7 @@ void main() {
 
 # The multisampled second pass: every sample takes the colour the shading pass gave its own
 # surface (see sim.render.buffers).
-RESOLVE_VERTEX = VERSION + """
-uniform mat4 p3d_ModelViewProjectionMatrix;
-in vec4 p3d_Vertex;
-invariant gl_Position;
-
-void main() {
-    gl_Position = p3d_ModelViewProjectionMatrix * p3d_Vertex;
-}
-"""
+RESOLVE_VERTEX = _INVARIANT_VERTEX
 
 RESOLVE_FRAGMENT = VERSION + """
 uniform sampler2D u_shaded;        // the shading pass's colours, one per pixel
