@@ -183,3 +183,15 @@ def test_a_tipping_bound_just_below_the_sliding_one_caps_the_margin_the_lp_searc
     assert r.lp_solves > 0
     assert r.margin_g == pytest.approx(10 / 20.1, rel=1e-9)
     assert r.weakest_direction_deg == pytest.approx(0.0, abs=1e-9)  # across its narrow side, the first from +x
+
+
+def test_a_base_on_a_sloped_contact_gets_no_sliding_bound_even_where_its_points_are_level():
+    from sim.statics.model import Equilibrium
+
+    a = math.radians(10.0)
+    n = np.array([math.sin(a), 0.0, math.cos(a)])  # a line contact along y on a plank tilted about y
+    t = np.array([[0.0, 1.0, 0.0], np.cross(n, [0.0, 1.0, 0.0])])
+    eq = Equilibrium(("edge",), np.array([0.1]), np.array([[0.0, 0.0, 0.05]]),
+                     np.array([[0.0, -0.02, 0.0], [0.0, 0.02, 0.0]]), np.array([n, n]), np.array([t, t]),
+                     np.array([0.5, 0.5]), np.array([-1, -1]), np.array([0, 0]), np.array([0, 0]), 0.1, 1.0)
+    assert block_bounds(eq).slide == math.inf  # on a slope the rise a slide needs is not μ

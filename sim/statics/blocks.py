@@ -38,6 +38,7 @@ from sim.tol import tol
 
 TIE = 1e-9  # bounds this close (relative) are equal: the direction first counter-clockwise from +x is taken
 MAX_CHECKS = 64  # candidates checked for admissibility (about 0.1 ms each), least bound first, before giving up
+LEVEL = 1e-12  # a contact normal whose z component falls short of 1 by less is vertical (rounding)
 ADMIT = 1e-9  # slack (per unit of motion, relative to the block's size) an admissible contact may lack
 
 
@@ -83,10 +84,15 @@ def block_bounds(eq: Equilibrium) -> BlockBounds:
 
 
 def _sliding(eq: Equilibrium, moving: np.ndarray, base: np.ndarray) -> float:
-    """The least, over the sets (k, b) touching the rest only at their level base (k, p), of its greatest μ."""
+    """The least, over the sets (k, b) touching the rest only at their base (k, p), of its greatest μ.
+
+    Only bases whose contact normals are vertical to rounding count: on a sloped contact the rise
+    a translation needs is not μ (those sets are left to the LP and :mod:`sim.statics.slide`).
+    """
     up = (eq.above >= 0) & moving[:, np.maximum(eq.above, 0)]
     down = (eq.below >= 0) & moving[:, np.maximum(eq.below, 0)]
-    alone = ~((up != down) & ~base).any(axis=1)
+    sloped = eq.normals[:, 2] < 1.0 - LEVEL
+    alone = ~((up != down) & ~base).any(axis=1) & ~(base & sloped).any(axis=1)
     if not alone.any():
         return math.inf
     return float(np.where(base[alone], eq.mu, -np.inf).max(axis=1).min())
