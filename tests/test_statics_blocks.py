@@ -9,26 +9,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sim.contact import find_interfaces
-from sim.scene import from_dict
 from sim.statics import analyze
 from sim.statics.blocks import block_bounds
 from sim.statics.cases import HARMONIC_BLOCK, harmonic_stack
-from sim.statics.model import equilibrium
 from sim.statics.planar import hull_edges, lowest_bound
 from sim.statics.problem import Problem
-
-
-def _scene(*pieces):
-    return from_dict({"format": "towerlab-scene/1", "game": "free", "pieces": list(pieces)})
-
-
-def _box(name, size, pos, **extra):
-    return {"id": name, "kind": "box", "size": list(size), "pos": list(pos), **extra}
-
-
-def _eq(scene):
-    return equilibrium(scene, find_interfaces(scene))
+from tests.helpers import box_record, equilibrium_of, free_scene
 
 
 def tip_bound(eq):
@@ -41,44 +27,45 @@ def tip_bound(eq):
     ((60, 20, 80), 10 / 40, 90.0),
 ])
 def test_a_box_on_the_board_tips_at_half_its_width_over_its_centre_height(size, bound, deg):
-    found = tip_bound(_eq(_scene(_box("box", size, (0, 0, size[2] / 2)))))
+    found = tip_bound(equilibrium_of(free_scene(box_record("box", size, (0, 0, size[2] / 2)))))
     assert found[0] == pytest.approx(bound, rel=1e-12)
     assert math.degrees(found[1]) == pytest.approx(deg, abs=1e-9)
 
 
 def test_a_box_that_slides_before_it_tips_has_only_its_sliding_bound():
-    found = block_bounds(_eq(_scene(_box("box", (60, 60, 20), (0, 0, 10)))))  # tips at 3 g, slides at μ = 0.5
+    flat = box_record("box", (60, 60, 20), (0, 0, 10))  # tips at 3 g, slides at μ = 0.5
+    found = block_bounds(equilibrium_of(free_scene(flat)))
     assert found.tip is None and found.slide == pytest.approx(0.5, rel=1e-9)
 
 
 def test_the_upper_box_of_two_slides_at_the_lower_friction_between_them():
-    lower = _box("lower", (60, 60, 20), (0, 0, 10))
-    upper = _box("upper", (40, 40, 10), (0, 0, 25), friction=0.2)  # on the lower box: √(0.2 · 0.5)
-    found = block_bounds(_eq(_scene(lower, upper)))
+    lower = box_record("lower", (60, 60, 20), (0, 0, 10))
+    upper = box_record("upper", (40, 40, 10), (0, 0, 25), friction=0.2)  # on the lower box: √(0.2 · 0.5)
+    found = block_bounds(equilibrium_of(free_scene(lower, upper)))
     assert found.slide == pytest.approx(math.sqrt(0.2 * 0.5), rel=1e-9)
 
 
 def test_a_layer_of_boxes_side_by_side_slides_as_one_on_the_layer_below():
-    lower = _box("lower", (100, 40, 20), (0, 0, 10))
-    left = _box("left", (40, 40, 10), (-20, 0, 25), friction=0.2)  # the two touch each other: neither slides alone
-    right = _box("right", (40, 40, 10), (20, 0, 25), friction=0.2)
-    scene = _scene(lower, left, right)
-    assert block_bounds(_eq(scene)).slide == pytest.approx(math.sqrt(0.2 * 0.5), rel=1e-9)
+    lower = box_record("lower", (100, 40, 20), (0, 0, 10))
+    left = box_record("left", (40, 40, 10), (-20, 0, 25), friction=0.2)  # the two touch: neither slides alone
+    right = box_record("right", (40, 40, 10), (20, 0, 25), friction=0.2)
+    scene = free_scene(lower, left, right)
+    assert block_bounds(equilibrium_of(scene)).slide == pytest.approx(math.sqrt(0.2 * 0.5), rel=1e-9)
     r = analyze(scene)
     assert r.lp_solves == 0 and r.margin_g == pytest.approx(math.sqrt(0.2 * 0.5), rel=5e-3)
 
 
 def test_a_box_touching_a_wall_has_no_sliding_bound_of_its_own():
-    box = _box("box", (40, 40, 20), (0, 0, 10))
-    wall = _box("wall", (20, 40, 60), (30, 0, 30), fixed=True)
-    assert block_bounds(_eq(_scene(box, wall))).slide == math.inf  # the wall contact is not in its base
+    box = box_record("box", (40, 40, 20), (0, 0, 10))
+    wall = box_record("wall", (20, 40, 60), (30, 0, 30), fixed=True)
+    assert block_bounds(equilibrium_of(free_scene(box, wall))).slide == math.inf  # the wall contact is not in its base
 
 
 def test_a_fixed_wall_on_one_side_blocks_tipping_towards_it():
-    box = _box("box", (20, 40, 80), (0, 0, 40))
-    wall = _box("wall", (20, 40, 60), (20, 0, 50), fixed=True)  # against the upper three quarters of its +x face
-    scene = _scene(box, wall)
-    found = tip_bound(_eq(scene))
+    box = box_record("box", (20, 40, 80), (0, 0, 40))
+    wall = box_record("wall", (20, 40, 60), (20, 0, 50), fixed=True)  # against the upper three quarters of its +x face
+    scene = free_scene(box, wall)
+    found = tip_bound(equilibrium_of(scene))
     assert found[0] == pytest.approx(10 / 40, rel=1e-12)
     assert math.degrees(found[1]) == pytest.approx(180.0, abs=1e-9)  # away from the wall, the face lifting off it
     assert analyze(scene).margin_g <= found[0] + 1e-9
@@ -86,21 +73,22 @@ def test_a_fixed_wall_on_one_side_blocks_tipping_towards_it():
 
 def test_a_wall_down_to_the_board_holds_the_face_that_would_scrape_up_it():
     # turning away, the face's lowest points slide up the wall without leaving it: friction can resist that
-    box = _box("box", (20, 40, 80), (0, 0, 40))
-    wall = _box("wall", (20, 40, 100), (20, 0, 50), fixed=True)
-    assert tip_bound(_eq(_scene(box, wall))) is None
+    box = box_record("box", (20, 40, 80), (0, 0, 40))
+    wall = box_record("wall", (20, 40, 100), (20, 0, 50), fixed=True)
+    assert tip_bound(equilibrium_of(free_scene(box, wall))) is None
 
 
 def test_a_box_jammed_under_a_fixed_beam_cannot_tip_at_all():
-    scene = _scene(_box("box", (20, 20, 20), (0, 0, 10)), _box("beam", (200, 40, 20), (0, 0, 30), fixed=True))
-    assert tip_bound(_eq(scene)) is None
+    scene = free_scene(box_record("box", (20, 20, 20), (0, 0, 10)),
+                       box_record("beam", (200, 40, 20), (0, 0, 30), fixed=True))
+    assert tip_bound(equilibrium_of(scene)) is None
 
 
 @pytest.mark.parametrize("n", [2, 5, 12])
 def test_a_harmonic_stack_tips_at_its_closed_form_margin(n):
     scale = 0.97
     length, _, height = HARMONIC_BLOCK
-    found = tip_bound(_eq(harmonic_stack(n, scale)))
+    found = tip_bound(equilibrium_of(harmonic_stack(n, scale)))
     assert found[0] == pytest.approx((1 - scale) * length / (n * height), rel=1e-9)
     assert math.degrees(found[1]) == pytest.approx(0.0, abs=1e-9)  # off the table edge, towards +x
 
@@ -108,10 +96,10 @@ def test_a_harmonic_stack_tips_at_its_closed_form_margin(n):
 def test_a_block_that_tips_or_slides_needs_no_lp_for_its_margin_and_one_against_a_wall_does():
     tips = analyze(harmonic_stack(4, 0.95))
     assert tips.lp_solves == 0 and tips.margin_g == pytest.approx(0.05 * 200 / (4 * 20), rel=1e-9)
-    slides = analyze(_scene(_box("box", (40, 40, 20), (0, 0, 10))))  # tips at 2 g, slides at μ = 0.5
+    slides = analyze(free_scene(box_record("box", (40, 40, 20), (0, 0, 10))))  # tips at 2 g, slides at μ = 0.5
     assert slides.lp_solves == 0 and slides.margin_g == pytest.approx(0.5, rel=5e-3)  # proven round the disc
-    leans = analyze(_scene(_box("box", (40, 40, 20), (0, 0, 10)), _box("wall", (20, 40, 60), (30, 0, 30),
-                                                                       fixed=True)))
+    leans = analyze(free_scene(box_record("box", (40, 40, 20), (0, 0, 10)),
+                               box_record("wall", (20, 40, 60), (30, 0, 30), fixed=True)))
     assert leans.lp_solves > 0  # the wall: no block bound of its own, the LP search
 
 
@@ -121,11 +109,11 @@ def test_a_block_that_tips_or_slides_needs_no_lp_for_its_margin_and_one_against_
 def test_the_tipping_bound_is_never_below_what_the_lp_withstands_in_its_direction(layers, turn):
     pieces, z = [], 0.0
     for k, (dx, dy, h) in enumerate(layers):
-        pieces.append(_box(f"b{k}", (40, 30, h), (dx, dy, z + h / 2)))
+        pieces.append(box_record(f"b{k}", (40, 30, h), (dx, dy, z + h / 2)))
         z += h
     rot = [0.0, 0.0, turn]
-    scene = _scene(*({**p, "rot": rot, "pos": _turned(p["pos"], turn)} for p in pieces))
-    eq = _eq(scene)
+    scene = free_scene(*({**p, "rot": rot, "pos": _turned(p["pos"], turn)} for p in pieces))
+    eq = equilibrium_of(scene)
     found = tip_bound(eq)
     if found is None or not analyze(scene, margin=False).feasible:
         return
@@ -156,12 +144,12 @@ def test_hull_edges_come_nearest_the_origin_where_the_support_function_is_least(
 
 
 def test_the_lp_search_starts_across_the_least_tipping_bound_where_the_tilted_gravity_proof_falls_short(monkeypatch):
-    ice = _box("ice", (200, 200, 10), (0, 0, 5), fixed=True, friction=0.01)
-    base = _box("base", (60, 60, 20), (0, 0, 20))  # slides on the ice at √(0.01 · 0.5) = 0.071
-    wall = _box("wall", (20, 60, 20), (40, 0, 20), fixed=True)  # beside it: no sliding bound of its own
-    top = _box("top", (40, 20, 80), (0, 0, 70))  # would tip across y at 10 / 40 = 0.25
-    scene = _scene(ice, base, wall, top)
-    assert block_bounds(_eq(scene)).tip == pytest.approx((0.25, math.pi / 2), rel=1e-9)
+    ice = box_record("ice", (200, 200, 10), (0, 0, 5), fixed=True, friction=0.01)
+    base = box_record("base", (60, 60, 20), (0, 0, 20))  # slides on the ice at √(0.01 · 0.5) = 0.071
+    wall = box_record("wall", (20, 60, 20), (40, 0, 20), fixed=True)  # beside it: no sliding bound of its own
+    top = box_record("top", (40, 20, 80), (0, 0, 70))  # would tip across y at 10 / 40 = 0.25
+    scene = free_scene(ice, base, wall, top)
+    assert block_bounds(equilibrium_of(scene)).tip == pytest.approx((0.25, math.pi / 2), rel=1e-9)
     directions = []
     support = Problem.support
 
@@ -178,8 +166,8 @@ def test_the_lp_search_starts_across_the_least_tipping_bound_where_the_tilted_gr
 def test_a_tipping_bound_just_below_the_sliding_one_caps_the_margin_the_lp_search_finds():
     # tips at 10 / 20.1 = 0.4975 g, slides at 0.5: the proof's points lie beyond the friction cone, so the LP
     # searches, and would stop at the sliding bound, 0.5 % above; the tipping bound is the tighter answer
-    box = _box("box", (20, 60, 40.2), (0, 0, 20.1))
-    r = analyze(_scene(box))
+    box = box_record("box", (20, 60, 40.2), (0, 0, 20.1))
+    r = analyze(free_scene(box))
     assert r.lp_solves > 0
     assert r.margin_g == pytest.approx(10 / 20.1, rel=1e-9)
     assert r.weakest_direction_deg == pytest.approx(0.0, abs=1e-9)  # across its narrow side, the first from +x

@@ -8,37 +8,31 @@ import numpy as np
 import pytest
 
 from sim.contact import find_interfaces
-from sim.scene import from_dict
 from sim.statics import analyze
 from sim.statics.cases import block_on_slope
 from sim.statics.model import equilibrium
 from sim.statics.slide import slide_bound
 from sim.tol import tol
+from tests.helpers import box_record, equilibrium_of, free_scene
 
 BOARD_MU = 0.5  # the free scene's board and a generic box
 
 
-def _scene(*pieces):
-    return from_dict({"format": "towerlab-scene/1", "game": "free", "pieces": list(pieces)})
-
 
 def _bound(scene, deg: float) -> float:
-    return slide_bound(equilibrium(scene, find_interfaces(scene)), math.radians(deg))
+    return slide_bound(equilibrium_of(scene), math.radians(deg))
 
-
-def _box(name, size, pos, **extra):
-    return {"id": name, "kind": "box", "size": list(size), "pos": list(pos), **extra}
 
 
 @pytest.mark.parametrize("deg", [0.0, 37.0, 90.0, 200.0, 315.0])
 def test_a_box_on_the_level_board_is_bounded_by_its_contacts_mu_in_every_direction(deg):
-    scene = _scene(_box("box", (40, 30, 20), (0, 0, 10), friction=0.2))
+    scene = free_scene(box_record("box", (40, 30, 20), (0, 0, 10), friction=0.2))
     assert _bound(scene, deg) == pytest.approx(math.sqrt(0.2 * BOARD_MU), rel=1e-9)
 
 
 def test_a_stack_of_two_boxes_is_bounded_by_the_bottom_contacts_mu():
-    scene = _scene(_box("low", (40, 40, 20), (0, 0, 10), friction=0.2),
-                   _box("high", (40, 40, 20), (0, 0, 30), friction=0.8))
+    scene = free_scene(box_record("low", (40, 40, 20), (0, 0, 10), friction=0.2),
+                   box_record("high", (40, 40, 20), (0, 0, 30), friction=0.8))
     # between the boxes μ = √(0.2 · 0.8) = 0.4; on the board √(0.2 · 0.5) ≈ 0.316: the whole stack slides there
     for deg in (0.0, 45.0, 160.0):
         assert _bound(scene, deg) == pytest.approx(math.sqrt(0.2 * BOARD_MU), rel=1e-9)
@@ -53,35 +47,36 @@ def test_a_block_on_a_slope_is_bounded_by_the_tangent_of_the_friction_angle_less
 
 
 def test_a_box_against_a_fixed_wall_is_unbounded_towards_the_wall_and_slides_away_from_it():
-    scene = _scene(_box("box", (20, 20, 20), (0, 0, 10)),
-                   _box("wall", (20, 40, 60), (20, 0, 30), fixed=True))
+    scene = free_scene(box_record("box", (20, 20, 20), (0, 0, 10)),
+                   box_record("wall", (20, 40, 60), (20, 0, 30), fixed=True))
     assert _bound(scene, 0.0) == math.inf  # pushed into the wall: no sliding mechanism
     assert _bound(scene, 180.0) == pytest.approx(BOARD_MU, rel=1e-9)
 
 
 def test_a_box_under_a_fixed_beam_cannot_slide_up_and_out():
     # jammed between the board and a fixed piece on top: no translation opens both contacts
-    scene = _scene(_box("box", (20, 20, 20), (0, 0, 10)), _box("beam", (200, 40, 20), (0, 0, 30), fixed=True))
+    scene = free_scene(box_record("box", (20, 20, 20), (0, 0, 10)),
+                       box_record("beam", (200, 40, 20), (0, 0, 30), fixed=True))
     assert _bound(scene, 0.0) == math.inf
 
 
 def test_no_supports_means_no_bound():
-    scene = _scene(_box("cloud", (20, 20, 20), (0, 0, 50)))
+    scene = free_scene(box_record("cloud", (20, 20, 20), (0, 0, 50)))
     assert _bound(scene, 0.0) == math.inf
 
 
 def test_the_bound_is_never_below_the_margin_found():
-    scene = _scene(_box("low", (40, 40, 20), (0, 0, 10), friction=0.2),
-                   _box("high", (40, 40, 20), (0, 0, 30), friction=0.8))
+    scene = free_scene(box_record("low", (40, 40, 20), (0, 0, 10), friction=0.2),
+                   box_record("high", (40, 40, 20), (0, 0, 30), friction=0.8))
     r = analyze(scene)
     assert r.margin_g <= _bound(scene, r.weakest_direction_deg) + 1e-9
     assert r.margin_g == pytest.approx(math.sqrt(0.2 * BOARD_MU), rel=1e-6)  # the bound closes the search exactly
 
 
 def test_the_top_box_of_a_stack_sliding_alone_is_bounded_by_the_contact_between_the_boxes():
-    scene = _scene(_box("low", (40, 40, 20), (0, 0, 10), friction=0.8),
-                   _box("high", (40, 40, 20), (0, 0, 30), friction=0.2))
-    eq = equilibrium(scene, find_interfaces(scene))
+    scene = free_scene(box_record("low", (40, 40, 20), (0, 0, 10), friction=0.8),
+                   box_record("high", (40, 40, 20), (0, 0, 30), friction=0.2))
+    eq = equilibrium_of(scene)
     top = np.array([body == "high" for body in eq.bodies])
     assert slide_bound(eq, 0.3, top) == pytest.approx(math.sqrt(0.2 * 0.8), rel=1e-9)  # 0.4
     assert slide_bound(eq, 0.3) == pytest.approx(math.sqrt(0.8 * BOARD_MU), rel=1e-9)  # the whole stack: 0.632

@@ -332,7 +332,8 @@ def clip(cands: list) -> list:
     pieces = _split(coords, counts)
     out = [None] * len(cands)
     if polygons:
-        rings = ((counts > 0) & (shapely.get_type_id(clipped) == POLYGON_TYPE) & (np.array(dims) == 2)).nonzero()[0]
+        polygon = shapely.get_type_id(clipped) == shapely.GeometryType.POLYGON
+        rings = ((counts > 0) & polygon & (np.array(dims) == 2)).nonzero()[0]
         rows = rings.tolist()
         areas = shapely.area(clipped[rings])
         for r, res in zip(rows, _polygons_points([pieces[r] for r in rows], counts[rings], areas)):
@@ -346,10 +347,6 @@ def clip(cands: list) -> list:
 def _segments(coords: list) -> list:
     """:func:`_segment` of each (k, 2) array; a lone point (a corner on a face) is itself."""
     return [c.copy() if len(c) == 1 else _segment(c) for c in coords]
-
-
-
-POLYGON_TYPE = 3  # shapely's geometry type id of a Polygon
 
 
 def _polygons_points(rings: list, counts: np.ndarray, areas: np.ndarray) -> list:

@@ -89,8 +89,7 @@ def _sliding(eq: Equilibrium, moving: np.ndarray, base: np.ndarray) -> float:
     Only bases whose contact normals are vertical to rounding count: on a sloped contact the rise
     a translation needs is not μ (those sets are left to the LP and :mod:`sim.statics.slide`).
     """
-    up = (eq.above >= 0) & moving[:, np.maximum(eq.above, 0)]
-    down = (eq.below >= 0) & moving[:, np.maximum(eq.below, 0)]
+    up, down = eq.sides(moving)
     sloped = eq.normals[:, 2] < 1.0 - LEVEL
     alone = ~((up != down) & ~base).any(axis=1) & ~(base & sloped).any(axis=1)
     if not alone.any():
@@ -102,7 +101,7 @@ def _candidate_sets(eq: Equilibrium) -> np.ndarray:
     """(c, b) masks: each body with all it carries (through supports, transitively), the whole structure,
     and for each height of a level contact, every body whose centre of mass lies above it (a layer)."""
     n = len(eq.bodies)
-    support = (eq.normals[:, 2] >= math.cos(tol.support_angle)) & (eq.below >= 0) & (eq.above >= 0)
+    support = eq.supports & (eq.below >= 0) & (eq.above >= 0)
     carries: dict[int, set[int]] = {}
     for lower, upper in set(zip(eq.below[support].tolist(), eq.above[support].tolist())):
         carries.setdefault(lower, set()).add(upper)
@@ -120,8 +119,7 @@ def _candidate_sets(eq: Equilibrium) -> np.ndarray:
         if key not in seen:
             seen.add(key)
             out.append(mask)
-    level = eq.normals[:, 2] >= math.cos(tol.support_angle)
-    heights = np.unique(np.round(eq.points[level, 2] / tol.coplanar)) * tol.coplanar
+    heights = np.unique(np.round(eq.points[eq.supports, 2] / tol.coplanar)) * tol.coplanar
     for mask in [np.ones(n, dtype=bool)] + [eq.com[:, 2] > z for z in heights.tolist()]:
         key = mask.tobytes()
         if mask.any() and key not in seen:
@@ -140,9 +138,8 @@ def _bases(eq: Equilibrium, sets: np.ndarray):
         Those sets' masks (k, b), their base contacts (k, p) (supports between the set and the
         rest: side contacts are left to :func:`_admissible`), centres of mass (k, 3) and base heights (k,).
     """
-    upper = (eq.above >= 0) & sets[:, np.maximum(eq.above, 0)]
-    lower = (eq.below >= 0) & sets[:, np.maximum(eq.below, 0)]
-    base = upper & ~lower & (eq.normals[:, 2] >= math.cos(tol.support_angle))
+    upper, lower = eq.sides(sets)
+    base = upper & ~lower & eq.supports
     z = eq.points[:, 2]
     z0 = np.where(base, z, np.inf).min(axis=1)
     level = base.any(axis=1) & (np.where(base, z, -np.inf).max(axis=1) - z0 <= tol.coplanar)
@@ -159,8 +156,7 @@ def _admissible(eq: Equilibrium, moving: np.ndarray, axis: np.ndarray, theta: fl
     """
     e = np.array([math.cos(theta), math.sin(theta), 0.0])
     omega = np.array([-e[1], e[0], 0.0])  # ẑ × e
-    up = (eq.above >= 0) & moving[np.maximum(eq.above, 0)]
-    down = (eq.below >= 0) & moving[np.maximum(eq.below, 0)]
+    up, down = eq.sides(moving)
     cut = up != down  # contacts between the turning bodies and the rest (the others keep still)
     arm = eq.points[cut] - axis
     v = np.cross(omega, arm)  # the turning side's velocity at each contact

@@ -16,7 +16,9 @@ the solver sees is of order one.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from functools import cached_property
 from statistics import median
 
 import numpy as np
@@ -60,6 +62,23 @@ class Equilibrium:
     interface: np.ndarray
     length: float
     weight: float
+
+    @cached_property
+    def supports(self) -> np.ndarray:
+        """(p,) whether each contact point is a support: its normal within ``tol.support_angle`` of vertical."""
+        return self.normals[:, 2] >= math.cos(tol.support_angle)
+
+    def sides(self, bodies: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Whether each contact point's upper and its lower body is among ``bodies``.
+
+        Args:
+            bodies: (b,) or (c, b) body masks (a support, the board or a fixed piece, is never among them).
+
+        Returns:
+            (..., p) for the upper sides, and for the lower.
+        """
+        return ((self.above >= 0) & bodies[..., np.maximum(self.above, 0)],
+                (self.below >= 0) & bodies[..., np.maximum(self.below, 0)])
 
     @property
     def num_rows(self) -> int:

@@ -40,7 +40,6 @@ def support_along(angles: np.ndarray, points: np.ndarray) -> np.ndarray:
     return (np.column_stack([np.cos(angles), np.sin(angles)]) @ points.T).max(axis=1)
 
 
-
 def hull_edges(points: np.ndarray, group: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The edges of the convex hull of each group of points, all groups at once.
 
@@ -57,7 +56,7 @@ def hull_edges(points: np.ndarray, group: np.ndarray) -> tuple[np.ndarray, np.nd
         (points on a line) has no edges.
     """
     hulls = shapely.convex_hull(shapely.multipoints(points, indices=group))
-    poly = np.flatnonzero(shapely.get_type_id(hulls) == POLYGON)
+    poly = np.flatnonzero(shapely.get_type_id(hulls) == shapely.GeometryType.POLYGON)
     if len(poly) == 0:
         return np.zeros(0, dtype=int), np.zeros(0), np.zeros(0)
     ring, which = shapely.get_coordinates(shapely.get_exterior_ring(hulls[poly]), return_index=True)
@@ -72,5 +71,3 @@ def hull_edges(points: np.ndarray, group: np.ndarray) -> tuple[np.ndarray, np.nd
     angle = np.arctan2(normal[:, 1], normal[:, 0]) % (2.0 * np.pi)
     return poly[owner], angle, np.einsum("ij,ij->i", start, normal)
 
-
-POLYGON = 3  # shapely's geometry type id of a Polygon

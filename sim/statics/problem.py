@@ -75,7 +75,7 @@ class Problem:
         self.row_point = np.zeros(0, dtype=int)
         self.row_cut = np.zeros(0, dtype=bool)  # (r,) whether a generator row is a cut (not seeded)
         self._cutting = False
-        support = eq.normals[:, 2] >= math.cos(tol.support_angle)
+        support = eq.supports
         held = np.zeros(len(eq.bodies), dtype=bool)
         held[eq.above[support & (eq.above >= 0)]] = True
         held[eq.below[support & (eq.below >= 0)]] = True  # carries a support: its own weight goes there too

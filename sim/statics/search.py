@@ -95,7 +95,7 @@ def search(eq: Equilibrium, problem: Problem | None = None, best: float = math.i
     problem.start_margin()
     found = Bounds(problem=problem)
     found.add(theta, *problem.support(theta))
-    test = None  # the tilted-gravity test, once tried
+    around = False  # whether the tilted-gravity test has been tried all around
     tried: list[float] = []  # directions the test has been tried in, one by one
     evaluations = 1
     while evaluations < MAX_DIRECTIONS:
@@ -105,19 +105,19 @@ def search(eq: Equilibrium, problem: Problem | None = None, best: float = math.i
             theta = found.estimate[1]
         if math.isfinite(target) and target - lower <= precision(target):
             break
-        if test is None and math.isfinite(found.upper) and found.upper > tol.margin_precision:
+        if not around and math.isfinite(found.upper) and found.upper > tol.margin_precision:
             # not closed at once: prove points all around together (A may be round: sliding)
-            test = tilt
+            around = True
             goal = target - TILT_GOAL * precision(target)
-            proven = tilt_points(test, found.upper, found.theta, goal)
+            proven = tilt_points(tilt, found.upper, found.theta, goal)
             found.points += proven
             if not proven:
                 tried = [math.inf] * MAX_TILTS  # the model does not fit this structure
             continue
-        if test is not None and len(tried) < MAX_TILTS and all(_apart(theta, t) for t in tried):
+        if around and len(tried) < MAX_TILTS and all(_apart(theta, t) for t in tried):
             tried.append(theta)  # where the bound is lowest, first the cheap proof just inside the target
             alpha = target * (1.0 - DISC_SHRINK) * np.array([math.cos(theta), math.sin(theta)])
-            if test.holds(alpha):
+            if tilt.holds(alpha):
                 found.points.append(alpha)
                 continue
         found.add(theta, *problem.support(theta, enough=target - ENOUGH * precision(target)))

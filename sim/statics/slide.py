@@ -47,8 +47,7 @@ def slide_bound(eq: Equilibrium, theta: float, moving: np.ndarray | None = None)
     """
     if moving is None:
         moving = np.ones(len(eq.bodies), dtype=bool)
-    low = (eq.below >= 0) & moving[np.maximum(eq.below, 0)]
-    high = (eq.above >= 0) & moving[np.maximum(eq.above, 0)]
+    high, low = eq.sides(moving)
     outer = low != high  # contacts between a moving body and one standing still (or a support)
     if not outer.any():
         return math.inf

@@ -146,7 +146,8 @@ class TiltTest:
         ok = (vn > 0) & (slip <= eq.mu * vn)
         held = np.zeros(len(eq.bodies) + 1, dtype=bool)
         if removed is not None:
-            ok &= ~(removed[eq.above] & (eq.above >= 0)) & ~(removed[eq.below] & (eq.below >= 0))
+            upper, lower = eq.sides(removed)
+            ok &= ~upper & ~lower
             held[:-1] = removed  # a body taken out needs no support
         usable = np.flatnonzero(ok)
         body = self._body[usable]  # (k, 2)
