@@ -10,9 +10,8 @@ import numpy as np
 
 from sim.contact import BOARD, Interface, find_interfaces, is_table_contact
 from sim.geometry.transforms import transform_points
+from sim.names import TABLE
 from sim.tol import tol
-
-TABLE = "table"  # the table around a board's slab, as a support
 
 
 @dataclass(frozen=True, eq=False)

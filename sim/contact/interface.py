@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sim.names import BOARD
 from sim.pieces.boards import TABLE_MATERIAL
 
-BOARD = "board"
 BOARD_PART = -1  # ``part_a`` of an interface with the board, its slab or the table
 
 

@@ -18,17 +18,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sim.contact import BOARD
 from sim.geometry.transforms import quat_to_matrix, rotation_angle, tilt_angle
+from sim.names import GROUND
 from sim.physics.settings import TUNED, PhysicsSettings
-from sim.physics.world import TABLE, World
+from sim.physics.world import World
 from sim.scene import Scene
 from sim.tol import tol
 
 RECORD_HZ = 60.0
 """Frames recorded per simulated second (the replay's frame rate)."""
 
-GROUND = frozenset({BOARD, TABLE})
 
 EVENT_KINDS = ("moved", "left_support", "fell", "knocked_down", "settled")
 """Event kinds in the order they are reported within one frame."""

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from sim.contact import BOARD
+from sim.names import BOARD, TABLE
 from sim.physics.errors import BlowUpError, OverlapError
 from sim.physics.hulls import body_file, face_corners, hull_file
 from sim.physics.settings import TUNED, PhysicsSettings
@@ -59,8 +59,6 @@ HULL_MARGIN = 0.001
 """pybullet's collision margin on every convex hull (Bullet units; 1 µm in a millimetre world, 1 mm in metres):
 contact distances count it twice, so the overlap check adds it back."""
 
-TABLE = "table"
-"""Name of the endless table plane under the board (the board itself is ``BOARD``)."""
 
 
 @dataclass(frozen=True)

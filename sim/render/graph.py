@@ -24,13 +24,13 @@ from panda3d.core import (
     NodePath,
 )
 
+from sim.names import BOARD
 from sim.pieces.model import PieceShape
 from sim.render.looks import DECAL_FINISH, finish, grain_seed
 from sim.render.surfaces import Surface, piece_surfaces
 
 MAIN_MASK = BitMask32.bit(0)  # seen by the picture's camera
 SHADOW_MASK = BitMask32.bit(1)  # seen by the light's camera: what casts shadows
-BOARD_ID = "board"
 
 
 def _vertex_format() -> GeomVertexFormat:
@@ -133,7 +133,7 @@ class SceneGraph:
         b = scene.board_info
         self.board = None
         if b.shape is not None:
-            self.board = self._build(BOARD_ID, b.shape, library, support=True)
+            self.board = self._build(BOARD, b.shape, library, support=True)
             self.board.set_pos(*b.pos)
         for piece in scene.pieces:
             self.nodes[piece.id] = self._build(piece.id, piece.shape, library, support=False)

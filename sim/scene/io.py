@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from sim.atomic import write_text
 from sim.errors import SceneError, UnknownKindError
 from sim.geometry.transforms import canonical_quat, euler_to_quat
+from sim.names import RESERVED_IDS
 from sim.pieces import DEFAULT_BOARD, KINDS, MM
 from sim.pieces import board as catalogue_board
 from sim.pieces.boards import BOARDS
@@ -26,7 +27,6 @@ from sim.scene.model import GridPlacement, Piece, Scene
 MAX_FILE_BYTES = 50 * 1024 * 1024
 G_CM3 = 1000.0
 _TALO_KINDS = ("talo.block", "talo.pawn")
-RESERVED_IDS = frozenset({"board", "table"})  # the support graph's names for what is under the pieces
 
 
 def where_id(i: int) -> str:

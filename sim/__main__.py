@@ -1,0 +1,5 @@
+"""``python -m sim``: the ``towerlab`` command (for a checkout without the console script)."""
+
+from sim.cli import run
+
+run()

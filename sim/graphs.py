@@ -1,0 +1,56 @@
+"""Connected components of undirected graphs: the one definition every layer uses.
+
+Structures in the statics, the support graph, Babylon's buildings,
+Tohuwabohu's structures and the physics world's islands are all connected
+components; they differ only in what they join.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Mapping
+
+import numpy as np
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+
+
+def component_labels(n: int, rows, cols) -> np.ndarray:
+    """(n,) int component label of each node of an undirected graph on nodes ``0..n-1``.
+
+    Args:
+        n: number of nodes.
+        rows, cols: (k,) int end points of the k edges (either order; self-loops allowed).
+
+    Returns:
+        Labels ``0..c-1``, numbered in the order of each component's lowest node.
+    """
+    rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+    cols = np.asarray(cols, dtype=np.int64).reshape(-1)
+    graph = coo_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, n))
+    return connected_components(graph, directed=False)[1]
+
+
+def components(nodes: Iterable[Hashable], edges: Iterable[tuple] | Mapping) -> list[frozenset]:
+    """Connected groups of ``nodes`` under undirected ``edges``, in the order of their first node.
+
+    Args:
+        nodes: the nodes, in the order that decides the groups' order.
+        edges: pairs ``(a, b)``, or a mapping node -> iterable of neighbours; edges that name a
+            node not in ``nodes`` are ignored.
+
+    Returns:
+        One frozenset per component, ordered by the position of its first node in ``nodes``.
+    """
+    nodes = list(nodes)
+    index = {v: k for k, v in enumerate(nodes)}
+    pairs = ((a, b) for a, bs in edges.items() for b in bs) if isinstance(edges, Mapping) else edges
+    rows, cols = [], []
+    for a, b in pairs:
+        if a in index and b in index:
+            rows.append(index[a])
+            cols.append(index[b])
+    labels = component_labels(len(nodes), rows, cols)
+    groups: dict[int, list] = {}
+    for v, label in zip(nodes, labels):
+        groups.setdefault(int(label), []).append(v)
+    return [frozenset(g) for g in groups.values()]
