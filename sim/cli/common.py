@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import NoReturn
 
 import typer
@@ -34,3 +36,37 @@ def fail(message: str, code: int = 2) -> NoReturn:
 def emit_json(data) -> None:
     """Print data as JSON on stdout."""
     sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
+
+
+Progress = Callable[[float, float], None]
+"""A progress callback: ``update(done, total)`` in any unit (seconds simulated, trials, pieces)."""
+
+
+@contextmanager
+def progress(label: str, *, quiet: bool = False, unit: str = "") -> Iterator[Progress | None]:
+    """A progress bar on stderr for work that can run over a second, shown only on a terminal.
+
+    Args:
+        label: what is being done, e.g. ``"checking bench.json"``.
+        quiet: show nothing (``--json`` runs keep stderr for errors alone).
+        unit: printed after the counts, e.g. ``"s simulated"`` or ``"trials"``.
+
+    Yields:
+        ``update(done, total)`` to call as the work goes, or None when nothing is shown
+        (callers pass it on as an optional callback).
+    """
+    if quiet or not err_console.is_terminal:
+        yield None
+        return
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[done]}"),
+                  TimeElapsedColumn(), TimeRemainingColumn(), console=err_console, transient=True) as bar:
+        task = bar.add_task(label, total=1.0, done="")
+
+        def update(done: float, total: float) -> None:
+            counts = f"{done:.3g}/{total:.3g}" if isinstance(done, float) and not float(done).is_integer() \
+                else f"{int(done)}/{int(total)}"
+            bar.update(task, completed=done / total if total else 1.0, done=f"{counts} {unit}".rstrip())
+
+        yield update
