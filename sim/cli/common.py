@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import NoReturn
 
 import typer
 from rich.console import Console
+
+from sim.errors import TowerlabError
 
 app = typer.Typer(
     name="towerlab",
@@ -70,3 +74,36 @@ def progress(label: str, *, quiet: bool = False, unit: str = "") -> Iterator[Pro
             bar.update(task, completed=done / total if total else 1.0, done=f"{counts} {unit}".rstrip())
 
         yield update
+
+
+class OutputError(TowerlabError):
+    """An output path that cannot be written."""
+
+
+def writable_output(path: Path, option: str = "-o", *, directory: bool = False) -> Path:
+    """Check, before any work, that ``path`` can be written; return it.
+
+    Args:
+        path: the file (or, with ``directory``, the folder) the command will write.
+        option: the option that named it, for the message (``-o``, ``--record``, ...).
+        directory: the output is a folder (created if missing) rather than a file.
+
+    Raises:
+        OutputError: one line naming the option, the path and what is wrong: an existing
+            folder where a file is wanted (or the reverse), a parent that is a file, a place
+            this user cannot write.
+    """
+    path = Path(path)
+    if directory:
+        if path.exists() and not path.is_dir():
+            raise OutputError(f"{option} {path}: is a file; give a folder")
+    elif path.is_dir():
+        raise OutputError(f"{option} {path}: is a folder; give a file name")
+    parent = path if directory and path.is_dir() else path.parent
+    while not parent.exists() and parent != parent.parent:  # the first folder that exists will hold the new ones
+        parent = parent.parent
+    if not parent.is_dir():
+        raise OutputError(f"{option} {path}: {parent} is a file, not a folder")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise OutputError(f"{option} {path}: cannot write in {parent} (permission denied)")
+    return path
