@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from sim.contact import find_interfaces
-from sim.contact.parts import batched_products, candidate_pairs
+from sim.contact.broad import candidate_pairs
+from sim.contact.ragged import batched_products
 from sim.scene import from_dict
 
 

@@ -7,8 +7,9 @@ import shapely
 
 import sim.contact.narrow as narrow
 from sim.contact import find_interfaces, plane_basis
+from sim.contact.broad import candidate_pairs
 from sim.contact.narrow import _geometries, _isin
-from sim.contact.parts import batched_products, candidate_pairs
+from sim.contact.ragged import batched_products
 from sim.geometry.transforms import quat_to_matrix, rotation_matrices
 from sim.scene import from_dict
 

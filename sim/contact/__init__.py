@@ -1,26 +1,22 @@
 """Contact interfaces between touching convex parts of a scene's pieces (pure geometry).
 
-``find_interfaces`` pairs nearby parts (:mod:`sim.contact.parts`), finds where
-one lies on a face of the other and clips that to the face
-(:mod:`sim.contact.narrow`), and returns :class:`Interface` records.
+``find_interfaces`` places every convex part at its pose
+(:mod:`sim.contact.placed`, from the faces of :mod:`sim.contact.faces`),
+pairs nearby parts (:mod:`sim.contact.broad`), finds where one lies on a face
+of the other and clips that to the face (:mod:`sim.contact.narrow`), and
+returns :class:`Interface` records.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from sim.contact.broad import candidate_pairs
+from sim.contact.faces import PartFaces, part_faces, plane_basis
 from sim.contact.interface import BOARD, BOARD_PART, Interface, board_friction, contact_friction, is_table_contact
 from sim.contact.narrow import clip, face_candidates, touching_rows
-from sim.contact.parts import (
-    PartFaces,
-    Table,
-    batched_products,
-    candidate_pairs,
-    part_faces,
-    place_all,
-    plane_basis,
-    resolve_poses,
-)
+from sim.contact.placed import PlacedParts, place_all, resolve_poses
+from sim.contact.ragged import batched_products
 from sim.tol import tol
 
 __all__ = ["BOARD", "BOARD_PART", "Interface", "PartFaces", "board_friction", "contact_friction", "find_interfaces",
@@ -58,38 +54,38 @@ def find_interfaces(scene, poses=None, *, gap: float | None = None, depth: float
     gap = tol.coplanar if gap is None else gap
     depth = tol.overlap if depth is None else depth
     poses = resolve_poses(scene, poses)
-    table = place_all(scene, poses)
+    placed = place_all(scene, poses)
     ids = [BOARD] + [p.id for p in scene.pieces]
-    rank = table.owner  # -1 for the board, else the piece's place in the scene
+    rank = placed.owner  # -1 for the board, else the piece's place in the scene
     plane = len(rank) - 1  # the endless table plane, last
-    pairs = candidate_pairs(table.lo[:plane], table.hi[:plane], rank[:plane], gap + depth)
+    pairs = candidate_pairs(placed.lo[:plane], placed.hi[:plane], rank[:plane], gap + depth)
     pairs = np.where((rank[pairs[:, 0]] > rank[pairs[:, 1]])[:, None], pairs[:, ::-1], pairs)  # lower rank first
-    z0 = table.offsets[-1]
-    bottom = table.lo[:plane, 2]
+    z0 = placed.offsets[-1]
+    bottom = placed.lo[:plane, 2]
     near = ((rank[:plane] >= 0) & (bottom <= z0 + gap) & (bottom >= z0 - depth)).nonzero()[0]
     on_table = np.full((len(near), 2), plane)  # the table plane (rank -1) first
     on_table[:, 1] = near
     pairs = np.concatenate([pairs, on_table])
     if len(pairs) == 0:
         return []
-    cands = face_candidates(pairs, table, touching_rows(table, pairs, gap, depth), gap)
+    cands = face_candidates(pairs, placed, touching_rows(placed, pairs, gap, depth), gap)
     best: dict[int, tuple] = {}
     for c, res in zip(cands, clip(cands) if cands else []):
         if res is not None and (c.pair not in best or res[:2] > best[c.pair][0][:2]):
             best[c.pair] = (res, c)
     if not best:
         return []
-    out = _interfaces(table, ids, pairs[list(best)], list(best.values()))
+    out = _interfaces(placed, ids, pairs[list(best)], list(best.values()))
     order = {name: i for i, name in enumerate(ids)}
     out.sort(key=lambda f: (order[f.a], order[f.b], f.part_a, f.part_b))
     return out
 
 
-def _interfaces(table: Table, ids: list, pairs: np.ndarray, chosen: list) -> list[Interface]:
+def _interfaces(placed: PlacedParts, ids: list, pairs: np.ndarray, chosen: list) -> list[Interface]:
     """The interface records of the pairs' chosen contacts, oriented so that their normals point up.
 
     Args:
-        table: the placed parts.
+        placed: the placed parts.
         ids: the board's then the pieces' ids, indexed by owner + 1.
         pairs: (r,) part index pairs.
         chosen: r (result of ``clip``, candidate) of those pairs.
@@ -101,12 +97,13 @@ def _interfaces(table: Table, ids: list, pairs: np.ndarray, chosen: list) -> lis
     z = normals[:, 2]
     i, j = pairs[:, 0], pairs[:, 1]
     # the face is b's where flipped: seen from a the normal points into b
-    swap = (np.where(flip, -z, z) < -np.sin(tol.coplanar_angle)) | (table.owner[j] < 0)
+    swap = (np.where(flip, -z, z) < -np.sin(tol.coplanar_angle)) | (placed.owner[j] < 0)
     reverse = flip ^ swap
     normals = np.where(reverse[:, None], -normals, normals)
     lo, hi = np.where(swap, j, i), np.where(swap, i, j)
-    a_ids = [ids[o + 1] for o in table.owner[lo].tolist()]
-    b_ids = [ids[o + 1] for o in table.owner[hi].tolist()]
+    a_ids = [ids[o + 1] for o in placed.owner[lo].tolist()]
+    b_ids = [ids[o + 1] for o in placed.owner[hi].tolist()]
+    a_parts, b_parts = placed.part[lo].tolist(), placed.part[hi].tolist()
     return [Interface(a, b, pa, pb, n, p[::-1].copy() if rev else p, res[1])
-            for a, b, pa, pb, n, p, rev, (res, _) in zip(a_ids, b_ids, table.part[lo].tolist(), table.part[hi].tolist(),
-                                                         normals, pts, reverse.tolist(), chosen)]
+            for a, b, pa, pb, n, p, rev, (res, _) in zip(a_ids, b_ids, a_parts, b_parts, normals, pts,
+                                                         reverse.tolist(), chosen)]

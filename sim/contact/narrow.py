@@ -13,7 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 import shapely
 
-from sim.contact.parts import Table, batched_products, ragged
+from sim.contact.placed import PlacedParts
+from sim.contact.ragged import batched_products, ragged
 from sim.tol import tol
 
 # --- narrow phase -----------------------------------------------------------------
@@ -51,7 +52,7 @@ def _dot3(a: np.ndarray, ia: np.ndarray, b: np.ndarray, ib: np.ndarray) -> np.nd
     return (a[0][ia] * b[0][ib] + a[2][ia] * b[2][ib]) + a[1][ia] * b[1][ib]
 
 
-def touching_rows(table: Table, pairs: np.ndarray, gap: float, depth: float):
+def touching_rows(placed: PlacedParts, pairs: np.ndarray, gap: float, depth: float):
     """Signed distances of every pair's vertices to the other part's face planes, all pairs at once.
 
     Each pair is looked at both ways round (faces of the first part, vertices of the second, and
@@ -59,7 +60,7 @@ def touching_rows(table: Table, pairs: np.ndarray, gap: float, depth: float):
     ``depth`` inside and at least one vertex within ``gap`` of it.
 
     Args:
-        table: the placed parts.
+        placed: the placed parts.
         pairs: (p, 2) part indices.
 
     Returns:
@@ -70,18 +71,18 @@ def touching_rows(table: Table, pairs: np.ndarray, gap: float, depth: float):
     """
     face_part = pairs.T.ravel()  # the pairs' first parts, then their second parts
     vert_part = pairs[:, ::-1].T.ravel()
-    live = (table.vcnt[vert_part] > 0).nonzero()[0]
+    live = (placed.vcnt[vert_part] > 0).nonzero()[0]
     pair_idx, flip, face_part, vert_part = live % len(pairs), live >= len(pairs), face_part[live], vert_part[live]
-    row_dir, row_face = ragged(table.fcnt[face_part])  # one row per (directed pair, face)
-    face_id = table.fstart[face_part[row_dir]] + row_face
+    row_dir, row_face = ragged(placed.fcnt[face_part])  # one row per (directed pair, face)
+    face_id = placed.fstart[face_part[row_dir]] + row_face
     if len(face_id) > BOUND_ROWS:
-        maybe = _may_touch(table, face_id, vert_part[row_dir], gap, depth)
+        maybe = _may_touch(placed, face_id, vert_part[row_dir], gap, depth)
         row_dir, face_id = row_dir[maybe], face_id[maybe]
-    row_len = table.vcnt[vert_part[row_dir]]
+    row_len = placed.vcnt[vert_part[row_dir]]
     el_row, el_vert = ragged(row_len)  # one element per (row, vertex)
-    vert_id = table.vstart[vert_part[row_dir[el_row]]] + el_vert
+    vert_id = placed.vstart[vert_part[row_dir[el_row]]] + el_vert
     el_face = face_id[el_row]
-    s = _dot3(table.vcols, vert_id, table.ncols, el_face) - table.offsets[el_face]
+    s = _dot3(placed.vcols, vert_id, placed.ncols, el_face) - placed.offsets[el_face]
     starts = row_len.cumsum() - row_len
     smin = np.minimum.reduceat(s, starts)
     hit = ((smin >= -depth) & (smin <= gap)).nonzero()[0]
@@ -91,7 +92,7 @@ def touching_rows(table: Table, pairs: np.ndarray, gap: float, depth: float):
     return pair_idx[d], flip[d], face_id[hit], count, on, starts[hit]
 
 
-def _may_touch(table: Table, face: np.ndarray, part: np.ndarray, gap: float, depth: float) -> np.ndarray:
+def _may_touch(placed: PlacedParts, face: np.ndarray, part: np.ndarray, gap: float, depth: float) -> np.ndarray:
     """Whether a part's nearest vertex may lie within (-depth, gap) of a face plane, from cheap bounds.
 
     Its box bounds that vertex's distance from below, its vertex centroid from above; rows ruled
@@ -105,13 +106,13 @@ def _may_touch(table: Table, face: np.ndarray, part: np.ndarray, gap: float, dep
     Returns:
         (r,) bool.
     """
-    n, offset = table.normals[face], table.offsets[face]
-    low = np.minimum(n * table.lo[part], n * table.hi[part]).sum(axis=1) - offset
-    high = (n * table.centroids[part]).sum(axis=1) - offset
+    n, offset = placed.normals[face], placed.offsets[face]
+    low = np.minimum(n * placed.lo[part], n * placed.hi[part]).sum(axis=1) - offset
+    high = (n * placed.centroids[part]).sum(axis=1) - offset
     return (low <= gap + tol.merge) & (high >= -depth - tol.merge)
 
 
-def _facing_polygons(table: Table, face: np.ndarray, other: np.ndarray, top: np.ndarray):
+def _facing_polygons(placed: PlacedParts, face: np.ndarray, other: np.ndarray, top: np.ndarray):
     """For faces and the parts touching them: the other part's face lying on each face's plane.
 
     Args:
@@ -123,10 +124,10 @@ def _facing_polygons(table: Table, face: np.ndarray, other: np.ndarray, top: np.
         (r,) the other part's global face index with the opposite normal whose polygon lies
         within the gap of the plane, or -1 where there is none.
     """
-    fcnt = table.fcnt[other]
+    fcnt = placed.fcnt[other]
     el_row, el_face = ragged(fcnt)
-    g_all = table.fstart[other][el_row] + el_face
-    dots = _dot3(table.ncols, g_all, table.ncols, face[el_row])
+    g_all = placed.fstart[other][el_row] + el_face
+    dots = _dot3(placed.ncols, g_all, placed.ncols, face[el_row])
     lowest = np.minimum.reduceat(dots, fcnt.cumsum() - fcnt)
     first = (dots == lowest[el_row]).nonzero()[0]
     rows = el_row[first]  # ascending: keep each row's first
@@ -136,13 +137,13 @@ def _facing_polygons(table: Table, face: np.ndarray, other: np.ndarray, top: np.
     g[rows[lead]] = g_all[first[lead]]
     g[lowest > -np.cos(tol.coplanar_angle)] = -1
     ok = (g >= 0).nonzero()[0]
-    el2, k2 = ragged(table.pcnt[g[ok]])
-    height = _dot3(table.pcols, table.pstart[g[ok]][el2] + k2, table.ncols, face[ok][el2])
+    el2, k2 = ragged(placed.pcnt[g[ok]])
+    height = _dot3(placed.pcols, placed.pstart[g[ok]][el2] + k2, placed.ncols, face[ok][el2])
     g[ok[el2[height > top[ok][el2]]]] = -1  # a vertex above the plane
     return g
 
 
-def face_candidates(pairs: np.ndarray, table: Table, rows, gap: float) -> list:
+def face_candidates(pairs: np.ndarray, placed: PlacedParts, rows, gap: float) -> list:
     """The touching set of each candidate row, in its face's plane coordinates.
 
     A face-on-face overlap is found from both faces; the second finding (the second part's face
@@ -154,33 +155,33 @@ def face_candidates(pairs: np.ndarray, table: Table, rows, gap: float) -> list:
     g = np.full(len(face), -1)
     many = (count >= 3).nonzero()[0]
     if len(many):
-        g[many] = _facing_polygons(table, face[many], other[many], table.offsets[face[many]] + gap)
+        g[many] = _facing_polygons(placed, face[many], other[many], placed.offsets[face[many]] + gap)
     # both faces of a face-on-face contact find it: keep the first part's
     flat = (g >= 0).nonzero()[0]
     first_side = flat[~flip[flat]]
-    n_faces = len(table.offsets)
+    n_faces = len(placed.offsets)
     seen = _isin(pair_k[flat] * n_faces + g[flat], pair_k[first_side] * n_faces + face[first_side])
     flat = flat[~(flip[flat] & seen)]
-    origins = table.normals[face] * table.offsets[face][:, None]
+    origins = placed.normals[face] * placed.offsets[face][:, None]
     out = []
     if len(flat):
-        overlap, touch2d, face2d = _flat_projections(table, face[flat], g[flat], gap)
+        overlap, touch2d, face2d = _flat_projections(placed, face[flat], g[flat], gap)
         flat = flat[overlap]
-        out = [Candidate(k, fl, 2, t2, f2, table.normals[fid], origin, table.bases[fid])
+        out = [Candidate(k, fl, 2, t2, f2, placed.normals[fid], origin, placed.bases[fid])
                for k, fl, fid, t2, f2, origin in zip(pair_k[flat].tolist(), flip[flat].tolist(), face[flat].tolist(),
                                                      touch2d, face2d, origins[flat])]
     rest = (g < 0).nonzero()[0]
     if not len(rest):
         return out
     edges = rest[count[rest] == 2]  # an edge on a face: its two vertices, projected together
-    edge_touch = dict(zip(edges.tolist(), _touching_pairs(table, on, start[edges], other[edges], face[edges])))
-    for r, f2 in zip(rest.tolist(), _projected_faces(table, face[rest])):
+    edge_touch = dict(zip(edges.tolist(), _touching_pairs(placed, on, start[edges], other[edges], face[edges])))
+    for r, f2 in zip(rest.tolist(), _projected_faces(placed, face[rest])):
         fid = int(face[r])
-        basis = table.bases[fid]
+        basis = placed.bases[fid]
         if r in edge_touch:
             dim, touch = 1, edge_touch[r]
         else:
-            verts = table.vertices(int(other[r]))
+            verts = placed.vertices(int(other[r]))
             mask = on[start[r]:start[r] + len(verts)]
             if count[r] >= 3:
                 touch = _touching_polygon(verts[mask], basis)
@@ -189,7 +190,7 @@ def face_candidates(pairs: np.ndarray, table: Table, rows, gap: float) -> list:
                 dim, touch = int(count[r]) - 1, verts[mask] @ basis.T
         if dim == 2 and f2 is not None and not _boxes_overlap(touch, f2, gap):
             continue
-        out.append(Candidate(int(pair_k[r]), bool(flip[r]), dim, touch, f2, table.normals[fid], origins[r], basis))
+        out.append(Candidate(int(pair_k[r]), bool(flip[r]), dim, touch, f2, placed.normals[fid], origins[r], basis))
     return out
 
 
@@ -200,28 +201,28 @@ def _isin(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return (a[:, None] == b).any(axis=1)
 
 
-def _touching_pairs(table: Table, on: np.ndarray, start: np.ndarray, part: np.ndarray, face: np.ndarray):
+def _touching_pairs(placed: PlacedParts, on: np.ndarray, start: np.ndarray, part: np.ndarray, face: np.ndarray):
     """For rows where exactly two vertices of a part touch a face: those two in the face's (u, v), (r, 2, 2).
 
     Batched products: the same numbers as each row's own ``vertices @ basis.T``.
     """
-    el, at = ragged(table.vcnt[part])
-    ids = (table.vstart[part][el] + at)[on[start[el] + at]].reshape(-1, 2)
-    return table.verts[ids] @ table.bases[face].transpose(0, 2, 1)
+    el, at = ragged(placed.vcnt[part])
+    ids = (placed.vstart[part][el] + at)[on[start[el] + at]].reshape(-1, 2)
+    return placed.verts[ids] @ placed.bases[face].transpose(0, 2, 1)
 
 
-def _projected_faces(table: Table, face: np.ndarray) -> list:
+def _projected_faces(placed: PlacedParts, face: np.ndarray) -> list:
     """Faces' polygons in their own (u, v), (k, 2) each (None for the endless plane), in batched products."""
-    cnt = table.pcnt[face].tolist()
+    cnt = placed.pcnt[face].tolist()
     bounded = [i for i, k in enumerate(cnt) if k]
-    polys = [table.pverts[table.pstart[face[i]]:table.pstart[face[i]] + cnt[i]] for i in bounded]
+    polys = [placed.pverts[placed.pstart[face[i]]:placed.pstart[face[i]] + cnt[i]] for i in bounded]
     out = [None] * len(face)
-    for i, proj in zip(bounded, batched_products(polys, table.bases[face[bounded]].transpose(0, 2, 1))):
+    for i, proj in zip(bounded, batched_products(polys, placed.bases[face[bounded]].transpose(0, 2, 1))):
         out[i] = proj
     return out
 
 
-def _flat_projections(table: Table, face: np.ndarray, g: np.ndarray, gap: float):
+def _flat_projections(placed: PlacedParts, face: np.ndarray, g: np.ndarray, gap: float):
     """The facing polygons (reversed: counter-clockwise about the face normal) and the faces, in 2-d.
 
     Returns:
@@ -230,12 +231,12 @@ def _flat_projections(table: Table, face: np.ndarray, g: np.ndarray, gap: float)
         of (k, 2) arrays (a face of the endless plane is None).
     """
     r = len(face)
-    cnt = np.concatenate([table.pcnt[g], table.pcnt[face]])  # the facing polygons', then the faces'
+    cnt = np.concatenate([placed.pcnt[g], placed.pcnt[face]])  # the facing polygons', then the faces'
     row, k = ragged(cnt)
     # the facing polygons' vertices last to first, the faces' first to last
-    vert = np.concatenate([table.pstart[g] + cnt[:r] - 1, table.pstart[face]])[row] + np.where(row < r, -k, k)
+    vert = np.concatenate([placed.pstart[g] + cnt[:r] - 1, placed.pstart[face]])[row] + np.where(row < r, -k, k)
     fid = np.concatenate([face, face])[row]
-    uv = np.column_stack([_dot3(table.pcols, vert, b, fid) for b in table.bcols])
+    uv = np.column_stack([_dot3(placed.pcols, vert, b, fid) for b in placed.bcols])
     overlap = np.ones(r, dtype=bool)
     bounded = (cnt[r:] > 0).nonzero()[0]
     if len(bounded):
