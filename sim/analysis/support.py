@@ -10,6 +10,7 @@ import numpy as np
 
 from sim.contact import BOARD, Interface, find_interfaces, is_table_contact
 from sim.geometry.transforms import transform_points
+from sim.graphs import components
 from sim.names import TABLE
 from sim.tol import tol
 
@@ -78,22 +79,8 @@ class SupportGraph:
 
     @cached_property
     def _structures(self) -> tuple[frozenset, ...]:
-        fixed = {p.id for p in self.scene.pieces if p.fixed}
-        parent = {i: i for i in self.ids if i not in fixed}
-
-        def root(i):
-            while parent[i] != i:
-                parent[i] = parent[parent[i]]
-                i = parent[i]
-            return i
-
-        for iface in self.interfaces:
-            if iface.a in parent and iface.b in parent:
-                parent[root(iface.a)] = root(iface.b)
-        groups: dict[str, list[str]] = {}
-        for i in parent:
-            groups.setdefault(root(i), []).append(i)
-        return tuple(frozenset(g) for g in groups.values())
+        movable = [p.id for p in self.scene.pieces if not p.fixed]
+        return tuple(components(movable, ((f.a, f.b) for f in self.interfaces)))
 
     def structures(self) -> list[frozenset]:
         """Connected groups of (non-fixed) pieces, by any contact; the board and fixed pieces excluded.

@@ -26,6 +26,7 @@ from scipy.spatial import ConvexHull, QhullError
 
 from sim.contact import BOARD, Interface, board_friction, contact_friction, plane_basis
 from sim.geometry.transforms import rotation_matrices
+from sim.graphs import component_labels
 from sim.tol import tol
 
 G = 9.80665  # standard gravity (m/s²)
@@ -157,15 +158,9 @@ class Equilibrium:
         if n == 0:
             return []
         both = (self.below >= 0) & (self.above >= 0)
-        label = np.arange(n)  # union-find roots over the distinct links (few, even where points are many)
-        for a, b in set(zip(self.below[both].tolist(), self.above[both].tolist())):
-            ra, rb = _root(label, a), _root(label, b)
-            label[max(ra, rb)] = min(ra, rb)
-        label = np.array([_root(label, i) for i in range(n)])
+        label = component_labels(n, self.below[both], self.above[both])  # numbered by each group's first body
         order = np.argsort(label, kind="stable")  # bodies grouped, each group in body order
-        cut = np.flatnonzero(np.diff(label[order])) + 1
-        groups = np.split(order, cut)
-        return sorted(groups, key=lambda g: int(g[0]))
+        return np.split(order, np.flatnonzero(np.diff(label[order])) + 1)
 
     def subset(self, bodies: np.ndarray) -> Equilibrium:
         """The equilibrium of a structure (body indices closed under contact): its bodies and contact points.
@@ -184,14 +179,6 @@ class Equilibrium:
         return Equilibrium(tuple(self.bodies[i] for i in bodies), self.mass[bodies], self.com[bodies],
                            self.points[keep], self.normals[keep], self.tangents[keep], self.mu[keep], lower[keep],
                            upper[keep], self.interface[keep], self.length, self.weight)
-
-
-def _root(parent: np.ndarray, i: int) -> int:
-    """The root of ``i`` in a union-find forest (parent links, halved along the way)."""
-    while parent[i] != i:
-        parent[i] = parent[parent[i]]
-        i = int(parent[i])
-    return i
 
 
 def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
