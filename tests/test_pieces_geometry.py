@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from scipy.spatial import ConvexHull
 
+from sim.geometry import solids
 from sim.pieces import all_variants, board
 from sim.pieces.boards import BOARDS
 from sim.pieces.mesh import MESH_DIR, body_mesh, fingerprint, load_body, load_manifest, mesh_path
@@ -38,6 +39,22 @@ def test_visual_mesh_is_watertight_union_of_disjoint_parts(s):
 def test_piece_frame_is_bounding_box_centre(s):
     if s.kind != "board":
         assert np.allclose(s.bounds[0], -s.bounds[1], atol=1e-12)
+
+
+@pytest.mark.parametrize("s", SHAPES, ids=IDS)
+def test_box_corners_are_the_bounding_boxs_eight_corners_in_order(s):
+    lo, hi = s.bounds
+    expected = [[(lo, hi)[x][0], (lo, hi)[y][1], (lo, hi)[z][2]] for x in (0, 1) for y in (0, 1) for z in (0, 1)]
+    assert np.array_equal(s.box_corners, expected)
+
+
+def test_box_takes_every_coordinate_exactly_from_its_corners():
+    lo, hi = np.array([-0.1, 0.2, 0.7]), np.array([0.3, 0.9, 1.1])
+    assert not np.array_equal(lo + (hi - lo), hi)  # a formula through the size would round
+    corners = solids.box(lo, hi)
+    assert corners.shape == (8, 3)
+    assert np.array_equal(corners[0], lo) and np.array_equal(corners[-1], hi)
+    assert np.array_equal(corners[5], [hi[0], lo[1], hi[2]])
 
 
 def test_meshes_directory_matches_catalogue():

@@ -11,21 +11,21 @@ from __future__ import annotations
 
 import numpy as np
 
+_HIGH = np.array([[i, j, k] for i in (0, 1) for j in (0, 1) for k in (0, 1)], dtype=bool)  # (8, 3): hi's coordinates
+
 
 def box(lo, hi) -> np.ndarray:
-    """Corners of an axis-aligned box.
+    """Corners of an axis-aligned box: a box solid's vertices, or a bounding box's corners.
 
     Args:
         lo: (3,) minimum corner.
         hi: (3,) maximum corner.
 
     Returns:
-        (8, 3) vertices.
+        (8, 3) vertices, x slowest, then y, then z (lo before hi); every coordinate
+        is exactly lo's or hi's.
     """
-    lo = np.asarray(lo, dtype=float)
-    hi = np.asarray(hi, dtype=float)
-    corners = np.array([[i, j, k] for i in (0, 1) for j in (0, 1) for k in (0, 1)], dtype=float)
-    return lo + corners * (hi - lo)
+    return np.where(_HIGH, np.asarray(hi, dtype=float), np.asarray(lo, dtype=float))
 
 
 def prism(polygon, z0: float, z1: float) -> np.ndarray:

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from sim.geometry import solids
+
 if TYPE_CHECKING:  # trimesh takes a second to import: only code that builds hulls pays for it
     import trimesh
 
@@ -147,6 +149,11 @@ class PieceShape:
         """(2, 3) minimum and maximum corner of the bounding box (m, piece frame)."""
         v = self.vertices
         return np.array([v.min(axis=0), v.max(axis=0)])
+
+    @cached_property
+    def box_corners(self) -> np.ndarray:
+        """(8, 3) the bounding box's corners (m, piece frame), in the order of :func:`sim.geometry.solids.box`."""
+        return solids.box(*self.bounds)
 
     @property
     def extent(self) -> np.ndarray:

@@ -1,0 +1,33 @@
+"""JSON text for files people read and diff: a record's fields one a line, and its list one item a line.
+
+Scene files (one piece a line) and Talo game scripts (one turn a line) are
+written this way: a change to one piece or one turn is a change to one line.
+"""
+
+from __future__ import annotations
+
+import json
+
+
+def dumps_one_per_line(data: dict, key: str) -> str:
+    """A JSON object as text: each field on a line of its own, the list under ``key`` last, one item a line.
+
+    Args:
+        data: the object (JSON-serialisable values); ``data[key]`` a list, or absent for an empty one.
+        key: the field whose items each get a line.
+
+    Returns:
+        The text, ending in a newline; ``json.loads`` of it equals ``data`` (with ``key`` last). Non-ASCII
+        characters are written as they are.
+    """
+    items = data.get(key, [])
+    lines = ["{"] + [f"  {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}," for k, v in data.items() if k != key]
+    if items:
+        lines.append(f"  {json.dumps(key)}: [")
+        last = len(items) - 1
+        lines += [f"    {json.dumps(x, ensure_ascii=False)}{',' if i < last else ''}" for i, x in enumerate(items)]
+        lines.append("  ]")
+    else:
+        lines.append(f"  {json.dumps(key)}: []")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
