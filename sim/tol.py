@@ -15,9 +15,23 @@ class Tolerances:
 
     Attributes:
         merge: distance below which two vertices are the same point (m).
+        merge_rel: the part of the merge distance that grows with a convex part's
+            size (fraction of its largest extent): coplanar hull facets are one
+            face when their planes lie within ``merge`` plus this of each other,
+            since rounding in the hull's plane equations grows with the coordinates.
+        parallel: two unit normals point the same way when their dot product
+            exceeds 1 minus this (1e-9: 45 µrad apart): a convex part's hull facets
+            of one face, the contact planes the statics give one friction direction.
         coplanar: distance below which two faces touch (m); contact interfaces
             are found between faces closer than this.
         coplanar_angle: angle below which two face normals count as opposite (rad).
+        area_recheck_rel: a clipped contact polygon whose area lies within this
+            fraction of the least area that counts (``coplanar`` times its longest
+            edge) is decided again from its edge lengths one by one (``math.dist``),
+            so that the batched contact finder decides it as one polygon at a time does.
+        polygon_edge: a point this close outside an edge of a convex outline (m²,
+            the cross product of the edge and the point's offset) still lies inside:
+            rounding only (construction areas, whose edges are shared).
         overlap: interpenetration depth tolerated between pieces at load (m);
             more is reported as overlapping pieces.
         volume_rel: relative tolerance of volume comparisons between a mesh and
@@ -110,6 +124,25 @@ class Tolerances:
             the weakest mode is sliding on a (round) friction cone, proving the
             margin to better takes ever more directions; where it is tipping,
             the search ends exact anyway.
+        fall_line: a contact plane whose slope (its sine) is below this has no
+            fall line: the statics give it no first friction directions along one
+            (1e-6: level to rounding).
+        level_normal: a contact normal whose z component falls short of 1 by less
+            than this is vertical (1e-12: a slope of 1.4 µrad, rounding only).
+        bound_tie: closed-form margin bounds this close (relative) are equal; of
+            equal tipping bounds, the direction first counter-clockwise from +x is
+            reported (1e-9).
+        block_admit: slack an otherwise admissible contact of a closed-form
+            tipping mechanism may lack (per unit of motion, relative to the block's
+            size) and still count as admissible: 1e-9, rounding.
+        slide_admit: slack a sliding mechanism's rounded least rise may lack at a
+            support (per unit of motion) and still count as admissible; the bound
+            returned lies this far (relative) on the admissible side: 1e-12.
+        quadratic_zero: a coefficient of a sliding bound's quadratic in the rise
+            below this (in absolute value) is zero, so that a degenerate quadratic
+            is solved as the linear (or constant) equation it is: 1e-14.
+        direction_apart: two load directions (rad) closer than this are the same
+            direction: the margin search tests each once (1e-6).
         friction_cone_rel: the statics refines the friction pyramid towards
             the circular Coulomb cone until no contact could raise the margin
             by more than this (fraction of g, relative to the weights): 1e-7.
@@ -121,8 +154,12 @@ class Tolerances:
     """
 
     merge: float = 1e-9
+    merge_rel: float = 1e-9
+    parallel: float = 1e-9
     coplanar: float = 5e-5
     coplanar_angle: float = 1e-3
+    area_recheck_rel: float = 1e-6
+    polygon_edge: float = 1e-12
     overlap: float = 2e-4
     volume_rel: float = 1e-6
     talo_snap: float = 3e-3
@@ -155,6 +192,13 @@ class Tolerances:
     lp_feasibility: float = 1e-9
     margin_precision: float = 1e-6
     margin_precision_rel: float = 5e-3
+    fall_line: float = 1e-6
+    level_normal: float = 1e-12
+    bound_tie: float = 1e-9
+    block_admit: float = 1e-9
+    slide_admit: float = 1e-12
+    quadratic_zero: float = 1e-14
+    direction_apart: float = 1e-6
     friction_cone_rel: float = 1e-7
     unheld_slack: float = 1e-6
 

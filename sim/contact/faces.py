@@ -61,11 +61,11 @@ def part_faces(part: ConvexPart) -> PartFaces:
     pts = np.unique(np.asarray(part.vertices, dtype=float), axis=0)
     hull = ConvexHull(pts)
     verts = pts[hull.vertices]
-    eps = tol.merge + 1e-9 * float(np.ptp(verts, axis=0).max())
+    eps = tol.merge + tol.merge_rel * float(np.ptp(verts, axis=0).max())
     normals, offsets = [], []
     for eq in hull.equations:
         n, d = eq[:3], -eq[3]
-        if not any(np.dot(n, m) > 1.0 - 1e-9 and abs(d - e) <= eps for m, e in zip(normals, offsets)):
+        if not any(np.dot(n, m) > 1.0 - tol.parallel and abs(d - e) <= eps for m, e in zip(normals, offsets)):
             normals.append(n)
             offsets.append(d)
     bases = np.array([plane_basis(n) for n in normals])

@@ -373,7 +373,7 @@ def _polygons_points(rings: list, counts: np.ndarray, areas: np.ndarray) -> list
     starts = k.cumsum() - k
     longest = np.sqrt(np.maximum.reduceat(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1], starts))
     limit = tol.coplanar * longest
-    near = np.abs(areas - limit) <= 1e-6 * limit  # decide these as ever, with math.dist
+    near = np.abs(areas - limit) <= tol.area_recheck_rel * limit  # decide these as ever, with math.dist
     for r in near.nonzero()[0].tolist():
         ring_r = rings[r].tolist()
         limit[r] = tol.coplanar * max(math.dist(ring_r[i], ring_r[i + 1]) for i in range(int(k[r])))

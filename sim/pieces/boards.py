@@ -13,6 +13,7 @@ import numpy as np
 from sim.geometry import solids
 from sim.pieces import dimensions as dim
 from sim.pieces.model import G_CM3, MM, Decal, Material, PieceShape, assemble
+from sim.tol import tol
 
 BOARD_MATERIAL = Material("cardboard", 0.8 * G_CM3, 0.5)
 TABLE_MATERIAL = Material("wood", 0.7 * G_CM3, 0.5)
@@ -64,7 +65,7 @@ class ConstructionArea:
         p = self.polygon
         edges = np.roll(p, -1, axis=0) - p
         rel = np.asarray(xy, dtype=float)[:2] - p
-        return bool(np.all(edges[:, 0] * rel[:, 1] - edges[:, 1] * rel[:, 0] >= -1e-12))
+        return bool(np.all(edges[:, 0] * rel[:, 1] - edges[:, 1] * rel[:, 0] >= -tol.polygon_edge))
 
 
 @dataclass(frozen=True)

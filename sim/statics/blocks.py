@@ -36,10 +36,7 @@ from sim.statics.model import Equilibrium
 from sim.statics.planar import hull_edges
 from sim.tol import tol
 
-TIE = 1e-9  # bounds this close (relative) are equal: the direction first counter-clockwise from +x is taken
 MAX_CHECKS = 64  # candidates checked for admissibility (about 0.1 ms each), least bound first, before giving up
-LEVEL = 1e-12  # a contact normal whose z component falls short of 1 by less is vertical (rounding)
-ADMIT = 1e-9  # slack (per unit of motion, relative to the block's size) an admissible contact may lack
 
 
 @dataclass(frozen=True)
@@ -72,7 +69,7 @@ def block_bounds(eq: Equilibrium) -> BlockBounds:
     order = sorted(np.flatnonzero(delta > 0.0).tolist(), key=lambda k: bound[k])
     least = None
     for k in order[:MAX_CHECKS]:  # the least admissible
-        if bound[k] > slide or (least is not None and bound[k] > bound[least] * (1.0 + TIE)):
+        if bound[k] > slide or (least is not None and bound[k] > bound[least] * (1.0 + tol.bound_tie)):
             break
         if least is not None and theta[k] >= theta[least]:
             continue  # of equal bounds, the direction first counter-clockwise from +x
@@ -90,7 +87,7 @@ def _sliding(eq: Equilibrium, moving: np.ndarray, base: np.ndarray) -> float:
     a translation needs is not μ (those sets are left to the LP and :mod:`sim.statics.slide`).
     """
     up, down = eq.sides(moving)
-    sloped = eq.normals[:, 2] < 1.0 - LEVEL
+    sloped = eq.normals[:, 2] < 1.0 - tol.level_normal
     alone = ~((up != down) & ~base).any(axis=1) & ~(base & sloped).any(axis=1)
     if not alone.any():
         return math.inf
@@ -165,4 +162,4 @@ def _admissible(eq: Equilibrium, moving: np.ndarray, axis: np.ndarray, theta: fl
     wn = np.einsum("ij,ij->i", w, n)
     wt = np.linalg.norm(w - wn[:, None] * n, axis=1)
     size = max(float(np.abs(arm).max(initial=0.0)), eq.length)
-    return bool(np.all(wn - eq.mu[cut] * wt >= -ADMIT * size))
+    return bool(np.all(wn - eq.mu[cut] * wt >= -tol.block_admit * size))

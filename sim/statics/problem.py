@@ -41,7 +41,6 @@ MAX_DIRECTIONS = 16  # most support-function evaluations of the margin search
 MAX_ROUNDS = 50  # most cutting-plane rounds per solve
 FIRST_DIRECTION_DEG = 0.0  # the margin search's first direction; the tilted-gravity proof follows
 SPREAD = 1  # most friction directions per round given to every parallel contact plane
-SEED_MIN = 1e-6  # a contact plane this close to level (sine of its slope) has no fall line
 
 
 class Problem:
@@ -111,7 +110,7 @@ class Problem:
         up = np.array([0.0, 0.0, 1.0])
         proj = up - (normals @ up)[:, None] * normals
         size = np.linalg.norm(proj, axis=1)
-        slope = size > SEED_MIN
+        slope = size > tol.fall_line
         sloped, e = point[slope], proj[slope] / size[slope, None]
         self._add_generators(np.concatenate([sloped, sloped]), np.vstack([e, -e]))
 
@@ -150,7 +149,7 @@ class Problem:
         wt = w - wn[:, None] * eq.normals
         size = np.linalg.norm(wt, axis=1)
         pick = np.flatnonzero((wn + eq.mu * size > tol.friction_cone_rel) & self.live)
-        e = np.where(size[pick, None] > 0, wt[pick] / np.maximum(size[pick, None], 1e-300), eq.tangents[pick, 0])
+        e = np.divide(wt[pick], size[pick, None], out=eq.tangents[pick, 0], where=size[pick, None] > 0)
         return pick, e
 
     def solve(self, enough=None, max_rounds: int = MAX_ROUNDS, bounded=None) -> tuple[Solution, bool]:
@@ -204,7 +203,7 @@ class Problem:
         uniq, counts = np.unique(keys, axis=0, return_counts=True)
         for key in uniq[np.argsort(-counts)][counts[np.argsort(-counts)] >= 2][:SPREAD]:
             n, t = key[:3], key[3:]
-            same = (eq.normals @ (n / np.linalg.norm(n)) > 1.0 - 1e-9) & self.live & self.seeded
+            same = (eq.normals @ (n / np.linalg.norm(n)) > 1.0 - tol.parallel) & self.live & self.seeded
             same[pick[np.all(keys == key, axis=1)]] = False  # these have just had (nearly) that direction
             same = np.flatnonzero(same)
             t = t - (eq.normals[same] @ t)[:, None] * eq.normals[same]

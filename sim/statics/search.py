@@ -29,7 +29,8 @@ EDGE_ANGLE = math.radians(15.0)  # a polygon's nearest edge is looked for this c
 
 
 def precision(margin: float) -> float:
-    """How close the proven lower bound must come to a margin (g): max(1e-6, 0.5 %)."""
+    """How close the proven lower bound must come to a margin (g): ``tol.margin_precision`` or
+    ``tol.margin_precision_rel`` of it, whichever is larger."""
     return max(tol.margin_precision, tol.margin_precision_rel * margin)
 
 
@@ -187,5 +188,5 @@ def polygon_edge(points: np.ndarray, vertices: np.ndarray, upper: float, theta: 
 
 
 def _apart(a: float, b: float) -> bool:
-    """Whether two directions (rad) differ by more than a micro-radian."""
-    return abs(math.remainder(a - b, 2.0 * math.pi)) > 1e-6
+    """Whether two directions (rad) differ by more than ``tol.direction_apart``."""
+    return abs(math.remainder(a - b, 2.0 * math.pi)) > tol.direction_apart

@@ -26,9 +26,9 @@ import math
 import numpy as np
 
 from sim.statics.model import Equilibrium
+from sim.tol import tol
 
 RISE_LIMIT = 1e3  # rises beyond this (per unit of horizontal motion) count as no mechanism
-ADMIT = 1e-12  # slack (per unit of motion) a rounded root may lack and still count as admissible
 CHUNK = 32  # candidate rises checked at once, least first (each check costs supports × candidates)
 
 
@@ -68,10 +68,10 @@ def slide_bound(eq: Equilibrium, theta: float, moving: np.ndarray | None = None)
         return np.min(a[:, None] + b[:, None] * tau[None, :] - mu[:, None] * np.linalg.norm(w, axis=2), axis=0)
 
     disc = c1 * c1 - 4.0 * c2 * c0
-    quad = (np.abs(c2) > 1e-14) & (disc >= 0.0)
+    quad = (np.abs(c2) > tol.quadratic_zero) & (disc >= 0.0)
     root = np.sqrt(np.maximum(disc[quad], 0.0))
     half = -0.5 * (c1[quad] + np.where(c1[quad] >= 0.0, root, -root))
-    lin = (np.abs(c2) <= 1e-14) & (np.abs(c1) > 1e-14)
+    lin = (np.abs(c2) <= tol.quadratic_zero) & (np.abs(c1) > tol.quadratic_zero)
     cands = np.concatenate([half / c2[quad], np.divide(c0[quad], half, out=np.full(len(half), np.nan),
                                                        where=half != 0.0), -c0[lin] / c1[lin]])
     cands = np.unique(cands[np.isfinite(cands) & (np.abs(cands) <= RISE_LIMIT)])  # sorted, each root once
@@ -79,8 +79,8 @@ def slide_bound(eq: Equilibrium, theta: float, moving: np.ndarray | None = None)
         return math.inf  # admissible while sinking
     for start in range(0, len(cands), CHUNK):  # the least admissible root is usually among the first
         chunk = cands[start:start + CHUNK]
-        ok = np.flatnonzero(slack(chunk) >= -ADMIT)
+        ok = np.flatnonzero(slack(chunk) >= -tol.slide_admit)
         if len(ok):
             tau = float(chunk[ok[0]])
-            return tau + ADMIT * max(1.0, abs(tau))  # just inside the admissible side of its root
+            return tau + tol.slide_admit * max(1.0, abs(tau))  # just inside the admissible side of its root
     return math.inf
