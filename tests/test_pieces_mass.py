@@ -123,3 +123,20 @@ def test_noble_dimensions(size, expect):
     assert s.extent[2] == pytest.approx(expect[1] * MM)
     assert s.extent[0] == pytest.approx(expect[0] * MM, rel=0.02)  # tessellated round base
     assert s.com[2] < 0  # bottom-heavy: it stands
+
+
+def test_every_friction_and_density_comes_from_the_dimensions():
+    # dimensions.py promises every friction and density lives there: pieces, boards and tables alike
+    from sim.pieces import all_variants, board
+    from sim.pieces.boards import BOARDS, TABLE_MATERIAL
+    from sim.pieces.model import G_CM3
+
+    frictions = {v for k, v in vars(dim).items() if k.endswith("_FRICTION")}
+    densities = {v * G_CM3 for k, v in vars(dim).items() if k.endswith("_DENSITY")}
+    shapes = all_variants() + [board(n).shape for n in BOARDS if board(n).shape is not None]
+    materials = {s.material for s in shapes} | {TABLE_MATERIAL}  # the table also lies around every board
+    for m in materials:
+        assert m.friction in frictions, m
+        assert m.density in densities, m
+    assert board("talo-green").shape.material.friction == dim.BOARD_FRICTION
+    assert board("babylon-table").shape.material.density == dim.TABLE_DENSITY * G_CM3

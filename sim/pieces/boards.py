@@ -15,8 +15,8 @@ from sim.pieces import dimensions as dim
 from sim.pieces.model import G_CM3, MM, Decal, Material, PieceShape, assemble
 from sim.tol import tol
 
-BOARD_MATERIAL = Material("cardboard", 0.8 * G_CM3, 0.5)
-TABLE_MATERIAL = Material("wood", 0.7 * G_CM3, 0.5)
+BOARD_MATERIAL = Material("cardboard", dim.BOARD_DENSITY * G_CM3, dim.BOARD_FRICTION)
+TABLE_MATERIAL = Material("wood", dim.TABLE_DENSITY * G_CM3, dim.TABLE_FRICTION)
 
 
 @dataclass(frozen=True)
@@ -197,9 +197,9 @@ def talo_green() -> Board:
     n, u = dim.TALO_GRID, dim.TALO_UNIT
     half = n * u / 2
     line = dim.COLORS["board-line"]
-    marks = [solids.circle(4.0, dim.ROUND_SEGMENTS, (-half + (q * 5 + 2.5) * u, -half + (r * 5 + 2.5) * u))
-             for q in (0, 1) for r in (0, 1)]
-    decals = [Decal("grid", tuple(_grid_lines(n, u, 0.6, 5)), 0.0, line),
+    marks = [solids.circle(dim.TALO_START_MARK_RADIUS, dim.ROUND_SEGMENTS,
+                           (-half + (q * 5 + 2.5) * u, -half + (r * 5 + 2.5) * u)) for q in (0, 1) for r in (0, 1)]
+    decals = [Decal("grid", tuple(_grid_lines(n, u, dim.TALO_GRID_LINE, 5)), 0.0, line),
               Decal("start-marks", tuple(marks), 0.0, dim.COLORS["board-start"])]
     shape = _slab("talo-green", n * u, n * u, dim.TALO_BOARD_THICKNESS, dim.COLORS["board-green"],
                   BOARD_MATERIAL, decals)
@@ -215,7 +215,7 @@ def talo_island() -> Board:
     islands = [_rect(-half + i * u, -half + j * u, -half + (i + 1) * u, -half + (j + 1) * u)
                for i, j in sorted(fields)]
     decals = [Decal("islands", tuple(islands), 0.0, dim.COLORS["board-green"]),
-              Decal("grid", tuple(_grid_lines(n, u, 0.6, 5)), 0.0, dim.COLORS["board-line"])]
+              Decal("grid", tuple(_grid_lines(n, u, dim.TALO_GRID_LINE, 5)), 0.0, dim.COLORS["board-line"])]
     shape = _slab("talo-island", n * u, n * u, dim.TALO_BOARD_THICKNESS, dim.COLORS["board-water"],
                   BOARD_MATERIAL, decals)
     middle = {(i, j) for i, j in fields if 3 <= i <= n - 4 and 3 <= j <= n - 4}
@@ -225,7 +225,7 @@ def talo_island() -> Board:
 def tohuwabohu_area() -> Board:
     """Tohuwabohu's 280 × 280 playing area with a printed border."""
     s = dim.TOHU_AREA_SIZE
-    h, b = s / 2, 6.0
+    h, b = s / 2, dim.TOHU_AREA_BORDER
     border = [_rect(-h, -h, h, -h + b), _rect(-h, h - b, h, h), _rect(-h, -h, -h + b, h), _rect(h - b, -h, h, h)]
     decals = [Decal("border", tuple(border), 0.0, dim.COLORS["red"])]
     shape = _slab("tohuwabohu-area", s, s, dim.TOHU_AREA_THICKNESS, dim.COLORS["tohu-area"],

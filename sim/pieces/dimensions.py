@@ -74,6 +74,15 @@ BABYLON_NOBLES_PER_COLOR = {"large": 2, "small": 6}  # (s)
 BABYLON_TABLE_SIZE = 900.0
 BABYLON_TABLE_THICKNESS = 20.0
 
+# --- boards and tables --------------------------------------------------------
+BOARD_DENSITY = 0.80  # printed cardboard: Talo's boards, Tohuwabohu's playing area
+BOARD_FRICTION = 0.5
+TABLE_DENSITY = 0.70  # a wooden tabletop: Babylon's table, the table around a board
+TABLE_FRICTION = 0.5
+TALO_GRID_LINE = 0.6  # width of a printed grid line (every fifth, around a quadrant, twice that)
+TALO_START_MARK_RADIUS = 4.0  # the dot printed at the centre of each quadrant
+TOHU_AREA_BORDER = 6.0  # the printed border around Tohuwabohu's playing area
+
 # --- generic pieces (free scenes) --------------------------------------------
 BOX_DENSITY = 0.70
 BOX_FRICTION = 0.5
