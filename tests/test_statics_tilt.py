@@ -16,10 +16,10 @@ from sim.statics.tilt import COARSE_POINTS, DISC_POINTS, TiltTest, tilt_points
 MU = 0.5  # a generic box on the free scene's board
 
 
-def _box_test(size):
+def _box_test(size, warm=None):
     scene = from_dict({"format": "towerlab-scene/1", "game": "free", "pieces": [
         {"id": "box", "kind": "box", "size": list(size), "pos": [0.0, 0.0, size[2] / 2]}]})
-    return TiltTest(equilibrium(scene, find_interfaces(scene)))
+    return TiltTest(equilibrium(scene, find_interfaces(scene)), warm)
 
 
 @pytest.mark.parametrize(("alpha", "held"), [
@@ -50,7 +50,7 @@ def test_a_sliding_box_falls_back_to_the_circle_just_inside_its_margin():
 
 
 def test_the_public_linprog_fallback_gives_the_same_answers():
-    warm, cold = _box_test((20, 60, 80)), _box_test((20, 60, 80))
-    cold._h = None  # as with a scipy without HiGHS's own object
+    warm, cold = _box_test((20, 60, 80)), _box_test((20, 60, 80), warm=False)  # cold: as with a scipy without
+    assert warm.warm and not cold.warm  # HiGHS's own object
     for alpha in ((0.0, 0.0), (0.24, 0.0), (0.26, 0.0), (0.2, 0.45), (0.2, 0.47), (-0.1, -0.3)):
         assert warm.holds(np.array(alpha)) == cold.holds(np.array(alpha))

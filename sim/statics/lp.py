@@ -39,6 +39,27 @@ def new_highs():
     return h
 
 
+def optimal(h) -> bool:
+    """Whether a HiGHS object (from :func:`new_highs`) ended its last run at an optimum."""
+    return h.getModelStatus() == _highs.HighsModelStatus.kOptimal
+
+
+def linprog_cold(cost, **constraints):
+    """An LP solved from scratch by scipy's public ``linprog`` (HiGHS's dual simplex), with the statics'
+    tolerances and no presolve: the way without HiGHS's own object, with the same answers.
+
+    Args:
+        cost: (n,) the objective, minimised.
+        constraints: ``linprog``'s ``A_ub``, ``b_ub``, ``A_eq``, ``b_eq``, ``bounds``.
+
+    Returns:
+        scipy's ``OptimizeResult`` (``status`` 0 at an optimum).
+    """
+    return linprog(cost, method="highs-ds", options={"presolve": False,
+                                                     "primal_feasibility_tolerance": tol.lp_feasibility,
+                                                     "dual_feasibility_tolerance": tol.lp_feasibility}, **constraints)
+
+
 @dataclass(frozen=True)
 class Solution:
     """One solve.
@@ -169,10 +190,10 @@ class RowLP:
     def _solve_warm(self) -> Solution:
         h = self._h
         h.run()
-        if h.getModelStatus() != _highs.HighsModelStatus.kOptimal:
+        if not optimal(h):
             h.clearSolver()  # a warm start gone astray (numerical trouble): once more from scratch
             h.run()
-        if h.getModelStatus() != _highs.HighsModelStatus.kOptimal:
+        if not optimal(h):
             return self._failed()
         s = h.getSolution()
         return Solution(True, float(h.getInfo().objective_function_value), np.asarray(s.col_value),
@@ -184,10 +205,7 @@ class RowLP:
         lower = np.isfinite(self.row_lo)
         a_ub = sp.vstack([matrix[upper], -matrix[lower]], format="csr")
         b_ub = np.concatenate([self.row_hi[upper], -self.row_lo[lower]])
-        res = linprog(self.cost, A_ub=a_ub, b_ub=b_ub, bounds=np.column_stack([self.lower, self.upper]),
-                      method="highs-ds", options={"presolve": False,
-                                                  "primal_feasibility_tolerance": tol.lp_feasibility,
-                                                  "dual_feasibility_tolerance": tol.lp_feasibility})
+        res = linprog_cold(self.cost, A_ub=a_ub, b_ub=b_ub, bounds=np.column_stack([self.lower, self.upper]))
         if res.status != 0:
             return self._failed()
         marg = np.asarray(res.ineqlin.marginals)

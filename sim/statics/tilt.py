@@ -23,11 +23,9 @@ import math
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import linprog
 
-from sim.statics.lp import _highs, new_highs
+from sim.statics.lp import linprog_cold, new_highs, optimal
 from sim.statics.model import Equilibrium, G
-from sim.tol import tol
 
 DISC_POINTS = 32  # accelerations tested around a disc: the polygon's inradius is cos(π/32) = 99.52 % of theirs
 DISC_SHRINK = 1e-4  # the tested radius lies this fraction inside the margin found (a tipping limit is no proof)
@@ -83,9 +81,14 @@ class TiltTest:
     Columns: the usable contact points (one force along v each); rows: three
     a body. Each column's entries (its upper and its lower body's three rows)
     are built at once as flat arrays, in HiGHS's column-wise form.
+
+    Args:
+        eq: the structure.
+        warm: re-solve with HiGHS's own object, from the last basis (default: when scipy
+            provides it); else each test from scratch by :func:`sim.statics.lp.linprog_cold`.
     """
 
-    def __init__(self, eq: Equilibrium):
+    def __init__(self, eq: Equilibrium, warm: bool | None = None):
         self.eq = eq
         self.rhs = np.zeros(3 * len(eq.bodies))
         self.rhs[0::3] = eq.mass * G / eq.weight
@@ -100,7 +103,8 @@ class TiltTest:
         self._nnz = 3 * (self._body >= 0).sum(axis=1)  # (p,) entries of each point's column
         self._basis = None
         self._usable = None
-        self._h = h = new_highs()
+        self._h = h = None if warm is False else new_highs()
+        self.warm = h is not None  # re-solved with HiGHS's own object (else by linprog_cold)
         if h is not None:
             h.setOptionValue("simplex_scale_strategy", 0)  # entries are of order one: scaling costs more than it saves
             h.setOptionValue("simplex_dual_edge_weight_strategy", 0)  # a few pivots a test: no edge weights to set up
@@ -120,10 +124,7 @@ class TiltTest:
         n, m = len(usable), len(rhs)
         if self._h is None:
             matrix = sp.csc_array((value, index, np.append(starts, len(index))), shape=(m, n))
-            res = linprog(np.zeros(n), A_eq=matrix, b_eq=rhs, bounds=(0, None), method="highs-ds",
-                          options={"presolve": False, "primal_feasibility_tolerance": tol.lp_feasibility,
-                                   "dual_feasibility_tolerance": tol.lp_feasibility})
-            return res.status == 0
+            return linprog_cold(np.zeros(n), A_eq=matrix, b_eq=rhs, bounds=(0, None)).status == 0
         h = self._h
         h.clearModel()
         none = np.zeros(0, dtype=np.int32)
@@ -132,7 +133,7 @@ class TiltTest:
         if self._basis is not None and self._usable is not None and np.array_equal(usable, self._usable):
             h.setBasis(self._basis)
         h.run()
-        ok = h.getModelStatus() == _highs.HighsModelStatus.kOptimal
+        ok = optimal(h)
         if ok:
             self._basis, self._usable = h.getBasis(), usable
         return ok
