@@ -21,11 +21,6 @@ def euler_to_quat(rot_deg) -> np.ndarray:
     return canonical_quat(q)
 
 
-def quat_to_euler(quat) -> np.ndarray:
-    """Inverse of :func:`euler_to_quat`: (4,) xyzw -> (3,) degrees."""
-    return Rotation.from_quat(np.asarray(quat, dtype=float)).as_euler("xyz", degrees=True)
-
-
 def canonical_quat(quat) -> np.ndarray:
     """Normalise a quaternion (or an (n, 4) array of them) and make w non-negative."""
     q = np.asarray(quat, dtype=float)
