@@ -8,10 +8,10 @@ from functools import cached_property
 
 import numpy as np
 
-from sim.contact import BOARD, Interface, find_interfaces, is_table_contact
+from sim.contact import Interface, find_interfaces, is_table_contact
 from sim.geometry.transforms import transform_points
 from sim.graphs import components
-from sim.names import TABLE
+from sim.names import BOARD, TABLE
 from sim.tol import tol
 
 

@@ -24,9 +24,10 @@ from statistics import median
 import numpy as np
 from scipy.spatial import ConvexHull, QhullError
 
-from sim.contact import BOARD, Interface, board_friction, contact_friction, plane_basis
+from sim.contact import Interface, board_friction, contact_friction, plane_basis
 from sim.geometry.transforms import rotation_matrices
 from sim.graphs import component_labels
+from sim.names import BOARD
 from sim.tol import tol
 
 G = 9.80665  # standard gravity (m/s²)
