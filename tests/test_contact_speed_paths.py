@@ -8,7 +8,8 @@ import shapely
 import sim.contact.narrow as narrow
 from sim.contact import find_interfaces, plane_basis
 from sim.contact.broad import candidate_pairs
-from sim.contact.narrow import _geometries, _isin
+from sim.contact.clip import geometries
+from sim.contact.narrow import isin
 from sim.contact.ragged import batched_products
 from sim.geometry.transforms import quat_to_matrix, rotation_matrices
 from sim.scene import from_dict
@@ -72,7 +73,7 @@ def test_short_isin_matches_numpy():
     rng = np.random.default_rng(2)
     for n, m in ((0, 3), (3, 0), (5, 7), (90, 80)):
         a, b = rng.integers(0, 20, size=n), rng.integers(0, 20, size=m)
-        assert np.array_equal(_isin(a, b), np.isin(a, b))
+        assert np.array_equal(isin(a, b), np.isin(a, b))
 
 
 def test_polygons_of_one_length_are_the_geometries_the_index_path_makes():
@@ -80,8 +81,8 @@ def test_polygons_of_one_length_are_the_geometries_the_index_path_makes():
     squares = [rng.normal(size=(4, 2)) for _ in range(5)]
     odd = rng.normal(size=(3, 2))  # another length: the index path
     for kind in ("polygon", "line"):
-        one = _geometries(squares, kind)
-        indexed = _geometries([*squares, odd], kind)[:-1]
+        one = geometries(squares, kind)
+        indexed = geometries([*squares, odd], kind)[:-1]
         assert shapely.to_wkb(one).tolist() == shapely.to_wkb(indexed).tolist()
 
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 import numpy as np
 
 from sim.contact.broad import candidate_pairs
+from sim.contact.clip import clip
 from sim.contact.faces import PartFaces, part_faces, plane_basis
 from sim.contact.interface import BOARD, BOARD_PART, Interface, board_friction, contact_friction, is_table_contact
-from sim.contact.narrow import clip, face_candidates, touching_rows
+from sim.contact.narrow import face_candidates, touching_rows
 from sim.contact.placed import PlacedParts, place_all, resolve_poses
 from sim.contact.ragged import batched_products
 from sim.tol import tol

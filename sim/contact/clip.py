@@ -1,0 +1,141 @@
+"""Clipping touching sets to the faces they lie on (shapely, vectorised), and the overlaps as contact points.
+
+Face-on-face overlaps are clipped in one vectorised shapely call and turned
+into counter-clockwise polygons all at once; segments and points keep their
+extreme points.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import shapely
+
+from sim.contact.ragged import ragged, split
+from sim.tol import tol
+
+
+def touching_polygon(on: np.ndarray, basis: np.ndarray) -> np.ndarray:
+    """The hull of the points ``on`` (k, 3) projected to a plane of basis (2, 3), in (u, v), counter-clockwise."""
+    pts = on @ basis.T
+    geom = shapely.MultiPoint(pts).convex_hull
+    if geom.geom_type == "Polygon":
+        return np.asarray(shapely.geometry.polygon.orient(geom, 1.0).exterior.coords)[:-1]
+    return segment(np.asarray(geom.coords))
+
+
+def segment(coords: np.ndarray) -> np.ndarray:
+    """The two extreme points of roughly collinear points, or one point if they coincide; (k, 2)."""
+    coords = np.unique(coords, axis=0)
+    if len(coords) <= 1:
+        return coords
+    centred = coords - coords.mean(axis=0)
+    t = centred @ np.linalg.svd(centred, full_matrices=False)[2][0]
+    ends = coords[[int(np.argmin(t)), int(np.argmax(t))]]
+    return ends[:1] if np.linalg.norm(ends[1] - ends[0]) <= tol.merge else ends
+
+
+def geometries(arrays: list, kind: str) -> np.ndarray:
+    """Shapely geometries of (k, 2) arrays in one vectorised call: ``polygon``, ``line`` or ``point``."""
+    if not arrays:
+        return np.empty(0, dtype=object)
+    if kind == "point":
+        return shapely.points(np.array([a[0] for a in arrays]))
+    lengths = [len(a) for a in arrays]
+    if min(lengths) == max(lengths):  # one (n, k, 2) array: no index to build nor read (several times faster)
+        return shapely.linestrings(np.array(arrays)) if kind == "line" else shapely.polygons(np.array(arrays))
+    coords = np.concatenate(arrays)
+    index = np.arange(len(arrays)).repeat(lengths)
+    if kind == "line":
+        return shapely.linestrings(coords, indices=index)
+    return shapely.polygons(shapely.linearrings(coords, indices=index))
+
+
+def clip(cands: list) -> list:
+    """Clip every candidate's touching set to its face polygon (shapely, vectorised).
+
+    Returns:
+        One (dim, area, points (k, 2)) per candidate, or None where nothing is left. Polygons
+        that clip to less than an area (two faces meeting only along their rims) are dropped.
+    """
+    dims = [c.dim for c in cands]
+    touch = np.empty(len(cands), dtype=object)
+    polygons = [i for i, d in enumerate(dims) if d == 2]
+    bounded = [i for i, c in enumerate(cands) if c.face is not None]
+    # the touching polygons and the faces, made in one call
+    made = geometries([cands[i].touch for i in polygons] + [cands[i].face for i in bounded], "polygon")
+    touch[polygons] = made[:len(polygons)]
+    for dim, kind in ((1, "line"), (0, "point")):
+        idx = [i for i, d in enumerate(dims) if d == dim]
+        if idx:
+            touch[idx] = geometries([cands[i].touch for i in idx], kind)
+    clipped = touch.copy()
+    if bounded:
+        clipped[bounded] = shapely.intersection(touch[bounded], made[len(polygons):])
+    coords, index = shapely.get_coordinates(clipped, return_index=True)
+    counts = np.bincount(index, minlength=len(cands))
+    pieces = split(coords, counts)
+    out = [None] * len(cands)
+    if polygons:
+        polygon = shapely.get_type_id(clipped) == shapely.GeometryType.POLYGON
+        rings = ((counts > 0) & polygon & (np.array(dims) == 2)).nonzero()[0]
+        rows = rings.tolist()
+        areas = shapely.area(clipped[rings])
+        for r, res in zip(rows, _polygons_points([pieces[r] for r in rows], counts[rings], areas)):
+            out[r] = res
+    rows = [r for r, (d, pts) in enumerate(zip(dims, pieces)) if d < 2 and len(pts)]
+    for r, pts in zip(rows, _segments([pieces[r] for r in rows])):
+        out[r] = (len(pts) - 1, 0.0, pts)
+    return out
+
+
+def _segments(coords: list) -> list:
+    """:func:`segment` of each (k, 2) array; a lone point (a corner on a face) is itself."""
+    return [c.copy() if len(c) == 1 else segment(c) for c in coords]
+
+
+def _polygons_points(rings: list, counts: np.ndarray, areas: np.ndarray) -> list:
+    """Clipped face overlaps (closed rings (k + 1, 2)) as (2, area, (k, 2) counter-clockwise), all at once.
+
+    An overlap thinner than the contact gap (two faces touching along their rims) gives None.
+    Vertices on the line through their neighbours are dropped (unless fewer than three would be left).
+
+    Args:
+        rings: the closed rings (views).
+        counts: (r,) their lengths, k + 1.
+        areas: (r,) their areas (m²).
+    """
+    if not len(rings):
+        return []
+    closed = np.concatenate(rings)
+    k = counts - 1
+    er, j = ragged(k)  # each edge's ring, and its place there: from point j to j + 1
+    first = (counts.cumsum() - counts)[er]
+    edge = first + j  # its first point in ``closed``
+    start, end = closed[edge], closed[edge + 1]
+    d = end - start
+    starts = k.cumsum() - k
+    longest = np.sqrt(np.maximum.reduceat(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1], starts))
+    limit = tol.coplanar * longest
+    near = np.abs(areas - limit) <= tol.area_recheck_rel * limit  # decide these as ever, with math.dist
+    for r in near.nonzero()[0].tolist():
+        ring_r = rings[r].tolist()
+        limit[r] = tol.coplanar * max(math.dist(ring_r[i], ring_r[i + 1]) for i in range(int(k[r])))
+    signed = np.add.reduceat(start[:, 0] * end[:, 1] - end[:, 0] * start[:, 1], starts)
+    # counter-clockwise: points 0 .. k-1 as they are, else k, k-1, .. 1
+    ccw = signed[er] > 0
+    ke = k[er]
+    pts = closed[np.where(ccw, edge, first + ke - j)]
+    at = edge - er  # each point's place in ``pts``
+    b = pts[np.where(j == ke - 1, at - j, at + 1)] - pts  # to the next point
+    prev = np.where(j == 0, at + ke - 1, at - 1)
+    a = b[prev]  # from the previous point: the same two numbers subtracted
+    cross = a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]
+    b_len = np.abs(b[:, 0]) + np.abs(b[:, 1])
+    bound = tol.merge * np.maximum(np.maximum(b_len[prev], b_len), tol.merge)
+    keep = np.abs(cross) > bound
+    kept = np.add.reduceat(keep, starts)
+    enough = kept >= 3
+    pieces = split(pts[keep | ~enough[er]], np.where(enough, kept, k))
+    return [None if area <= lim else (2, area, poly) for area, lim, poly in zip(areas.tolist(), limit.tolist(), pieces)]
