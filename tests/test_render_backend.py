@@ -124,6 +124,9 @@ def test_the_id_pass_names_the_piece_each_pixel_shows(renderer):
     seen = np.bincount(ids.ravel() + 1, minlength=3)
     alone = np.bincount(renderer.ids(renderer.graph(_scene(BLUE)), view).ravel() + 1, minlength=2)
     assert 0 < seen[2] < 0.5 * alone[1]  # mostly hidden behind the red brick
+    renderer.update(renderer.graph(_scene(_brick("x", "green", (0, -30, 10)))), view)  # another graph attached
+    np.testing.assert_array_equal(renderer.ids(graph, view), ids)  # ... is not in this id picture
+    renderer.release()
     many = renderer.ids_many(graph, [view, scene_camera(scene, (40, 30), "top")])
     np.testing.assert_array_equal(many[0], ids)
     assert many[1].shape == (30, 40) and set(np.unique(many[1])) == {-1, 0, 1}  # from above both show

@@ -321,6 +321,9 @@ class Renderer:
 
         if self._id_pass is None:
             self._id_pass = IdPass(self.backend, self.root)
+        other = self._graph if self._graph is not None and self._graph is not graph else None
+        if other is not None:  # the graph update() attached stays out of this picture
+            other.root.detach_node()
         attached = graph.root.get_parent() == self.root
         graph.root.reparent_to(self.root)
         try:
@@ -328,6 +331,8 @@ class Renderer:
         finally:
             if not attached:
                 graph.root.detach_node()
+            if other is not None:
+                other.root.reparent_to(self.root)
 
     def _set_depth_passes(self, active: bool) -> None:
         for depth_pass in (self._shadow, self._occlusion):
