@@ -6,11 +6,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENES = ROOT / "scenes"
+CARD_SCENES = ROOT / "sim" / "data" / "cards" / "tohuwabohu"  # package data: the cards command reads them
 
 
 def scene_files() -> list[Path]:
-    """Every scene file shipped under scenes/."""
-    return sorted(SCENES.rglob("*.json"))
+    """Every scene file shipped: the examples under scenes/ and the card scenes in the package."""
+    return sorted(SCENES.rglob("*.json")) + sorted(CARD_SCENES.glob("*.json"))
 
 
 def free_scene(*pieces):
@@ -31,3 +32,20 @@ def equilibrium_of(scene):
     from sim.statics.model import equilibrium
 
     return equilibrium(scene, find_interfaces(scene))
+
+
+def one_line(capsys) -> str:
+    """The one line a command wrote to stderr (fails when there are more or none)."""
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    return err[0]
+
+
+def forbid_drawing(monkeypatch) -> None:
+    """Make starting the renderer fail the test: a command must find its mistake before it draws."""
+    import sim.render
+
+    def no_drawing(*args, **kwargs):
+        raise AssertionError("the renderer was started although the command should have stopped first")
+
+    monkeypatch.setattr(sim.render, "default_renderer", no_drawing)

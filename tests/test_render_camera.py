@@ -14,9 +14,11 @@ from sim.render.camera import (
     framed_points,
     piece_corners,
     scene_camera,
+    table_shadows,
     view_direction,
 )
 from sim.render.lightview import fit_light, top_view
+from sim.render.looks import LIGHTING
 from sim.scene import load_scene, loads
 from tests.helpers import scene_files
 
@@ -44,9 +46,10 @@ def test_projection_of_the_target_is_the_image_centre_and_axes_point_the_right_w
 
 @pytest.mark.parametrize("name", CAMERAS)
 @pytest.mark.parametrize("size", [(256, 256), (400, 150), (120, 480)])
-def test_named_views_frame_every_piece_box_inside_the_margin(name, size):
+def test_named_views_frame_every_piece_box_and_its_table_shadow_inside_the_margin(name, size):
     cam = scene_camera(TOWER, size, name)
-    px = cam.project(piece_corners(TOWER))
+    shadows = table_shadows(TOWER, LIGHTING.key_direction(cam.basis[2]))
+    px = cam.project(np.vstack([piece_corners(TOWER), shadows]))
     w, h = size
     tol = 1e-6 * max(w, h)
     assert px[:, 0].min() >= MARGIN * w - tol and px[:, 0].max() <= (1 - MARGIN) * w + tol
@@ -134,3 +137,23 @@ def test_light_view_maps_casters_and_their_floor_shadows_into_the_map():
     mt = top.texture_matrix()
     assert (mt @ [0, 0, 0.2, 1])[2] < (mt @ [0, 0, 0.0, 1])[2]
     assert top.texel(256) >= 0.01 / 2.5
+
+
+def test_on_the_table_the_shadow_of_a_piece_held_up_is_framed_and_shows_its_height():
+    held = _scene('{"id": "a", "kind": "box", "size": [40, 40, 40], "pos": [0, 0, 200]}')
+    resting = _scene('{"id": "a", "kind": "box", "size": [40, 40, 40], "pos": [0, 0, 20]}')
+    key = LIGHTING.key_direction(-view_direction("iso")[0])
+    up, down = table_shadows(held, key), table_shadows(resting, key)
+    assert np.all(up[:, 2] == 0.0) and np.all(down[:, 2] == 0.0)
+    offset = np.linalg.norm(up.mean(axis=0)[:2] - down.mean(axis=0)[:2])
+    assert offset == pytest.approx(0.18 * np.hypot(key[0], key[1]) / key[2], rel=1e-9)  # 180 mm higher
+    for name in CAMERAS:
+        cam = scene_camera(held, (200, 150), name)
+        px = cam.project(table_shadows(held, LIGHTING.key_direction(cam.basis[2])))
+        assert px.min() >= 0.0 and px[:, 0].max() <= 200 and px[:, 1].max() <= 150, name
+    board = _scene('{"id": "t", "kind": "talo.block", "length": 2, "cell": [0, 0], "layer": 3, "axis": "x"}',
+                   game="talo")
+    assert len(framed_points(board)) == 8  # on a board the framing is as before: no shadows added
+    cam = scene_camera(board, (200, 150), "iso")
+    np.testing.assert_allclose(cam.eye, fit_camera(framed_points(board), view_direction("iso")[0],
+                                                   view_direction("iso")[1], (200, 150)).eye)

@@ -253,10 +253,11 @@ def test_both_anti_aliasing_modes_soften_edges_and_keep_geometry(mode):
 
 
 def test_unknown_anti_aliasing_is_refused():
+    from sim.render.backend import offscreen_backend
     from sim.render.renderer import Renderer
 
     with pytest.raises(ValueError, match="antialias"):
-        Renderer(antialias="ssaa")
+        Renderer(offscreen_backend(), antialias="ssaa")
 
 
 def _patch(image: np.ndarray, centre, half: int = 4) -> np.ndarray:
@@ -289,3 +290,47 @@ def test_touching_blocks_show_a_seam():
     row = image[int(y), int(x0):int(x1)]  # across the seam, from one block's middle to the other's
     middle = len(row) // 2
     assert row[middle - 3:middle + 4].min() < 0.95 * np.median(row)  # without the eased edges: equal
+
+
+HELD_AND_RESTING = _scene('{"id": "rest", "kind": "box", "size": [40, 40, 40], "pos": [-60, 0, 20]},'
+                          '{"id": "held", "kind": "box", "size": [40, 40, 40], "pos": [60, 0, 200]}')
+
+
+def _luma(image: np.ndarray) -> np.ndarray:
+    return image[..., :3].astype(float) @ [0.299, 0.587, 0.114]
+
+
+@pytest.mark.parametrize("camera", ["iso", "top", "front"])
+def test_on_the_table_each_piece_casts_its_shadow_where_its_height_puts_it(renderer, camera):
+    from sim.render.camera import table_shadows
+    from sim.render.looks import LIGHTING
+
+    w, h = 320, 240
+    scene = HELD_AND_RESTING
+    cam = scene_camera(scene, (w, h), camera)
+    image = renderer.render_graph(renderer.graph(scene), cam)
+    pieces = renderer.ids(renderer.graph(scene), cam) >= 0
+    luma = _luma(image)
+    key = LIGHTING.key_direction(cam.basis[2])
+    for piece in scene.pieces:
+        shadow = MultiPoint(cam.project(table_shadows(scene.with_pieces([piece]), key))).convex_hull
+        inside = _inside(shadow.buffer(-3.0), w, h) & ~pieces
+        ring = _inside(shadow.buffer(12.0), w, h) & ~_inside(shadow.buffer(4.0), w, h) & ~pieces
+        assert inside.sum() > 20, f"{piece.id}: its shadow is not in the {camera} picture"
+        assert luma[inside].mean() < 0.8 * luma[ring].mean(), f"{piece.id}: no shadow where it falls ({camera})"
+
+
+def test_the_table_is_drawn_with_a_millimetre_grid(renderer):
+    w, h = 320, 240
+    cam = scene_camera(RED_BRICK, (w, h), "top")
+    luma = _luma(renderer.render_graph(renderer.graph(RED_BRICK), cam))
+    centre = np.asarray(RED_BRICK.pieces[0].pos)
+
+    def table(dx, dy):  # mean brightness along a short stretch of the table off the brick's side
+        ys = centre[1] + 0.03 + dy + np.linspace(0.0, 0.01, 9)
+        pts = np.column_stack([np.full(9, centre[0] + dx), ys, np.zeros(9)])
+        return np.mean([luma[int(r), int(c)] for c, r in cam.project(pts)])
+
+    x_line = np.round((centre[0] + 0.03) / 0.05) * 0.05 - centre[0]  # a 50 mm line beside the brick
+    on_line, between = table(x_line, 0.0), table(x_line + 0.005, 0.0)
+    assert on_line < between - 8, (on_line, between)  # lines darken the table: its size and place show

@@ -6,9 +6,8 @@ import pytest
 
 from sim.games.tohuwabohu import CARDS, judge
 from sim.scene import load_scene
-from tests.helpers import ROOT, SCENES
+from tests.helpers import CARD_SCENES, ROOT
 
-CARD_SCENES = SCENES / "tohuwabohu" / "cards"
 FILES = sorted(CARD_SCENES.glob("*.json"))
 SETTLE_SECONDS = 0.5  # enough for a resting construction to show it stays put; the statics judge the rest
 
@@ -21,7 +20,7 @@ def test_every_card_has_an_up_to_date_scene():
     spec.loader.exec_module(build)
     assert {p.stem for p in FILES} == set(CARDS)
     for rel, text in build.example_scenes().items():
-        assert (SCENES / "tohuwabohu" / rel).read_text(encoding="utf-8") == text, f"{rel} is out of date"
+        assert (ROOT / rel).read_text(encoding="utf-8") == text, f"{rel} is out of date"
 
 
 @pytest.mark.slow

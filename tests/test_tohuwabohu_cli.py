@@ -7,7 +7,7 @@ import json
 import pytest
 
 from sim.cli import main
-from tests.helpers import SCENES
+from tests.helpers import CARD_SCENES, SCENES
 
 TOHU = SCENES / "tohuwabohu"
 
@@ -26,7 +26,7 @@ def test_check_json_reports_rules_structures_and_cards(capsys):
 
 
 def test_check_text_names_levels_pillars_figures_and_cards(capsys):
-    assert main(["tohuwabohu", "check", str(TOHU / "cards" / "four-red.json"), "--no-physics"]) == 0
+    assert main(["tohuwabohu", "check", str(CARD_SCENES / "four-red.json"), "--no-physics"]) == 0
     out = capsys.readouterr().out
     assert "level 4" in out and "on the red point" in out
     assert "four-red (Exactly 4 red figures)" in out

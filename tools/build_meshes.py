@@ -1,8 +1,8 @@
-"""Write the visual mesh of every catalogue variant and board to meshes/ (glTF binary).
+"""Write the visual mesh of every catalogue variant and board to sim/data/meshes/ (glTF binary, package data).
 
 Run after changing anything in sim/pieces: `.venv/bin/python tools/build_meshes.py`.
 Files are written atomically; a manifest records each file's fingerprint so that
-the test suite notices when meshes/ no longer matches the catalogue.
+the test suite notices when the meshes no longer match the catalogue.
 """
 
 from __future__ import annotations
@@ -12,12 +12,15 @@ import json
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
 from sim.atomic import write_bytes  # noqa: E402
 from sim.pieces import all_variants, board  # noqa: E402
 from sim.pieces.boards import BOARDS  # noqa: E402
-from sim.pieces.mesh import MANIFEST, MESH_DIR, fingerprint, glb_bytes, mesh_path  # noqa: E402
+from sim.pieces.mesh import MANIFEST, fingerprint, glb_bytes, mesh_path  # noqa: E402
+
+OUT = ROOT / "sim" / "data" / "meshes"  # what sim.pieces.mesh.MESH_DIR reads in a checkout
 
 
 def mesh_shapes():
@@ -29,7 +32,7 @@ def mesh_shapes():
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=MESH_DIR, help="directory (default: meshes/)")
+    parser.add_argument("--out", type=Path, default=OUT, help="directory (default: sim/data/meshes/)")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     manifest = {}

@@ -1,11 +1,12 @@
 """Write the Tohuwabohu card scenes and example scenes from their constructions.
 
-    .venv/bin/python tools/build_tohuwabohu_cards.py           # (re)write scenes/tohuwabohu/
+    .venv/bin/python tools/build_tohuwabohu_cards.py           # (re)write them
     .venv/bin/python tools/build_tohuwabohu_cards.py --check   # exit 1 if a file is out of date
 
-Card scenes (``scenes/tohuwabohu/cards/<card id>.json``) come from
+Card scenes (``sim/data/cards/tohuwabohu/<card id>.json``, package data: the
+``cards`` command reads them from an installed package) come from
 :data:`sim.games.tohuwabohu.examples.EXAMPLES`; the few other example scenes
-of the game are built here.
+of the game (``scenes/tohuwabohu/``) are built here.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from sim.games.tohuwabohu.examples import EXAMPLES, rails
 from sim.scene import dumps
 
 ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "scenes" / "tohuwabohu"
+CARDS_DIR = "sim/data/cards/tohuwabohu"  # what sim.games.tohuwabohu.illustrate.CARD_SCENES reads in a checkout
+EXAMPLES_DIR = "scenes/tohuwabohu"
 
 
 def card_scene(card_id: str) -> str:
@@ -70,11 +72,11 @@ def overhang() -> Construction:
 
 
 def example_scenes() -> dict[str, str]:
-    """Relative path -> scene text, for every file this tool writes."""
-    files = {f"cards/{cid}.json": card_scene(cid) for cid in CARDS}
-    files["bridge-between-towers.json"] = dumps(bridge_between_towers().scene())
-    files["against-the-rules.json"] = dumps(broken_rules().scene())
-    files["too-far-out.json"] = dumps(overhang().scene())
+    """Path relative to the repository -> scene text, for every file this tool writes."""
+    files = {f"{CARDS_DIR}/{cid}.json": card_scene(cid) for cid in CARDS}
+    files[f"{EXAMPLES_DIR}/bridge-between-towers.json"] = dumps(bridge_between_towers().scene())
+    files[f"{EXAMPLES_DIR}/against-the-rules.json"] = dumps(broken_rules().scene())
+    files[f"{EXAMPLES_DIR}/too-far-out.json"] = dumps(overhang().scene())
     return files
 
 
@@ -84,7 +86,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     stale = []
     for rel, text in example_scenes().items():
-        path = OUT / rel
+        path = ROOT / rel
         current = path.read_text(encoding="utf-8") if path.exists() else None
         if current == text:
             continue

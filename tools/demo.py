@@ -35,7 +35,7 @@ def step_scenes(out: Path) -> None:
     """Validate and summarise every bundled scene."""
     folders: dict[str, dict] = {}
     summary = []
-    for path in sorted((ROOT / "scenes").rglob("*.json")):
+    for path in [*sorted((ROOT / "scenes").rglob("*.json")), *sorted((ROOT / "sim/data/cards").rglob("*.json"))]:
         rel = path.relative_to(ROOT)
         row = folders.setdefault(str(rel.parent), {"scenes": 0, "pieces": 0, "invalid": [], "titles": []})
         try:
@@ -127,7 +127,7 @@ def step_pictures(out: Path) -> None:
 
 def step_tohuwabohu(out: Path) -> None:
     """Tohuwabohu: building rules, order cards, card illustrations."""
-    run(["tohuwabohu", "check", str(ROOT / "scenes/tohuwabohu/cards/cross-red.json")])
+    run(["tohuwabohu", "check", str(ROOT / "sim/data/cards/tohuwabohu/cross-red.json")])
     run(["tohuwabohu", "check", str(ROOT / "scenes/tohuwabohu/against-the-rules.json"), "--no-physics"])
     run(["cards", "tohuwabohu", "-o", str(out / "cards"), "--only", "cross-red", "--only", "four-red",
          "--only", "seq-quad-tri-quad"])

@@ -1,4 +1,4 @@
-"""``towerlab cards GAME -o DIR``: every card of a game's card set as an image, plus one printable PDF sheet."""
+"""``towerlab cards GAME -o DIR``: every card of a game's card set as an image, plus a printable PDF."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ from typing import Annotated
 
 import typer
 
-from sim.cli.common import console, emit_json
+from sim.cli.common import OutputError, console, emit_json, progress, writable_output
 from sim.errors import TowerlabError
 
 
 class CardsArgumentError(TowerlabError):
-    """An unknown card set or card id."""
+    """An unknown card set or card id, or an output option given twice."""
 
 
 def _tohuwabohu_faces():
@@ -24,6 +24,7 @@ def _tohuwabohu_faces():
 
 # Card sets by game: a function returning its CardFace list. Another game adds its cards here.
 CARD_SETS: dict[str, Callable[[], list]] = {"tohuwabohu": _tohuwabohu_faces}
+SHEET_DPI = 200  # the PDF's pictures: sharp in print at card size, a third of the 300 dpi PNGs' bytes
 
 
 def register(app: typer.Typer) -> None:
@@ -32,57 +33,88 @@ def register(app: typer.Typer) -> None:
 
 def cards(
     game: Annotated[str, typer.Argument(help=f"Card set: {', '.join(CARD_SETS)}.", show_default=False)],
-    out: Annotated[Path, typer.Option("-o", "--out", help="Output directory.", show_default=False)],
+    out: Annotated[Path | None, typer.Option("-o", "--out", help="Output folder (made if missing).",
+                                             show_default=False)] = None,
     only: Annotated[list[str] | None, typer.Option("--only", help="Draw only this card id (repeatable).",
                                                    show_default=False)] = None,
     dpi: Annotated[int, typer.Option("--dpi", help="Resolution of the card PNGs.", min=50, max=1200)] = 300,
     with_sheet: Annotated[bool, typer.Option("--sheet/--no-sheet",
-                                             help="Also write the PDF sheet of all cards.")] = True,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the written files as JSON.")] = False,
+                                             help="Also write the printable PDF of all cards.")] = True,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the written files and views as JSON.")] = False,
+    output: Annotated[Path | None, typer.Option("--output", hidden=True, show_default=False)] = None,
 ) -> None:
     """Draw every card of a game: its colour frame, its title and its example construction, rendered.
 
-    Writes DIR/<card id>.png for each card and DIR/<game>-cards.pdf, one
-    printable A4 sheet holding them all.
+    Writes DIR/<card id>.png for each card (63 x 88 mm at --dpi) and
+    DIR/<game>-cards.pdf: the cards at their real size, nine to an A4 page,
+    with cut marks. Each picture frames the whole playing area from the
+    highest view at which every piece of the construction shows.
     """
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from sim.atomic import write_bytes
-    from sim.games.tohuwabohu.illustrate import card_png, card_view, picture_size, sheet
-    from sim.render import render_scene
-    from sim.scene import load_scene
+    from sim.games.tohuwabohu.illustrate import card_png, card_view, load_face_scene, picture_size, sheet
 
     if game not in CARD_SETS:
         raise CardsArgumentError(f"game: expected one of {', '.join(CARD_SETS)}, got {game!r}")
+    if out is not None and output is not None:
+        raise CardsArgumentError("give -o/--out once (--output is its old name)")
+    out = out if out is not None else output
+    if out is None:
+        raise CardsArgumentError("-o/--out is required: the folder the cards go to")
     faces = CARD_SETS[game]()
     if only:
         unknown = [c for c in only if c not in {f.id for f in faces}]
         if unknown:
             raise CardsArgumentError(f"--only: no {game} card {', '.join(map(repr, unknown))}")
         faces = [f for f in faces if f.id in only]
-    scenes = [load_scene(f.scene) for f in faces]
-    out.mkdir(parents=True, exist_ok=True)
-    written, pictures = [], []
+    writable_output(out, "-o", directory=True)
+    scenes = [load_face_scene(f) for f in faces]
+
+    from sim.render import default_renderer
+
+    renderer = default_renderer()
     size = picture_size(dpi=dpi)
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=console, disable=as_json, transient=False) as progress:
-        task = progress.add_task(f"{game} cards", total=len(faces) + int(with_sheet))
-        for face, scene in zip(faces, scenes):
-            progress.update(task, description=f"{face.id:<28}")
-            eye, look_at = card_view(scene, size)
-            picture = render_scene(scene, size=size, eye=eye, look_at=look_at, transparent=True)
+    sheet_size = picture_size(dpi=min(dpi, SHEET_DPI))
+    written, pictures, views = [], [], []
+    steps = len(faces) + int(with_sheet)
+    with progress(f"{game} cards", quiet=as_json, unit="cards") as update:
+        for k, (face, scene) in enumerate(zip(faces, scenes)):
+            view = card_view(renderer, scene, size)
+            graph = renderer.graph(scene)
+            picture = renderer.render_graph(graph, view.camera)
             path = out / f"{face.id}.png"
-            write_bytes(path, card_png(face, picture, dpi=dpi))
+            _write(write_bytes, path, card_png(face, picture, dpi=dpi))
             written.append(str(path))
-            pictures.append(picture[::2, ::2])  # half resolution is plenty at the sheet's card size
-            progress.advance(task)
+            views.append({"card": face.id, "azimuth_deg": round(view.azimuth, 1),
+                          "elevation_deg": round(view.elevation, 1),
+                          "least_visible_fraction": round(float(view.fractions.min()), 3) if len(view.fractions)
+                          else None, "every_piece_visible": view.clear})
+            if with_sheet:
+                pictures.append(picture if sheet_size == size else _resize(picture, sheet_size))
+            if update is not None:
+                update(k + 1, steps)
         if with_sheet:
-            progress.update(task, description=f"{'PDF sheet':<28}")
             path = out / f"{game}-cards.pdf"
-            write_bytes(path, sheet(faces, pictures))
+            _write(write_bytes, path, sheet(faces, pictures, title=f"{game.capitalize()} order cards"))
             written.append(str(path))
-            progress.advance(task)
+            if update is not None:
+                update(steps, steps)
     if as_json:
-        emit_json({"game": game, "files": written})
+        emit_json({"game": game, "files": written, "views": views})
     else:
         console.print(f"{len(faces)} card(s) written to {out}" + (f", sheet {written[-1]}" if with_sheet else ""))
+
+
+def _resize(picture, size):
+    """A picture scaled to ``size`` (w, h) with area averaging (Pillow)."""
+    import numpy as np
+    from PIL import Image
+
+    return np.asarray(Image.fromarray(picture).resize(size, Image.Resampling.BOX))
+
+
+def _write(write_bytes, path: Path, data: bytes) -> None:
+    """Write one output file; a failure of the file system is one line naming it."""
+    try:
+        write_bytes(path, data)
+    except OSError as e:
+        raise OutputError(f"-o {path.parent}: cannot write {path.name} ({e.strerror or e})") from None

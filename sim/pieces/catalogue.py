@@ -39,7 +39,7 @@ class KindSpec:
         params: its parameters.
         build: makes the :class:`PieceShape` from keyword parameters.
         examples: parameter sets listed by ``towerlab pieces`` and written to
-            ``meshes/`` (every combination when all parameters have choices).
+            ``sim/data/meshes/`` (every combination when all parameters have choices).
     """
 
     kind: str

@@ -1,8 +1,9 @@
 """Visual meshes: the union of a piece's convex parts (manifold3d) and its printed decals.
 
-``tools/build_meshes.py`` writes them to ``meshes/`` as glTF binary files with a
-manifest of fingerprints, so that a test can tell when the files no longer
-match the catalogue.
+``tools/build_meshes.py`` writes them into the package (``sim/data/meshes/``,
+read through :mod:`importlib.resources`, so an installed wheel has them too)
+as glTF binary files with a manifest of fingerprints, so that a test can tell
+when the files no longer match the catalogue.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+from importlib.resources import files
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 import manifold3d
@@ -18,7 +21,7 @@ import trimesh
 
 from sim.pieces.model import PieceShape
 
-MESH_DIR = Path(__file__).resolve().parents[2] / "meshes"
+MESH_DIR: Traversable = files("sim.data").joinpath("meshes")  # a Path in a source tree or an unzipped install
 MANIFEST = "manifest.json"
 
 
@@ -73,9 +76,9 @@ def fingerprint(shape: PieceShape) -> str:
     return h.hexdigest()
 
 
-def mesh_path(shape: PieceShape, directory: Path = MESH_DIR) -> Path:
-    """Where the glb file of a piece lives."""
-    return Path(directory) / f"{shape.name}.glb"
+def mesh_path(shape: PieceShape, directory: Traversable = MESH_DIR) -> Traversable:
+    """Where the glb file of a piece lives (in ``directory``: a path or a package folder)."""
+    return directory / f"{shape.name}.glb"
 
 
 def glb_bytes(shape: PieceShape) -> bytes:
@@ -83,13 +86,14 @@ def glb_bytes(shape: PieceShape) -> bytes:
     return visual_scene(shape).export(file_type="glb")
 
 
-def load_manifest(directory: Path = MESH_DIR) -> dict:
+def load_manifest(directory: Traversable = MESH_DIR) -> dict:
     """The manifest of ``directory``: mesh file name -> fingerprint (empty when missing)."""
-    path = Path(directory) / MANIFEST
-    return json.loads(path.read_text()) if path.exists() else {}
+    path = directory / MANIFEST
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
 
 
-def load_body(path: Path) -> trimesh.Trimesh:
-    """The body mesh stored in a glb file."""
-    scene = trimesh.load(io.BytesIO(Path(path).read_bytes()), file_type="glb", force="scene")
+def load_body(path: Traversable) -> trimesh.Trimesh:
+    """The body mesh stored in a glb file (a path or a package file)."""
+    data = path.read_bytes() if hasattr(path, "read_bytes") else Path(path).read_bytes()
+    scene = trimesh.load(io.BytesIO(data), file_type="glb", force="scene")
     return scene.geometry["body"]

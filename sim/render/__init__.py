@@ -28,9 +28,10 @@ def default_renderer(antialias: str = "msaa"):
     Args:
         antialias: ``msaa`` (4x multisampling, the default) or ``fxaa`` (faster).
     """
+    from sim.render.backend import offscreen_backend
     from sim.render.renderer import Renderer
 
-    return Renderer(antialias=antialias)
+    return Renderer(offscreen_backend(), antialias=antialias)
 
 
 def render_scene(scene, size=(1024, 1024), camera: str = "iso", eye=None, look_at=None,

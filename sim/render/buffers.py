@@ -51,13 +51,26 @@ def depth_only_state() -> RenderState:
                             ColorWriteAttrib.make(ColorWriteAttrib.C_off), 1)
 
 
-def _buffer(b: Backend, name: str, sort: int, size: tuple[int, int], fb: FrameBufferProperties):
+def make_buffer(b: Backend, name: str, sort: int, size: tuple[int, int], fb: FrameBufferProperties):
+    """An offscreen buffer of ``size`` (w, h) pixels on the backend's pipe, sharing its host's context.
+
+    Raises:
+        RendererUnavailableError: the pipe could not make it.
+    """
     gsg = b.host.get_gsg() if b.host is not None else None
     out = b.engine.make_output(b.pipe, name, sort, fb, WindowProperties.size(*size),
                                GraphicsPipe.BF_refuse_window, gsg, b.host)
     if out is None:
         raise RendererUnavailableError(f"could not make the offscreen buffer {name} ({size[0]} x {size[1]})")
     return out
+
+
+def place_camera(node: NodePath, lens, view) -> None:
+    """Put a Panda3D camera node and its perspective lens where a :class:`~sim.render.camera.Camera` says."""
+    lens.set_fov(view.fov_x, view.fov_y)
+    lens.set_near_far(view.near, view.far)
+    node.set_pos(*view.eye)
+    node.look_at(LVecBase3f(*view.target), LVecBase3f(*view.up))
 
 
 def _nearest(tex: Texture) -> Texture:
@@ -108,7 +121,7 @@ class Frame:
             fb = FrameBufferProperties()
             fb.set_rgba_bits(8, 8, 8, 8)
             fb.set_depth_bits(24)
-            self.shade = _buffer(b, f"towerlab-shade-{w}x{h}", -5, size, fb)
+            self.shade = make_buffer(b, f"towerlab-shade-{w}x{h}", -5, size, fb)
             self.colour = Texture(f"towerlab-shade-{w}x{h}")  # filtered: FXAA samples between pixels
             self.colour.set_minfilter(SamplerState.FT_linear)
             self.colour.set_magfilter(SamplerState.FT_linear)
@@ -125,7 +138,7 @@ class Frame:
         fb.set_depth_bits(24)
         if multisample and b.multisamples:
             fb.set_multisamples(b.multisamples)
-        self.buffer = _buffer(b, f"towerlab-{w}x{h}", 0, size, fb)
+        self.buffer = make_buffer(b, f"towerlab-{w}x{h}", 0, size, fb)
         self.texture = Texture(f"towerlab-{w}x{h}")
         self.buffer.add_render_texture(self.texture, GraphicsOutput.RTM_copy_ram)
         self.buffer.set_clear_color_active(True)
@@ -164,7 +177,7 @@ class DepthPass:
         fb = FrameBufferProperties()
         fb.set_rgba_bits(8, 8, 8, 0)
         fb.set_depth_bits(24)
-        self.buffer = _buffer(b, f"towerlab-{name}", -10, (resolution, resolution), fb)
+        self.buffer = make_buffer(b, f"towerlab-{name}", -10, (resolution, resolution), fb)
         self.depth = Texture(f"towerlab-{name}-depth")
         self.depth.set_minfilter(SamplerState.FT_shadow)
         self.depth.set_magfilter(SamplerState.FT_shadow)

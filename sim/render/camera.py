@@ -13,6 +13,7 @@ from scipy.optimize import brentq
 
 from sim.errors import TowerlabError
 from sim.geometry.transforms import transform_points
+from sim.render.looks import LIGHTING, Lighting
 
 CAMERAS = ("iso", "front", "side", "top")
 # Direction from the scene towards the eye, and the image's up direction, per named view.
@@ -238,14 +239,19 @@ def look_camera(eye, look_at, size, scene_points, fov_y: float = FOV_Y_DEG) -> C
                   near=min(near, far / FAR_FACTOR), far=far)
 
 
-def scene_camera(scene, size, camera: str = "iso", eye=None, look_at=None) -> Camera:
+def scene_camera(scene, size, camera: str = "iso", eye=None, look_at=None, lighting: Lighting = LIGHTING) -> Camera:
     """The camera for a scene: a named automatically framed view, or an explicit eye and target.
+
+    A named view frames every piece (and the board, see :func:`framed_points`);
+    on the endless table it also frames the shadows the pieces cast on it, so
+    that the picture shows what stands on the table and what is held above it.
 
     Args:
         scene: the :class:`~sim.scene.Scene`.
         size: (width, height) pixels.
         camera: ``iso``, ``front``, ``side`` or ``top`` (ignored when eye is given).
         eye, look_at: (3,) metres, world; both or neither.
+        lighting: the lights of the picture (where the key light's shadows fall).
 
     Raises:
         CameraError: unknown camera, only one of eye and look_at, or coincident points.
@@ -256,4 +262,61 @@ def scene_camera(scene, size, camera: str = "iso", eye=None, look_at=None) -> Ca
     if eye is not None:
         return look_camera(eye, look_at, size, np.vstack([pts, board_corners(scene)]))
     toward, up = view_direction(camera)
+    if scene.pieces and scene.board_info.shape is None:
+        pts = np.vstack([pts, table_shadows(scene, lighting.key_direction(-toward))])
     return fit_camera(pts, toward, up, size)
+
+
+def table_shadows(scene, toward_light) -> np.ndarray:
+    """(8n, 3) the corners of each piece's box moved along the light onto the table (z = 0) (m, world).
+
+    Their outline holds the shadows the pieces cast on the table: a piece
+    resting on it shadows its own foot, one held above it casts its shadow
+    aside, and how far aside shows how high it is.
+
+    Args:
+        scene: the scene (pieces at their poses).
+        toward_light: (3,) unit vector towards the key light (z > 0).
+    """
+    corners = piece_corners(scene)
+    d = np.asarray(toward_light, dtype=float)
+    height = np.maximum(corners[:, 2], 0.0)  # what lies below the table casts no shadow on it
+    shadows = corners - np.outer(height / d[2], d)
+    shadows[:, 2] = 0.0
+    return shadows
+
+
+MIN_PIECE_PIXELS = 2.0  # a piece drawn smaller than this across is a speck, not a picture of it
+
+
+def framing_warning(scene, camera: Camera) -> str | None:
+    """Why a picture of ``scene`` from ``camera`` would show next to nothing, or None when it shows the pieces.
+
+    Three cases: the scene has no pieces; no piece lies in the camera's view (an
+    explicit eye looking away); the pieces lie so far apart that framing all of
+    them leaves the smallest under :data:`MIN_PIECE_PIXELS` across.
+    """
+    if not scene.pieces:
+        return "no pieces: the picture shows only the " + ("table" if scene.board_info.shape is None else "board")
+    corners = piece_corners(scene).reshape(-1, 8, 3)
+    depth = camera.to_camera(corners.reshape(-1, 3))[:, 2].reshape(-1, 8)
+    in_front = depth.min(axis=1) > camera.near
+    w, h = camera.size
+    across, visible = [], []
+    for box, front in zip(corners, in_front):
+        if not front:
+            visible.append(False)
+            continue
+        px = camera.project(box)
+        lo, hi = px.min(axis=0), px.max(axis=0)
+        visible.append(bool(hi[0] > 0 and hi[1] > 0 and lo[0] < w and lo[1] < h))
+        across.append(float(np.max(hi - lo)))
+    if not any(visible):
+        return "no piece is in view of this camera"
+    if min(across) < MIN_PIECE_PIXELS:
+        centres = np.array([p.pos for p in scene.pieces])
+        spread = float(np.max(np.ptp(centres, axis=0)))
+        far = f"{spread:.0f} m" if spread >= 10 else f"{spread:.2f} m" if spread >= 1 else f"{spread * 1000:.0f} mm"
+        return (f"the pieces lie {far} apart: at {w}x{h} the smallest is drawn under "
+                f"{MIN_PIECE_PIXELS:.0f} pixels across (render them separately, or aim an explicit camera at some)")
+    return None

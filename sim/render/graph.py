@@ -8,6 +8,8 @@ xyz metres + quaternion xyzw; this is the one place they become Panda3D's
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from panda3d.core import (
     BitMask32,
@@ -28,9 +30,11 @@ from sim.names import BOARD
 from sim.pieces.model import PieceShape
 from sim.render.looks import DECAL_FINISH, finish, grain_seed
 from sim.render.surfaces import Surface, piece_surfaces
+from sim.tol import tol
 
 MAIN_MASK = BitMask32.bit(0)  # seen by the picture's camera
 SHADOW_MASK = BitMask32.bit(1)  # seen by the light's camera: what casts shadows
+ID_MASK = BitMask32.bit(2)  # seen by the camera of the id pass: pieces and the board
 
 
 def _vertex_format() -> GeomVertexFormat:
@@ -84,7 +88,7 @@ def is_box(shape: PieceShape) -> bool:
         return False
     v = shape.parts[0].vertices
     lo, hi = shape.bounds
-    return bool(np.all(np.isclose(v, lo, atol=1e-9) | np.isclose(v, hi, atol=1e-9)))
+    return bool(np.all(np.isclose(v, lo, atol=tol.merge) | np.isclose(v, hi, atol=tol.merge)))
 
 
 def _dress(node: NodePath, surface: Surface, shape: PieceShape, seed, decal_lift: float) -> str:
@@ -106,52 +110,66 @@ def _dress(node: NodePath, surface: Surface, shape: PieceShape, seed, decal_lift
 
 
 class SceneGraph:
-    """A scene as Panda3D nodes under :attr:`root`, with poses that can change.
+    """A scene as Panda3D nodes under :attr:`root`, with poses that can change and pieces that come and go.
 
     Attributes:
-        scene: the scene it was built from (its poses are the initial ones).
+        scene: the scene it was built from (its pieces and poses are the initial ones).
         root: the node to attach under a renderer's root.
-        nodes: piece id -> the piece's node.
+        nodes: piece id -> the piece's node, in the order of the pose rows.
         board: the board's node, or None for the endless table.
-        surfaces: every surface node with its pattern and whether things stand
-            on it (the board's): what a renderer needs to pick its shaders.
 
     Args:
         scene: the scene.
         library: the geometry cache of the renderer.
         decal_lift: height (m) by which each decal layer is raised above the
             face it is printed on, for renderers that ignore depth offsets.
+        shade: called as ``shade(node, pattern, support)`` for every surface node made (now and
+            when a piece is added): the renderer gives it its shader. ``pattern`` is ``grain``,
+            ``mottle`` or ``plain``; ``support`` says whether things stand on it (the board).
     """
 
-    def __init__(self, scene, library: GeomLibrary, decal_lift: float = 0.0):
+    def __init__(self, scene, library: GeomLibrary, decal_lift: float = 0.0,
+                 shade: Callable[[NodePath, str, bool], None] | None = None):
         self.scene = scene
+        self._library = library
         self._decal_lift = decal_lift
+        self._shade = shade
         self.root = NodePath("scene")
         self.nodes: dict[str, NodePath] = {}
-        self.surfaces: list[tuple[NodePath, str, bool]] = []
-        self._poses = scene.poses().copy()
+        self._pieces: dict[str, object] = {}
+        self._row: dict[str, int] = {}  # piece id -> its row of the pose array
+        self._edited = False  # pieces were added or removed since the scene
         b = scene.board_info
         self.board = None
         if b.shape is not None:
-            self.board = self._build(BOARD, b.shape, library, support=True)
+            self.board = self._build(BOARD, b.shape, support=True)
             self.board.set_pos(*b.pos)
         for piece in scene.pieces:
-            self.nodes[piece.id] = self._build(piece.id, piece.shape, library, support=False)
+            self._attach(piece)
+        self._poses = scene.poses().copy()
         self.set_poses(self._poses)
 
-    def _build(self, name: str, shape: PieceShape, library: GeomLibrary, support: bool) -> NodePath:
+    def _build(self, name: str, shape: PieceShape, support: bool) -> NodePath:
         node = self.root.attach_new_node(name)
         seed = grain_seed(name)
-        for surface, proto in library.surfaces(shape):
+        for surface, proto in self._library.surfaces(shape):
             child = node.attach_new_node(f"{name}:{surface.name}")
             proto.instance_to(child)
             pattern = _dress(child, surface, shape, seed, self._decal_lift)
-            self.surfaces.append((child, pattern, support))
+            if self._shade is not None:
+                self._shade(child, pattern, support)
+        return node
+
+    def _attach(self, piece) -> NodePath:
+        node = self._build(piece.id, piece.shape, support=False)
+        self._row[piece.id] = len(self.nodes)
+        self.nodes[piece.id] = node
+        self._pieces[piece.id] = piece
         return node
 
     @property
     def ids(self) -> list[str]:
-        """Piece ids in the scene's order (the rows of pose arrays)."""
+        """Piece ids in the order of the pose rows."""
         return list(self.nodes)
 
     def poses(self) -> np.ndarray:
@@ -179,14 +197,47 @@ class SceneGraph:
 
         Raises:
             KeyError: no such piece.
+            ValueError: not 7 numbers.
         """
         row = np.asarray(pose, dtype=float)
+        if row.shape != (7,):
+            raise ValueError(f"expected a pose of 7 numbers, got shape {row.shape}")
         _place(self.nodes[piece_id], row)
-        self._poses[self.ids.index(piece_id)] = row
+        self._poses[self._row[piece_id]] = row
+
+    def add_piece(self, piece) -> None:
+        """Add a piece (a :class:`~sim.scene.Piece`) at its own pose; its row goes last.
+
+        Raises:
+            ValueError: a piece of that id is already there.
+        """
+        if piece.id in self.nodes:
+            raise ValueError(f"piece {piece.id!r} is already in the scene graph")
+        node = self._attach(piece)
+        row = np.array([*piece.pos, *piece.quat], dtype=float)
+        _place(node, row)
+        self._poses = np.vstack([self._poses.reshape(-1, 7), row])
+        self._edited = True
+
+    def remove_piece(self, piece_id: str) -> None:
+        """Remove a piece; the rows after it move up by one.
+
+        Raises:
+            KeyError: no such piece.
+        """
+        row = self._row.pop(piece_id)
+        self.nodes.pop(piece_id).remove_node()
+        del self._pieces[piece_id]
+        self._poses = np.delete(self._poses, row, axis=0)
+        for pid, r in self._row.items():
+            if r > row:
+                self._row[pid] = r - 1
+        self._edited = True
 
     def current_scene(self):
-        """The scene with the current poses."""
-        return self.scene.with_poses(self._poses) if len(self._poses) else self.scene
+        """The scene with the current pieces and poses."""
+        scene = self.scene.with_pieces(self._pieces.values()) if self._edited else self.scene
+        return scene.with_poses(self._poses) if len(self._poses) else scene
 
 
 def _place(node: NodePath, row: np.ndarray) -> None:

@@ -1,4 +1,4 @@
-"""How things look: surface finish per material, lights, background and shadow settings.
+"""How things look: surface finish per material, lights, background, table and shadow settings.
 
 Plain data, no Panda3D: the renderer turns it into shader inputs. Colours of
 the lights are linear RGB; the background's are sRGB-encoded, as they appear.
@@ -131,5 +131,27 @@ class Backdrop:
     vignette: float = 0.10
 
 
+@dataclass(frozen=True)
+class Table:
+    """The endless table under a scene without a board (sRGB colours).
+
+    Attributes:
+        color: the table top as it appears in light.
+        minor, major: spacing of its faint grid lines (m).
+        minor_strength, major_strength: how much a line darkens the table (0..1).
+        fade_start, fade_end: the table fades into the backdrop between these distances from the
+            scene's centre, in multiples of the scene's size.
+    """
+
+    color: tuple[float, float, float] = (0.86, 0.855, 0.84)
+    minor: float = 0.01
+    major: float = 0.05
+    minor_strength: float = 0.035
+    major_strength: float = 0.09
+    fade_start: float = 1.5
+    fade_end: float = 8.0
+
+
 LIGHTING = Lighting()
 BACKDROP = Backdrop()
+TABLE = Table()

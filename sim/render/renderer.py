@@ -29,13 +29,13 @@ from panda3d.core import (
 )
 
 from sim.render import ANTIALIAS, shaders
-from sim.render.backend import backend
-from sim.render.buffers import DepthPass, Frame, noise_texture, post_scene, shader
+from sim.render.backend import Backend
+from sim.render.buffers import DepthPass, Frame, noise_texture, place_camera, post_scene, shader
 from sim.render.camera import Camera as ViewCamera
 from sim.render.camera import board_corners, piece_corners, scene_camera
-from sim.render.graph import MAIN_MASK, SHADOW_MASK, GeomLibrary, SceneGraph, geom_node
+from sim.render.graph import ID_MASK, MAIN_MASK, SHADOW_MASK, GeomLibrary, SceneGraph, geom_node
 from sim.render.lightview import fit_light, top_view
-from sim.render.looks import BACKDROP, LIGHTING, Backdrop, Lighting
+from sim.render.looks import BACKDROP, LIGHTING, TABLE, Backdrop, Lighting, Table
 
 SHADOW_MAP = 2048  # texels per side of the shadow map
 SHADOW_BOARD_LIMIT = 0.5  # m: boards up to this size cast shadows (game boards, not big tables)
@@ -69,25 +69,36 @@ def _quad(name: str, half: float, z: float) -> NodePath:
 class Renderer:
     """Draws scenes offscreen; reusable for any number of pictures and sizes.
 
+    A picture is three steps, which a viewer drives per frame: :meth:`update` (the graph at its
+    current poses and a camera: lights and shadow boxes follow), :meth:`draw` (one frame,
+    offscreen) and :meth:`read` (the pixels, only when wanted); :meth:`render_graph` does all
+    three, :meth:`render` a whole scene. :meth:`ids` tells which piece each pixel shows.
+
     Args:
+        backend: what to draw with: :func:`~sim.render.backend.offscreen_backend` (headless),
+            or :func:`~sim.render.backend.hosted_backend` on a viewer's window.
         lighting: lights and shadow settings.
         backdrop: background of opaque pictures.
         shadow_map: texels per side of the shadow map.
         antialias: ``msaa`` (4x multisampling: the smoothest edges) or ``fxaa``
             (a post-process on the shaded pixels: about 1.7 times as fast on llvmpipe).
+        table: the look of the endless table under scenes without a board.
 
     Raises:
         ValueError: unknown antialias.
     """
 
-    def __init__(self, lighting: Lighting = LIGHTING, backdrop: Backdrop = BACKDROP,
-                 shadow_map: int = SHADOW_MAP, antialias: str = "msaa"):
+    def __init__(self, backend: Backend, lighting: Lighting = LIGHTING, backdrop: Backdrop = BACKDROP,
+                 shadow_map: int = SHADOW_MAP, antialias: str = "msaa", table: Table = TABLE):
         if antialias not in ANTIALIAS:
             raise ValueError(f"antialias must be one of {', '.join(ANTIALIAS)}, got {antialias!r}")
         self.antialias = antialias
-        self.backend = backend()
+        self.backend = backend
+        self._graph = self._view = self._drawn = self._id_pass = None
+        self._transparent = False
         self.lighting = lighting
         self.backdrop = backdrop
+        self.table = table
         self.library = GeomLibrary()
         self.root = NodePath("towerlab-render")
         lens = PerspectiveLens()
@@ -104,11 +115,11 @@ class Renderer:
         # it visible, then the backdrop where nothing was drawn.
         self._backdrop.set_bin("fixed", 20)
         self._backdrop.set_depth_write(False)
-        self._backdrop.hide(SHADOW_MASK)
+        self._backdrop.hide(SHADOW_MASK | ID_MASK)
         self._floor = _quad("floor", 1.0, 0.0)
         self._floor.reparent_to(self.root)
         self._floor.set_bin("fixed", 10)
-        self._floor.hide(SHADOW_MASK)
+        self._floor.hide(SHADOW_MASK | ID_MASK)
         self._shadow = self._occlusion = None
         self._piece_shaders: dict[tuple[str, bool], object] = {}
         bins = CullBinManager.get_global_ptr()
@@ -128,7 +139,9 @@ class Renderer:
         self.root.set_shader(self._piece_shader("plain", False))
         self.root.set_antialias(AntialiasAttrib.M_multisample)
         self._backdrop.set_shader(shader(shaders.BACKDROP_VERTEX, shaders.BACKDROP_FRAGMENT))
-        self._floor.set_shader(shader(shaders.FLOOR_VERTEX, shaders.FLOOR_FRAGMENT))
+        self._floor_shader = shader(shaders.FLOOR_VERTEX, shaders.FLOOR_FRAGMENT)
+        self._table_shader = shader(shaders.FLOOR_VERTEX, shaders.TABLE_FRAGMENT)
+        self._floor.set_shader(self._floor_shader)
         shade = Camera("towerlab-shade", self.lens)
         shade.set_camera_mask(MAIN_MASK)
         self._shade_camera = self.camera.attach_new_node(shade)
@@ -154,6 +167,10 @@ class Renderer:
             "u_finish": (0.0, 1.0, 0.0, 0.0),
             "u_grain": (0.0, 0.0, 0.0, 0.0),
         }
+        table = self.table
+        inputs["u_table_color"] = LVecBase3f(*table.color)
+        inputs["u_table_grid"] = LVecBase4f(table.minor, table.major, table.minor_strength, table.major_strength)
+        inputs["u_table_fade"] = LVecBase4f(0.0, 0.0, 1.0, 2.0)
         for name, value in inputs.items():
             self.root.set_shader_input(name, value)
         self.root.set_shader_input(ShaderInput("u_shadow_depth", self._shadow.depth, _RAW_DEPTH))
@@ -171,11 +188,11 @@ class Renderer:
 
     def graph(self, scene) -> SceneGraph:
         """A scene graph of ``scene`` built with this renderer's geometry cache and shaders."""
-        graph = SceneGraph(scene, self.library, 0.0 if self.shaded else SOFTWARE_DECAL_LIFT)
-        if self.shaded:
-            for node, pattern, support in graph.surfaces:
-                node.set_shader(self._piece_shader(pattern, support))
-        return graph
+        return SceneGraph(scene, self.library, 0.0 if self.shaded else SOFTWARE_DECAL_LIFT,
+                          shade=self._shade_surface if self.shaded else None)
+
+    def _shade_surface(self, node: NodePath, pattern: str, support: bool) -> None:
+        node.set_shader(self._piece_shader(pattern, support))
 
     def _piece_shader(self, pattern: str, support: bool):
         key = (pattern, support)
@@ -198,24 +215,58 @@ class Renderer:
             (h, w, 4) uint8 RGBA, straight alpha, top row first.
         """
         graph = self.graph(scene)
-        view = scene_camera(scene, size, camera, eye, look_at)
+        view = scene_camera(scene, size, camera, eye, look_at, self.lighting)
         return self.render_graph(graph, view, transparent)
 
     def render_graph(self, graph: SceneGraph, view: ViewCamera, transparent: bool = False) -> np.ndarray:
-        """Draw a scene graph (at its current poses) from ``view``; see :meth:`render`."""
-        frame = self._frame(view.size)
-        clear = (0.0, 0.0, 0.0, 0.0) if transparent else (*self.backdrop.bottom, 1.0)
+        """Draw a scene graph (at its current poses) from ``view`` and read the picture back; see :meth:`render`.
+
+        The same as :meth:`update`, :meth:`draw` and :meth:`read`, after which the graph is let go.
+        """
+        try:
+            self.update(graph, view, transparent)
+            self.draw()
+            return self.read()
+        finally:
+            self.release()
+
+    def update(self, graph: SceneGraph, view: ViewCamera, transparent: bool = False) -> None:
+        """Make ``graph``, at its current poses, and ``view`` what the next :meth:`draw` shows.
+
+        Call it again after moving pieces (``graph.set_poses``): the camera, the key light's
+        shadow box and the floor follow the new poses. The graph stays attached to this
+        renderer until :meth:`release` or an update with another graph.
+
+        Args:
+            graph: a graph made by :meth:`graph`.
+            view: the camera.
+            transparent: an alpha background (the floor's shadows stay, as coverage).
+        """
+        if self._graph is not None and self._graph is not graph:
+            self.release()
+        self._graph, self._view, self._transparent = graph, view, transparent
         graph.root.reparent_to(self.root)
         graph.root.set_bin(PIECES_BIN, 0)
         if graph.board is not None:  # the board after the pieces: what stands on it hides much of it
             graph.board.set_bin("fixed", 0)
+        self._aim(view)
+        if self.shaded:
+            self._light_shaded(graph.current_scene(), view, transparent)
+        else:
+            self._light_flat(view)
+
+    def draw(self) -> None:
+        """Draw one picture of what :meth:`update` set up, offscreen; :meth:`read` returns it.
+
+        Raises:
+            RuntimeError: nothing to draw (no :meth:`update` since the last :meth:`release`).
+        """
+        if self._graph is None:
+            raise RuntimeError("nothing to draw: call update(graph, view) first")
+        view, transparent = self._view, self._transparent
+        frame = self._frame(view.size)
+        clear = (0.0, 0.0, 0.0, 0.0) if transparent else (*self.backdrop.bottom, 1.0)
         try:
-            self._aim(view)
-            scene = graph.current_scene()
-            if self.shaded:
-                self._light_shaded(scene, view, transparent)
-            else:
-                self._light_flat(view)
             frame.prepare(True, clear)
             self._set_depth_passes(True)
             if frame.shade is not None and self.antialias == "fxaa":
@@ -226,14 +277,62 @@ class Renderer:
                 resolve = resolve.set_shader_input(ShaderInput("u_shaded_depth", frame.depth))
                 self.camera.node().set_initial_state(RenderState.make(resolve, 1))
             self.backend.engine.render_frame()
-            image = frame.read()
         finally:
             # the engine draws every active buffer of the process: leave none active, so that other
-            # renderers (and other sizes) do not pay for this one
+            # renderers (and other sizes, and a viewer's window) do not pay for this one
             frame.prepare(False, clear)
             self._set_depth_passes(False)
-            graph.root.detach_node()
+        self._drawn = (frame, transparent)
+
+    def read(self) -> np.ndarray:
+        """The last picture :meth:`draw` made: (h, w, 4) uint8 RGBA, straight alpha, top row first.
+
+        Raises:
+            RuntimeError: nothing was drawn yet.
+        """
+        if self._drawn is None:
+            raise RuntimeError("nothing drawn yet: call draw() first")
+        frame, transparent = self._drawn
+        image = frame.read()
         return unpremultiply(image) if transparent else image
+
+    def release(self) -> None:
+        """Let the attached graph go (it can be attached again, here or to another renderer)."""
+        if self._graph is not None:
+            self._graph.root.detach_node()
+        self._graph = self._view = None
+
+    def ids(self, graph: SceneGraph, view: ViewCamera) -> np.ndarray:
+        """Which piece every pixel of ``view`` shows: the id pass (see :mod:`sim.render.ids`).
+
+        Args:
+            graph: a graph made by :meth:`graph`, at its current poses.
+            view: the camera (its size is the picture's).
+
+        Returns:
+            (h, w) int32: the pose row (index into ``graph.ids``) of the piece each pixel shows,
+            -1 for the board, the floor and the background. Top row first.
+        """
+        return self.ids_many(graph, [view])[0]
+
+    def ids_many(self, graph: SceneGraph, views: list[ViewCamera]) -> list[np.ndarray]:
+        """:meth:`ids` from several views, drawn in one frame (a search over views)."""
+        from sim.render.ids import IdPass
+
+        if self._id_pass is None:
+            self._id_pass = IdPass(self.backend, self.root)
+        other = self._graph if self._graph is not None and self._graph is not graph else None
+        if other is not None:  # the graph update() attached stays out of this picture
+            other.root.detach_node()
+        attached = graph.root.get_parent() == self.root
+        graph.root.reparent_to(self.root)
+        try:
+            return self._id_pass.draw(graph, list(views))
+        finally:
+            if not attached:
+                graph.root.detach_node()
+            if other is not None:
+                other.root.reparent_to(self.root)
 
     def _set_depth_passes(self, active: bool) -> None:
         for depth_pass in (self._shadow, self._occlusion):
@@ -249,10 +348,7 @@ class Renderer:
         return self._frames[key]
 
     def _aim(self, view: ViewCamera) -> None:
-        self.lens.set_fov(view.fov_x, view.fov_y)
-        self.lens.set_near_far(view.near, view.far)
-        self.camera.set_pos(*view.eye)
-        self.camera.look_at(LVecBase3f(*view.target), LVecBase3f(*view.up))
+        place_camera(self.camera, self.lens, view)
         # the backdrop card fills the view just inside the far plane (the camera looks along +y)
         d = BACKDROP_DEPTH * view.far
         tx, ty = np.tan(np.radians(view.fov_x) / 2.0), np.tan(np.radians(view.fov_y) / 2.0)
@@ -299,10 +395,16 @@ class Renderer:
         centre = casters.mean(axis=0)
         self._floor.set_pos(centre[0], centre[1], floor_z - FLOOR_GAP)
         self._floor.set_scale(FLOOR_EXTENT * max(extent, 0.05))
+        # the endless table shows itself (a board's scene keeps an invisible floor catching shadows)
+        table = scene.board_info.shape is None and not transparent
+        self._floor.set_shader(self._table_shader if table else self._floor_shader)
+        size = max(extent, 0.05)
+        r.set_shader_input("u_table_fade", LVecBase4f(centre[0], centre[1], self.table.fade_start * size,
+                                                      self.table.fade_end * size))
         if transparent:
-            self._backdrop.hide()
+            self._backdrop.hide(MAIN_MASK)
         else:
-            self._backdrop.show()
+            self._backdrop.show(MAIN_MASK)
 
     def _light_flat(self, view: ViewCamera) -> None:
         key = self.lighting.key_direction(view.basis[2])
@@ -310,11 +412,16 @@ class Renderer:
 
     def close(self) -> None:
         """Release the offscreen buffers (the renderer cannot draw afterwards)."""
+        self.release()
         engine = self.backend.engine
         for f in self._frames.values():
             for o in f.outputs:
                 engine.remove_window(o)
         self._frames.clear()
+        if self._id_pass is not None:
+            for o in self._id_pass.outputs():
+                engine.remove_window(o)
+            self._id_pass = None
         for depth_pass in (self._shadow, self._occlusion):
             if depth_pass is not None:
                 engine.remove_window(depth_pass.buffer)

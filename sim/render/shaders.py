@@ -1,4 +1,4 @@
-"""GLSL sources of the renderer: pieces, the shadow-catching floor, the backdrop, the depth and resolve passes.
+"""GLSL sources of the renderer: pieces, the shadow-catching floor or table, the backdrop, the depth and resolve passes.
 
 Lighting is computed in linear RGB and written sRGB-encoded. Piece colours
 arrive sRGB-encoded (as stored in the meshes) and are linearised first.
@@ -288,6 +288,41 @@ void main() {
     } else {
         frag_color = vec4(backdrop(gl_FragCoord.xy) * (1.0 - dark), 1.0);
     }
+}
+"""
+
+# The endless table of a scene without a board: a matte surface with a faint millimetre grid (10 mm
+# lines, stronger every 50 mm: the size of things and how far they stand off it), catching shadows
+# and contact occlusion, fading into the backdrop towards the horizon.
+TABLE_FRAGMENT = VERSION + _COMMON + """
+uniform float u_shadow_strength;  // darkening in full shadow
+uniform vec3 u_table_color;       // sRGB-encoded, as it appears in light
+uniform vec4 u_table_grid;        // x, y: minor and major spacing (m); z, w: their darkening
+uniform vec4 u_table_fade;        // xy: the scene's centre (m); z, w: fade into the backdrop from .. to (m)
+in vec3 v_world;
+in vec4 v_shadow;
+in vec4 v_occlusion;
+out vec4 frag_color;
+
+// Coverage of grid lines of the given spacing (m) and width (m) at p, anti-aliased over the
+// pixel's footprint; lines finer than about four pixels apart fade out instead of flickering.
+float grid(vec2 p, float spacing, float width) {
+    vec2 d = abs(fract(p / spacing + 0.5) - 0.5) * spacing;  // to the nearest line, per axis
+    vec2 fw = fwidth(p);
+    vec2 line = 1.0 - smoothstep(vec2(0.5 * width), vec2(0.5 * width) + fw, d);
+    vec2 calm = 1.0 - smoothstep(0.12 * spacing, 0.3 * spacing, fw);
+    return max(line.x * calm.x, line.y * calm.y);
+}
+
+void main() {
+    vec2 p = v_world.xy;
+    float lines = max(u_table_grid.z * grid(p, u_table_grid.x, 3e-4), u_table_grid.w * grid(p, u_table_grid.y, 6e-4));
+    vec3 table = u_table_color * (1.0 - lines);
+    float shadow = u_shadow_strength * (1.0 - lit_fraction(v_shadow, u_key_dir.z));
+    float dark = 1.0 - (1.0 - shadow) * (1.0 - u_occlusion_strength * occlusion(v_occlusion));
+    float far = smoothstep(u_table_fade.z, u_table_fade.w, length(p - u_table_fade.xy));
+    vec3 c = mix(table, backdrop(gl_FragCoord.xy), far) * (1.0 - dark);
+    frag_color = vec4(c, 1.0);
 }
 """
 

@@ -1,9 +1,10 @@
 """Render-ready triangle arrays of a piece: its body and decals, with normals and colours.
 
 Pure numpy and trimesh, no Panda3D. The geometry comes from the piece's glTF
-file in ``meshes/`` when the manifest says it matches the catalogue, else it
-is built on the fly from the catalogue (free-sized boxes and cylinders, or a
-stale ``meshes/``), so a picture never shows outdated geometry.
+file among the package's meshes (``sim/data/meshes/``) when the manifest says
+it matches the catalogue, else it is built on the fly from the catalogue
+(free-sized boxes and cylinders, or stale meshes), so a picture never shows
+outdated geometry.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import io
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
+from importlib.resources.abc import Traversable
 
 import numpy as np
 import trimesh
@@ -112,9 +113,9 @@ def _surface(name: str, layer: int, mesh: trimesh.Trimesh, flat_up: bool) -> Sur
                    colors.astype(np.float32))
 
 
-def _stored_scene(shape: PieceShape, directory: Path) -> trimesh.Scene | None:
+def _stored_scene(shape: PieceShape, directory: Traversable) -> trimesh.Scene | None:
     path = mesh_path(shape, directory)
-    if not path.exists() or load_manifest(directory).get(path.name) != fingerprint(shape):
+    if not path.is_file() or load_manifest(directory).get(path.name) != fingerprint(shape):
         return None
     return trimesh.load(io.BytesIO(path.read_bytes()), file_type="glb", force="scene")
 
@@ -132,12 +133,12 @@ def _geometries(scene: trimesh.Scene) -> dict[str, trimesh.Trimesh]:
 
 
 @cache
-def piece_surfaces(shape: PieceShape, directory: Path = MESH_DIR) -> tuple[Surface, ...]:
+def piece_surfaces(shape: PieceShape, directory: Traversable = MESH_DIR) -> tuple[Surface, ...]:
     """The body and decals of a piece kind, ready to upload (cached per shape).
 
     Args:
         shape: the catalogue piece (or a board's slab).
-        directory: where the glTF files and their manifest live.
+        directory: where the glTF files and their manifest live (a path or a package folder).
 
     Returns:
         The body first, then the decals in the catalogue's order.
@@ -150,6 +151,6 @@ def piece_surfaces(shape: PieceShape, directory: Path = MESH_DIR) -> tuple[Surfa
     return tuple(surfaces)
 
 
-def from_file(shape: PieceShape, directory: Path = MESH_DIR) -> bool:
+def from_file(shape: PieceShape, directory: Traversable = MESH_DIR) -> bool:
     """Whether :func:`piece_surfaces` reads this shape's glTF file (else it builds the mesh)."""
     return _stored_scene(shape, directory) is not None

@@ -3,7 +3,7 @@
 Each card's example is made by one of a few parametrised recipes, so that a
 near miss (the same construction one step short of the card) is the same recipe
 with another argument. ``tools/build_tohuwabohu_cards.py`` writes them to
-``scenes/tohuwabohu/cards/<id>.json``.
+``sim/data/cards/tohuwabohu/<id>.json`` (package data).
 
 Layouts (mm, relative to a level's centre), chosen to keep pillars clear of
 the figure points (a quadrilateral's points lie 36–42 mm out at 90°, 210° and

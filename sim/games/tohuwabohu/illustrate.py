@@ -1,10 +1,16 @@
-"""Card illustrations: a card face (colour frame, title, picture) drawn with matplotlib, one or a sheet.
+"""Card illustrations: a card face (colour frame, title, picture) drawn with matplotlib, one or printable sheets.
 
 The layout is game-neutral: a :class:`CardFace` names the card, its frame
 colour and the scene to draw; :func:`tohuwabohu_faces` gives the 36 Tohuwabohu
-faces from their example scenes. Pictures are drawn by :mod:`sim.render`
-(passed in as arrays, so this module needs no renderer); matplotlib is imported
-only when drawing.
+faces from their example scenes, which ship with the package. Pictures are
+drawn by :mod:`sim.render` (passed in as arrays, or through a renderer handed
+to :func:`card_view`, so this module never starts an engine); matplotlib is
+imported only when drawing.
+
+A card's picture frames the whole playing area the same way on every card
+(the area and the construction centred, the nearest of them on the same
+margin) from the highest viewpoint at which every piece of the construction
+shows: a brick under a level or a figure behind another is never hidden.
 """
 
 from __future__ import annotations
@@ -12,7 +18,8 @@ from __future__ import annotations
 import io
 import textwrap
 from dataclasses import dataclass
-from pathlib import Path
+from importlib.resources import files
+from importlib.resources.abc import Traversable
 
 import numpy as np
 
@@ -20,10 +27,20 @@ from sim.pieces import dimensions as dim
 
 CARD_MM = (63.0, 88.0)  # a playing card (width, height)
 SHEET_MM = (210.0, 297.0)  # A4 portrait
-SHEET_MARGIN_MM = 8.0
+SHEET_GRID = (3, 3)  # cards per row and column of a sheet: 189 x 264 mm of cards on A4
+CUT_MARK_MM = 5.0  # length of a cut mark, in the sheet's margin
+CUT_MARK_GAP_MM = 1.5  # between the cards and the start of a cut mark
 PNG_DPI = 300
-CARD_PICTURE_MARGIN = 0.1  # free border around the construction in its picture (fraction of the size)
-CARD_SCENES = Path(__file__).resolve().parents[3] / "scenes" / "tohuwabohu" / "cards"
+CARD_PICTURE_MARGIN = 0.04  # free border around the playing area in the picture (fraction of its size)
+CARD_SCENES: Traversable = files("sim.data").joinpath("cards", "tohuwabohu")
+MIN_VISIBLE = 0.15  # every piece shows at least this fraction of its projected hull (sim.render.views)
+# Highest first: the first elevation from which every piece shows wins. 10 degrees still shows the
+# level plates' tops; lower, a tower of levels would look like a stack of lines.
+CARD_ELEVATIONS = (35.0, 30.0, 25.0, 20.0, 17.5, 15.0, 12.5, 10.0)
+
+_FRAME = 3.0  # mm of coloured frame
+_TITLE = 16.0  # mm of title band
+_FOOTER = 5.0  # mm of small print
 
 
 @dataclass(frozen=True)
@@ -35,17 +52,17 @@ class CardFace:
         title: printed at the top.
         frame: RGB 0..1 of the frame and title band.
         label: small print at the bottom (the card set and colour).
-        scene: path of the scene file to draw.
+        scene: the scene file to draw (a path, or a file of the installed package).
     """
 
     id: str
     title: str
     frame: tuple[float, float, float]
     label: str
-    scene: Path
+    scene: Traversable
 
 
-def tohuwabohu_faces(scenes_dir: Path = CARD_SCENES) -> list[CardFace]:
+def tohuwabohu_faces(scenes_dir: Traversable = CARD_SCENES) -> list[CardFace]:
     """The 36 Tohuwabohu order cards, blue, red then green, each with its example scene."""
     from sim.games.tohuwabohu.cards import CARD_COLORS, cards_of
 
@@ -54,99 +71,67 @@ def tohuwabohu_faces(scenes_dir: Path = CARD_SCENES) -> list[CardFace]:
             for color in CARD_COLORS for c in cards_of(color)]
 
 
-FIGURE_WEIGHT = 3  # a hidden figure counts as much as this many hidden plate corners or bricks
+def load_face_scene(face: CardFace):
+    """The face's scene, read from a path or from the package's files.
 
-
-def card_view(scene, size) -> tuple[tuple[float, float, float], tuple[float, float, float]]:
-    """Eye and look-at point (m) of a card picture: framing the pieces, from the side that hides least.
-
-    The view keeps the renderer's iso elevation and picks, among azimuths every
-    15°, the one from which the fewest figures, plate corners and bricks hide
-    under the level plates above them (figures count most; ties go to the
-    azimuth nearest the iso view's).
+    Raises:
+        SceneError: the file cannot be read or is not a valid scene.
     """
-    from sim.render.camera import fit_camera, piece_corners, view_direction
+    from pathlib import Path
 
-    iso, up = view_direction("iso")
-    iso_az = np.degrees(np.arctan2(iso[1], iso[0]))
-    elevation = np.arcsin(iso[2])
-    plates, marks = _plates_and_marks(scene)
-    best, best_key = iso, None
-    for az in iso_az + np.arange(0.0, 360.0, 15.0):
-        a = np.radians(az)
-        toward = np.array([np.cos(elevation) * np.cos(a), np.cos(elevation) * np.sin(a), np.sin(elevation)])
-        hidden = sum(weight for point, weight in marks if _hidden(point, toward, plates))
-        key = (hidden, abs((az - iso_az + 180.0) % 360.0 - 180.0))
-        if best_key is None or key < best_key:
-            best, best_key = toward, key
-    cam = fit_camera(piece_corners(scene), best, up, size, margin=CARD_PICTURE_MARGIN)
-    return cam.eye, cam.target
+    from sim.scene import load_scene, loads
+
+    if isinstance(face.scene, Path):
+        return load_scene(face.scene)
+    return loads(face.scene.read_text(encoding="utf-8"), f"towerlab package file cards/{face.scene.name}")
 
 
-def _plates_and_marks(scene):
-    """Level plates as (outline in xy, bottom height), and the points a picture should show with their weights.
+def card_frame(scene) -> np.ndarray:
+    """(k, 3) what every card picture keeps inside its margin: the playing area and every piece (m, world)."""
+    from sim.render.camera import board_corners, piece_corners
 
-    The points (m, world): each figure's centre, each plate's top corners
-    (nudged inwards so the plate itself does not hide them) and each other
-    piece's centre.
+    return np.vstack([piece_corners(scene), board_corners(scene)])
+
+
+def card_view(renderer, scene, size):
+    """The camera of a card's picture: the whole playing area framed, every piece visible.
+
+    Args:
+        renderer: a :class:`sim.render.renderer.Renderer`, which draws the id pictures the
+            search judges visibility by.
+        scene: the card's scene.
+        size: (width, height) pixels of the picture.
+
+    Returns:
+        A :class:`sim.render.views.ClearView`: the camera, where it looks from, how much of
+        each piece it shows and whether every piece reaches :data:`MIN_VISIBLE`.
     """
-    import shapely.geometry as sg
+    from sim.render.views import ViewSearch, clear_view
 
-    from sim.geometry.transforms import transform_points
-
-    plates, marks = [], []
-    for p in scene.pieces:
-        if p.kind == "tohuwabohu.level":
-            v = transform_points(p.shape.vertices, p.pos, p.quat)
-            outline = sg.MultiPoint(v[:, :2]).convex_hull
-            top = float(v[:, 2].max())
-            plates.append((outline, float(v[:, 2].min())))
-            centre = np.array(outline.centroid.coords[0])
-            for x, y in list(outline.exterior.coords)[:-1]:
-                corner = centre + 0.95 * (np.array([x, y]) - centre)
-                marks.append((np.array([corner[0], corner[1], top]), 1))
-        else:
-            marks.append((np.asarray(p.pos, dtype=float), FIGURE_WEIGHT if p.kind == "tohuwabohu.figure" else 1))
-    return plates, marks
-
-
-def _hidden(point: np.ndarray, toward_eye: np.ndarray, plates) -> bool:
-    """Whether the line of sight from ``point`` towards the eye passes through a plate above it."""
-    import shapely.geometry as sg
-
-    for outline, z in plates:
-        if z > point[2]:
-            q = point + toward_eye * (z - point[2]) / toward_eye[2]
-            if outline.contains(sg.Point(q[0], q[1])):
-                return True
-    return False
+    search = ViewSearch(elevations=CARD_ELEVATIONS, min_fraction=MIN_VISIBLE, margin=CARD_PICTURE_MARGIN)
+    return clear_view(renderer, scene, size, card_frame(scene), search)
 
 
 def picture_size(scale: float = 1.0, dpi: int = PNG_DPI) -> tuple[int, int]:
     """Pixels (w, h) of the picture area of a card drawn at ``scale`` and ``dpi``."""
-    w, h = _picture_box()
+    w, h = picture_box()
     return int(round(w * scale / 25.4 * dpi)), int(round(h * scale / 25.4 * dpi))
 
 
-def _picture_box() -> tuple[float, float]:
-    """Width and height (card mm) of the picture area."""
+def picture_box() -> tuple[float, float]:
+    """Width and height (card mm) of the picture area: between the frame, the title band and the footer."""
     return CARD_MM[0] - 2 * _FRAME, CARD_MM[1] - _TITLE - _FOOTER - 2 * _FRAME
 
 
-_FRAME = 3.0  # mm of coloured frame
-_TITLE = 16.0  # mm of title band
-_FOOTER = 5.0  # mm of small print
-
-
-def draw_card(fig, origin_mm, face: CardFace, picture: np.ndarray, scale: float = 1.0) -> None:
-    """Draw one card face onto a matplotlib figure.
+def draw_card(fig, origin_mm, face: CardFace, picture: np.ndarray) -> None:
+    """Draw one card face, 63 × 88 mm, onto a matplotlib figure.
 
     Args:
         fig: the figure; its size in inches defines the millimetre grid.
         origin_mm: (x, y) of the card's lower left corner on the figure (mm).
         face: what to draw.
-        picture: (h, w, 3 or 4) uint8 rendering of the card's scene.
-        scale: card size relative to a 63 × 88 mm playing card.
+        picture: (h, w, 3 or 4) uint8 rendering of the card's scene, filling the picture area
+            (its aspect that of :func:`picture_box`).
     """
     from matplotlib.patches import FancyBboxPatch
 
@@ -154,7 +139,7 @@ def draw_card(fig, origin_mm, face: CardFace, picture: np.ndarray, scale: float 
     x0, y0 = origin_mm
 
     def axes(x, y, ww, hh):
-        ax = fig.add_axes([(x0 + x * scale) / fw, (y0 + y * scale) / fh, ww * scale / fw, hh * scale / fh])
+        ax = fig.add_axes([(x0 + x) / fw, (y0 + y) / fh, ww / fw, hh / fh])
         ax.set_axis_off()
         return ax
 
@@ -168,38 +153,12 @@ def draw_card(fig, origin_mm, face: CardFace, picture: np.ndarray, scale: float 
                                   boxstyle="round,pad=0,rounding_size=1.5", facecolor="white", edgecolor="none"))
     lines = textwrap.wrap(face.title, 24)
     card.text(CARD_MM[0] / 2, CARD_MM[1] - _FRAME - _TITLE / 2 + 1.0, "\n".join(lines), ha="center", va="center",
-              color="white", fontsize=(10.5 if len(lines) < 2 else 9.5) * scale, fontweight="bold", linespacing=1.1)
+              color="white", fontsize=10.5 if len(lines) < 2 else 9.5, fontweight="bold", linespacing=1.1)
     card.text(CARD_MM[0] / 2, _FRAME + _FOOTER / 2, f"{face.label} · {face.id}", ha="center", va="center",
-              color=(0.35, 0.35, 0.35), fontsize=4.8 * scale)
-    pw, ph = _picture_box()
+              color=(0.35, 0.35, 0.35), fontsize=4.8)
+    pw, ph = picture_box()
     pic = axes(_FRAME, _FRAME + _FOOTER, pw, ph)
-    pic.imshow(_fit(picture, pw / ph), interpolation="lanczos")
-
-
-def _fit(picture: np.ndarray, aspect: float, margin: float = 0.04) -> np.ndarray:
-    """Crop a picture to what is drawn (its opaque pixels), then pad it with white to ``aspect`` = w / h.
-
-    Args:
-        picture: (h, w, 3 or 4) uint8; with alpha, transparent pixels are background.
-        aspect: width / height of the result.
-        margin: white border kept around the drawing, as a fraction of its larger side.
-    """
-    img = np.asarray(picture)
-    if img.shape[2] == 4:
-        alpha = img[..., 3] > 0
-        if alpha.any():
-            rows, cols = np.flatnonzero(alpha.any(axis=1)), np.flatnonzero(alpha.any(axis=0))
-            img = img[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1]
-        a = img[..., 3:4].astype(float) / 255.0
-        img = (img[..., :3] * a + 255.0 * (1.0 - a)).astype(np.uint8)
-    h, w = img.shape[:2]
-    pad = int(round(margin * max(h, w)))
-    want_w = max(w + 2 * pad, int(round((h + 2 * pad) * aspect)))
-    want_h = max(h + 2 * pad, int(round(want_w / aspect)))
-    out = np.full((want_h, want_w, 3), 255, np.uint8)
-    top, left = (want_h - h) // 2, (want_w - w) // 2
-    out[top:top + h, left:left + w] = img
-    return out
+    pic.imshow(np.asarray(picture)[..., :3], interpolation="lanczos", aspect="auto")
 
 
 def card_png(face: CardFace, picture: np.ndarray, dpi: int = PNG_DPI) -> bytes:
@@ -219,38 +178,84 @@ def card_png(face: CardFace, picture: np.ndarray, dpi: int = PNG_DPI) -> bytes:
         plt.close(fig)
 
 
-def sheet_layout(n: int) -> tuple[int, int, float]:
-    """Columns, rows and card scale that fit ``n`` cards on one A4 sheet with margins."""
-    best = (1, n, 0.0)
-    for cols in range(1, n + 1):
-        rows = -(-n // cols)
-        gap = 2.0
-        s = min((SHEET_MM[0] - 2 * SHEET_MARGIN_MM - (cols - 1) * gap) / (cols * CARD_MM[0]),
-                (SHEET_MM[1] - 2 * SHEET_MARGIN_MM - (rows - 1) * gap) / (rows * CARD_MM[1]))
-        if s > best[2]:
-            best = (cols, rows, s)
-    return best
+@dataclass(frozen=True)
+class SheetLayout:
+    """Where the cards of one printed page go, in mm from the page's lower left corner.
+
+    Attributes:
+        origins: (x, y) of each card's lower left corner, in reading order (left to right, top down).
+        cut_marks: ((x0, y0), (x1, y1)) line segments in the margins, extending every card edge.
+    """
+
+    origins: tuple[tuple[float, float], ...]
+    cut_marks: tuple[tuple[tuple[float, float], tuple[float, float]], ...]
 
 
-def sheet(faces: list[CardFace], pictures: list[np.ndarray], fmt: str = "pdf") -> bytes:
-    """Every card on one printable A4 page, as PDF (or ``fmt``: any matplotlib format) bytes."""
+def sheet_layout(n: int) -> SheetLayout:
+    """The layout of a page holding ``n`` cards (at most a full grid of :data:`SHEET_GRID`) at their real size.
+
+    The cards touch, so that one straight cut separates two of them; the grid is
+    centred on the page and the cut marks continue each card edge into the margins.
+
+    Raises:
+        ValueError: ``n`` outside 1 .. cards per page.
+    """
+    cols, rows = SHEET_GRID
+    if not 1 <= n <= cols * rows:
+        raise ValueError(f"a page holds 1..{cols * rows} cards, got {n}")
+    cw, ch = CARD_MM
+    left, bottom = (SHEET_MM[0] - cols * cw) / 2, (SHEET_MM[1] - rows * ch) / 2
+    top, right = bottom + rows * ch, left + cols * cw
+    origins = tuple((left + (k % cols) * cw, top - (k // cols + 1) * ch) for k in range(n))
+    gap, length = CUT_MARK_GAP_MM, CUT_MARK_MM
+    marks = []
+    for x in sorted({x for x, _ in origins} | {x + cw for x, _ in origins}):
+        marks += [((x, top + gap), (x, top + gap + length)), ((x, bottom - gap - length), (x, bottom - gap))]
+    for y in sorted({y for _, y in origins} | {y + ch for _, y in origins}):
+        marks += [((left - gap - length, y), (left - gap, y)), ((right + gap, y), (right + gap + length, y))]
+    return SheetLayout(origins, tuple(marks))
+
+
+def sheet(faces: list[CardFace], pictures: list[np.ndarray], title: str = "cards") -> bytes:
+    """Every card at its real size, nine to an A4 page with cut marks, as a multi-page PDF.
+
+    Args:
+        faces: the cards, in print order.
+        pictures: each card's picture (see :func:`draw_card`).
+        title: printed in the bottom margin of each page with the page number.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.backends.backend_pdf import PdfPages
 
-    cols, rows, scale = sheet_layout(len(faces))
-    gap = 2.0
-    cw, ch = CARD_MM[0] * scale, CARD_MM[1] * scale
-    total_w, total_h = cols * cw + (cols - 1) * gap, rows * ch + (rows - 1) * gap
-    left, bottom = (SHEET_MM[0] - total_w) / 2, (SHEET_MM[1] - total_h) / 2
+    per_page = SHEET_GRID[0] * SHEET_GRID[1]
+    cards = list(zip(faces, pictures))
+    pages = max(1, -(-len(cards) // per_page))
+    buf = io.BytesIO()
+    with PdfPages(buf, metadata={"Title": title, "Creator": "towerlab"}) as pdf:
+        for page in range(pages):
+            fig = sheet_page(cards[page * per_page:(page + 1) * per_page], f"{title} · page {page + 1} of {pages}")
+            try:
+                pdf.savefig(fig)
+            finally:
+                plt.close(fig)
+    return buf.getvalue()
+
+
+def sheet_page(cards: list[tuple[CardFace, np.ndarray]], caption: str):
+    """One A4 page (a matplotlib figure) of up to nine (face, picture) cards with cut marks and a caption."""
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
     fig = plt.figure(figsize=(SHEET_MM[0] / 25.4, SHEET_MM[1] / 25.4))
-    try:
-        for k, (face, pic) in enumerate(zip(faces, pictures)):
-            r, c = divmod(k, cols)
-            draw_card(fig, (left + c * (cw + gap), bottom + (rows - 1 - r) * (ch + gap)), face, pic, scale)
-        buf = io.BytesIO()
-        fig.savefig(buf, format=fmt, dpi=PNG_DPI)
-        return buf.getvalue()
-    finally:
-        plt.close(fig)
+    layout = sheet_layout(max(1, len(cards)))
+    for (face, pic), origin in zip(cards, layout.origins):
+        draw_card(fig, origin, face, pic)
+    for (x0, y0), (x1, y1) in layout.cut_marks:
+        fig.add_artist(Line2D([x0 / SHEET_MM[0], x1 / SHEET_MM[0]], [y0 / SHEET_MM[1], y1 / SHEET_MM[1]],
+                              color="black", linewidth=0.3))
+    fig.text(0.5, 5.0 / SHEET_MM[1], f"{caption} · cut along the marks", ha="center", va="center", fontsize=6,
+             color=(0.4, 0.4, 0.4))
+    return fig
