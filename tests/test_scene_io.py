@@ -130,7 +130,42 @@ BAD = {
     "huge-coordinate": (_scene([{"id": "k", "kind": "box", "size": [1, 1, 1], "pos": [1e9, 0, 0]}]),
                         "pieces[0].pos: expected a coordinate within"),
     "negative-size": (_scene([{"id": "k", "kind": "box", "size": [1, -1, 1], "pos": [0, 0, 0]}]),
-                      "pieces[0].size: expected a positive number, got -1"),
+                      "pieces[0].size: expected a size 1..10000 mm, got -1"),
+    "huge-size": (_scene([{"id": "k", "kind": "box", "size": [1e308, 1, 1], "pos": [0, 0, 0]}]),
+                  "pieces[0].size: expected a size 1..10000 mm, got 1e+308"),
+    "tiny-size": (_scene([{"id": "k", "kind": "box", "size": [10, 1e-6, 10], "pos": [0, 0, 0]}]),
+                  "pieces[0].size: expected a size 1..10000 mm, got 1e-06"),
+    "tiny-radius": (_scene([{"id": "k", "kind": "cylinder", "radius": 0.01, "height": 5, "pos": [0, 0, 2.5]}]),
+                    "pieces[0].radius: expected a size 1..10000 mm, got 0.01"),
+    "tall-cylinder": (_scene([{"id": "k", "kind": "cylinder", "radius": 5, "height": 2e4, "pos": [0, 0, 1e4]}]),
+                      "pieces[0].height: expected a size 1..10000 mm, got 20000.0"),
+    "huge-density": (_scene([{"id": "k", "kind": "box", "size": [1, 1, 1], "pos": [0, 0, 0], "density": 1e308}]),
+                     "pieces[0].density: expected a density 0.001..25 g/cm³, got 1e+308"),
+    "zero-density": (_scene([{"id": "k", "kind": "box", "size": [1, 1, 1], "pos": [0, 0, 0], "density": 0}]),
+                     "pieces[0].density: expected a density 0.001..25 g/cm³, got 0"),
+    "huge-friction": (_scene([{"id": "k", "kind": "box", "size": [1, 1, 1], "pos": [0, 0, 0], "friction": 1e9}]),
+                      "pieces[0].friction: expected a friction coefficient 0..10, got 1000000000.0"),
+    "deeply-nested": ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+    "deeply-nested-field": ('{"format": "towerlab-scene/1", "game": "free", "pieces": [{"id": "k", "kind": "box", '
+                            '"size": [1, 1, 1], "pos": ' + "[" * 900 + "]" * 900 + "}]}",
+                            "pieces[0].pos: expected a list of 3 numbers"),
+    "5000-digit-integer": ('{"format": "towerlab-scene/1", "game": "free", "pieces": [{"id": "k", "kind": "box", '
+                           '"size": [1, 1, 1], "pos": [' + "9" * 5000 + ", 0, 0]}]}", "a number with too many digits"),
+    "400-digit-integer": ('{"format": "towerlab-scene/1", "game": "free", "pieces": [{"id": "k", "kind": "box", '
+                          '"size": [1, 1, 1], "pos": [' + "9" * 400 + ", 0, 0]}]}",
+                          "pieces[0].pos: expected a finite number, got an integer of 400 digits"),
+    "surrogate-id": (_scene([{"id": "\ud800x", "kind": "box", "size": [1, 1, 1], "pos": [0, 0, 0.5]}]),
+                     'pieces[0].id: expected a name of printable characters (no \\ud800), got "\\ud800x"'),
+    "escape-id": (_scene([{"id": "\x1b[31mred", "kind": "box", "size": [1, 1, 1], "pos": [0, 0, 0.5]}]),
+                  'pieces[0].id: expected a name of printable characters (no \\x1b)'),
+    "newline-id": (_scene([{"id": "a\nb", "kind": "box", "size": [1, 1, 1], "pos": [0, 0, 0.5]}]),
+                   "pieces[0].id: expected a name of printable characters (no \\n)"),
+    "escape-owner": (_scene([{"id": "k", "kind": "box", "size": [1, 1, 1], "pos": [0, 0, 0.5], "owner": "r\x07"}]),
+                     "pieces[0].owner: expected a name of printable characters (no \\x07)"),
+    "escape-player": (_bad(players=["red", "\x1b]0;pwned\x07"]), "players: expected a name of printable characters"),
+    "newline-title": (_bad(title="one\ntwo"), "title: expected one line of printable text (no \\n)"),
+    "escape-kind": (_with_piece(kind="\x1b[2J"), 'pieces[0].kind: expected one of'),
+    "escape-board": (_bad(board="\x1b[2J"), 'board: expected one line of printable text'),
     "rot-and-quat": (_scene([{"id": "k", "kind": "box", "size": [1, 1, 1], "pos": [0, 0, 0], "rot": [0, 0, 0],
                               "quat": [0, 0, 0, 1]}]), "pieces[0].quat: give either rot or quat"),
     "zero-quat": (_scene([{"id": "k", "kind": "box", "size": [1, 1, 1], "pos": [0, 0, 0], "quat": [0, 0, 0, 0]}]),
@@ -160,6 +195,7 @@ def test_bad_input_is_one_line_exit_2(name, tmp_path, capsys):
     assert len(lines) == 1, out.err
     assert str(path) in lines[0] and expected in lines[0], lines[0]
     assert "Traceback" not in out.err + out.out
+    assert all(c.isprintable() for c in lines[0]), lines[0]  # no raw control character reaches the terminal
 
 
 def test_missing_file_is_one_line_exit_2(tmp_path, capsys):
