@@ -241,3 +241,84 @@ def test_pieces_cli_lists_every_kind_with_mass(capsys):
     assert main(["pieces"]) == 0
     text = capsys.readouterr().out
     assert "tohuwabohu.arch" in text and "36.00" in text
+
+
+# --- the scene as data: pickling, one registry of kinds, front doors only ----------------
+
+def _piece_count_and_mass(scene) -> tuple[int, float]:
+    return len(scene.pieces), sum(p.mass for p in scene.pieces)
+
+
+def test_a_scene_survives_a_pickle_round_trip():
+    import pickle
+
+    for path in scene_files()[:6] + [scene_files()[-1]]:
+        s = load_scene(path)
+        assert s.pieces[0].shape.parts  # a cached shape is not carried along, and does not break pickling
+        again = pickle.loads(pickle.dumps(s))
+        assert again == s and dumps(again) == dumps(s) and again.source == s.source
+        assert dict(again.pieces[0].params) == dict(s.pieces[0].params)
+        with pytest.raises(TypeError):
+            again.pieces[0].params["x"] = 1  # still read-only
+
+
+def test_scenes_go_through_a_process_pool():
+    from concurrent.futures import ProcessPoolExecutor
+
+    scenes = [load_scene(p) for p in scene_files()[:4]]
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        got = list(pool.map(_piece_count_and_mass, scenes))
+    assert got == [_piece_count_and_mass(s) for s in scenes]
+
+
+def test_the_schema_takes_every_kind_and_parameter_from_the_catalogue():
+    from sim.pieces import KINDS
+    from sim.scene.schema import PIECE_MODELS
+
+    assert list(PIECE_MODELS) == list(KINDS)
+    for kind, spec in KINDS.items():
+        for param in spec.params:
+            assert param.name in PIECE_MODELS[kind].model_fields
+            if param.choices:  # a value the catalogue does not list is refused, naming the field
+                piece = {"id": "x", "kind": kind, "pos": [0, 0, 50], **{p.name: p.choices[0] for p in spec.params}}
+                piece[param.name] = "nonsense"
+                with pytest.raises(Exception, match=rf"pieces\[0\]\.{param.name}: expected "):
+                    loads(json.dumps(_scene([piece])))
+
+
+def test_the_scene_layer_uses_no_private_name_of_another_module():
+    import ast
+    from pathlib import Path
+
+    import sim.scene
+
+    for path in Path(sim.scene.__file__).parent.glob("*.py"):
+        tree = ast.parse(path.read_text())
+        modules = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom | ast.Import)
+                   for a in n.names}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                assert not [a.name for a in node.names if a.name.startswith("_")], (path.name, node.module)
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules:
+                assert not node.attr.startswith("_"), (path.name, node.value.id, node.attr)
+
+
+def test_odd_but_valid_text_is_printed_as_text_not_markup(tmp_path, capsys):
+    data = _scene([{"id": "[/bold]", "kind": "box", "size": [20, 20, 20], "pos": [0, 0, 10]}], title="[red]x[/]")
+    path = tmp_path / "[b].json"
+    path.write_text(json.dumps(data))
+    assert main(["validate", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "[b].json" in out and "[red]x[/]" in out
+
+
+def test_notes_may_span_lines_but_hold_no_control_characters():
+    assert loads(json.dumps(_scene([], notes="one\n\ttwo"))).notes == "one\n\ttwo"
+    with pytest.raises(Exception, match=r"notes: expected printable text, newlines and tabs \(no \\x1b\)"):
+        loads(json.dumps(_scene([], notes="a\x1b[2Jb")))
+
+
+def test_a_huge_quaternion_is_normalised_without_overflow():
+    s = loads(json.dumps(_scene([{"id": "k", "kind": "box", "size": [20, 20, 20], "pos": [0, 0, 10],
+                                  "quat": [0, 0, 1e300, 1e300]}])))
+    assert np.allclose(s.pieces[0].quat, (0, 0, 2 ** -0.5, 2 ** -0.5))

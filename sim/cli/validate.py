@@ -22,7 +22,8 @@ def validate(
     """Check scene files: format, fields, kinds, ids, numbers, pieces inside each other. Exit 2 if any is invalid.
 
     Each valid scene is summarised (game, board, pieces, mass); each invalid one
-    gets one line naming the file, the field and what was wrong.
+    gets one line on stderr naming the file, the field and what was wrong (also in
+    the --json report).
     """
     from sim.scene import load_scene
 
@@ -36,8 +37,7 @@ def validate(
             except TowerlabError as e:
                 bad += 1
                 reports.append({"file": str(path), "valid": False, "error": str(e)})
-                if not as_json:
-                    error_line(str(e))
+                error_line(str(e))  # with --json too: exit 2 always comes with its line on stderr
                 continue
             reports.append(_summary(path, scene))
             if not as_json:

@@ -36,10 +36,13 @@ class Overlap:
     """Two solids inside each other.
 
     Attributes:
-        a: the first piece's id, or ``board``/``table``.
+        a: the first piece's id, or ``board`` (the board's slab) or ``table`` (the table around it,
+            or the endless table of the ``table`` board).
         b: the second piece's id (after ``a`` in the scene).
-        depth: how far they interpenetrate (m): the shortest move that parts them.
-        below: ``b`` lies wholly below the top of ``a`` (the board or the table).
+        depth: how far they interpenetrate (m): the shortest move that parts them (for a piece
+            wholly below the board or table top, how far its bottom lies under the table top).
+        below: ``b`` lies wholly below the top of ``a``: under the board's top within its outline,
+            else under the table's.
     """
 
     a: str
@@ -182,11 +185,18 @@ def find_overlaps(scene, poses=None, *, most: int | None = None) -> list[Overlap
         into_slab = 0.0
         if slab is not None and (lo[i] < slab_hi - limit).all() and (slab_lo < hi[i] - limit).all():
             into_slab = _pair_depth(slab, s, limit)
-        depth = max(into_table, into_slab)
-        if depth > limit:
-            below = bool(hi[i, 2] <= limit)  # wholly under the top of the board (or of the endless table)
-            surface = BOARD if slab is not None and (below or into_slab >= into_table) else TABLE
-            found[i] = [Overlap(surface, scene.pieces[i].id, depth, below)]
+        if max(into_table, into_slab) <= limit:
+            continue
+        under_slab = slab is not None and bool((lo[i, :2] < slab_hi[:2]).all() and (slab_lo[:2] < hi[i, :2]).all())
+        pid = scene.pieces[i].id
+        if under_slab and hi[i, 2] <= limit:
+            found[i] = [Overlap(BOARD, pid, into_table, below=True)]
+        elif hi[i, 2] <= floor + limit:
+            found[i] = [Overlap(TABLE, pid, into_table, below=True)]
+        elif into_slab >= into_table:
+            found[i] = [Overlap(BOARD, pid, into_slab)]
+        else:
+            found[i] = [Overlap(TABLE, pid, into_table)]
     count = len(found)
     for pairs in _box_pairs(lo, hi, limit):
         for i, j in sorted(pairs.tolist()):
