@@ -32,6 +32,23 @@ def physics_verdict(scene, progress=None):
     return Verdict.from_check(check(building, progress=progress))
 
 
+def _judge(physics: bool, update=None):
+    """The balance judge of a game: none without physics; with ``update``, reporting the blocks it has
+    been asked about (out of the whole stock) as the game goes."""
+    if not physics:
+        return None
+    if update is None:
+        return physics_verdict
+    from sim.games.talo.stock import Stock
+
+    stock = Stock.full().total
+
+    def judged(scene):
+        update(min(len(scene.pieces), stock), stock)
+        return physics_verdict(scene)
+    return judged
+
+
 def _load(path: Path):
     from sim.scene import load_scene
 
@@ -86,8 +103,8 @@ def check(
 ) -> None:
     """Check a Talo scene: the grid, level 0, level 10, the balance, the pawns; heights and how high each pawn can get.
 
-    Exit 0 whatever the verdict (see "legal" in the JSON), 2 on a bad file.
-    Overlapping blocks are reported and the balance is then not judged.
+    Exit 0 whatever the verdict (see "legal" in the JSON), 2 on a bad file
+    (pieces inside each other included, as for every command).
     """
     from sim.games.talo import talo_report
 
@@ -178,7 +195,8 @@ def play(
     if out is not None:
         writable_output(out)
     data = read_json(script)
-    state = play_script(data, physics_verdict if physics else None, str(script))
+    with progress(f"replaying {script.name}", quiet=as_json or not physics, unit="blocks") as update:
+        state = play_script(data, _judge(physics, update), str(script))
     if out is not None:
         save_scene(replace(state.scene, title=data.get("title") or state.scene.title), out)
     if as_json:
@@ -202,12 +220,6 @@ def play(
 _SUGGESTED_STARTS = ((2, 2), (7, 7), (2, 7), (7, 2), (1, 1), (8, 8), (1, 8), (8, 1))
 
 
-def _counting(judge, update, stock: int):
-    """``judge`` reporting progress as the blocks of the building it is asked about, out of the whole stock."""
-    def judged(scene):
-        update(min(len(scene.pieces), stock), stock)
-        return judge(scene)
-    return judged
 
 
 @talo_app.command()
@@ -231,7 +243,6 @@ def auto(
     from sim.games.talo import talo_board
     from sim.games.talo.auto import auto_game
     from sim.games.talo.script import dumps_script, script_of
-    from sim.games.talo.stock import Stock
     from sim.scene import save_scene
 
     colours = [c.strip() for c in players.split(",") if c.strip()]
@@ -246,10 +257,8 @@ def auto(
             writable_output(path, option)
     if out is not None and script_out is not None and out.resolve() == script_out.resolve():
         fail(f"-o and --script: both name {out}; give two files")
-    with progress("playing", quiet=as_json or not physics, unit="blocks judged") as update:
-        judge = physics_verdict if update is None or not physics else _counting(physics_verdict, update,
-                                                                                Stock.full().total)
-        state = auto_game(dict(zip(colours, starts)), np.random.default_rng(seed), judge if physics else None,
+    with progress("playing", quiet=as_json or not physics, unit="blocks") as update:
+        state = auto_game(dict(zip(colours, starts)), np.random.default_rng(seed), _judge(physics, update),
                           board, max_turns)
     title = f"Automatic Talo game, seed {seed}"
     if out is not None:
