@@ -255,3 +255,21 @@ def test_long_commands_show_a_progress_bar_on_a_terminal_only_without_json(name,
     assert label not in out + err  # nothing of the bar on the real stdout and stderr (not terminals here)
     if as_json:
         json.loads(out)
+
+
+# --- nothing raw reaches the terminal --------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["esc\x1b[2Jape.json", "c1\x9bcsi.json", "bell\x07.json", "[bold]markup.json"])
+def test_odd_file_names_are_printed_escaped(name, tmp_path, capsys):
+    path = tmp_path / name
+    path.write_text(json.dumps({"format": "towerlab-scene/1", "game": "tohuwabohu", "pieces": [
+        {"id": "a", "kind": "tohuwabohu.brick", "size": "small", "color": "red", "pos": [0, 0, 10]}]}))
+    shown = path.name.replace("\x1b", "\\x1b").replace("\x9b", "\\x9b").replace("\x07", "\\x07")
+    for args in (["validate", path], ["validate", "--json", path], ["tohuwabohu", "check", path, "--no-physics"],
+                 ["validate", tmp_path / ("missing-" + name)]):
+        code, out, err = run(capsys, *args)
+        assert code in (0, 2) and all(ln.isprintable() for ln in (out + err).splitlines()), args
+        if "--json" in args:
+            assert json.loads(out)[0]["file"] == str(path)  # JSON escapes give the name back exactly
+        else:
+            assert shown in out + err, args

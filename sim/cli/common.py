@@ -72,8 +72,17 @@ def out_option(help: str):
 
 
 def emit_json(data) -> None:
-    """Print data as JSON on stdout."""
-    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
+    """Print data as JSON on stdout: readable text, with anything a terminal would act on (or could not
+    encode, such as a lone surrogate in a file name) written as a JSON escape."""
+    text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
+    if not text.replace("\n", "").isprintable():
+        text = "".join(c if c.isprintable() or c == "\n" else _json_escape(c) for c in text)
+    sys.stdout.write(text + "\n")
+
+
+def _json_escape(c: str) -> str:
+    """One character as JSON writes it with ``ensure_ascii`` (beyond the BMP: a surrogate pair)."""
+    return json.dumps(c)[1:-1]
 
 
 Progress = Callable[[float, float], None]

@@ -6,7 +6,8 @@ analyses a scene refuses it the same way, through :func:`refuse_overlaps`
 (``load_scene(path, solid=True)``), before any engine sees it.
 
 Two convex parts interpenetrate by their penetration depth: the shortest
-distance one must move to leave the other. By the separating axis theorem it is
+distance one must move to leave the other; two pieces by the deepest of their
+parts' depths. By the separating axis theorem it is
 the least overlap of their projections on the candidate axes: the face normals
 of both parts and the cross products of an edge of one with an edge of the
 other. Depths up to ``tol.overlap`` (0.2 mm) are tolerated, as in the contact
@@ -39,8 +40,9 @@ class Overlap:
         a: the first piece's id, or ``board`` (the board's slab) or ``table`` (the table around it,
             or the endless table of the ``table`` board).
         b: the second piece's id (after ``a`` in the scene).
-        depth: how far they interpenetrate (m): the shortest move that parts them (for a piece
-            wholly below the board or table top, how far its bottom lies under the table top).
+        depth: how far they interpenetrate (m): the deepest penetration of a convex part of one
+            into a convex part of the other, the shortest move that would part those two (for a
+            piece wholly below the board or table top, how far its bottom lies under the table top).
         below: ``b`` lies wholly below the top of ``a``: under the board's top within its outline,
             else under the table's.
     """
