@@ -26,3 +26,16 @@ class SceneError(TowerlabError):
 
 class UnknownKindError(TowerlabError):
     """A piece kind or parameter combination the catalogue does not know."""
+
+
+def printable(text: str) -> str:
+    """``text`` with every character a terminal would act on or cannot show escaped, as Python writes it.
+
+    Control characters (ESC, newline, ...), format characters (the bidirectional
+    overrides), lone surrogates and the like become ``\\x1b``, ``\\n``, ``\\ud800``, so a
+    message stays one line, and a value cannot recolour or rewrite the terminal.
+    """
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape", "backslashreplace").decode("ascii")
+                   for c in text)

@@ -36,6 +36,11 @@ class Tolerances:
             more is reported as overlapping pieces.
         volume_rel: relative tolerance of volume comparisons between a mesh and
             the parts it was built from.
+        unit_quat: a quaternion read from a scene file whose squared length is
+            within this of 1 is taken as it is, so that a saved quaternion (17
+            significant digits) loads back bit for bit; any other is normalised.
+            1e-12: ten thousand times the rounding of a unit quaternion's
+            squared length, far below any rotation one could see (1e-6 rad).
         talo_snap: how far (m) a Talo piece may sit from the grid (its corner from
             a grid line, its bottom from a level) and still count as on the grid:
             3 mm, 15 % of a field, well above the sub-millimetre drift of a
@@ -162,6 +167,7 @@ class Tolerances:
     polygon_edge: float = 1e-12
     overlap: float = 2e-4
     volume_rel: float = 1e-6
+    unit_quat: float = 1e-12
     talo_snap: float = 3e-3
     talo_snap_angle: float = 0.0873
     tohu_level_tilt: float = 0.01745

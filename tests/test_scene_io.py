@@ -130,7 +130,42 @@ BAD = {
     "huge-coordinate": (_scene([{"id": "k", "kind": "box", "size": [1, 1, 1], "pos": [1e9, 0, 0]}]),
                         "pieces[0].pos: expected a coordinate within"),
     "negative-size": (_scene([{"id": "k", "kind": "box", "size": [1, -1, 1], "pos": [0, 0, 0]}]),
-                      "pieces[0].size: expected a positive number, got -1"),
+                      "pieces[0].size: expected a size 1..10000 mm, got -1"),
+    "huge-size": (_scene([{"id": "k", "kind": "box", "size": [1e308, 1, 1], "pos": [0, 0, 0]}]),
+                  "pieces[0].size: expected a size 1..10000 mm, got 1e+308"),
+    "tiny-size": (_scene([{"id": "k", "kind": "box", "size": [10, 1e-6, 10], "pos": [0, 0, 0]}]),
+                  "pieces[0].size: expected a size 1..10000 mm, got 1e-06"),
+    "tiny-radius": (_scene([{"id": "k", "kind": "cylinder", "radius": 0.01, "height": 5, "pos": [0, 0, 2.5]}]),
+                    "pieces[0].radius: expected a size 1..10000 mm, got 0.01"),
+    "tall-cylinder": (_scene([{"id": "k", "kind": "cylinder", "radius": 5, "height": 2e4, "pos": [0, 0, 1e4]}]),
+                      "pieces[0].height: expected a size 1..10000 mm, got 20000.0"),
+    "huge-density": (_scene([{"id": "k", "kind": "box", "size": [1, 1, 1], "pos": [0, 0, 0], "density": 1e308}]),
+                     "pieces[0].density: expected a density 0.001..25 g/cm³, got 1e+308"),
+    "zero-density": (_scene([{"id": "k", "kind": "box", "size": [1, 1, 1], "pos": [0, 0, 0], "density": 0}]),
+                     "pieces[0].density: expected a density 0.001..25 g/cm³, got 0"),
+    "huge-friction": (_scene([{"id": "k", "kind": "box", "size": [1, 1, 1], "pos": [0, 0, 0], "friction": 1e9}]),
+                      "pieces[0].friction: expected a friction coefficient 0..10, got 1000000000.0"),
+    "deeply-nested": ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+    "deeply-nested-field": ('{"format": "towerlab-scene/1", "game": "free", "pieces": [{"id": "k", "kind": "box", '
+                            '"size": [1, 1, 1], "pos": ' + "[" * 900 + "]" * 900 + "}]}",
+                            "pieces[0].pos: expected a list of 3 numbers"),
+    "5000-digit-integer": ('{"format": "towerlab-scene/1", "game": "free", "pieces": [{"id": "k", "kind": "box", '
+                           '"size": [1, 1, 1], "pos": [' + "9" * 5000 + ", 0, 0]}]}", "a number with too many digits"),
+    "400-digit-integer": ('{"format": "towerlab-scene/1", "game": "free", "pieces": [{"id": "k", "kind": "box", '
+                          '"size": [1, 1, 1], "pos": [' + "9" * 400 + ", 0, 0]}]}",
+                          "pieces[0].pos: expected a finite number, got an integer of 400 digits"),
+    "surrogate-id": (_scene([{"id": "\ud800x", "kind": "box", "size": [1, 1, 1], "pos": [0, 0, 0.5]}]),
+                     'pieces[0].id: expected a name of printable characters (no \\ud800), got "\\ud800x"'),
+    "escape-id": (_scene([{"id": "\x1b[31mred", "kind": "box", "size": [1, 1, 1], "pos": [0, 0, 0.5]}]),
+                  'pieces[0].id: expected a name of printable characters (no \\x1b)'),
+    "newline-id": (_scene([{"id": "a\nb", "kind": "box", "size": [1, 1, 1], "pos": [0, 0, 0.5]}]),
+                   "pieces[0].id: expected a name of printable characters (no \\n)"),
+    "escape-owner": (_scene([{"id": "k", "kind": "box", "size": [1, 1, 1], "pos": [0, 0, 0.5], "owner": "r\x07"}]),
+                     "pieces[0].owner: expected a name of printable characters (no \\x07)"),
+    "escape-player": (_bad(players=["red", "\x1b]0;pwned\x07"]), "players: expected a name of printable characters"),
+    "newline-title": (_bad(title="one\ntwo"), "title: expected one line of printable text (no \\n)"),
+    "escape-kind": (_with_piece(kind="\x1b[2J"), 'pieces[0].kind: expected one of'),
+    "escape-board": (_bad(board="\x1b[2J"), 'board: expected one line of printable text'),
     "rot-and-quat": (_scene([{"id": "k", "kind": "box", "size": [1, 1, 1], "pos": [0, 0, 0], "rot": [0, 0, 0],
                               "quat": [0, 0, 0, 1]}]), "pieces[0].quat: give either rot or quat"),
     "zero-quat": (_scene([{"id": "k", "kind": "box", "size": [1, 1, 1], "pos": [0, 0, 0], "quat": [0, 0, 0, 0]}]),
@@ -160,6 +195,7 @@ def test_bad_input_is_one_line_exit_2(name, tmp_path, capsys):
     assert len(lines) == 1, out.err
     assert str(path) in lines[0] and expected in lines[0], lines[0]
     assert "Traceback" not in out.err + out.out
+    assert all(c.isprintable() for c in lines[0]), lines[0]  # no raw control character reaches the terminal
 
 
 def test_missing_file_is_one_line_exit_2(tmp_path, capsys):
@@ -205,3 +241,84 @@ def test_pieces_cli_lists_every_kind_with_mass(capsys):
     assert main(["pieces"]) == 0
     text = capsys.readouterr().out
     assert "tohuwabohu.arch" in text and "36.00" in text
+
+
+# --- the scene as data: pickling, one registry of kinds, front doors only ----------------
+
+def _piece_count_and_mass(scene) -> tuple[int, float]:
+    return len(scene.pieces), sum(p.mass for p in scene.pieces)
+
+
+def test_a_scene_survives_a_pickle_round_trip():
+    import pickle
+
+    for path in scene_files()[:6] + [scene_files()[-1]]:
+        s = load_scene(path)
+        assert s.pieces[0].shape.parts  # a cached shape is not carried along, and does not break pickling
+        again = pickle.loads(pickle.dumps(s))
+        assert again == s and dumps(again) == dumps(s) and again.source == s.source
+        assert dict(again.pieces[0].params) == dict(s.pieces[0].params)
+        with pytest.raises(TypeError):
+            again.pieces[0].params["x"] = 1  # still read-only
+
+
+def test_scenes_go_through_a_process_pool():
+    from concurrent.futures import ProcessPoolExecutor
+
+    scenes = [load_scene(p) for p in scene_files()[:4]]
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        got = list(pool.map(_piece_count_and_mass, scenes))
+    assert got == [_piece_count_and_mass(s) for s in scenes]
+
+
+def test_the_schema_takes_every_kind_and_parameter_from_the_catalogue():
+    from sim.pieces import KINDS
+    from sim.scene.schema import PIECE_MODELS
+
+    assert list(PIECE_MODELS) == list(KINDS)
+    for kind, spec in KINDS.items():
+        for param in spec.params:
+            assert param.name in PIECE_MODELS[kind].model_fields
+            if param.choices:  # a value the catalogue does not list is refused, naming the field
+                piece = {"id": "x", "kind": kind, "pos": [0, 0, 50], **{p.name: p.choices[0] for p in spec.params}}
+                piece[param.name] = "nonsense"
+                with pytest.raises(Exception, match=rf"pieces\[0\]\.{param.name}: expected "):
+                    loads(json.dumps(_scene([piece])))
+
+
+def test_the_scene_layer_uses_no_private_name_of_another_module():
+    import ast
+    from pathlib import Path
+
+    import sim.scene
+
+    for path in Path(sim.scene.__file__).parent.glob("*.py"):
+        tree = ast.parse(path.read_text())
+        modules = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom | ast.Import)
+                   for a in n.names}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                assert not [a.name for a in node.names if a.name.startswith("_")], (path.name, node.module)
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules:
+                assert not node.attr.startswith("_"), (path.name, node.value.id, node.attr)
+
+
+def test_odd_but_valid_text_is_printed_as_text_not_markup(tmp_path, capsys):
+    data = _scene([{"id": "[/bold]", "kind": "box", "size": [20, 20, 20], "pos": [0, 0, 10]}], title="[red]x[/]")
+    path = tmp_path / "[b].json"
+    path.write_text(json.dumps(data))
+    assert main(["validate", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "[b].json" in out and "[red]x[/]" in out
+
+
+def test_notes_may_span_lines_but_hold_no_control_characters():
+    assert loads(json.dumps(_scene([], notes="one\n\ttwo"))).notes == "one\n\ttwo"
+    with pytest.raises(Exception, match=r"notes: expected printable text, newlines and tabs \(no \\x1b\)"):
+        loads(json.dumps(_scene([], notes="a\x1b[2Jb")))
+
+
+def test_a_huge_quaternion_is_normalised_without_overflow():
+    s = loads(json.dumps(_scene([{"id": "k", "kind": "box", "size": [20, 20, 20], "pos": [0, 0, 10],
+                                  "quat": [0, 0, 1e300, 1e300]}])))
+    assert np.allclose(s.pieces[0].quat, (0, 0, 2 ** -0.5, 2 ** -0.5))

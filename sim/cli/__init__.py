@@ -2,7 +2,9 @@
 
 Each module of this package (other than ``common``) adds its commands in a
 ``register(app)`` function, so that capabilities plug in without touching a
-central list. Bad input ends in one line on stderr and exit code 2.
+central list. Every way a run can go wrong for the user ends in one line on
+stderr: bad input and usage mistakes exit 2 (a usage mistake also prints the
+command's usage line), Ctrl-C exits 130.
 """
 
 from __future__ import annotations
@@ -13,10 +15,18 @@ import sys
 
 import typer
 
-from sim.cli.common import app
+from sim.cli.common import INTERRUPTED, app, error_line
 from sim.errors import TowerlabError
 
 _SKIP = {"common"}
+
+# The click that typer parses with: the separately installed ``click`` up to typer 0.2x, its own
+# copy (``typer._click``) since. ``typer.BadParameter`` is that click's class in either layout, so
+# its module holds the exception classes typer raises.
+_CLICK_ERRORS = sys.modules[typer.BadParameter.__module__]
+ClickException = _CLICK_ERRORS.ClickException
+UsageError = _CLICK_ERRORS.UsageError
+NoArgsIsHelpError = getattr(_CLICK_ERRORS, "NoArgsIsHelpError", ())  # click >= 8.2 raises it for bare groups
 
 
 def _register_all() -> None:
@@ -29,27 +39,48 @@ _register_all()
 
 
 def main(argv=None) -> int:
-    """Run the CLI; returns the exit code (0 done, 2 bad input)."""
+    """Run the CLI; returns the exit code (0 done, 2 bad input or usage, 130 interrupted)."""
     try:
-        app(args=argv, prog_name="towerlab", standalone_mode=False)
-    except TowerlabError as e:
-        print(f"towerlab: error: {e}", file=sys.stderr)
-        return 2
-    except typer.Exit as e:
-        return e.exit_code
-    except SystemExit as e:
-        return e.code if isinstance(e.code, int) else 1
-    except Exception as e:  # click's usage errors arrive here without standalone mode
-        import click
+        code = _invoke(argv)
+    except KeyboardInterrupt:  # before or after typer's own handling of it
+        code = INTERRUPTED
+    if code == INTERRUPTED:
+        print("towerlab: interrupted", file=sys.stderr)
+    return code
 
-        if isinstance(e, click.exceptions.ClickException):
-            e.show()
-            return e.exit_code
-        if isinstance(e, click.exceptions.Abort):
-            print("towerlab: aborted", file=sys.stderr)
-            return 130
-        raise
-    return 0
+
+def _invoke(argv) -> int:
+    try:
+        returned = app(args=argv, prog_name="towerlab", standalone_mode=False)
+    except TowerlabError as e:
+        error_line(str(e))
+        return 2
+    except typer.Exit as e:  # click < 8.2 and typer < 0.2x raise it instead of returning the code
+        return e.exit_code
+    except typer.Abort:  # click < 8.2 turns Ctrl-C into Abort
+        return INTERRUPTED
+    except NoArgsIsHelpError as e:  # a bare group (click >= 8.2): its help, exit 0 as with older click
+        if e.format_message():  # the rich help is already printed
+            print(e.format_message())
+        return 0
+    except ClickException as e:
+        _usage_error(e)
+        return 2
+    except SystemExit as e:
+        return e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    # without standalone mode typer returns the code of an Exit (typer >= 0.2x, also Ctrl-C's 130)
+    return returned if isinstance(returned, int) else 0
+
+
+def _usage_error(e) -> None:
+    """A usage mistake: the command's usage on one line, then one error line with the help hint."""
+    ctx = getattr(e, "ctx", None) if isinstance(e, UsageError) else None
+    hint = ""
+    if ctx is not None:
+        print(" ".join(ctx.get_usage().split()), file=sys.stderr)
+        if ctx.command.get_help_option(ctx) is not None:
+            hint = f". Try '{ctx.command_path} {ctx.help_option_names[0]}' for help."
+    error_line(" ".join(e.format_message().split()).rstrip(".") + hint)
 
 
 def run() -> None:

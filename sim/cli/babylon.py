@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from sim.cli.common import console, emit_json
+from sim.cli.common import console, emit_json, progress, safe
 
 MODES = ("tactical", "fast")
 
@@ -31,14 +31,19 @@ def parse_knock(text: str):
     return Knock(colour.strip(), pieces)
 
 
-def _settled(scene, settle: bool):
+def _settled(scene, settle: bool, quiet: bool):
     """The scene at rest, within a check's span (one turn of the probe: the tactical example rests by then)."""
     if not settle:
         return scene
     from sim.physics import DEFAULT_SECONDS
     from sim.physics import settle as physics_settle
 
-    return physics_settle(scene, seconds=DEFAULT_SECONDS)
+    with progress(f"settling {_name(scene)}", quiet=quiet, unit="s simulated") as update:
+        return physics_settle(scene, seconds=DEFAULT_SECONDS, progress=update)
+
+
+def _name(scene) -> str:
+    return Path(scene.source).name if scene.source else "the scene"
 
 
 def score(
@@ -64,7 +69,7 @@ def score(
 
     if mode not in MODES:
         raise BabylonError(f"--mode: expected tactical or fast, got \"{mode}\"")
-    scene = load_scene(scene_path)
+    scene = load_scene(scene_path, solid=True)
     players = players_of(scene)
     knocks = [parse_knock(k) for k in knock or ()]
     if knocks and mode != "fast":
@@ -72,7 +77,7 @@ def score(
     for k in knocks:
         if k.by not in players:
             raise BabylonError(f"--knock: expected one of the players {', '.join(players)}, got \"{k.by}\"")
-    layout = read_layout(_settled(scene, physics))
+    layout = read_layout(_settled(scene, physics, as_json))
     if mode == "tactical":
         result = score_tactical(layout, players)
     else:
@@ -89,7 +94,7 @@ def _print_tactical(name: str, result) -> None:
     from rich.table import Table
 
     players = list(result.players)
-    table = Table(title=f"Tactical score of {name}")
+    table = Table(title=f"Tactical score of {safe(name)}")
     table.add_column("level", justify="right")
     for p in players:
         table.add_column(p, justify="right")
@@ -108,7 +113,7 @@ def _print_tactical(name: str, result) -> None:
 def _print_fast(name: str, result) -> None:
     from rich.table import Table
 
-    table = Table(title=f"Fast-game round of {name}")
+    table = Table(title=f"Fast-game round of {safe(name)}")
     for col in ("player", "area (shared with): points", "knocked down", "score", "unplaced"):
         table.add_column(col)
     for p in result.players.values():
@@ -129,10 +134,11 @@ def _print_unscored(items) -> None:
             console.print(line, markup=False)
 
 
-def _fallen(scene) -> list[str]:
+def _fallen(scene, quiet: bool) -> list[str]:
     from sim.physics import check
 
-    result = check(scene)
+    with progress(f"checking {_name(scene)}", quiet=quiet, unit="s simulated") as update:
+        result = check(scene, progress=update)
     return sorted(i for i, verdict in result.pieces.items() if verdict.knocked_down)
 
 
@@ -158,9 +164,9 @@ def check_turn(
     from sim.games.babylon import read_layout
     from sim.scene import load_scene
 
-    before = load_scene(before_path)
-    after = load_scene(after_path)
-    fallen = _fallen(after) if physics and after.pieces else []
+    before = load_scene(before_path, solid=True)
+    after = load_scene(after_path, solid=True)
+    fallen = _fallen(after, as_json) if physics and after.pieces else []
     verdict = judge(read_layout(before), read_layout(after), player, expert=expert, first_round=first_round,
                     fallen=fallen)
     if as_json:
@@ -168,9 +174,9 @@ def check_turn(
         return
     what = f"{player} placed {len(verdict.placed)} piece(s)"
     if verdict.swapped:
-        what += f" and swapped {verdict.swapped[0]} with {verdict.swapped[1]}"
+        what += f" and swapped {safe(verdict.swapped[0])} with {safe(verdict.swapped[1])}"
     if verdict.rotated:
-        what += f" and turned tower {verdict.rotated}"
+        what += f" and turned tower {safe(verdict.rotated)}"
     first = " (first round)" if verdict.first_round else ""
     if verdict.legal:
         console.print(f"[green]legal turn[/]{first}: {what}")

@@ -1,19 +1,22 @@
-"""What every command shares: the app, error exits, JSON output and the console."""
+"""What every command shares: the app, error exits, JSON output, the console and output checks."""
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import NoReturn
+from typing import Annotated, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
-from sim.errors import TowerlabError
+import sim
+from sim.errors import TowerlabError, printable
 
 app = typer.Typer(
     name="towerlab",
@@ -27,19 +30,59 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
+INTERRUPTED = 130
+"""The exit code of a run stopped by Ctrl-C (128 + SIGINT, as shells report it)."""
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"towerlab {sim.__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                                help="Print the version and exit.")] = False) -> None:
+    """Physics simulator and visualizer for Tohuwabohu, Talo and Babylon Tower Builders."""
+
+
 console = Console(highlight=False, soft_wrap=True)
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
+def safe(text) -> str:
+    """User text (a file name, an id, a title) ready for ``console.print``: printable, no markup."""
+    return escape(printable(str(text)))
+
+
+def error_line(message: str) -> None:
+    """Print ``towerlab: error: message`` to stderr as one line of printable characters."""
+    print(f"towerlab: error: {printable(message)}", file=sys.stderr)
+
+
 def fail(message: str, code: int = 2) -> NoReturn:
-    """Print one line to stderr and exit with ``code``."""
-    print(f"towerlab: error: {message}", file=sys.stderr)
+    """Print one error line to stderr and exit with ``code``."""
+    error_line(message)
     raise SystemExit(code)
 
 
+def out_option(help: str):
+    """The type of an output option, ``-o/--out FILE``, the same on every command."""
+    return Annotated[Path | None, typer.Option("-o", "--out", help=help, show_default=False)]
+
+
 def emit_json(data) -> None:
-    """Print data as JSON on stdout."""
-    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
+    """Print data as JSON on stdout: readable text, with anything a terminal would act on (or could not
+    encode, such as a lone surrogate in a file name) written as a JSON escape."""
+    text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
+    if not text.replace("\n", "").isprintable():
+        text = "".join(c if c.isprintable() or c == "\n" else _json_escape(c) for c in text)
+    sys.stdout.write(text + "\n")
+
+
+def _json_escape(c: str) -> str:
+    """One character as JSON writes it with ``ensure_ascii`` (beyond the BMP: a surrogate pair)."""
+    return json.dumps(c)[1:-1]
 
 
 Progress = Callable[[float, float], None]
@@ -74,6 +117,25 @@ def progress(label: str, *, quiet: bool = False, unit: str = "") -> Iterator[Pro
             bar.update(task, completed=done / total if total else 1.0, done=f"{counts} {unit}".rstrip())
 
         yield update
+
+
+class OptionError(TowerlabError):
+    """An option's value that cannot be used (a duration, a count)."""
+
+
+MAX_SECONDS = 600.0
+"""The longest simulated duration an option may ask for (s): a longer run is a typo, not an experiment."""
+
+
+def seconds_option(value: float | None, option: str = "--seconds") -> float | None:
+    """A simulated duration from the command line, checked: None (the default) or 0 < S <= 600.
+
+    Raises:
+        OptionError: one line naming the option, what it takes and what came.
+    """
+    if value is not None and not (math.isfinite(value) and 0.0 < value <= MAX_SECONDS):
+        raise OptionError(f"{option}: expected a duration in seconds, 0 < S <= {MAX_SECONDS:g}, got {value:g}")
+    return value
 
 
 class OutputError(TowerlabError):

@@ -57,15 +57,20 @@ def pieces(
     as_json: Annotated[bool, typer.Option("--json", help="Print the catalogue as JSON.")] = False,
 ) -> None:
     """List every piece kind with its parameters, dimensions in mm and mass in g."""
+    from rich import box
     from rich.table import Table
 
     report = catalogue_report()
     if as_json:
         emit_json(report)
         return
-    table = Table(title="towerlab piece catalogue", show_lines=False)
-    for col in ("kind", "parameters", "size x × y × z (mm)", "mass (g)", "parts"):
-        table.add_column(col, justify="right" if col in ("mass (g)", "parts") else "left", no_wrap=True)
+    # the kind is what users type: never cut or wrapped; the other columns fold in a narrow terminal
+    table = Table(title="towerlab piece catalogue", show_lines=False, box=box.SIMPLE_HEAD)
+    table.add_column("kind", no_wrap=True, min_width=max(len(k["kind"]) for k in report["kinds"]))
+    table.add_column("parameters", overflow="fold")
+    table.add_column("size x × y × z (mm)", overflow="fold")
+    table.add_column("mass (g)", justify="right", overflow="fold")
+    table.add_column("parts", justify="right", overflow="fold")
     for k in report["kinds"]:
         for i, v in enumerate(k["variants"]):
             params = " ".join("x".join(f"{x:g}" for x in val) if isinstance(val, list) else f"{n}={val}"

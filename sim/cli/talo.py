@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from sim.cli.common import console, emit_json, fail
+from sim.cli.common import console, emit_json, fail, out_option, progress, safe, writable_output
 
 talo_app = typer.Typer(help="Talo: rules of the grid, the balance, the pawns' climb, whole games.",
                        no_args_is_help=True)
@@ -21,21 +21,38 @@ def register(app: typer.Typer) -> None:
     app.add_typer(talo_app, name="talo")
 
 
-def physics_verdict(scene):
-    """The physics verdict on a Talo building, judged without its pawns."""
+def physics_verdict(scene, progress=None):
+    """The physics verdict on a Talo building, judged without its pawns (``progress(done_s, total_s)``)."""
     from sim.games.talo import Verdict, without_pawns
     from sim.physics import check
 
     building = without_pawns(scene)
     if not building.pieces:
         return Verdict.standing()
-    return Verdict.from_check(check(building))
+    return Verdict.from_check(check(building, progress=progress))
+
+
+def _judge(physics: bool, update=None):
+    """The balance judge of a game: none without physics; with ``update``, reporting the blocks it has
+    been asked about (out of the whole stock) as the game goes."""
+    if not physics:
+        return None
+    if update is None:
+        return physics_verdict
+    from sim.games.talo.stock import Stock
+
+    stock = Stock.full().total
+
+    def judged(scene):
+        update(min(len(scene.pieces), stock), stock)
+        return physics_verdict(scene)
+    return judged
 
 
 def _load(path: Path):
     from sim.scene import load_scene
 
-    scene = load_scene(path)
+    scene = load_scene(path, solid=True)
     if scene.game not in ("talo", "free"):
         fail(f"{path}: game: expected a Talo scene, got \"{scene.game}\"")
     if not scene.board.startswith("talo-"):
@@ -86,22 +103,25 @@ def check(
 ) -> None:
     """Check a Talo scene: the grid, level 0, level 10, the balance, the pawns; heights and how high each pawn can get.
 
-    Exit 0 whatever the verdict (see "legal" in the JSON), 2 on a bad file.
-    Overlapping blocks are reported and the balance is then not judged.
+    Exit 0 whatever the verdict (see "legal" in the JSON), 2 on a bad file
+    (pieces inside each other included, as for every command).
     """
     from sim.games.talo import talo_report
 
     scene = _load(scene_path)
     report = talo_report(scene)
     overlapping = any(v.rule == "overlap" for v in report.violations)
-    verdict = physics_verdict(scene) if physics and not overlapping else None
+    verdict = None
+    if physics and not overlapping:
+        with progress(f"balance of {scene_path.name}", quiet=as_json, unit="s simulated") as update:
+            verdict = physics_verdict(scene, update)
     if verdict is not None:
         report = talo_report(scene, verdict)
     if as_json:
         emit_json({"file": str(scene_path), **report.to_json()})
         return
-    title = f"  — {scene.title}" if scene.title else ""
-    console.print(f"[bold]{scene_path}[/]  Talo on {scene.board}, {len(report.layout.blocks)} blocks, "
+    title = f"  — {safe(scene.title)}" if scene.title else ""
+    console.print(f"[bold]{safe(scene_path)}[/]  Talo on {scene.board}, {len(report.layout.blocks)} blocks, "
                   f"{len(report.layout.pawns)} pawns{title}")
     console.print(height_map(report.heights, report.layout))
     if verdict is None:
@@ -115,7 +135,7 @@ def check(
     if report.legal:
         console.print("[green]legal[/]: no rule broken")
     for v in report.violations:
-        console.print(f"[red]{v.rule}[/] {', '.join(v.pieces)}: {v.reason}")
+        console.print(f"[red]{v.rule}[/] {safe(', '.join(v.pieces))}: {safe(v.reason)}")
 
 
 @talo_app.command()
@@ -163,21 +183,20 @@ def moves(
 def play(
     script: Annotated[Path, typer.Argument(help="A game script (towerlab-talo-game/1, see docs/talo.md).",
                                            show_default=False)],
-    out: Annotated[Path | None, typer.Option("--out", help="Write the final scene here.")] = None,
+    out: out_option("Write the final scene here.") = None,
     physics: Annotated[bool, typer.Option("--physics/--no-physics", help=PHYSICS_HELP)] = True,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON: log, outcome, levels.")] = False,
 ) -> None:
     """Replay a scripted Talo game under the rules; an action the rules refuse ends in one error line (exit 2)."""
     from sim.games.talo.script import play_script
     from sim.scene import save_scene
+    from sim.scene.io import read_json
 
-    try:
-        data = json.loads(script.read_text(encoding="utf-8"))
-    except OSError as e:
-        fail(f"{script}: cannot read the file ({e.strerror or e})")
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        fail(f"{script}: not valid JSON ({e})")
-    state = play_script(data, physics_verdict if physics else None, str(script))
+    if out is not None:
+        writable_output(out)
+    data = read_json(script)
+    with progress(f"replaying {script.name}", quiet=as_json or not physics, unit="blocks") as update:
+        state = play_script(data, _judge(physics, update), str(script))
     if out is not None:
         save_scene(replace(state.scene, title=data.get("title") or state.scene.title), out)
     if as_json:
@@ -188,16 +207,19 @@ def play(
         return
     for e in state.log:
         detail = ", ".join(f"{k} {json.dumps(v)}" for k, v in e.data.items())
-        console.print(f"{e.turn:>3} {e.player:<7} {e.action:<8} {detail}")
+        console.print(f"{e.turn:>3} {e.player:<7} {e.action:<8} {safe(detail)}")
     levels = ", ".join(f"{c} {lv}" for c, lv in state.levels().items())
     if state.outcome is not None:
         o = state.outcome
         console.print(f"[bold]over[/]: {o.reason}; winners {', '.join(o.winners) or 'none'}"
                       + (f"; {o.loser} loses" if o.loser else ""))
-    console.print(f"levels: {levels}; {state.stock.total} blocks left" + (f"; scene written to {out}" if out else ""))
+    console.print(f"levels: {levels}; {state.stock.total} blocks left"
+                  + (f"; scene written to {safe(out)}" if out else ""))
 
 
 _SUGGESTED_STARTS = ((2, 2), (7, 7), (2, 7), (7, 2), (1, 1), (8, 8), (1, 8), (8, 1))
+
+
 
 
 @talo_app.command()
@@ -205,10 +227,11 @@ def auto(
     players: Annotated[str, typer.Option("--players", help="Pawn colours in turn order, comma-separated.")]
     = "red,blue",
     board: Annotated[str, typer.Option("--board", help="talo-green or talo-island.")] = "talo-green",
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the die and the players' tie-breaks.")] = 0,
+    seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of the die and the players' tie-breaks "
+                                                            "(an integer >= 0).")] = 0,
     max_turns: Annotated[int, typer.Option("--max-turns", help="Stop after this many turns.", min=1)] = 200,
     physics: Annotated[bool, typer.Option("--physics/--no-physics", help=PHYSICS_HELP)] = True,
-    out: Annotated[Path | None, typer.Option("--out", help="Write the final scene here.")] = None,
+    out: out_option("Write the final scene here.") = None,
     script_out: Annotated[Path | None, typer.Option("--script", help="Write the game as a replayable script.")]
     = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON: outcome, levels, turns.")] = False,
@@ -229,8 +252,14 @@ def auto(
     starts = [c for c in _SUGGESTED_STARTS if c in site.starts][:len(colours)]
     if len(starts) < len(colours):
         fail(f"--players: at most {len(starts)} automatic players on {board}")
-    state = auto_game(dict(zip(colours, starts)), np.random.default_rng(seed), physics_verdict if physics else None,
-                      board, max_turns)
+    for path, option in ((out, "-o"), (script_out, "--script")):
+        if path is not None:
+            writable_output(path, option)
+    if out is not None and script_out is not None and out.resolve() == script_out.resolve():
+        fail(f"-o and --script: both name {out}; give two files")
+    with progress("playing", quiet=as_json or not physics, unit="blocks") as update:
+        state = auto_game(dict(zip(colours, starts)), np.random.default_rng(seed), _judge(physics, update),
+                          board, max_turns)
     title = f"Automatic Talo game, seed {seed}"
     if out is not None:
         save_scene(replace(state.scene, title=title), out)

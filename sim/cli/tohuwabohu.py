@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from sim.cli.common import console, emit_json
+from sim.cli.common import console, emit_json, progress, safe, seconds_option
 
 tohu_app = typer.Typer(help="Tohuwabohu: check a playing area against the building rules and the order cards.",
                        no_args_is_help=True)
@@ -25,8 +25,9 @@ def check(
     seconds: Annotated[float | None, typer.Option(
         "--seconds", help="Simulated settling time for the physics verdict (default: the physics default).",
         show_default=False)] = None,
-    no_physics: Annotated[bool, typer.Option("--no-physics", help="Skip the physics verdict: judge the "
-                                             "rules and cards as if the construction stands.")] = False,
+    physics: Annotated[bool, typer.Option("--physics/--no-physics", help="Judge stability with the physics "
+                                          "(default); --no-physics judges the rules and cards as if the "
+                                          "construction stands.")] = True,
 ) -> None:
     """Judge a playing area: does it stand, which building rules does it break, which cards does it fulfil.
 
@@ -36,12 +37,15 @@ def check(
     from sim.games.tohuwabohu import judge
     from sim.scene import load_scene
 
-    scene = load_scene(scene_path)
+    seconds = seconds_option(seconds)
+    scene = load_scene(scene_path, solid=True)
     stable = None
-    if not no_physics:
+    if physics:
+        from sim.physics import DEFAULT_SECONDS
         from sim.physics import check as physics_check
 
-        verdict = physics_check(scene) if seconds is None else physics_check(scene, seconds=seconds)
+        with progress(f"checking {scene_path.name}", quiet=as_json, unit="s simulated") as update:
+            verdict = physics_check(scene, seconds=seconds or DEFAULT_SECONDS, progress=update)
         stable = bool(verdict.stable)
     j = judge(scene, stable=stable)
     if as_json:
@@ -54,19 +58,19 @@ def _print(path: Path, j) -> None:
     from sim.games.tohuwabohu import CARDS
 
     verdict = {True: "[green]stands[/]", False: "[red]falls[/]", None: "stability not checked"}[j.stable]
-    console.print(f"{path}: {verdict}, {len(j.analysis.structures)} structure(s), "
+    console.print(f"{safe(path)}: {verdict}, {len(j.analysis.structures)} structure(s), "
                   f"{len(j.violations)} rule(s) broken")
     for s in j.analysis.structures:
         legal = "" if s.index in j.position.legal else "  [red](breaks the rules)[/]"
         console.print(f"  structure {s.index + 1}: {len(s.pieces)} pieces, {len(s.levels)} level(s){legal}")
         for lv in s.levels:
-            pillars = ", ".join(f"{p.id} ({_pillar_name(p)}, {p.height:.0f} mm)" for p in lv.pillars) or "none"
-            figures = ", ".join(f"{f.id} ({f.color}" + (f" on the {f.point} point)" if f.point else ", no point)")
+            pillars = ", ".join(f"{safe(p.id)} ({_pillar_name(p)}, {p.height:.0f} mm)" for p in lv.pillars) or "none"
+            figures = ", ".join(f"{safe(f.id)} ({f.color}" + (f" on the {f.point} point)" if f.point else ", no point)")
                                 for f in lv.figures) or "none"
-            console.print(f"    level {lv.number} {lv.id} ({lv.shape}, top {lv.top:.0f} mm): "
+            console.print(f"    level {lv.number} {safe(lv.id)} ({lv.shape}, top {lv.top:.0f} mm): "
                           f"pillars {pillars}; figures {figures}")
     for v in j.violations:
-        console.print(f"  [red]✗ {v.rule}[/]: {v.reason}")
+        console.print(f"  [red]✗ {v.rule}[/]: {safe(v.reason)}")
     if j.fulfilled:
         console.print("  fulfils: " + ", ".join(f"{cid} ({CARDS[cid].title})" for cid in j.fulfilled))
     else:

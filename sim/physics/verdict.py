@@ -247,11 +247,13 @@ def check(scene: Scene, seconds: float = DEFAULT_SECONDS, settings: PhysicsSetti
                        {"statics": (t1 - built) * 1e3, "dynamics": (built - t0 + t2 - t1) * 1e3})
 
 
-def settle(scene: Scene, seconds: float | None = None, settings: PhysicsSettings | None = None) -> Scene:
+def settle(scene: Scene, seconds: float | None = None, settings: PhysicsSettings | None = None, *,
+           progress: Callable[[float, float], None] | None = None) -> Scene:
     """The scene after its pieces have come to rest (bounded by ``seconds``, default ``settings.max_seconds``).
 
     Runs until every piece has rested for ``tol.rest_window``, with the probe
-    turning, so that no knife-edge balance survives a long settle.
+    turning, so that no knife-edge balance survives a long settle. ``progress``
+    is called as ``progress(done_s, total_s)`` during the run.
 
     Raises:
         OverlapError: pieces interpenetrate at load.
@@ -260,5 +262,5 @@ def settle(scene: Scene, seconds: float | None = None, settings: PhysicsSettings
     settings = settings or TUNED
     limit = settings.max_seconds if seconds is None else seconds
     with World(scene, settings) as world:
-        timeline = run(world, limit, until_settled=True, min_seconds=tol.rest_window)
+        timeline = run(world, limit, until_settled=True, min_seconds=tol.rest_window, progress=progress)
     return timeline.final

@@ -20,12 +20,15 @@ class Param:
     Attributes:
         name: the field name in scene files.
         description: what it means, for ``towerlab pieces``.
-        choices: the allowed values when they are few; empty for numbers.
+        choices: the allowed values when they are few; empty for sizes (mm).
+        count: how many sizes a parameter without choices takes (3 for a box's ``[x, y, z]``);
+            the scene schema (``sim.scene.schema``) checks every parameter from these fields.
     """
 
     name: str
     description: str
     choices: tuple = ()
+    count: int = 1
 
 
 @dataclass(frozen=True)
@@ -84,7 +87,7 @@ KINDS: dict[str, KindSpec] = {k.kind: k for k in [
               Param("color", "player colour", dim.BABYLON_NOBLE_COLORS)),
              babylon.noble),
     KindSpec("box", "generic", "solid box of any size (density 0.7)",
-             (Param("size", "[x, y, z] in mm"),), generic.box,
+             (Param("size", "[x, y, z] in mm", count=3),), generic.box,
              examples=({"size": (200.0, 50.0, 20.0)}, {"size": (20.0, 20.0, 20.0)})),
     KindSpec("cylinder", "generic", "solid upright cylinder (density 0.7)",
              (Param("radius", "mm"), Param("height", "mm")), generic.cylinder,

@@ -8,6 +8,9 @@ from sim.geometry.transforms import euler_to_quat
 from sim.pieces import Grid
 from sim.pieces import shape as catalogue_shape
 
+SHORTHAND_KINDS = {"talo.block": True, "talo.pawn": False}
+"""The kinds that may be given on the grid (``cell``, ``layer``), and whether they also take an ``axis``."""
+
 _AXIS_ROT = {"x": (0.0, 0.0, 0.0), "y": (0.0, 0.0, 90.0), "z": (0.0, 90.0, 0.0)}
 
 

@@ -21,12 +21,16 @@ from sim.pieces import DEFAULT_BOARD, KINDS, MM
 from sim.pieces import board as catalogue_board
 from sim.pieces.boards import BOARDS
 from sim.scene import schema
-from sim.scene.grid import grid_pose
+from sim.scene.grid import SHORTHAND_KINDS, grid_pose
 from sim.scene.model import GridPlacement, Piece, Scene
+from sim.scene.overlap import refuse_overlaps
+from sim.scene.schema import got
+from sim.tol import tol
 
 MAX_FILE_BYTES = 50 * 1024 * 1024
 G_CM3 = 1000.0
-_TALO_KINDS = ("talo.block", "talo.pawn")
+SAVE_DIGITS = 6
+"""Decimals of the millimetres (and degrees) a saved scene keeps: nanometres, far below any tolerance."""
 
 
 def where_id(i: int) -> str:
@@ -34,34 +38,65 @@ def where_id(i: int) -> str:
     return f"pieces[{i}].id"
 
 
-def load_scene(path) -> Scene:
+def load_scene(path, *, solid: bool = False) -> Scene:
     """Read and validate a scene file.
 
+    Args:
+        path: the file.
+        solid: also refuse pieces that interpenetrate each other or the board (deeper than
+            ``tol.overlap``), as every command that analyses a scene does
+            (:func:`~sim.scene.overlap.refuse_overlaps`).
+
     Raises:
-        SceneError: the file cannot be read or is not a valid scene.
+        SceneError: the file cannot be read or is not a valid scene (or, with ``solid``,
+            not one of solid pieces).
+    """
+    path = Path(path)
+    scene = from_dict(read_json(path), str(path))
+    return refuse_overlaps(scene) if solid else scene
+
+
+def read_json(path):
+    """The parsed content of a JSON file of towerlab's (a scene, a game script).
+
+    Raises:
+        SceneError: the file cannot be read, is too large, or is not JSON it can hold.
     """
     path = Path(path)
     source = str(path)
     try:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
-            raise SceneError(source, "", f"file is {size / 2**20:.0f} MiB; a scene file may be at most "
+            raise SceneError(source, "", f"file is {size / 2**20:.0f} MiB; a file may be at most "
                                          f"{MAX_FILE_BYTES // 2**20} MiB")
         text = path.read_text(encoding="utf-8")
     except OSError as e:
         raise SceneError(source, "", f"cannot read the file ({e.strerror or e})") from None
     except UnicodeDecodeError:
         raise SceneError(source, "", "not a text file (expected UTF-8 JSON)") from None
-    return loads(text, source)
+    return parse_json(text, source)
+
+
+def parse_json(text: str, source: str = "<scene>"):
+    """JSON text as data; ``source`` names it in errors.
+
+    Raises:
+        SceneError: not JSON, nested too deeply to read, or holding an integer of too many digits.
+    """
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise SceneError(source, "", f"not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}") from None
+    except RecursionError:
+        raise SceneError(source, "", "not valid here: lists or objects nested too deeply to read") from None
+    except ValueError as e:  # an integer past Python's digit limit for conversions (4300)
+        raise SceneError(source, "", f"not valid here: a number with too many digits ({str(e).split(';')[0]})") \
+            from None
 
 
 def loads(text: str, source: str = "<scene>") -> Scene:
     """Parse and validate a scene from JSON text; ``source`` names it in errors."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise SceneError(source, "", f"not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}") from None
-    return from_dict(data, source)
+    return from_dict(parse_json(text, source), source)
 
 
 def from_dict(data, source: str = "<scene>") -> Scene:
@@ -78,17 +113,17 @@ def from_dict(data, source: str = "<scene>") -> Scene:
         raise SceneError(source, *schema.first_error(e)) from None
     board_name = header.board if header.board is not None else DEFAULT_BOARD[header.game]
     if board_name not in BOARDS:
-        raise SceneError(source, "board", f"expected one of {', '.join(BOARDS)}, got \"{board_name}\"")
+        raise SceneError(source, "board", f"expected one of {', '.join(BOARDS)}, got {got(board_name)}")
     pieces = []
     seen: dict[str, int] = {}
     for i, raw in enumerate(header.pieces):
         piece = _piece(raw, f"pieces[{i}]", header.game, board_name, header.players, source)
         if piece.id in RESERVED_IDS:
-            raise SceneError(source, f"{where_id(i)}", f"\"{piece.id}\" is reserved for the board and table; "
-                                                       "choose another id")
+            raise SceneError(source, where_id(i), f"{got(piece.id)} is reserved for the board and table; "
+                                                  "choose another id")
         if piece.id in seen:
             raise SceneError(source, where_id(i),
-                             f"duplicate id \"{piece.id}\" (first used by pieces[{seen[piece.id]}])")
+                             f"duplicate id {got(piece.id)} (first used by pieces[{seen[piece.id]}])")
         seen[piece.id] = i
         pieces.append(piece)
     return Scene(header.game, board_name, tuple(pieces), header.title, header.notes, header.players, source)
@@ -96,12 +131,12 @@ def from_dict(data, source: str = "<scene>") -> Scene:
 
 def _piece(raw, where: str, game: str, board_name: str, players, source: str) -> Piece:
     if not isinstance(raw, dict):
-        raise SceneError(source, where, f"expected a piece object, got {schema._got(raw)}")
+        raise SceneError(source, where, f"expected a piece object, got {got(raw)}")
     kind = raw.get("kind")
     if kind is None:
         raise SceneError(source, f"{where}.kind", "required field is missing")
-    if kind not in schema.PIECE_MODELS:
-        raise SceneError(source, f"{where}.kind", f"expected one of {', '.join(KINDS)}, got {schema._got(kind)}")
+    if not isinstance(kind, str) or kind not in KINDS:
+        raise SceneError(source, f"{where}.kind", f"expected one of {', '.join(KINDS)}, got {got(kind)}")
     spec = KINDS[kind]
     if game != "free" and spec.game not in (game, "generic"):
         raise SceneError(source, f"{where}.kind",
@@ -110,11 +145,10 @@ def _piece(raw, where: str, game: str, board_name: str, players, source: str) ->
         m = schema.PIECE_MODELS[kind].model_validate(raw)
     except ValidationError as e:
         raise SceneError(source, *schema.first_error(e, where)) from None
-    fields = m.model_dump()
-    params = {k: v for k, v in fields.items() if k not in schema.COMMON_FIELDS}
+    params = {p.name: getattr(m, p.name) for p in spec.params}
     if players is not None and m.owner is not None and m.owner not in players:
         raise SceneError(source, f"{where}.owner", f"expected one of the players {', '.join(players)}, "
-                                                   f"got \"{m.owner}\"")
+                                                   f"got {got(m.owner)}")
     if m.rot is not None and m.quat is not None:
         raise SceneError(source, f"{where}.quat", "give either rot or quat, not both")
     grid = _grid_placement(m, kind, where, source)
@@ -130,7 +164,7 @@ def _piece(raw, where: str, game: str, board_name: str, players, source: str) ->
         rot = None
     else:
         if m.pos is None:
-            missing = "pos" + (" (or cell and layer)" if kind in _TALO_KINDS else "")
+            missing = "pos" + (" (or cell and layer)" if kind in SHORTHAND_KINDS else "")
             raise SceneError(source, f"{where}.pos", f"required field is missing: {missing}")
         pos = tuple(x * MM for x in m.pos)
         rot = m.rot
@@ -146,10 +180,13 @@ def _piece(raw, where: str, game: str, board_name: str, players, source: str) ->
 
 
 def _unit_quat(q) -> tuple[float, float, float, float]:
-    """Normalise a quaternion unless it already is (so a saved quaternion loads back bit for bit)."""
+    """Normalise a quaternion unless it already is (so a saved quaternion loads back bit for bit).
+
+    It is scaled by its largest component first, so that no square overflows or vanishes.
+    """
     norm2 = sum(x * x for x in q)
-    if abs(norm2 - 1.0) > 1e-12 or q[3] < 0:
-        q = canonical_quat(q)
+    if abs(norm2 - 1.0) > tol.unit_quat or q[3] < 0:
+        q = canonical_quat(np.asarray(q) / np.abs(q).max())
     return tuple(float(x) for x in q)
 
 
@@ -167,7 +204,7 @@ def _grid_placement(m, kind: str, where: str, source: str) -> GridPlacement | No
         raise SceneError(source, f"{where}.cell", "required field is missing (layer and axis need cell)")
     if layer is None:
         raise SceneError(source, f"{where}.layer", "required field is missing (cell needs layer)")
-    if kind == "talo.block" and axis is None:
+    if SHORTHAND_KINDS[kind] and axis is None:
         raise SceneError(source, f"{where}.axis", "required field is missing (a block on the grid needs "
                                                   "axis x, y or z)")
     return GridPlacement(cell, layer, axis)
@@ -177,7 +214,7 @@ def _grid_placement(m, kind: str, where: str, source: str) -> GridPlacement | No
 
 def _num(x: float) -> float | int:
     """A float for JSON: nanometre-rounded mm, integers without a decimal point."""
-    r = round(float(x), 6)
+    r = round(float(x), SAVE_DIGITS)
     return int(r) if r == int(r) else r
 
 

@@ -65,6 +65,12 @@ class Piece:
     def __hash__(self):  # params is a read-only mapping, which does not hash
         return hash((self.id, self.kind, self.pos, self.quat))
 
+    def __reduce__(self):
+        """Pickle as the constructor's arguments: the read-only mapping does not pickle, and the
+        cached shape is rebuilt (from the catalogue's cache) rather than copied to another process."""
+        return Piece, (self.id, self.kind, dict(self.params), self.pos, self.quat, self.owner, self.fixed,
+                       self.friction, self.density, self.grid, self.rot)
+
     @cached_property
     def shape(self) -> PieceShape:
         """The catalogue piece this is an instance of (looked up once per piece: the piece is frozen)."""

@@ -1,18 +1,25 @@
 """The file schema of ``towerlab-scene/1`` (pydantic), with one-line messages for every error.
 
 Each field's check raises a message that says what was expected and what came;
-:func:`first_error` turns pydantic's report into ``(field path, message)``.
+:func:`first_error` turns pydantic's report into ``(field path, message)``. The
+piece models are made from the catalogue (``sim.pieces.KINDS``): a kind and its
+parameters are defined there once, and this module only says how a file spells
+them.
 """
 
 from __future__ import annotations
 
 import math
+import reprlib
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, create_model
 from pydantic_core import PydanticCustomError
 
+from sim.errors import printable
+from sim.pieces import KINDS, KindSpec
 from sim.pieces import dimensions as dim
+from sim.scene.grid import SHORTHAND_KINDS
 
 FORMAT = "towerlab-scene/1"
 MAX_PIECES = 5000
@@ -20,28 +27,54 @@ MAX_COORD_MM = 100_000.0  # 100 m: anything further is a typo, not a scene
 MAX_GRID = 1000
 GAMES = ("tohuwabohu", "talo", "babylon", "free")
 
+MIN_SIZE_MM = 1.0
+"""The smallest side of a box and the smallest radius or height of a cylinder (mm).
 
-def _got(v: Any) -> str:
+Five times the interpenetration the contact layer tolerates (``tol.overlap``, 0.2 mm) and
+twenty times its contact gap (``tol.coplanar``, 0.05 mm): a piece any thinner could sink
+into another unnoticed, and its opposite faces would touch the same neighbour."""
+MAX_SIZE_MM = 10_000.0
+"""The largest side, radius or height (mm): 10 m, a tenth of the 100 m a position may reach."""
+MIN_DENSITY = 0.001
+"""The lowest density (g/cm³, = 1 kg/m³): the lightest aerogels; no solid one can build with is lighter."""
+MAX_DENSITY = 25.0
+"""The highest density (g/cm³, = 25,000 kg/m³): above osmium's 22.59, the densest element."""
+MAX_FRICTION = 10.0
+"""The largest Coulomb coefficient: rubber on rubber is about 1–2, so 10 grips like glue; more is a typo."""
+
+_SHOW = reprlib.Repr()
+_SHOW.maxlevel, _SHOW.maxlist, _SHOW.maxdict, _SHOW.maxstring, _SHOW.maxother = 2, 4, 3, 20, 20
+
+
+def got(v: Any) -> str:
+    """A value from a file as a message shows it: short, one line, printable (deep or huge values too)."""
     if isinstance(v, str):
+        v = printable(v)
         return f'"{v}"' if len(v) < 40 else f'"{v[:37]}..."'
     if isinstance(v, bool):
         return "true" if v else "false"
     if v is None:
         return "null"
+    if isinstance(v, int) and v.bit_length() > 64:
+        try:
+            return f"an integer of {len(str(abs(v)))} digits"
+        except ValueError:  # past Python's digit limit for conversions
+            return "an integer too long to print"
     if isinstance(v, (list, dict)):
-        text = repr(v)
-        return text if len(text) < 40 else text[:37] + "..."
-    return repr(v)
+        return printable(_SHOW.repr(v))  # reprlib stops at depth 2: a deep list cannot recurse
+    return printable(repr(v))
 
 
 def _fail(expected: str, value: Any):
     raise PydanticCustomError("expected", "expected {expected}, got {got}",
-                              {"expected": expected, "got": _got(value)})
+                              {"expected": expected, "got": got(value)})
 
 
 def _number(v: Any, what: str = "a number") -> float:
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         _fail(what, v)
+    if isinstance(v, int) and v.bit_length() > 1023:  # beyond any float
+        _fail("a finite number", v)
     if not math.isfinite(v):
         _fail("a finite number", v)
     return float(v)
@@ -52,20 +85,22 @@ def finite(v: Any) -> float:
     return _number(v)
 
 
-def positive(v: Any) -> float:
-    """A finite number > 0."""
-    x = _number(v, "a positive number")
-    if x <= 0:
-        _fail("a positive number", v)
-    return x
+def bounded(lo: float, hi: float, what: str, unit: str = ""):
+    """Validator of a number in lo..hi (both included), e.g. a size or a density."""
+    expected = f"{what} {lo:g}..{hi:g}{' ' + unit if unit else ''}"
+
+    def check(v: Any) -> float:
+        x = _number(v, expected)
+        if not lo <= x <= hi:
+            _fail(expected, v)
+        return x
+    return check
 
 
-def non_negative(v: Any) -> float:
-    """A finite number >= 0."""
-    x = _number(v, "a number >= 0")
-    if x < 0:
-        _fail("a number >= 0", v)
-    return x
+size_mm = bounded(MIN_SIZE_MM, MAX_SIZE_MM, "a size", "mm")
+"""A box side or a cylinder's radius or height (mm)."""
+density_g_cm3 = bounded(MIN_DENSITY, MAX_DENSITY, "a density", "g/cm³")
+coulomb = bounded(0.0, MAX_FRICTION, "a friction coefficient")
 
 
 def int_range(lo: int, hi: int):
@@ -80,24 +115,37 @@ def int_range(lo: int, hi: int):
 def one_of(*choices):
     """Validator of a string among ``choices``."""
     def check(v: Any):
-        if v not in choices or not isinstance(v, str):
+        if not isinstance(v, str) or v not in choices:
             _fail("one of " + ", ".join(str(c) for c in choices), v)
         return v
     return check
 
 
-def text(v: Any) -> str:
-    """A string."""
+def _printable(v: Any, expected: str, allowed: str = "") -> str:
+    """``v`` if it is a string of printable characters (or ones in ``allowed``); else an error naming another."""
     if not isinstance(v, str):
         _fail("a string", v)
+    bad = next((printable(c) for c in v if not c.isprintable() and c not in allowed), None)
+    if bad is not None:
+        _fail(f"{expected} (no {bad})", v)
     return v
+
+
+def text(v: Any) -> str:
+    """One line of text (a title): printable characters only."""
+    return _printable(v, "one line of printable text")
+
+
+def free_text(v: Any) -> str:
+    """Text over several lines (notes): printable characters, newlines and tabs."""
+    return _printable(v, "printable text, newlines and tabs", allowed="\n\t")
 
 
 def identifier(v: Any) -> str:
-    """A non-empty string without surrounding spaces."""
+    """A name reports print (an id, an owner, a player): non-empty, printable, no surrounding spaces."""
     if not isinstance(v, str) or not v or v != v.strip():
-        _fail("a non-empty string", v)
-    return v
+        _fail("a non-empty string without surrounding spaces", v)
+    return _printable(v, "a name of printable characters")
 
 
 def boolean(v: Any) -> bool:
@@ -133,20 +181,21 @@ def grid_cell(v: Any):
 
 
 def unit_quat(v: Any):
-    """A quaternion [x, y, z, w] of non-zero length."""
+    """A quaternion [x, y, z, w], not all zero (normalised on load)."""
     q = vector(4, finite, "numbers [x, y, z, w]")(v)
-    if math.fsum(x * x for x in q) < 1e-12:
+    if not any(q):
         _fail("a quaternion of non-zero length", v)
     return q
 
 
 def player_list(v: Any):
     """A list of distinct player names."""
-    if not isinstance(v, list) or not all(isinstance(x, str) and x for x in v):
+    if not isinstance(v, list):
         _fail("a list of player names", v)
-    if len(set(v)) != len(v):
+    names = tuple(identifier(x) for x in v)
+    if len(set(names)) != len(names):
         _fail("distinct player names", v)
-    return tuple(v)
+    return names
 
 
 def V(fn):
@@ -162,87 +211,49 @@ class PieceCommon(_Strict):
     """Fields every piece has."""
 
     id: V(identifier)
-    kind: V(text)
+    kind: V(one_of(*KINDS))
     pos: V(vector(3, coordinate, "numbers [x, y, z] in mm")) = None
     rot: V(vector(3, finite, "angles [rx, ry, rz] in degrees")) = None
     quat: V(unit_quat) = None
     owner: V(identifier) = None
     fixed: V(boolean) = False
-    friction: V(non_negative) = None
-    density: V(positive) = None
+    friction: V(coulomb) = None
+    density: V(density_g_cm3) = None
 
 
-class TaloGridFields(_Strict):
+class GridFields(_Strict):
     """The Talo grid shorthand: instead of pos/rot."""
 
     cell: V(grid_cell) = None
     layer: V(int_range(0, 4 * dim.TALO_MAX_LEVEL)) = None
 
 
-# one model per kind: the kind's own parameters on top of the common fields
-class TohuBrick(PieceCommon):
-    size: V(one_of("small", "large"))
-    color: V(one_of(*dim.TOHU_BRICK_COLORS))
+class GridAxis(_Strict):
+    """How a Talo block given on the grid lies (``x``, ``y``) or stands (``z``)."""
 
-
-class TohuArch(PieceCommon):
-    pass
-
-
-class TohuLevel(PieceCommon):
-    shape: V(one_of("quad", "tri"))
-
-
-class TohuFigure(PieceCommon):
-    color: V(one_of(*dim.TOHU_FIGURE_COLORS))
-
-
-class TaloBlock(PieceCommon, TaloGridFields):
-    length: V(int_range(1, dim.TALO_MAX_LENGTH))
     axis: V(one_of("x", "y", "z")) = None
 
 
-class TaloPawn(PieceCommon, TaloGridFields):
-    color: V(one_of(*dim.TALO_PAWN_COLORS))
+def _param_check(param):
+    """The validator of a kind's parameter, from its catalogue entry."""
+    if not param.choices:
+        return size_mm if param.count == 1 else vector(param.count, size_mm, f"sizes {param.description}")
+    if all(isinstance(c, int) for c in param.choices):
+        return int_range(min(param.choices), max(param.choices))
+    return one_of(*param.choices)
 
 
-class BabylonTower(PieceCommon):
-    pass
+def _piece_model(spec: KindSpec) -> type[PieceCommon]:
+    bases = (PieceCommon,)
+    if spec.kind in SHORTHAND_KINDS:
+        bases += (GridFields, GridAxis) if SHORTHAND_KINDS[spec.kind] else (GridFields,)
+    fields = {p.name: (V(_param_check(p)), ...) for p in spec.params}
+    name = "".join(w.capitalize() for w in spec.kind.replace(".", " ").split())
+    return create_model(name, __base__=bases, __doc__=spec.summary, **fields)
 
 
-class BabylonBridge(PieceCommon):
-    pass
-
-
-class BabylonNoble(PieceCommon):
-    size: V(one_of("small", "large"))
-    color: V(one_of(*dim.BABYLON_NOBLE_COLORS))
-
-
-class GenericBox(PieceCommon):
-    size: V(vector(3, positive, "positive sizes [x, y, z] in mm"))
-
-
-class GenericCylinder(PieceCommon):
-    radius: V(positive)
-    height: V(positive)
-
-
-PIECE_MODELS: dict[str, type[PieceCommon]] = {
-    "tohuwabohu.brick": TohuBrick,
-    "tohuwabohu.arch": TohuArch,
-    "tohuwabohu.level": TohuLevel,
-    "tohuwabohu.figure": TohuFigure,
-    "talo.block": TaloBlock,
-    "talo.pawn": TaloPawn,
-    "babylon.tower": BabylonTower,
-    "babylon.bridge": BabylonBridge,
-    "babylon.noble": BabylonNoble,
-    "box": GenericBox,
-    "cylinder": GenericCylinder,
-}
-
-COMMON_FIELDS = frozenset(PieceCommon.model_fields) | frozenset(TaloGridFields.model_fields) | {"axis"}
+PIECE_MODELS: dict[str, type[PieceCommon]] = {kind: _piece_model(spec) for kind, spec in KINDS.items()}
+"""One model per catalogue kind: its own parameters on top of the common (and grid) fields."""
 
 
 class SceneHeader(_Strict):
@@ -252,7 +263,7 @@ class SceneHeader(_Strict):
     game: V(one_of(*GAMES))
     board: V(text) = None
     title: V(text) = None
-    notes: V(text) = None
+    notes: V(free_text) = None
     players: V(player_list) = None
     pieces: list[Any]
 
@@ -275,5 +286,5 @@ def first_error(err: ValidationError, prefix: str = "") -> tuple[str, str]:
     if kind == "extra_forbidden":
         return field, "unknown field (see the scene format in docs/scene-format.md)"
     if kind in ("list_type", "model_type", "dict_type"):
-        return field, f"expected {'a list' if kind == 'list_type' else 'an object'}, got {_got(e.get('input'))}"
+        return field, f"expected {'a list' if kind == 'list_type' else 'an object'}, got {got(e.get('input'))}"
     return field, e["msg"]

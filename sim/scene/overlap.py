@@ -1,0 +1,231 @@
+"""Pieces that interpenetrate, found from their convex parts: one policy for every command.
+
+Solid pieces cannot be inside each other, so a scene where they are is not a
+position of any game. ``towerlab validate`` reports it, and every command that
+analyses a scene refuses it the same way, through :func:`refuse_overlaps`
+(``load_scene(path, solid=True)``), before any engine sees it.
+
+Two convex parts interpenetrate by their penetration depth: the shortest
+distance one must move to leave the other; two pieces by the deepest of their
+parts' depths. By the separating axis theorem it is
+the least overlap of their projections on the candidate axes: the face normals
+of both parts and the cross products of an edge of one with an edge of the
+other. Depths up to ``tol.overlap`` (0.2 mm) are tolerated, as in the contact
+layer and the physics: pieces pressed together by settling, a saved scene's
+rounding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from sim.contact import part_faces
+from sim.errors import SceneError
+from sim.geometry.transforms import rotation_matrices
+from sim.names import BOARD, TABLE
+from sim.tol import tol
+
+SHOWN = 3
+"""Overlapping pairs a refusal names; the rest are counted."""
+
+
+@dataclass(frozen=True)
+class Overlap:
+    """Two solids inside each other.
+
+    Attributes:
+        a: the first piece's id, or ``board`` (the board's slab) or ``table`` (the table around it,
+            or the endless table of the ``table`` board).
+        b: the second piece's id (after ``a`` in the scene).
+        depth: how far they interpenetrate (m): the deepest penetration of a convex part of one
+            into a convex part of the other, the shortest move that would part those two (for a
+            piece wholly below the board or table top, how far its bottom lies under the table top).
+        below: ``b`` lies wholly below the top of ``a``: under the board's top within its outline,
+            else under the table's.
+    """
+
+    a: str
+    b: str
+    depth: float
+    below: bool = False
+
+    @property
+    def with_ground(self) -> bool:
+        """Whether ``a`` is the board or the table rather than a piece."""
+        return self.a in (BOARD, TABLE)
+
+    def describe(self) -> str:
+        """The overlap in words, for a message: ``c lies below the board top``, ``a and b (3.00 mm deep)``."""
+        if self.with_ground:
+            if self.below:
+                return f"{self.b} lies below the {self.a} top"
+            return f"{self.b} reaches {self.depth * 1000:.2f} mm into the {self.a}"
+        return f"{self.a} and {self.b} ({self.depth * 1000:.2f} mm deep)"
+
+
+def summary(overlaps: list[Overlap]) -> str:
+    """Overlaps in words, for one line: ``overlapping pieces: a and b (3.00 mm deep), ...; c lies below ...``."""
+    pairs = [o.describe() for o in overlaps if not o.with_ground]
+    grounds = [o.describe() for o in overlaps if o.with_ground]
+    return "; ".join(([f"overlapping pieces: {', '.join(pairs)}"] if pairs else []) + grounds)
+
+
+@dataclass(frozen=True, eq=False)
+class _Solid:
+    """A piece's (or the slab's) convex parts in the world: vertices, face normals, edge directions."""
+
+    verts: tuple  # per part (v, 3)
+    normals: tuple  # per part (f, 3)
+    edges: tuple  # per part (e, 3), unit, one per direction
+    lo: np.ndarray  # (parts, 3)
+    hi: np.ndarray  # (parts, 3)
+
+
+@lru_cache(maxsize=4096)
+def _edge_directions(part) -> np.ndarray:
+    """(e, 3) a convex part's edge directions (unit, piece frame), one per direction up to sign."""
+    edges = np.vstack([np.roll(p, -1, axis=0) - p for p in part_faces(part).polygons])
+    edges /= np.linalg.norm(edges, axis=1, keepdims=True)
+    lead = np.take_along_axis(edges, np.abs(edges).argmax(axis=1)[:, None], axis=1)
+    edges = np.where(lead < 0, -edges, edges)  # the same sign for both ways along an edge
+    keep: list[np.ndarray] = []
+    for e in edges:
+        if all(abs(float(e @ k)) < np.cos(tol.coplanar_angle) for k in keep):
+            keep.append(e)
+    return np.array(keep)
+
+
+def _solid(parts, rot: np.ndarray, pos: np.ndarray) -> _Solid:
+    verts = tuple(np.asarray(p.vertices, dtype=float) @ rot.T + pos for p in parts)
+    normals = tuple(part_faces(p).normals @ rot.T for p in parts)
+    edges = tuple(_edge_directions(p) @ rot.T for p in parts)
+    return _Solid(verts, normals, edges, np.array([v.min(axis=0) for v in verts]),
+                  np.array([v.max(axis=0) for v in verts]))
+
+
+def _overlap_along(va: np.ndarray, vb: np.ndarray, axes: np.ndarray) -> float:
+    """The least overlap of two vertex sets' projections on unit ``axes`` (m); negative where one parts them."""
+    pa, pb = va @ axes.T, vb @ axes.T
+    return float(np.minimum(pa.max(axis=0) - pb.min(axis=0), pb.max(axis=0) - pa.min(axis=0)).min())
+
+
+def _depth(a: _Solid, i: int, b: _Solid, j: int, limit: float) -> float:
+    """How deep part i of ``a`` and part j of ``b`` interpenetrate (m); at most ``limit`` when they do not."""
+    depth = _overlap_along(a.verts[i], b.verts[j], np.vstack([a.normals[i], b.normals[j]]))
+    if depth <= limit:  # a face normal parts them: most pairs end here
+        return depth
+    cross = np.cross(a.edges[i][:, None, :], b.edges[j][None, :, :]).reshape(-1, 3)
+    length = np.linalg.norm(cross, axis=1)
+    skew = length > np.sin(tol.coplanar_angle)  # parallel edges span no axis
+    if not skew.any():
+        return depth
+    return min(depth, _overlap_along(a.verts[i], b.verts[j], cross[skew] / length[skew, None]))
+
+
+def _pair_depth(a: _Solid, b: _Solid, limit: float) -> float:
+    """The deepest interpenetration of any part of ``a`` with any part of ``b`` (m); ``limit`` when none is deeper."""
+    deepest = limit
+    near = ((a.lo[:, None] < b.hi[None] - limit) & (b.lo[None] < a.hi[:, None] - limit)).all(axis=2)
+    for i, j in zip(*near.nonzero()):
+        deepest = max(deepest, _depth(a, int(i), b, int(j), deepest))
+    return deepest
+
+
+def _box_pairs(lo: np.ndarray, hi: np.ndarray, limit: float, chunk: int = 100_000):
+    """Pairs (i, j) of boxes that overlap by more than ``limit`` along every axis, a chunk at a time.
+
+    Sort and sweep along x: each box is paired with the later ones that start before it ends.
+    Yields arrays (k, 2) with i < j, so that a caller may stop early: a scene of boxes all in
+    one place has millions of pairs.
+    """
+    order = np.argsort(lo[:, 0], kind="stable")
+    ends = np.searchsorted(lo[order, 0], hi[order, 0] - limit, side="left")
+    counts = np.maximum(ends - np.arange(len(order)) - 1, 0)
+    start = 0
+    while start < len(order):
+        stop = start + max(1, int(np.searchsorted(counts[start:].cumsum(), chunk)))
+        first = np.repeat(np.arange(start, stop), counts[start:stop])
+        second = first + 1 + (np.arange(len(first)) - np.repeat(counts[start:stop].cumsum() - counts[start:stop],
+                                                                 counts[start:stop]))
+        i, j = order[first], order[second]
+        keep = ((lo[j] < hi[i] - limit) & (lo[i] < hi[j] - limit)).all(axis=1)
+        if keep.any():
+            yield np.sort(np.column_stack([i[keep], j[keep]]), axis=1)
+        start = stop
+
+
+def find_overlaps(scene, poses=None, *, most: int | None = None) -> list[Overlap]:
+    """Pairs of solids that interpenetrate deeper than ``tol.overlap``: pieces, the board, the table.
+
+    Args:
+        scene: the scene.
+        poses: (n, 7) poses in file order; None for the scene's own.
+        most: stop once this many are found (None: find them all).
+
+    Returns:
+        The overlaps, ordered by the later piece's place in the scene (the board or table first
+        for a piece).
+    """
+    if not scene.pieces:
+        return []
+    poses = scene.poses() if poses is None else np.asarray(poses, dtype=float)
+    rots = rotation_matrices(poses[:, 3:7])
+    solids = [_solid(p.shape.parts, rots[i], poses[i, :3]) for i, p in enumerate(scene.pieces)]
+    lo = np.array([s.lo.min(axis=0) for s in solids])
+    hi = np.array([s.hi.max(axis=0) for s in solids])
+    limit = tol.overlap
+    found: dict[int, list[Overlap]] = {}
+    board = scene.board_info
+    floor = -board.thickness  # the table top, under the slab (z = 0 on the endless table)
+    slab = None if board.shape is None else _solid(board.shape.parts, np.eye(3), board.pos)
+    slab_lo, slab_hi = (None, None) if slab is None else (slab.lo.min(axis=0), slab.hi.max(axis=0))
+    for i, s in enumerate(solids):
+        into_table = floor - lo[i, 2]
+        into_slab = 0.0
+        if slab is not None and (lo[i] < slab_hi - limit).all() and (slab_lo < hi[i] - limit).all():
+            into_slab = _pair_depth(slab, s, limit)
+        if max(into_table, into_slab) <= limit:
+            continue
+        under_slab = slab is not None and bool((lo[i, :2] < slab_hi[:2]).all() and (slab_lo[:2] < hi[i, :2]).all())
+        pid = scene.pieces[i].id
+        if under_slab and hi[i, 2] <= limit:
+            found[i] = [Overlap(BOARD, pid, into_table, below=True)]
+        elif hi[i, 2] <= floor + limit:
+            found[i] = [Overlap(TABLE, pid, into_table, below=True)]
+        elif into_slab >= into_table:
+            found[i] = [Overlap(BOARD, pid, into_slab)]
+        else:
+            found[i] = [Overlap(TABLE, pid, into_table)]
+    count = len(found)
+    for pairs in _box_pairs(lo, hi, limit):
+        for i, j in sorted(pairs.tolist()):
+            if most is not None and count >= most:
+                break
+            depth = _pair_depth(solids[i], solids[j], limit)
+            if depth > limit:
+                found.setdefault(j, []).append(Overlap(scene.pieces[i].id, scene.pieces[j].id, depth))
+                count += 1
+        if most is not None and count >= most:
+            break
+    every = [o for j in sorted(found) for o in found[j]]
+    return every if most is None else every[:most]
+
+
+def refuse_overlaps(scene):
+    """The scene itself, if no solids in it interpenetrate (:func:`find_overlaps`).
+
+    Raises:
+        SceneError: naming the file, the later piece of the first overlap and what overlaps
+            (``overlapping pieces: a and b (3.00 mm deep)``, ``c lies below the board top``),
+            up to three, and whether there are more.
+    """
+    overlaps = find_overlaps(scene, most=SHOWN + 1)
+    if not overlaps:
+        return scene
+    index = {p.id: i for i, p in enumerate(scene.pieces)}
+    first = overlaps[0]
+    more = "; and more" if len(overlaps) > SHOWN else ""
+    raise SceneError(scene.source or "<scene>", f"pieces[{index[first.b]}]", summary(overlaps[:SHOWN]) + more)
