@@ -11,7 +11,7 @@ OUT ?= out/demo
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q --upgrade pip 'setuptools>=77' wheel
 	$(PY) -m pip install -q -e '.[test]'
 	@touch $(STAMP)
 

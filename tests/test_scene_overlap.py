@@ -136,6 +136,7 @@ OVERLAPPING = {
 
 COMMANDS = {
     "validate": ("free", ["validate", "{scene}"]),
+    "render": ("free", ["render", "{scene}", "-o", "{scene}.png", "--size", "64x64"]),
     "talo-check": ("talo", ["talo", "check", "{scene}"]),
     "talo-check-no-physics": ("talo", ["talo", "check", "{scene}", "--no-physics"]),
     "talo-moves": ("talo", ["talo", "moves", "{scene}", "--pawn", "red"]),

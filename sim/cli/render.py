@@ -156,7 +156,7 @@ def render(
         writable_output(out)
     else:
         writable_output(out, directory=True)
-    loaded = [load_scene(p) for p in scenes]  # every scene is checked before anything is drawn
+    loaded = [load_scene(p, solid=True) for p in scenes]  # every scene is checked before anything is drawn
     settle_scene = _settle_function() if settle else None
     eye_m = None if eye is None else tuple(x * MM for x in eye)
     at_m = None if look_at is None else tuple(x * MM for x in look_at)
