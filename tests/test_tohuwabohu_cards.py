@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sim.games.tohuwabohu import CARDS, cards_of, judge
+from sim.games.tohuwabohu import CARDS, Verdict, cards_of, judgement
 from sim.games.tohuwabohu.examples import (
     EXAMPLES,
     RGB,
@@ -76,14 +76,14 @@ def test_the_36_cards_have_the_listed_ids_and_colours():
 
 @pytest.mark.parametrize("card_id", list(CARDS))
 def test_card_holds_on_its_example(card_id):
-    j = judge(EXAMPLES[card_id]().scene(), stable=True)
+    j = judgement(EXAMPLES[card_id]().scene(), Verdict.standing())
     assert j.violations == ()
     assert card_id in j.fulfilled
 
 
 @pytest.mark.parametrize("card_id", list(CARDS))
 def test_card_fails_on_a_near_miss(card_id):
-    j = judge(NEAR_MISS[card_id]().scene(), stable=True)
+    j = judgement(NEAR_MISS[card_id]().scene(), Verdict.standing())
     assert j.violations == (), [v.to_json() for v in j.violations]
     assert card_id not in j.fulfilled
     assert not CARDS[card_id].holds(j.position)
@@ -91,8 +91,8 @@ def test_card_fails_on_a_near_miss(card_id):
 
 def test_nothing_is_fulfilled_by_a_construction_that_falls():
     scene = EXAMPLES["five-levels"]().scene()
-    assert "five-levels" in judge(scene, stable=True).fulfilled
-    assert judge(scene, stable=False).fulfilled == ()
+    assert "five-levels" in judgement(scene, Verdict.standing()).fulfilled
+    assert judgement(scene, Verdict.falling()).fulfilled == ()
 
 
 def test_a_card_is_fulfilled_only_by_a_legal_structure():
@@ -100,7 +100,7 @@ def test_a_card_is_fulfilled_only_by_a_legal_structure():
     d = c.to_dict()
     fig = next(p for p in d["pieces"] if p["kind"] == "tohuwabohu.figure")
     fig["color"] = "blue"  # now on the red point: the structure breaks a rule
-    j = judge(from_dict(d), stable=True)
+    j = judgement(from_dict(d), Verdict.standing())
     assert [v.rule for v in j.violations] == ["figure-on-point"]
     assert j.position.structures == []
     assert j.fulfilled == ()
@@ -109,9 +109,9 @@ def test_a_card_is_fulfilled_only_by_a_legal_structure():
 def test_two_structures_counts_every_structure_on_the_area():
     c = two_structures(2, 2)
     c.brick("small", "neutral", "x", (0, 110))  # a third structure, alone
-    assert "two-structures" not in judge(c.scene(), stable=True).fulfilled
+    assert "two-structures" not in judgement(c.scene(), Verdict.standing()).fulfilled
 
 
 def test_a_cross_needs_arms_on_both_sides():
-    assert "cross-red" in judge(cross("red", offset=20.0).scene(), stable=True).fulfilled
-    assert "cross-red" not in judge(cross("red", offset=25.0).scene(), stable=True).fulfilled
+    assert "cross-red" in judgement(cross("red", offset=20.0).scene(), Verdict.standing()).fulfilled
+    assert "cross-red" not in judgement(cross("red", offset=25.0).scene(), Verdict.standing()).fulfilled

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import brentq
 
-from sim.games.tohuwabohu import RULES, analyze, check_rules, judge
+from sim.games.tohuwabohu import RULES, Verdict, analyze, check_rules, judgement
 from sim.games.tohuwabohu.construct import Construction, pillar
 from sim.games.tohuwabohu.examples import rails
 from sim.geometry.transforms import euler_to_quat, transform_points
@@ -196,6 +196,6 @@ def test_a_broken_rule_spoils_only_its_structure():
     c.figure("red", "bad", id="f")
     d = c.to_dict()
     next(p for p in d["pieces"] if p["id"] == "f")["pos"][:2] = [70, 0]  # on no point
-    j = judge(from_dict(d), stable=True)
+    j = judgement(from_dict(d), Verdict.standing())
     assert [v.rule for v in j.violations] == ["figure-on-point"]
     assert [lv.id for s in j.position.structures for lv in s.levels] == ["good"]

@@ -31,16 +31,6 @@ def parse_knock(text: str):
     return Knock(colour.strip(), pieces)
 
 
-def _settled(scene, settle: bool):
-    """The scene at rest, within a check's span (one turn of the probe: the tactical example rests by then)."""
-    if not settle:
-        return scene
-    from sim.physics import DEFAULT_SECONDS
-    from sim.physics import settle as physics_settle
-
-    return physics_settle(scene, seconds=DEFAULT_SECONDS)
-
-
 def score(
     scene_path: Annotated[Path, typer.Argument(metavar="SCENE", help="The building to score (a scene file).")],
     mode: Annotated[str, typer.Option("--mode", help="tactical or fast.")] = "tactical",
@@ -58,8 +48,9 @@ def score(
     Levels are read from the settled poses (20 mm each); connected buildings
     from the support graph. Exit 0 with the scores, 2 on bad input.
     """
-    from sim.games.babylon import read_layout, score_fast, score_tactical
+    from sim.games.babylon import referee
     from sim.games.babylon.supply import BabylonError, players_of
+    from sim.physics.judge import rest
     from sim.scene import load_scene
 
     if mode not in MODES:
@@ -72,11 +63,7 @@ def score(
     for k in knocks:
         if k.by not in players:
             raise BabylonError(f"--knock: expected one of the players {', '.join(players)}, got \"{k.by}\"")
-    layout = read_layout(_settled(scene, physics))
-    if mode == "tactical":
-        result = score_tactical(layout, players)
-    else:
-        result = score_fast(layout, players, knocks, expert=expert)
+    result = referee(scene, rest if physics else None, mode=mode, knocks=knocks, expert=expert)
     if as_json:
         emit_json({"file": str(scene_path), "settled": physics, **result.to_json()})
     elif mode == "tactical":
@@ -117,7 +104,7 @@ def _print_fast(name: str, result) -> None:
     console.print(table)
     _print_unscored((n.id, "; ".join(n.reasons)) for p in result.players.values() for n in p.nobles)
     for v in result.violations:
-        console.print(f"  - {v.rule}: {v.message}", markup=False)
+        console.print(f"  - {v.rule}: {v.reason}", markup=False)
     console.print(f"Round won by: {' and '.join(result.winners) or 'nobody'}")
 
 
@@ -127,13 +114,6 @@ def _print_unscored(items) -> None:
         console.print("Nobles scoring nothing:")
         for line in lines:
             console.print(line, markup=False)
-
-
-def _fallen(scene) -> list[str]:
-    from sim.physics import check
-
-    result = check(scene)
-    return sorted(i for i, verdict in result.pieces.items() if verdict.knocked_down)
 
 
 def check_turn(
@@ -154,15 +134,14 @@ def check_turn(
     ones relocated (or swapped by the special move). Exit 0 with the verdict,
     2 on bad input.
     """
-    from sim.games.babylon import check_turn as judge
-    from sim.games.babylon import read_layout
+    from sim.games.babylon import referee_turn
+    from sim.physics.judge import judge
     from sim.scene import load_scene
 
     before = load_scene(before_path)
     after = load_scene(after_path)
-    fallen = _fallen(after) if physics and after.pieces else []
-    verdict = judge(read_layout(before), read_layout(after), player, expert=expert, first_round=first_round,
-                    fallen=fallen)
+    verdict = referee_turn(before, after, player, judge if physics else None, expert=expert,
+                           first_round=first_round)
     if as_json:
         emit_json({"before": str(before_path), "after": str(after_path), **verdict.to_json()})
         return
@@ -177,6 +156,6 @@ def check_turn(
     else:
         console.print(f"[red]illegal turn[/]{first}: {what}")
         for v in verdict.violations:
-            console.print(f"  - {v.rule}: {v.message}", markup=False)
+            console.print(f"  - {v.rule}: {v.reason}", markup=False)
     if verdict.game_over:
         console.print(f"The game ends: {verdict.game_over}.")

@@ -23,13 +23,11 @@ def register(app: typer.Typer) -> None:
 
 def physics_verdict(scene):
     """The physics verdict on a Talo building, judged without its pawns."""
-    from sim.games.talo import Verdict, without_pawns
-    from sim.physics import check
+    from sim.games.contract import ask
+    from sim.games.talo import physics_scene
+    from sim.physics.judge import judge
 
-    building = without_pawns(scene)
-    if not building.pieces:
-        return Verdict.standing()
-    return Verdict.from_check(check(building))
+    return ask(judge, physics_scene(scene))
 
 
 def _load(path: Path):
@@ -89,14 +87,12 @@ def check(
     Exit 0 whatever the verdict (see "legal" in the JSON), 2 on a bad file.
     Overlapping blocks are reported and the balance is then not judged.
     """
-    from sim.games.talo import talo_report
+    from sim.games.talo import referee
+    from sim.physics.judge import judge
 
     scene = _load(scene_path)
-    report = talo_report(scene)
-    overlapping = any(v.rule == "overlap" for v in report.violations)
-    verdict = physics_verdict(scene) if physics and not overlapping else None
-    if verdict is not None:
-        report = talo_report(scene, verdict)
+    report = referee(scene, judge if physics else None)
+    verdict = report.verdict
     if as_json:
         emit_json({"file": str(scene_path), **report.to_json()})
         return

@@ -33,17 +33,14 @@ def check(
     Stability comes from the physics check (statics and dynamics); the rules and
     cards are judged on the scene as given. Exit 0 whatever the verdict, 2 on bad input.
     """
-    from sim.games.tohuwabohu import judge
+    from functools import partial
+
+    from sim.games.tohuwabohu import referee
+    from sim.physics.judge import judge
     from sim.scene import load_scene
 
     scene = load_scene(scene_path)
-    stable = None
-    if not no_physics:
-        from sim.physics import check as physics_check
-
-        verdict = physics_check(scene) if seconds is None else physics_check(scene, seconds=seconds)
-        stable = bool(verdict.stable)
-    j = judge(scene, stable=stable)
+    j = referee(scene, None if no_physics else partial(judge, seconds=seconds))
     if as_json:
         emit_json({"file": str(scene_path), **j.to_json()})
         return

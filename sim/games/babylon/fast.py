@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from sim.games.babylon.building import Layout
-from sim.games.babylon.placement import Violation, part_violations
+from sim.games.babylon.placement import part_violations
 from sim.games.babylon.supply import NOBLE, BabylonError, allotment, count, player_of
+from sim.games.contract import Verdict, Violation
 from sim.pieces.boards import ConstructionArea
 
 ROUNDS_TO_WIN = 3
@@ -167,12 +168,14 @@ class FastScore:
         winners: the round's winners (highest score, then fewer unplaced pieces).
         expert: whether the expert variant's doubling applied.
         violations: building parts placed against the rules (see :func:`round_violations`).
+        verdict: the physics verdict the building was settled by (None: scored as given).
     """
 
     players: Mapping[str, FastPlayer]
     winners: tuple[str, ...]
     expert: bool = False
     violations: tuple[Violation, ...] = ()
+    verdict: Verdict | None = None
 
     def to_json(self) -> dict:
         """Plain data for ``--json``."""
@@ -194,8 +197,8 @@ def round_violations(layout: Layout, players) -> list[Violation]:
             continue
         area = area_of(areas, part.centre)
         if area is None or part.owner not in area.players:
-            out.append(Violation("area", f"{pid} of {part.owner} stands outside {part.owner}'s construction areas",
-                                 (pid,)))
+            out.append(Violation("area", (pid,),
+                                 f"{pid} of {part.owner} stands outside {part.owner}'s construction areas"))
     return out
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from sim.games.babylon.building import Layout
 from sim.games.babylon.supply import BRIDGE, BabylonError, allotment, player_of
+from sim.games.contract import Verdict
 
 
 @dataclass(frozen=True)
@@ -101,12 +102,14 @@ class TacticalScore:
         levels: every level with nobles, lowest first.
         winners: the players with the most points, after the tie-break.
         unowned_bridges: placed bridges without an ``owner`` (counted for nobody).
+        verdict: the physics verdict the building was settled by (None: scored as given).
     """
 
     players: Mapping[str, TacticalPlayer]
     levels: tuple[LevelResult, ...]
     winners: tuple[str, ...]
     unowned_bridges: int
+    verdict: Verdict | None = None
 
     def to_json(self) -> dict:
         """Plain data for ``--json``."""

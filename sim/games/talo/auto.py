@@ -16,12 +16,12 @@ from collections.abc import Callable
 
 import numpy as np
 
+from sim.games.contract import Verdict
 from sim.games.talo import game
 from sim.games.talo.board import MAX_LEVEL, NEIGHBOURS, PAWN_ROOM
 from sim.games.talo.layout import GridBlock, Layout
 from sim.games.talo.movement import free_starts, reachable
 from sim.games.talo.turns import OVER, TAKE, IllegalMoveError
-from sim.games.talo.verdict import Verdict
 from sim.scene import Scene
 
 MAX_TRIES = 6

@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from sim.games.contract import Verdict, Violation
 from sim.games.talo import turns
 from sim.games.talo.board import TaloError
 from sim.games.talo.stock import Stock
 from sim.games.talo.turns import BUILD, OVER, IllegalMoveError, Outcome, TurnState
-from sim.games.talo.verdict import Verdict, Violation
 from sim.pieces import boards
+from sim.pieces.talo import BLOCK
 from sim.scene import Piece, Scene
 
 SITES = ("talo-green", "talo-island", "table")
@@ -63,7 +64,7 @@ take = turns.take
 
 def new_pieces(state: FantasyState, blocks: Sequence[FreeBlock]) -> tuple[Piece, ...]:
     """The scene pieces ``blocks`` would add."""
-    return tuple(Piece(f"f{state.placed + k + 1}", "talo.block", {"length": int(b.length)},
+    return tuple(Piece(f"f{state.placed + k + 1}", BLOCK, {"length": int(b.length)},
                        tuple(float(x) for x in b.pos), tuple(float(x) for x in b.quat), owner=state.player)
                  for k, b in enumerate(blocks))
 

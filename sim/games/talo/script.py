@@ -21,10 +21,10 @@ from collections.abc import Callable
 
 import numpy as np
 
+from sim.games.contract import Verdict
 from sim.games.talo import game
 from sim.games.talo.board import TaloError
 from sim.games.talo.turns import OVER, IllegalMoveError
-from sim.games.talo.verdict import Verdict
 from sim.scene import Scene
 
 GAME_FORMAT = "towerlab-talo-game/1"

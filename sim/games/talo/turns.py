@@ -8,9 +8,9 @@ from types import MappingProxyType
 
 import numpy as np
 
+from sim.games.contract import Violation
 from sim.games.talo.board import TaloError
 from sim.games.talo.stock import Stock, Throws, recorded_throws, throw_for_blocks
-from sim.games.talo.verdict import Violation
 from sim.scene import Scene
 
 THROW, TAKE, BUILD, OVER = "throw", "take", "build", "over"

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass
 
 from sim.analysis import TABLE
 from sim.contact import BOARD
+from sim.games.contract import Violation
 from sim.games.tohuwabohu.structure import ARCH, BRICK, BUILDING_BLOCKS, FIGURE, LEVEL, Analysis
 from sim.pieces import MM
 from sim.pieces import dimensions as dim
@@ -37,25 +37,6 @@ RULES = {
     "figure-one-per-colour": "at most one figure of each colour per level",
     "figure-not-brick": "figures are never used as bricks",
 }
-
-
-@dataclass(frozen=True)
-class Violation:
-    """A broken building rule.
-
-    Attributes:
-        rule: a key of :data:`RULES`.
-        pieces: ids of the pieces involved.
-        reason: one readable sentence.
-    """
-
-    rule: str
-    pieces: tuple[str, ...]
-    reason: str
-
-    def to_json(self) -> dict:
-        """``{rule, pieces, reason}``."""
-        return {"rule": self.rule, "pieces": list(self.pieces), "reason": self.reason}
 
 
 def check_rules(analysis: Analysis) -> list[Violation]:

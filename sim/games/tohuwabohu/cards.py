@@ -3,7 +3,7 @@
 Blue cards ask for building blocks, red cards for levels, green cards for
 figures. A predicate sees only the structures that obey the building rules (a
 :class:`Position`); whether the construction stands is decided before any
-predicate is asked (see :mod:`sim.games.tohuwabohu.judge`). Where the rulebook
+predicate is asked (see :mod:`sim.games.tohuwabohu.referee`). Where the rulebook
 leaves room, each card's ``choice`` says how it is read here.
 """
 

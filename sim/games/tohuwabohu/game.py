@@ -3,7 +3,7 @@
 Pure and deterministic: shuffles come from an injected ``numpy.random.Generator``
 and time advances only through :meth:`Game.tick`, so a viewer (or a test)
 drives the clock. Whether a card is fulfilled is decided elsewhere (the
-referee, :func:`sim.games.tohuwabohu.judge.judge`); the game is told the ids of
+referee, :func:`sim.games.tohuwabohu.referee.referee`); the game is told the ids of
 the cards the playing area fulfils.
 """
 
