@@ -9,7 +9,7 @@ import numpy as np
 from sim.games.babylon.building import LEVEL, Layout
 from sim.games.babylon.capacity import TURN_MAX, TURN_MIN, placeable
 from sim.games.babylon.placement import congruent_bridges, noble_violations, part_violations
-from sim.games.babylon.supply import NOBLE, BabylonError, allotment, count, player_of, players_of
+from sim.games.babylon.supply import NOBLE, BabylonError, allotment, count, placed_by, player_of, players_of
 from sim.games.contract import Verdict, Violation
 from sim.geometry.transforms import rotation_angle
 from sim.tol import tol
@@ -161,7 +161,7 @@ def check_turn(before: Layout, after: Layout, player: str, *, expert: bool = Fal
         if owner is not None and owner != player:
             violations.append(Violation("not-yours", (i,), f"{i} belongs to {owner}, not {player}"))
     new_nobles = [i for i in placed if new[i].kind == NOBLE]
-    hand = allotment("tactical", len(players)) - count(p for i, p in old.items() if player_of(p) == player)
+    hand = allotment("tactical", len(players)) - placed_by(before.scene, player)
     k = len(placed)
     game_over = None
     if k > TURN_MAX:

@@ -17,10 +17,9 @@ from types import MappingProxyType
 from typing import Protocol
 
 import numpy as np
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
 
 from sim.geometry.transforms import quat_to_matrix, transform_points
+from sim.graphs import component_labels
 from sim.pieces import MM
 from sim.pieces import dimensions as dim
 from sim.scene import Scene
@@ -400,12 +399,12 @@ def _group(pieces: Mapping[str, PieceInfo], levels: Mapping[str, Level]):
     edges = [(index[pid], index[s]) for pid, info in pieces.items() if pid not in joining
              for s in info.rests_on if s in index]
     grounded = [index[pid] for pid, info in pieces.items() if any(s not in pieces for s in info.rests_on)]
-    labels = _components(len(ids), edges)
+    labels = _labels(len(ids), edges)
     for pid, lids in joining.items():
         if labels[index[pid]] not in {labels[g] for g in grounded}:
             lowest = min(lids, key=lambda lid: (levels[lid].top, lid))
             edges.append((index[pid], index[lowest]))
-            labels = _components(len(ids), edges)
+            labels = _labels(len(ids), edges)
     groups: dict[int, list[str]] = {}
     for pid in ids:
         groups.setdefault(int(labels[index[pid]]), []).append(pid)
@@ -413,9 +412,6 @@ def _group(pieces: Mapping[str, PieceInfo], levels: Mapping[str, Level]):
     return ordered, joining
 
 
-def _components(n: int, edges: list[tuple[int, int]]) -> np.ndarray:
-    """(n,) component label of each node of an undirected graph given by its edges."""
-    rows = np.array([e[0] for e in edges], dtype=int)
-    cols = np.array([e[1] for e in edges], dtype=int)
-    graph = coo_matrix((np.ones(len(edges)), (rows, cols)), shape=(n, n))
-    return connected_components(graph, directed=False)[1]
+def _labels(n: int, edges: list[tuple[int, int]]) -> np.ndarray:
+    """(n,) component label of each piece, joined by ``edges`` (index pairs)."""
+    return component_labels(n, [a for a, _ in edges], [b for _, b in edges])
