@@ -89,7 +89,14 @@ def _print_tactical(name: str, result) -> None:
         levels = " + ".join(str(v) for _, v in sorted(p.levels.items(), reverse=True)) or "0"
         console.print(f"{p.color}: {levels} - {p.bridges_left} bridge(s) left = [bold]{p.total}[/]")
     _print_unscored((n.id, n.reason) for p in result.players.values() for n in p.nobles)
-    console.print(f"Winner: {' and '.join(result.winners)}")
+    for v in result.violations:
+        console.print(f"  - {v.rule}: {v.reason}", markup=False)
+    if result.winners:
+        console.print(f"Winner: {' and '.join(result.winners)}")
+    else:
+        points = result.players[result.tied[0]].total
+        console.print(f"No winner: {_and(result.tied)} tie on {points} points and none of them scored a level "
+                      "(the rulebook's tie-break)")
 
 
 def _print_fast(name: str, result) -> None:
@@ -106,6 +113,11 @@ def _print_fast(name: str, result) -> None:
     for v in result.violations:
         console.print(f"  - {v.rule}: {v.reason}", markup=False)
     console.print(f"Round won by: {' and '.join(result.winners) or 'nobody'}")
+
+
+def _and(names) -> str:
+    names = list(names)
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _print_unscored(items) -> None:

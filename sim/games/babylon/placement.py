@@ -11,6 +11,16 @@ from sim.games.contract import Violation
 from sim.tol import tol
 
 
+def connection_violations(layout: Layout) -> list[Violation]:
+    """The building is connected: one group of pieces joined by standing on one another (see the appendix)."""
+    if len(layout.buildings) <= 1:
+        return []
+    loose = sorted(i for b in layout.buildings[1:] for i in b)
+    return [Violation("not-connected", tuple(loose),
+                      f"the building is not connected: {', '.join(loose)} "
+                      f"{'is' if len(loose) == 1 else 'are'} not attached to the rest")]
+
+
 def max_small_per_tower(n_players: int) -> int:
     """How many small nobles may share a tower: two, three with five players."""
     return 3 if n_players >= 5 else 2
@@ -96,7 +106,17 @@ def congruent_bridges(layout: Layout, ids: Iterable[str] | None = None) -> list[
     that one: no bridge overlapping them lies between. Only pairs involving
     ``ids`` (all bridges when None) are reported.
     """
-    bridges = sorted((p for p in layout.parts.values() if not p.is_tower and p.upright), key=lambda p: p.bottom)
+    return [Violation("congruent-bridges", (high.id, low.id),
+                      f"bridge {high.id} lies directly and congruently above bridge {low.id}")
+            for high, low in congruent_pairs(layout.parts.values(), ids)]
+
+
+def congruent_pairs(parts: Iterable[Part], ids: Iterable[str] | None = None) -> list[tuple[Part, Part]]:
+    """(upper, lower) pairs of bridges among ``parts``, the upper directly and congruently above the lower.
+
+    See :func:`congruent_bridges`; only pairs involving ``ids`` (all when None).
+    """
+    bridges = sorted((p for p in parts if not p.is_tower and p.upright), key=lambda p: p.bottom)
     chosen = None if ids is None else set(ids)
     out = []
     for i, low in enumerate(bridges):
@@ -107,9 +127,7 @@ def congruent_bridges(layout: Layout, ids: Iterable[str] | None = None) -> list[
             if not _congruent(low, high):
                 break  # another bridge over this one lies between it and anything higher
             if chosen is None or low.id in chosen or high.id in chosen:
-                out.append(Violation("congruent-bridges", (high.id, low.id),
-                                     f"bridge {high.id} lies directly and congruently "
-                                     f"above bridge {low.id}"))
+                out.append((high, low))
             break
     return out
 

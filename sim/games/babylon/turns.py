@@ -8,7 +8,12 @@ import numpy as np
 
 from sim.games.babylon.building import LEVEL, Layout
 from sim.games.babylon.capacity import TURN_MAX, TURN_MIN, placeable
-from sim.games.babylon.placement import congruent_bridges, noble_violations, part_violations
+from sim.games.babylon.placement import (
+    congruent_bridges,
+    connection_violations,
+    noble_violations,
+    part_violations,
+)
 from sim.games.babylon.supply import NOBLE, BabylonError, allotment, count, placed_by, player_of, players_of
 from sim.games.contract import Verdict, Violation
 from sim.geometry.transforms import rotation_angle
@@ -170,7 +175,7 @@ def check_turn(before: Layout, after: Layout, player: str, *, expert: bool = Fal
         able = placeable(before, player, hand, len(players), first) >= TURN_MIN
         if able:
             violations.append(Violation("too-few", placed,
-                                        f"{k} pieces placed; a turn places 4 or 5, and {player} can"))
+                                        f"{k} pieces placed; a turn places 4 or 5, and {player} can place at least 4"))
         elif k:
             violations.append(Violation("too-few", placed,
                                         f"{player} cannot place 4 pieces and so may place none "
@@ -204,12 +209,7 @@ def check_turn(before: Layout, after: Layout, player: str, *, expert: bool = Fal
 
 def _building_rules(after: Layout, placed, swapped, n_players: int) -> list[Violation]:
     """Connection and placement rules after the turn."""
-    out = []
-    if len(after.buildings) > 1:
-        loose = sorted(i for b in after.buildings[1:] for i in b)
-        out.append(Violation("not-connected", tuple(loose),
-                             f"the building is not connected: {', '.join(loose)} "
-                             f"{'is' if len(loose) == 1 else 'are'} not attached to the rest"))
+    out = connection_violations(after)
     out += part_violations(after, placed)
     out += congruent_bridges(after, placed)
     nobles = [i for i in placed if i in after.nobles] + list(swapped or ())
