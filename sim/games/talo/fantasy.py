@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import ClassVar
 
 from sim.games.contract import Verdict, Violation
 from sim.games.talo import turns
@@ -36,6 +37,8 @@ class FreeBlock:
 @dataclass(frozen=True)
 class FantasyState(TurnState):
     """A Talo-Fantasy game at one moment: the scene holds the construction, ``players`` are names."""
+
+    VARIANT: ClassVar[str] = "fantasy"
 
 
 def new_fantasy(players: Sequence[str], site: str = "table", stock: Stock | None = None) -> FantasyState:

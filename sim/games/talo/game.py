@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
+from typing import ClassVar
 
 from sim.games.contract import Verdict
 from sim.games.talo import turns
@@ -45,6 +46,8 @@ class Put:
 @dataclass(frozen=True)
 class TaloState(TurnState):
     """A Talo game at one moment: the scene holds the building and the pawns, ``players`` are pawn colours."""
+
+    VARIANT: ClassVar[str] = "talo"
 
     @cached_property
     def board(self) -> TaloBoard:
