@@ -5,15 +5,19 @@ from __future__ import annotations
 import pytest
 
 from sim.games.tohuwabohu import CARDS, Verdict, cards_of, judgement
+from sim.games.tohuwabohu.construct import Construction
 from sim.games.tohuwabohu.examples import (
     EXAMPLES,
     RGB,
+    Storey,
     arch_on,
     cross,
     four_of,
     join,
     levels,
     one_pillar,
+    rails,
+    stacked,
     tower,
     two_structures,
 )
@@ -115,3 +119,33 @@ def test_two_structures_counts_every_structure_on_the_area():
 def test_a_cross_needs_arms_on_both_sides():
     assert "cross-red" in judgement(cross("red", offset=20.0).scene(), Verdict.standing()).fulfilled
     assert "cross-red" not in judgement(cross("red", offset=25.0).scene(), Verdict.standing()).fulfilled
+
+
+def _two_towers_of_three(figures_left, figures_right):
+    """Two structures of three levels at x = ±70 mm (the right one topped by a triangle), figures on level 3."""
+    c = Construction("Two structures, figures on their third levels")
+    stacked(c, [Storey("quad", rails("quad", "large", ("red", "red"))),
+                Storey("quad", rails("quad", "large", ("green", "green"))),
+                Storey("quad", rails("quad", "small", ("red", "red")), figures_left)], at=(-70.0, 0.0))
+    stacked(c, [Storey("quad", rails("quad", "large", ("blue", "blue"))),
+                Storey("quad", rails("quad", "small", ("blue", "blue"))),
+                Storey("tri", rails("tri", "small", ("neutral", "neutral")), figures_right)], at=(70.0, 0.0))
+    return c.scene()
+
+
+def test_figures_on_level_3_and_up_count_over_every_structure():
+    # the card names no single structure (unlike "exactly 8 figures ... in one structure")
+    j = judgement(_two_towers_of_three(("red", "green"), ("blue", "red")), Verdict.standing())
+    assert j.violations == () and len(j.analysis.structures) == 2
+    assert "figures-4-level3up" in j.fulfilled
+    three = judgement(_two_towers_of_three(("red", "green"), ("blue",)), Verdict.standing())
+    assert "figures-4-level3up" not in three.fulfilled
+
+
+def test_two_levels_with_three_figures_may_stand_in_two_structures():
+    c = Construction("Two quadrilaterals with three figures, one in each structure")
+    stacked(c, [Storey("quad", rails("quad", "large", ("red", "red")), RGB)], at=(-70.0, 0.0))
+    stacked(c, [Storey("quad", rails("quad", "large", ("blue", "blue")), RGB)], at=(70.0, 0.0))
+    j = judgement(c.scene(), Verdict.standing())
+    assert j.violations == () and len(j.analysis.structures) == 2
+    assert "quad-levels-three-figures" in j.fulfilled and "tri-levels-three-figures" not in j.fulfilled

@@ -159,19 +159,22 @@ def test_the_pro_game_ends_when_a_player_has_fulfilled_everything():
         pro.stop(g, "ann", [])
 
 
-def test_the_collapse_penalty_puts_a_fulfilled_card_back_under_the_pile():
+def test_the_collapse_penalty_comes_with_a_new_round_only():
     g = pro.new_pro_game(["ann", "bob"], rng())
     first, second = g.open_cards("ann")[:2]
     g, _ = pro.stop(g, "ann", [first])
     g, _ = pro.stop(g, "ann", [second])
-    g = pro.collapse(g, "ann", new_round=False)
-    assert g.hand("ann").done == (first,) and g.hand("ann").pile[-1] == second and g.round == 1
-    assert g.log[-1] == Event(g.time, "ann", "penalty", second)  # by default the one fulfilled last
+    going_on = pro.collapse(g, "ann", new_round=False)  # the players continue the round: no penalty
+    assert going_on.hand("ann") == g.hand("ann") and going_on.round == 1
+    assert going_on.log[-1] == Event(g.time, "ann", "collapse")
+    g = pro.collapse(g, "ann", new_round=True)  # a new round, and the culprit is punished
+    assert g.hand("ann").done == (first,) and g.hand("ann").pile[-1] == second and g.round == 2
+    assert [e.action for e in g.log[-3:]] == ["collapse", "penalty", "round"]  # by default the one fulfilled last
     with pytest.raises(GameError, match="not fulfilled"):
-        pro.collapse(g, "ann", new_round=False, card=second)
+        pro.collapse(g, "ann", new_round=True, card=second)
     g = pro.collapse(g, "ann", new_round=True, card=first)
-    assert g.hand("ann").pile[-1] == first and g.round == 2
-    assert pro.collapse(g, "bob", new_round=False).log == g.log  # nothing to give back
+    assert g.hand("ann").pile[-1] == first and g.round == 3
+    assert pro.collapse(g, "bob", new_round=True).hand("bob") == g.hand("bob")  # nothing to give back
 
 
 def test_only_the_highest_level_may_be_dismantled():

@@ -64,15 +64,15 @@ def height_map(heights, layout, marks=None):
             h = int(heights[i, j])
             water = layout.board.is_water((i, j))
             label = (marks or {}).get((i, j), str(h) if h else ("~" if water else "·"))
-            if (i, j) in pawns:
+            if (i, j) in pawns:  # every cell is 4 wide: "R10" (a pawn on level 10) and "10*" fit
                 p = pawns[(i, j)]
-                out.append(f"{p.color[0].upper()}{p.level:<2}", _PAWN_STYLE[p.color])
+                out.append(f"{p.color[0].upper() + str(p.level):>3} ", _PAWN_STYLE[p.color])
                 continue
             shade = 232 + min(23, 2 * h + (0 if h else 3))
             style = f"on color({shade})" + (" blue" if water and not h else "")
-            out.append(f"{label:>2} ", style)
+            out.append(f"{label:>3} ", style)
         out.append("\n")
-    out.append("   " + "".join(f"{i:>2} " for i in range(n)) + "   (i →, j ↑; ~ water; pawn: initial + level)\n")
+    out.append("   " + "".join(f"{i:>3} " for i in range(n)) + "   (i →, j ↑; ~ water; pawn: initial + level)\n")
     return out
 
 

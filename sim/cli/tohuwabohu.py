@@ -62,6 +62,8 @@ def _print(path: Path, j) -> None:
                                 for f in lv.figures) or "none"
             console.print(f"    level {lv.number} {lv.id} ({lv.shape}, top {lv.top:.0f} mm): "
                           f"pillars {pillars}; figures {figures}")
+    if j.analysis.supply:
+        console.print(f"  supply beside the area: {len(j.analysis.supply)} piece(s), not in play")
     for v in j.violations:
         console.print(f"  [red]✗ {v.rule}[/]: {v.reason}")
     if j.fulfilled:

@@ -11,7 +11,7 @@ rules), :mod:`.surfaces` and :mod:`.movement` (where pawns stand and go),
 from sim.games.contract import Verdict, Violation
 from sim.games.talo.board import MAX_LEVEL, PAWN_ROOM, TaloBoard, TaloError, talo_board
 from sim.games.talo.layout import GridBlock, GridPawn, Layout, layout_of
-from sim.games.talo.movement import Reach, free_starts, is_blocked, reachable, steps
+from sim.games.talo.movement import Reach, blockaded, free_starts, is_blocked, reachable, steps
 from sim.games.talo.placement import check_layout, placement_violations
 from sim.games.talo.report import TaloReport, physics_scene, referee, talo_report
 from sim.games.talo.stock import Stock, Throws, roll_die, throw_for_blocks
@@ -21,6 +21,6 @@ from sim.games.talo.turns import IllegalMoveError, Outcome
 __all__ = [
     "MAX_LEVEL", "PAWN_ROOM", "GridBlock", "GridPawn", "IllegalMoveError", "Layout", "Outcome", "Reach", "Stand",
     "Stock", "TaloBoard", "TaloError", "TaloReport", "Terrain", "Throws", "Verdict", "Violation",
-    "check_layout", "free_starts", "is_blocked", "layout_of", "placement_violations", "reachable", "roll_die",
-    "physics_scene", "referee", "steps", "talo_board", "talo_report", "throw_for_blocks",
+    "blockaded", "check_layout", "free_starts", "is_blocked", "layout_of", "physics_scene", "placement_violations",
+    "reachable", "referee", "roll_die", "steps", "talo_board", "talo_report", "throw_for_blocks",
 ]

@@ -18,6 +18,9 @@ from sim.scene import Piece, Scene
 SITES = ("talo-green", "talo-island", "table")
 """Where Fantasy may be built: either side of the board, or the table."""
 
+MIN_PLAYERS, MAX_PLAYERS = 2, 4
+"""The variant's box gives it 2 to 4 players (the main game has pawns for six)."""
+
 
 @dataclass(frozen=True)
 class FreeBlock:
@@ -50,11 +53,14 @@ def new_fantasy(players: Sequence[str], site: str = "table", stock: Stock | None
         stock: the blocks to play with (default: all 55).
 
     Raises:
-        TaloError: no players, repeated names, or an unknown building site.
+        TaloError: not 2 to 4 players (the variant's player count), repeated names, or an
+            unknown building site.
     """
     players = tuple(players)
-    if not players or len(set(players)) != len(players):
-        raise TaloError("Fantasy needs one or more players with distinct names")
+    if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
+        raise TaloError(f"players: Talo-Fantasy is for {MIN_PLAYERS} to {MAX_PLAYERS} players, got {len(players)}")
+    if len(set(players)) != len(players):
+        raise TaloError(f"players: names must differ, got {', '.join(players)}")
     if site not in SITES or site not in boards.BOARDS:
         raise TaloError(f"Fantasy is built on {', '.join(SITES)}, not \"{site}\"")
     scene = Scene("talo", site, (), title="Talo-Fantasy", players=players)

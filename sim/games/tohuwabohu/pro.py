@@ -4,11 +4,14 @@ Everyone builds at once. A player calls "Stop" and must show that at least one
 of their open cards is fulfilled; then, in seating order from the caller's
 left, the others set aside their fulfilled open cards too. Only the currently
 highest level of a structure may be taken apart, and never a whole structure.
-Whoever causes a collapse puts one fulfilled card back under their pile.
+After a collapse the players choose between going on and a new round in which
+whoever caused it puts one fulfilled card back under their pile.
 
 Choices where the rulebook leaves room:
 - a "Stop" whose caller shows no fulfilled card is rejected, but the other
   players still set aside their fulfilled cards (the building has stopped anyway);
+- after a collapse the players choose: continue the round unpunished, or begin a
+  new round and punish the culprit (the penalty comes only with the new round);
 - the penalty card is the player's choice; by default the one fulfilled last;
 - the "highest level" of a structure is its highest-numbered level plate with
   everything standing on it; a structure with no level yet may be taken apart
@@ -178,22 +181,31 @@ def stop(state: ProState, caller: str, fulfilled: Iterable[str]) -> tuple[ProSta
 
 
 def collapse(state: ProState, culprit: str, new_round: bool, card: str | None = None) -> ProState:
-    """A structure collapsed: the culprit puts a fulfilled card back under their pile.
+    """A structure collapsed while being built: the players choose how to go on.
+
+    The rulebook gives them two choices: continue the round as it is, or begin a
+    new round and punish the player who caused the collapse, who puts one
+    fulfilled card back under their pile (to fulfil it again). So the penalty
+    comes only with the new round.
 
     Args:
         state: the game.
         culprit: the player who caused it (from the physics' collapse events).
-        new_round: the players chose to begin a new round (else the round continues).
+        new_round: the players chose a new round and the penalty (else the round continues, unpunished).
         card: the fulfilled card the culprit gives back; default the one fulfilled last.
 
     Returns:
-        The next state; the card put back is logged as a ``penalty`` (none when the
-        culprit had fulfilled none).
+        The next state. The collapse is logged; the card put back is logged as a
+        ``penalty`` (none when the culprit had fulfilled none).
 
     Raises:
-        GameError: ``card`` is not one the culprit has fulfilled, or the culprit does not play.
+        GameError: the game is over, ``card`` is not one the culprit has fulfilled, or the culprit does not play.
     """
+    state.require_playing()
     hand = state.hand(culprit)
+    state = state.logged("collapse", culprit)
+    if not new_round:
+        return state
     if hand.done:
         back = hand.done[-1] if card is None else card
         if back not in hand.done:
@@ -202,7 +214,7 @@ def collapse(state: ProState, culprit: str, new_round: bool, card: str | None = 
         done.remove(back)
         state = state.with_hand(replace(hand, done=tuple(done), pile=hand.pile + (back,)))
         state = state.logged("penalty", culprit, back)
-    return _new_round(state) if new_round else state
+    return _new_round(state)
 
 
 def _new_round(state: ProState) -> ProState:

@@ -52,9 +52,10 @@ class Judgement:
         return not self.violations
 
     def to_json(self) -> dict:
-        """``{stable, violations, fulfilled, structures}`` as JSON data."""
+        """``{stable, violations, fulfilled, structures, supply}`` as JSON data."""
         return {"stable": self.stable, "violations": [v.to_json() for v in self.violations],
-                "fulfilled": list(self.fulfilled), "structures": self.analysis.to_json()}
+                "fulfilled": list(self.fulfilled), "structures": self.analysis.to_json(),
+                "supply": list(self.analysis.supply)}
 
 
 def legal_structures(analysis: Analysis, violations) -> frozenset[int]:
@@ -79,9 +80,15 @@ def _require(scene: Scene) -> None:
         raise NotTohuwabohuError(f"{where}: game: expected \"tohuwabohu\", got \"{scene.game}\"")
 
 
-def physics_scene(scene: Scene) -> Scene:
-    """What the physics judges: the whole playing area."""
-    return scene
+def physics_scene(scene: Scene, graph: SupportLike | None = None) -> Scene:
+    """What the physics judges: everything but the supply lying loose beside the area.
+
+    Args:
+        scene: a Tohuwabohu scene.
+        graph: its support graph (computed when None).
+    """
+    loose = set(analyze(scene, graph).supply)
+    return scene.with_pieces(p for p in scene.pieces if p.id not in loose) if loose else scene
 
 
 def judgement(scene: Scene, verdict: Verdict | None = None, graph: SupportLike | None = None) -> Judgement:
@@ -118,4 +125,10 @@ def referee(scene: Scene, judge: Judge | None = None, graph: SupportLike | None 
         NotTohuwabohuError: the scene is of another game.
     """
     _require(scene)
-    return judgement(scene, ask(judge, physics_scene(scene)), graph)
+    if judge is None:
+        return judgement(scene, None, graph)
+    if graph is None:
+        from sim.analysis import support_graph
+
+        graph = support_graph(scene)
+    return judgement(scene, ask(judge, physics_scene(scene, graph)), graph)
