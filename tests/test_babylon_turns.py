@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sim.games.babylon import BabylonError, check_turn, read_layout
+from sim.games.babylon import BabylonError, Verdict, check_turn, read_layout
 from sim.games.babylon.capacity import placeable
 from sim.games.babylon.construct import NOBLE_SPOTS, babylon_scene, bridge, noble, tower
 from sim.games.babylon.examples import first_turn
@@ -232,7 +232,7 @@ def test_how_many_pieces_fit_in_a_turn(before):
 
 def test_a_falling_building_is_not_a_legal_turn(before):
     after = read_layout(babylon_scene([*BASE, *GREEN_TURN], PLAYERS))
-    verdict = check_turn(before, after, "green", fallen=("g2",))
+    verdict = check_turn(before, after, "green", verdict=Verdict.falling({"g2"}))
     assert rules(verdict) == ["unstable"]
 
 

@@ -72,8 +72,5 @@ def referee_turn(before: Scene, after: Scene, player: str, judge: Judge | None =
     Raises:
         BabylonError: the scenes are not two states of one game, or ``player`` does not play.
     """
-    verdict = ask(judge, physics_scene(after))
-    fallen = () if verdict is None else sorted(verdict.knocked_down)
-    result = check_turn(read_layout(before), read_layout(after), player, expert=expert, first_round=first_round,
-                        fallen=fallen)
-    return replace(result, verdict=verdict)
+    return check_turn(read_layout(before), read_layout(after), player, expert=expert, first_round=first_round,
+                      verdict=ask(judge, physics_scene(after)))

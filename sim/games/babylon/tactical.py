@@ -161,11 +161,8 @@ def judge_turn(state: TacticalState, after: Scene, verdict: Verdict | None = Non
     """
     if state.over is not None:
         raise BabylonError(f"the game is over: {state.over}")
-    after = _owned(state, after)
-    fallen = () if verdict is None else sorted(verdict.knocked_down)
-    judged = check_turn(state.layout, read_layout(after), state.player, expert=state.expert,
-                        first_round=state.first_round, fallen=fallen)
-    return replace(judged, verdict=verdict)
+    return check_turn(state.layout, read_layout(_owned(state, after)), state.player, expert=state.expert,
+                      first_round=state.first_round, verdict=verdict)
 
 
 def play_turn(state: TacticalState, after: Scene, verdict: Verdict | None = None) -> TacticalState:

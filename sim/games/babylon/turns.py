@@ -124,7 +124,7 @@ def _special_move(before: Layout, after: Layout, moved: list[str], expert: bool)
 
 
 def check_turn(before: Layout, after: Layout, player: str, *, expert: bool = False,
-               first_round: bool | None = None, fallen=()) -> TurnVerdict:
+               first_round: bool | None = None, verdict: Verdict | None = None) -> TurnVerdict:
     """Judge ``player``'s tactical turn from ``before`` to ``after``.
 
     Pieces keep their ids between the scenes: new ids are the pieces placed,
@@ -138,7 +138,8 @@ def check_turn(before: Layout, after: Layout, player: str, *, expert: bool = Fal
         expert: the expert game's special move.
         first_round: force the first round's restrictions on or off (None:
             :func:`is_first_round` decides).
-        fallen: pieces the physics found to fall in ``after``.
+        verdict: the physics verdict on ``after``; the pieces it finds knocked down make
+            the turn ``unstable`` (None: the building's standing is not judged).
 
     Raises:
         BabylonError: the scenes are not two states of one game, or ``player``
@@ -199,12 +200,13 @@ def check_turn(before: Layout, after: Layout, player: str, *, expert: bool = Fal
     violations += _building_rules(after, placed, swapped, len(players))
     if first:
         violations += _first_round(before, after, placed, new_nobles)
+    fallen = () if verdict is None else sorted(verdict.knocked_down)
     if fallen:
         violations.append(Violation("unstable", tuple(fallen),
                                     f"the building does not stand: {', '.join(fallen)} fall"))
     if game_over is None and _all_nobles_placed(after, players):
         game_over = "all nobles are placed"
-    return TurnVerdict(player, placed, swapped, rotated, first, game_over, tuple(violations))
+    return TurnVerdict(player, placed, swapped, rotated, first, game_over, tuple(violations), verdict)
 
 
 def _building_rules(after: Layout, placed, swapped, n_players: int) -> list[Violation]:
