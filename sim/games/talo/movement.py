@@ -106,8 +106,8 @@ def reachable(terrain: Terrain, color: str) -> Reach:
 def is_blocked(terrain: Terrain, color: str) -> bool:
     """Whether the pawn of ``color`` is blockaded for good, so that its player may restart it.
 
-    The rulebook lets a pawn start over when it is completely built in or
-    blocked by the other pawns so that it will never reach level 10. Building
+    A pawn may start over when blocks, or the other pawns, shut it in for good,
+    so that it could never climb to level 10 before the game ends. Building
     only fills space, so a pawn is blockaded for good when:
 
     - it is *sealed in*: the free space around it (its room, and every empty

@@ -10,8 +10,9 @@ whoever caused it puts one fulfilled card back under their pile.
 Choices where the rulebook leaves room:
 - a "Stop" whose caller shows no fulfilled card is rejected, but the other
   players still set aside their fulfilled cards (the building has stopped anyway);
-- after a collapse the players choose: continue the round unpunished, or begin a
-  new round and punish the culprit (the penalty comes only with the new round);
+- after a collapse the players pick one of two ways on: the same round goes on
+  with no penalty, or a fresh round starts and whoever brought the structure
+  down pays for it (so the penalty belongs to the fresh round only);
 - the penalty card is the player's choice; by default the one fulfilled last;
 - the "highest level" of a structure is its highest-numbered level plate with
   everything standing on it; a structure with no level yet may be taken apart
@@ -183,10 +184,10 @@ def stop(state: ProState, caller: str, fulfilled: Iterable[str]) -> tuple[ProSta
 def collapse(state: ProState, culprit: str, new_round: bool, card: str | None = None) -> ProState:
     """A structure collapsed while being built: the players choose how to go on.
 
-    The rulebook gives them two choices: continue the round as it is, or begin a
-    new round and punish the player who caused the collapse, who puts one
-    fulfilled card back under their pile (to fulfil it again). So the penalty
-    comes only with the new round.
+    The rulebook offers two ways on, chosen together: the same round goes on, or
+    a fresh round starts and whoever brought the structure down pays by putting
+    one fulfilled card back under their pile (to fulfil it once more). The
+    penalty belongs to the fresh round only.
 
     Args:
         state: the game.
