@@ -193,3 +193,19 @@ def test_a_state_of_another_game_is_refused():
     for cls in {cls for r in suite.GAMES.values() for cls in r.states.values()} - {type(state)}:
         with pytest.raises(TowerlabError):
             cls.from_json(data)
+
+
+@pytest.mark.parametrize("name", STATES)
+@pytest.mark.parametrize("damage", ["missing", "wrong type"])
+def test_a_damaged_state_is_one_error_of_the_game(name, damage):
+    from sim.errors import TowerlabError
+
+    state, _ = STATES[name](np.random.default_rng(1))
+    data = state.to_json()
+    key = next(k for k in data if k not in ("game", "variant", "scene"))
+    if damage == "missing":
+        del data[key]
+    else:
+        data[key] = {"nested": [1, 2]}
+    with pytest.raises(TowerlabError, match="state"):
+        suite.state_from_json(data)

@@ -11,7 +11,8 @@ argument, so the rules run and are tested without an engine;
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from sim.scene import Scene
@@ -108,3 +109,40 @@ def ask(judge: Judge | None, scene: Scene) -> Verdict | None:
     if not scene.pieces:
         return Verdict.standing()
     return judge(scene)
+
+
+@contextmanager
+def reading(error: type[Exception], what: str = "state") -> Iterator[None]:
+    """Turn a malformed JSON form (a missing field, a value of the wrong type) into one ``error`` line.
+
+    Used by every state's ``from_json``: ``with reading(TaloError): ...``. Errors the
+    reading raises itself (a scene's own validation) pass through unchanged.
+    """
+    try:
+        yield
+    except KeyError as e:
+        raise error(f"{what}: {e.args[0]}: required field is missing") from None
+    except (TypeError, ValueError, AttributeError, IndexError) as e:
+        raise error(f"{what}: not a valid game state ({e})") from None
+
+
+_KIND_NAMES = {str: "a string", int: "an integer", float: "a number", list: "a list", dict: "an object",
+               bool: "true or false", type(None): "null"}
+
+
+def field_of(data: Mapping, key: str, kind: type | tuple[type, ...], error: type[Exception]):
+    """``data[key]``, refused with one ``error`` line naming the field unless it is of ``kind``.
+
+    ``bool`` does not pass for ``int``; ``None`` passes only when ``kind`` includes ``type(None)``.
+    """
+    if not isinstance(data, Mapping):
+        raise error(f"state: expected a JSON object, got {type(data).__name__}")
+    if key not in data:
+        raise error(f"state: {key}: required field is missing")
+    value = data[key]
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if (isinstance(value, bool) and bool not in kinds) or not isinstance(value, kinds):
+        shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
+        raise error(f"state: {key}: expected {' or '.join(_KIND_NAMES.get(k, k.__name__) for k in kinds)}, "
+                    f"got {shown}")
+    return value

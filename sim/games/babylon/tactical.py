@@ -17,7 +17,7 @@ from sim.games.babylon.building import Layout, read_layout
 from sim.games.babylon.scoring import TacticalScore, score_tactical
 from sim.games.babylon.supply import BRIDGE, TOWER, BabylonError, Pieces, allotment, placed_by, players_of
 from sim.games.babylon.turns import TurnVerdict, check_turn
-from sim.games.contract import Verdict
+from sim.games.contract import Verdict, field_of, reading
 from sim.scene import Scene, from_dict, to_dict
 
 
@@ -123,13 +123,20 @@ class TacticalState:
         Raises:
             BabylonError: the data is of another game, or its scene is not valid.
         """
-        if data.get("game") != "babylon" or data.get("variant") != "tactical":
-            raise BabylonError(f"state: expected a Babylon tactical game, got {data.get('game')!r} "
-                               f"{data.get('variant')!r}")
-        scene = from_dict(data["scene"], "<state>")
-        players_of(scene)
-        return cls(scene, bool(data["expert"]), int(data["current"]),
-                   tuple(Turn.from_json(t) for t in data["turns"]), data["over"])
+        with reading(BabylonError):
+            if data.get("game") != "babylon" or data.get("variant") != "tactical":
+                raise BabylonError(f"state: expected a Babylon tactical game, got {data.get('game')!r} "
+                                   f"{data.get('variant')!r}")
+            def get(key, kind):
+                return field_of(data, key, kind, BabylonError)
+
+            scene = from_dict(get("scene", dict), "<state>")
+            players = players_of(scene)
+            current = get("current", int)
+            if not 0 <= current < len(players):
+                raise BabylonError(f"state: current: expected 0 to {len(players) - 1}, got {current}")
+            return cls(scene, get("expert", bool), current, tuple(Turn.from_json(t) for t in get("turns", list)),
+                       get("over", (str, type(None))))
 
 
 def new_tactical(players: Sequence[str], *, expert: bool = False, board: str = "babylon-table") -> TacticalState:

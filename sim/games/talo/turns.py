@@ -9,7 +9,7 @@ from typing import ClassVar, Self
 
 import numpy as np
 
-from sim.games.contract import Violation
+from sim.games.contract import Violation, field_of, reading
 from sim.games.talo.board import TaloError
 from sim.games.talo.stock import Stock, Throws, recorded_throws, throw_for_blocks
 from sim.scene import Scene, from_dict, to_dict
@@ -145,16 +145,25 @@ class TurnState:
         Raises:
             TaloError: the data is of another game, or its scene is not valid.
         """
-        if data.get("game") != "talo" or data.get("variant") != cls.VARIANT:
-            raise TaloError(f"state: expected a {cls.VARIANT} game, got {data.get('game')!r} "
-                            f"{data.get('variant')!r}")
-        outcome = data["outcome"]
-        return cls(from_dict(data["scene"], "<state>"), tuple(data["players"]),
-                   Stock(tuple((int(n), int(c)) for n, c in data["stock"])), int(data["current"]),
-                   int(data["turn"]), str(data["phase"]), tuple(int(r) for r in data["rolls"]),
-                   tuple(tuple(int(n) for n in o) for o in data["options"]), tuple(int(n) for n in data["hand"]),
-                   int(data["placed"]), None if outcome is None else Outcome.from_json(outcome),
-                   tuple(Event.from_json(e) for e in data["log"]))
+        with reading(TaloError):
+            if data.get("game") != "talo" or data.get("variant") != cls.VARIANT:
+                raise TaloError(f"state: expected a {cls.VARIANT} game, got {data.get('game')!r} "
+                                f"{data.get('variant')!r}")
+            def get(key, kind):
+                return field_of(data, key, kind, TaloError)
+
+            outcome = get("outcome", (dict, type(None)))
+            players = tuple(str(p) for p in get("players", list))
+            current = get("current", int)
+            if not 0 <= current < len(players):
+                raise TaloError(f"state: current: expected 0 to {len(players) - 1}, got {current}")
+            return cls(from_dict(get("scene", dict), "<state>"), players,
+                       Stock.of({int(n): int(c) for n, c in get("stock", list)}), current,
+                       get("turn", int), get("phase", str), tuple(int(r) for r in get("rolls", list)),
+                       tuple(tuple(int(n) for n in o) for o in get("options", list)),
+                       tuple(int(n) for n in get("hand", list)), get("placed", int),
+                       None if outcome is None else Outcome.from_json(outcome),
+                       tuple(Event.from_json(e) for e in get("log", list)))
 
 
 def logged(state, action: str, **data):

@@ -16,6 +16,7 @@ from typing import ClassVar, Self
 import numpy as np
 
 from sim.errors import TowerlabError
+from sim.games.contract import field_of, reading
 from sim.games.tohuwabohu.cards import CARD_COLORS, CARDS, cards_of
 
 DEAL_PER_COLOR = {2: 6, 3: 4, 4: 3}
@@ -124,6 +125,12 @@ def deal(players: Sequence[str], rng: np.random.Generator) -> dict[str, list[str
     return {p: [hand[i] for i in rng.permutation(len(hand))] for p, hand in hands.items()}
 
 
+_JSON_KINDS = {"players": list, "hands": list, "time": (int, float), "clock": (int, float),
+               "winner": (str, type(None)), "log": list, "turn_seconds": (int, float), "turn": int,
+               "swapped": bool, "round": int, "running": bool}
+"""The JSON type of every state field (of both variants)."""
+
+
 @dataclass(frozen=True)
 class Table:
     """A Tohuwabohu game at one moment, whatever the variant.
@@ -216,17 +223,21 @@ class Table:
         Raises:
             GameError: the data is of another variant, or names an unknown card.
         """
-        if data.get("game") != "tohuwabohu" or data.get("variant") != cls.VARIANT:
-            raise GameError(f"state: expected a Tohuwabohu {cls.VARIANT} game, got "
-                            f"{data.get('game')!r} {data.get('variant')!r}")
-        values = {}
-        for f in fields(cls):
-            value = data[f.name]
-            if f.name == "hands":
-                value = tuple(Hand.from_json(h) for h in value)
-            elif f.name == "log":
-                value = tuple(Event.from_json(e) for e in value)
-            elif isinstance(value, list):
-                value = tuple(value)
-            values[f.name] = value
-        return cls(**values)
+        with reading(GameError):
+            if data.get("game") != "tohuwabohu" or data.get("variant") != cls.VARIANT:
+                raise GameError(f"state: expected a Tohuwabohu {cls.VARIANT} game, got "
+                                f"{data.get('game')!r} {data.get('variant')!r}")
+            values = {}
+            for f in fields(cls):
+                value = field_of(data, f.name, _JSON_KINDS[f.name], GameError)
+                if f.name == "hands":
+                    value = tuple(Hand.from_json(h) for h in value)
+                elif f.name == "log":
+                    value = tuple(Event.from_json(e) for e in value)
+                elif isinstance(value, list):
+                    value = tuple(value)
+                values[f.name] = value
+            state = cls(**values)
+            if tuple(h.name for h in state.hands) != state.players:
+                raise GameError("state: hands: expected one per player, in seating order")
+            return state
