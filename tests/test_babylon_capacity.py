@@ -84,14 +84,14 @@ def witness_verdict(scene, player, first_round):
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 2 ** 32 - 1), steps=st.integers(0, 14), n_players=st.integers(3, 5),
-       who=st.integers(0, 4))
-def test_whatever_the_estimate_claims_is_placeable_really_is(seed, steps, n_players, who):
+@given(seed=st.integers(0, 2 ** 32 - 1), steps=st.integers(0, 20), n_players=st.integers(3, 5),
+       who=st.integers(0, 4), first_round=st.booleans())
+def test_whatever_the_estimate_claims_is_placeable_really_is(seed, steps, n_players, who, first_round):
     rng = np.random.default_rng(seed)
     players = tuple(COLOURS[:n_players])
     scene = random_building(rng, players, steps)
     player = players[who % n_players]
-    plan, verdict = witness_verdict(scene, player, first_round=False)
+    plan, verdict = witness_verdict(scene, player, first_round=first_round)
     assert len(plan) <= 5
     assert len(set(p.id for p in plan)) == len(plan) and not set(p.id for p in plan) & set(scene.ids)
     assert {v.rule for v in verdict.violations} <= {"too-few"}, [v.to_json() for v in verdict.violations]
@@ -135,3 +135,11 @@ def test_a_noble_needs_room_beside_the_ones_on_a_tower():
 
     assert placeable(centred, "red", Pieces(small=1), 3, False) == 0  # a centred noble leaves no room
     assert placeable(aside, "red", Pieces(small=1), 3, False) == 1
+
+
+def test_an_empty_turn_that_ends_the_game_in_the_first_round_breaks_no_first_round_rule():
+    players = ("red", "blue", "green")
+    t = tower("t", 0, 0, owner="red")
+    layout = read_layout(babylon_scene([t, noble("n", t, "small", "green")], players))  # no free spot to widen from
+    verdict = check_turn(layout, layout, "blue", first_round=True)
+    assert verdict.legal and verdict.game_over == "blue cannot place 4 pieces"

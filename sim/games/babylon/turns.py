@@ -198,7 +198,7 @@ def check_turn(before: Layout, after: Layout, player: str, *, expert: bool = Fal
                                     "gives each player "
                                     f"{getattr(allotment('tactical', len(players)), name)})"))
     violations += _building_rules(after, placed, swapped, len(players))
-    if first:
+    if first and game_over is None:  # an empty turn that ends the game builds nothing to restrict
         violations += _first_round(before, after, placed, new_nobles)
     fallen = () if verdict is None else sorted(verdict.knocked_down)
     if fallen:
