@@ -23,7 +23,7 @@ GAMES = sorted(suite.GAMES)
 
 
 def example_scenes(game: str):
-    return sorted((SCENES / game).glob("*.json"))
+    return sorted((SCENES / game).rglob("*.json"))
 
 
 class FakeJudge:
