@@ -111,3 +111,31 @@ def test_score_settles_the_scene_first(capsys):
     data = json.loads(out)
     assert code == 0 and data["settled"]
     assert data["players"]["green"]["areas"] == {"red": 10, "blue": 6}
+
+
+def test_an_empty_score_names_no_winner(capsys, tmp_path):
+    empty = tmp_path / "empty.json"
+    save_scene(babylon_scene([], ("red", "blue", "green")), empty)
+    code, out, _ = run(capsys, "babylon", "score", empty, "--no-physics")
+    assert code == 0 and "Winner:" not in out
+    assert "No winner: red, blue and green tie on -6 points and none of them scored a level" in out
+
+
+def test_an_illegal_position_is_reported_next_to_the_score(capsys, tmp_path):
+    from sim.games.babylon.construct import noble
+
+    t = tower("t", 0, 0, owner="red")
+    scene = tmp_path / "two-red.json"
+    save_scene(babylon_scene([t, noble("r1", t, "small", "red", (-6.2, 0)), noble("r2", t, "small", "red", (6.2, 0))],
+                             ("red", "blue", "green")), scene)
+    code, out, _ = run(capsys, "babylon", "score", scene, "--no-physics")
+    assert code == 0 and "- noble-colour: tower t holds 2 red nobles; one of a colour per tower" in out
+    code, out, _ = run(capsys, "babylon", "score", scene, "--no-physics", "--json")
+    assert [v["rule"] for v in json.loads(out)["violations"]] == ["noble-colour"]
+
+
+def test_check_turn_never_cuts_a_sentence_off(capsys):
+    code, out, _ = run(capsys, "babylon", "check-turn", BABYLON / "tactical-example.json",
+                       BABYLON / "tactical-example.json", "--player", "yellow", "--no-physics")
+    assert code == 0 and "- too-few: 0 pieces placed; a turn places 4 or 5, and yellow can place at least 4" in out
+    assert not out.rstrip().endswith(" can")

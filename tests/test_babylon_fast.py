@@ -87,6 +87,23 @@ def test_condition_4_no_other_colour_on_its_building_scores_nothing():
     assert red_noble(fast(pieces)).reasons == ("no noble of another colour stands on its building",)
 
 
+def test_condition_4_a_noble_of_another_colour_on_a_bridge_of_the_building_counts():
+    b = beam("x", *SW)
+    top = bridge("top", SW[0], SW[1], 2)  # on the outer towers x0 and x2
+    pieces = [*b, top, noble("n", b[2], "small", "red"), noble("m", top, "small", "blue")]
+    assert red_noble(fast(pieces)).reasons == ()
+    assert red_noble(fast(pieces)).points == 2
+
+
+def test_condition_4_a_fallen_noble_of_another_colour_does_not_count():
+    from sim.geometry.transforms import euler_to_quat
+
+    b = beam("x", *SW)
+    lying = noble("m", b[3], "small", "blue")
+    lying = lying.moved((lying.pos[0], lying.pos[1], b[3].pos[2] + 0.01 + 0.0055), euler_to_quat((90, 0, 0)))
+    assert "no noble of another colour" in red_noble(fast([*b, noble("n", b[1], "small", "red"), lying])).reasons[0]
+
+
 def test_a_noble_outside_its_players_areas_scores_nothing():
     b = beam("x", 200.0, 200.0)  # the north-east: blue and green's area
     pieces = [*b, noble("n", b[1], "small", "red"), noble("m", b[3], "small", "blue")]
@@ -104,6 +121,19 @@ def test_a_knocked_down_tower_takes_its_noble_out_of_scoring():
     result = fast(scoring_building(), [Knock("green", ("x0",))])
     assert red_noble(result).reasons == ("does not stand upright on a tower",)
     assert result.players["green"].knocked_parts == 1
+
+
+def test_knocking_down_a_tower_that_carries_another_players_noble_puts_a_player_out():
+    result = fast(scoring_building(), [Knock("green", ("x0",))])  # x0 carries red's noble n
+    assert result.players["green"].out and result.players["green"].score is None
+    own = fast(scoring_building(), [Knock("red", ("x0",))])  # red's own noble falls: no exclusion
+    assert not own.players["red"].out and own.players["red"].knocked_parts == 1
+
+
+def test_what_stands_on_a_knocked_down_part_falls_with_it():
+    b = beam("x", *SW)
+    result = fast([*b, noble("m", b[3], "small", "blue")], [Knock("red", ("xb",))])  # the bridge under them all
+    assert result.players["red"].knocked_parts == 4 and result.players["red"].out  # 3 towers, and blue's m
 
 
 def test_knocking_down_another_players_noble_puts_a_player_out():

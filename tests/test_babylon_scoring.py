@@ -78,3 +78,24 @@ def test_a_noble_off_the_towers_scores_nothing_and_says_why():
     result = score([*gate, noble("n", gate[2], "small", "red")])
     assert result.players["red"].nobles[0].reason == "does not stand upright on a tower"
     assert result.levels == ()
+
+
+def test_an_illegal_position_is_scored_and_reported_beside_the_score():
+    a = column("a", 0, 2)
+    two_red = [noble("r1", a[-1], "small", "red", (-6.2, 0)), noble("r2", a[-1], "small", "red", (6.2, 0))]
+    result = score([*a, *two_red])
+    assert result.players["red"].levels == {2: 2}  # counted as it stands
+    (v,) = result.violations
+    assert v.rule == "noble-colour" and v.pieces == ("r1", "r2")
+    assert result.to_json()["violations"] == [v.to_json()]
+
+
+def test_a_legal_position_reports_no_violation():
+    result = score_tactical(read_layout(tactical_example()), ("green", "yellow", "red"))
+    assert result.violations == ()
+
+
+def test_a_tie_the_tie_break_cannot_part_names_no_winner():
+    result = score([])
+    assert result.winners == () and result.tied == PLAYERS
+    assert result.to_json()["winners"] == [] and result.to_json()["tied"] == list(PLAYERS)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sim.games.babylon import BabylonError, check_turn, read_layout
+from sim.games.babylon import BabylonError, Verdict, check_turn, read_layout
 from sim.games.babylon.capacity import placeable
 from sim.games.babylon.construct import NOBLE_SPOTS, babylon_scene, bridge, noble, tower
 from sim.games.babylon.examples import first_turn
@@ -84,6 +84,15 @@ def test_a_player_has_only_the_pieces_the_game_gives():
     full = [bridge(f"gb{k}", 200, 50 * k, owner="green") for k in range(6)]
     verdict = judge([*BASE, *full], [*BASE, *full, *GREEN_TURN[:3], bridge("gb6", 25, 100, 0)])
     assert "no-supply" in rules(verdict)
+
+
+def test_a_player_has_only_the_nobles_of_their_colour():
+    towers = [tower(f"gt{k}", 200 + 50 * k, 0, owner="green") for k in range(7)]
+    placed = [noble(f"gs{k}", t, "small", "green") for k, t in enumerate(towers[:6])]  # all six small ones
+    verdict = judge([*BASE, *towers, *placed], [*BASE, *towers, *placed, *GREEN_TURN[:2],
+                                                noble("gs6", GREEN_TURN[1], "small", "green"), tower("x", 50, 0, 3)])
+    assert "no-supply" in rules(verdict) and "small" in next(v.reason for v in verdict.violations
+                                                             if v.rule == "no-supply")
 
 
 def swapped(before_nobles, moves):
@@ -199,9 +208,18 @@ def end_game_building():
 def test_a_player_who_cannot_place_four_pieces_places_none_and_the_game_ends():
     players = ("green", "red", "blue", "yellow", "white")
     building = end_game_building()
-    verdict = judge(building, building, "green", players)
+    verdict = judge(building, building, "green", players)  # green has nothing left
     assert verdict.legal and verdict.game_over == "green cannot place 4 pieces"
-    assert rules(judge(building, building, "red", players)) == ["too-few"]
+    # red holds every piece, but every tower top carries a noble that leaves no room beside it and no
+    # bridge spot is free: red truly cannot place four, so red's empty turn ends the game too
+    verdict = judge(building, building, "red", players)
+    assert verdict.legal and verdict.game_over == "red cannot place 4 pieces"
+
+
+def test_an_empty_turn_of_a_player_who_can_place_four_is_refused_in_a_whole_sentence():
+    (v,) = judge(BASE, BASE, "green").violations
+    assert v.rule == "too-few" and v.pieces == ()
+    assert v.reason == "0 pieces placed; a turn places 4 or 5, and green can place at least 4"
 
 
 def test_how_many_pieces_fit_in_a_turn(before):
@@ -214,7 +232,7 @@ def test_how_many_pieces_fit_in_a_turn(before):
 
 def test_a_falling_building_is_not_a_legal_turn(before):
     after = read_layout(babylon_scene([*BASE, *GREEN_TURN], PLAYERS))
-    verdict = check_turn(before, after, "green", fallen=("g2",))
+    verdict = check_turn(before, after, "green", verdict=Verdict.falling({"g2"}))
     assert rules(verdict) == ["unstable"]
 
 

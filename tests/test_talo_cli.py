@@ -120,3 +120,25 @@ def test_auto_plays_a_seeded_game_and_writes_a_replayable_script(tmp_path, capsy
     assert main(["talo", "auto", "--no-physics", "--players", "red,red"]) == 2
     assert main(["talo", "auto", "--no-physics", "--players", "red,purple"]) == 2
     assert "purple" in capsys.readouterr().err
+
+
+TOP = {"format": "towerlab-scene/1", "game": "talo", "players": ["red", "blue"], "pieces": [
+    {"id": "ten", "kind": "talo.block", "length": 10, "cell": [3, 3], "layer": 0, "axis": "z"},
+    {"id": "nine", "kind": "talo.block", "length": 9, "cell": [4, 3], "layer": 0, "axis": "z"},
+    {"id": "steps", "kind": "talo.block", "length": 10, "cell": [4, 4], "layer": 0, "axis": "z"},
+    {"id": "pawn-red", "kind": "talo.pawn", "color": "red", "cell": [3, 3], "layer": 10},
+    {"id": "pawn-blue", "kind": "talo.pawn", "color": "blue", "cell": [4, 3], "layer": 9}]}
+
+
+@pytest.mark.parametrize("args", [("talo", "check", "SCENE", "--no-physics"), ("talo", "moves", "SCENE", "--pawn",
+                                                                                 "blue")])
+def test_height_maps_keep_their_columns_with_a_pawn_on_level_10(tmp_path, capsys, args):
+    code, out, _ = run(tmp_path, capsys, *args, scene=TOP)
+    lines = out.splitlines()
+    header = next(line for line in lines if line.lstrip().startswith("0 ") and "(i →" in line)
+    rows = [line for line in lines if line[:2].strip().isdigit() and line is not header][:10]
+    width = len(header.split("(")[0].rstrip())
+    assert code == 0 and all(len(r.rstrip()) == width for r in rows), rows
+    row3 = next(r for r in rows if r.startswith(" 3 "))
+    column = {i: header.index(f" {i} ") + 1 for i in range(10)}  # where each column's number ends
+    assert row3[column[3] - 2:column[3] + 1] == "R10" and row3[column[4] - 1:column[4] + 1] == "B9"

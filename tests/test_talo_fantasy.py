@@ -19,7 +19,7 @@ def test_a_fantasy_game_has_no_pawns_and_builds_off_the_grid():
 
 
 def test_fantasy_uses_the_same_throws():
-    s = f.new_fantasy(["ann"], stock=Stock.of({10: 1}))
+    s = f.new_fantasy(["ann", "ben"], stock=Stock.of({10: 1}))
     rng = np.random.default_rng(5)
     for _ in range(20):
         s = f.throw(s, rng)
@@ -42,10 +42,19 @@ def test_a_block_that_would_fall_is_refused_a_collapse_ends_it():
 
 
 def test_fantasy_ends_when_the_goal_is_reached_or_the_blocks_are_used_up():
-    s = f.new_fantasy(["ann"], site="talo-island", stock=Stock.of({1: 1}))
-    assert f.finish(s).outcome.winners == ("ann",)
+    s = f.new_fantasy(["ann", "ben"], site="talo-island", stock=Stock.of({1: 1}))
+    assert f.finish(s).outcome.winners == ("ann", "ben")
     s = f.end_turn(f.place(f.take(f.throw(s, rolls=[1]), (1,)), [f.FreeBlock(1, (0, 0, 0.01))],
                            Verdict.standing()))
     assert s.phase == "over" and s.outcome.reason == "blocks used up"
     with pytest.raises(TaloError, match="built on"):
-        f.new_fantasy(["ann"], site="babylon-table")
+        f.new_fantasy(["ann", "ben"], site="babylon-table")
+
+
+@pytest.mark.parametrize("players", [["ann"], ["a", "b", "c", "d", "e"], ["a", "b", "c", "d", "e", "f"]])
+def test_fantasy_is_for_two_to_four_players(players):
+    with pytest.raises(TaloError, match="2 to 4 players"):
+        f.new_fantasy(players)
+    assert len(f.new_fantasy(["a", "b", "c", "d"]).players) == 4
+    with pytest.raises(TaloError, match="names must differ"):
+        f.new_fantasy(["ann", "ann"])

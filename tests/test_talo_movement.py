@@ -147,17 +147,40 @@ def test_a_pawn_walled_in_by_tall_blocks_is_blocked():
     assert not is_blocked(terrain(walls[:1], [P("red", (0, 0), 0)]), "red")
 
 
-def test_a_pawn_hemmed_in_by_other_pawns_and_blocks_is_blocked():
+def test_a_pawn_hemmed_in_by_pawns_that_can_move_away_is_not_blocked_for_good():
     # red on a 2-tower; two neighbours are 4 tall, the other two are 1s with pawns on them
     blocks = [B("me", 2, (5, 5), 0, "z"), B("a", 4, (6, 5), 0, "z"), B("b", 4, (4, 5), 0, "z"),
               B("c", 1, (5, 6), 0, "z"), B("d", 1, (5, 4), 0, "z")]
     pawns = [P("red", (5, 5), 2), P("blue", (5, 6), 1), P("green", (5, 4), 1)]
     t = terrain(blocks, pawns)
     assert reachable(t, "red").destinations() == []
-    assert is_blocked(t, "red")
-    # without the green pawn, red can step down onto the 1
+    # blue and green cannot move now, but a block beside either lets it step away and red down
+    assert not is_blocked(t, "red") and not is_blocked(t, "blue")
+    # without the green pawn, red can step down onto the 1 at once
     t2 = terrain(blocks, pawns[:2])
     assert not is_blocked(t2, "red") and reachable(t2, "red").destinations() == [(5, 4, 1)]
+
+
+def test_a_pawn_hemmed_in_by_pawns_blockaded_themselves_is_blocked():
+    # as above, but blue and green stand on 1s walled in by 4s: they can never move, so neither can red
+    blocks = [B("me", 2, (5, 5), 0, "z"), B("a", 4, (6, 5), 0, "z"), B("b", 4, (4, 5), 0, "z"),
+              B("c", 1, (5, 6), 0, "z"), B("d", 1, (5, 4), 0, "z"),
+              *(B(f"w{k}", 4, cell, 0, "z") for k, cell in enumerate([(4, 6), (6, 6), (5, 7), (4, 4), (6, 4),
+                                                                      (5, 3)]))]
+    pawns = [P("red", (5, 5), 2), P("blue", (5, 6), 1), P("green", (5, 4), 1)]
+    t = terrain(blocks, pawns)
+    assert is_blocked(t, "blue") and is_blocked(t, "green") and is_blocked(t, "red")
+
+
+def test_a_pawn_sealed_in_a_closed_tunnel_is_blocked_though_it_can_walk_in_it():
+    # a tunnel of two fields, (4, 4) and (5, 4): a floor at level 1, walls of standing 3s, a 4 as the ceiling
+    walls = [B(f"w{k}", 3, cell, 0, "z") for k, cell in enumerate([(3, 4), (6, 4), (4, 3), (5, 3), (4, 5), (5, 5)])]
+    floor, ceiling = B("floor", 2, (4, 4), 0, "x"), B("ceiling", 4, (3, 4), 3, "x")
+    t = terrain([*walls, floor, ceiling], [P("red", (4, 4), 1)])
+    assert reachable(t, "red").destinations() == [(5, 4, 1)]  # it may walk the tunnel
+    assert is_blocked(t, "red")  # but it can never get out
+    opened = terrain([*walls[:-1], floor, ceiling], [P("red", (4, 4), 1)])  # one wall missing
+    assert not is_blocked(opened, "red")
 
 
 def test_a_pawn_that_cannot_move_now_but_could_later_is_not_blocked():

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 
-from sim.games.tohuwabohu import CARDS, judge
+from sim.games.tohuwabohu import CARDS, referee
 from sim.scene import load_scene
 from tests.helpers import CARD_SCENES, ROOT
 
@@ -26,11 +28,10 @@ def test_every_card_has_an_up_to_date_scene():
 @pytest.mark.slow
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
 def test_card_scene_stands_and_fulfils_its_card(path):
-    from sim.physics import check
+    from sim.physics.judge import judge
 
     scene = load_scene(path)
-    verdict = check(scene, seconds=SETTLE_SECONDS)
-    assert verdict.stable, f"{path.stem}: margin {verdict.margin_g}, moved {verdict.dynamics}"
-    j = judge(scene, stable=verdict.stable)
+    j = referee(scene, partial(judge, seconds=SETTLE_SECONDS))
+    assert j.stable, f"{path.stem}: margin {j.verdict.margin_g}, fell {sorted(j.verdict.knocked_down)}"
     assert j.violations == (), [v.to_json() for v in j.violations]
     assert path.stem in j.fulfilled

@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import pytest
 
-from sim.games.tohuwabohu import CARDS, cards_of, judge
+from sim.games.tohuwabohu import CARDS, Verdict, cards_of, judgement
+from sim.games.tohuwabohu.construct import Construction
 from sim.games.tohuwabohu.examples import (
     EXAMPLES,
     RGB,
+    Storey,
     arch_on,
     cross,
     four_of,
     join,
     levels,
     one_pillar,
+    rails,
+    stacked,
     tower,
     two_structures,
 )
@@ -76,14 +80,14 @@ def test_the_36_cards_have_the_listed_ids_and_colours():
 
 @pytest.mark.parametrize("card_id", list(CARDS))
 def test_card_holds_on_its_example(card_id):
-    j = judge(EXAMPLES[card_id]().scene(), stable=True)
+    j = judgement(EXAMPLES[card_id]().scene(), Verdict.standing())
     assert j.violations == ()
     assert card_id in j.fulfilled
 
 
 @pytest.mark.parametrize("card_id", list(CARDS))
 def test_card_fails_on_a_near_miss(card_id):
-    j = judge(NEAR_MISS[card_id]().scene(), stable=True)
+    j = judgement(NEAR_MISS[card_id]().scene(), Verdict.standing())
     assert j.violations == (), [v.to_json() for v in j.violations]
     assert card_id not in j.fulfilled
     assert not CARDS[card_id].holds(j.position)
@@ -91,8 +95,8 @@ def test_card_fails_on_a_near_miss(card_id):
 
 def test_nothing_is_fulfilled_by_a_construction_that_falls():
     scene = EXAMPLES["five-levels"]().scene()
-    assert "five-levels" in judge(scene, stable=True).fulfilled
-    assert judge(scene, stable=False).fulfilled == ()
+    assert "five-levels" in judgement(scene, Verdict.standing()).fulfilled
+    assert judgement(scene, Verdict.falling()).fulfilled == ()
 
 
 def test_a_card_is_fulfilled_only_by_a_legal_structure():
@@ -100,7 +104,7 @@ def test_a_card_is_fulfilled_only_by_a_legal_structure():
     d = c.to_dict()
     fig = next(p for p in d["pieces"] if p["kind"] == "tohuwabohu.figure")
     fig["color"] = "blue"  # now on the red point: the structure breaks a rule
-    j = judge(from_dict(d), stable=True)
+    j = judgement(from_dict(d), Verdict.standing())
     assert [v.rule for v in j.violations] == ["figure-on-point"]
     assert j.position.structures == []
     assert j.fulfilled == ()
@@ -109,9 +113,39 @@ def test_a_card_is_fulfilled_only_by_a_legal_structure():
 def test_two_structures_counts_every_structure_on_the_area():
     c = two_structures(2, 2)
     c.brick("small", "neutral", "x", (0, 110))  # a third structure, alone
-    assert "two-structures" not in judge(c.scene(), stable=True).fulfilled
+    assert "two-structures" not in judgement(c.scene(), Verdict.standing()).fulfilled
 
 
 def test_a_cross_needs_arms_on_both_sides():
-    assert "cross-red" in judge(cross("red", offset=20.0).scene(), stable=True).fulfilled
-    assert "cross-red" not in judge(cross("red", offset=25.0).scene(), stable=True).fulfilled
+    assert "cross-red" in judgement(cross("red", offset=20.0).scene(), Verdict.standing()).fulfilled
+    assert "cross-red" not in judgement(cross("red", offset=25.0).scene(), Verdict.standing()).fulfilled
+
+
+def _two_towers_of_three(figures_left, figures_right):
+    """Two structures of three levels at x = ±70 mm (the right one topped by a triangle), figures on level 3."""
+    c = Construction("Two structures, figures on their third levels")
+    stacked(c, [Storey("quad", rails("quad", "large", ("red", "red"))),
+                Storey("quad", rails("quad", "large", ("green", "green"))),
+                Storey("quad", rails("quad", "small", ("red", "red")), figures_left)], at=(-70.0, 0.0))
+    stacked(c, [Storey("quad", rails("quad", "large", ("blue", "blue"))),
+                Storey("quad", rails("quad", "small", ("blue", "blue"))),
+                Storey("tri", rails("tri", "small", ("neutral", "neutral")), figures_right)], at=(70.0, 0.0))
+    return c.scene()
+
+
+def test_figures_on_level_3_and_up_count_over_every_structure():
+    # the card names no single structure (unlike "exactly 8 figures ... in one structure")
+    j = judgement(_two_towers_of_three(("red", "green"), ("blue", "red")), Verdict.standing())
+    assert j.violations == () and len(j.analysis.structures) == 2
+    assert "figures-4-level3up" in j.fulfilled
+    three = judgement(_two_towers_of_three(("red", "green"), ("blue",)), Verdict.standing())
+    assert "figures-4-level3up" not in three.fulfilled
+
+
+def test_two_levels_with_three_figures_may_stand_in_two_structures():
+    c = Construction("Two quadrilaterals with three figures, one in each structure")
+    stacked(c, [Storey("quad", rails("quad", "large", ("red", "red")), RGB)], at=(-70.0, 0.0))
+    stacked(c, [Storey("quad", rails("quad", "large", ("blue", "blue")), RGB)], at=(70.0, 0.0))
+    j = judgement(c.scene(), Verdict.standing())
+    assert j.violations == () and len(j.analysis.structures) == 2
+    assert "quad-levels-three-figures" in j.fulfilled and "tri-levels-three-figures" not in j.fulfilled

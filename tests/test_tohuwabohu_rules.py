@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import brentq
 
-from sim.games.tohuwabohu import RULES, analyze, check_rules, judge
+from sim.games.tohuwabohu import RULES, Verdict, analyze, check_rules, judgement
 from sim.games.tohuwabohu.construct import Construction, pillar
 from sim.games.tohuwabohu.examples import rails
 from sim.geometry.transforms import euler_to_quat, transform_points
@@ -196,6 +196,50 @@ def test_a_broken_rule_spoils_only_its_structure():
     c.figure("red", "bad", id="f")
     d = c.to_dict()
     next(p for p in d["pieces"] if p["id"] == "f")["pos"][:2] = [70, 0]  # on no point
-    j = judge(from_dict(d), stable=True)
+    j = judgement(from_dict(d), Verdict.standing())
     assert [v.rule for v in j.violations] == ["figure-on-point"]
     assert [lv.id for s in j.position.structures for lv in s.levels] == ["good"]
+
+
+# --- the supply beside the playing area ------------------------------------------------
+
+TABLE_Z = -4.0  # mm: the table top around the 4 mm playing area
+
+
+def _on_table(pid, x, y, size="small", color="red", z=None):
+    """A brick lying flat on the table beside the area (or at height ``z`` of its bottom)."""
+    bottom = TABLE_Z if z is None else z
+    return {"id": pid, "kind": "tohuwabohu.brick", "size": size, "color": color, "pos": [x, y, bottom + 10]}
+
+
+def test_a_piece_lying_loose_beside_the_area_is_supply_not_a_structure():
+    from sim.games.tohuwabohu.examples import two_structures
+
+    c = two_structures()
+    scene = _add(c, _on_table("spare", 200, 0), _on_table("spare2", 200, 60, "small", "blue"),
+                 {"id": "fig", "kind": "tohuwabohu.figure", "color": "green", "pos": [-200, 0, TABLE_Z + 11]})
+    a = analyze(scene)
+    assert a.supply == ("spare", "spare2", "fig") and a.pieces["spare"].supply
+    assert len(a.structures) == 2 and all(a.structure_of(p) is None for p in a.supply)
+    j = judgement(scene, Verdict.standing())
+    assert j.violations == () and "two-structures" in j.fulfilled
+    assert j.to_json()["supply"] == ["spare", "spare2", "fig"]
+
+
+def test_pieces_off_the_area_are_in_play_when_they_stand_on_something_or_touch_a_structure():
+    stacked = _add(_legal_level(), _on_table("low", 200, 0), _on_table("high", 200, 0, z=TABLE_Z + 20))
+    (v,) = _only(stacked, "on-area")
+    assert v.pieces == ("low", "high") and analyze(stacked).supply == ()
+    c = _legal_level()
+    c.brick("large", "blue", "x", (110, 0), id="over")  # on the board, reaching 10 mm past its edge at 140
+    touching = _add(c, _on_table("beside", 170.0, 0))  # on the table, end to end with it
+    assert analyze(touching).supply == ()
+    (v,) = _only(touching, "on-area")
+    assert v.pieces == ("over", "beside")
+
+
+def test_the_supply_is_not_asked_of_the_physics():
+    from sim.games.tohuwabohu import physics_scene
+
+    scene = _add(_legal_level(), _on_table("spare", 200, 0))
+    assert physics_scene(scene).ids == [i for i in scene.ids if i != "spare"]

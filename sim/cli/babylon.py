@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Annotated
 
@@ -31,17 +32,6 @@ def parse_knock(text: str):
     return Knock(colour.strip(), pieces)
 
 
-def _settled(scene, settle: bool, quiet: bool):
-    """The scene at rest, within a check's span (one turn of the probe: the tactical example rests by then)."""
-    if not settle:
-        return scene
-    from sim.physics import DEFAULT_SECONDS
-    from sim.physics import settle as physics_settle
-
-    with progress(f"settling {_name(scene)}", quiet=quiet, unit="s simulated") as update:
-        return physics_settle(scene, seconds=DEFAULT_SECONDS, progress=update)
-
-
 def _name(scene) -> str:
     return Path(scene.source).name if scene.source else "the scene"
 
@@ -63,8 +53,9 @@ def score(
     Levels are read from the settled poses (20 mm each); connected buildings
     from the support graph. Exit 0 with the scores, 2 on bad input.
     """
-    from sim.games.babylon import read_layout, score_fast, score_tactical
+    from sim.games.babylon import referee
     from sim.games.babylon.supply import BabylonError, players_of
+    from sim.physics.judge import rest
     from sim.scene import load_scene
 
     if mode not in MODES:
@@ -77,11 +68,9 @@ def score(
     for k in knocks:
         if k.by not in players:
             raise BabylonError(f"--knock: expected one of the players {', '.join(players)}, got \"{k.by}\"")
-    layout = read_layout(_settled(scene, physics, as_json))
-    if mode == "tactical":
-        result = score_tactical(layout, players)
-    else:
-        result = score_fast(layout, players, knocks, expert=expert)
+    with progress(f"settling {_name(scene)}", quiet=as_json or not physics, unit="s simulated") as update:
+        result = referee(scene, partial(rest, progress=update) if physics else None, mode=mode, knocks=knocks,
+                         expert=expert)
     if as_json:
         emit_json({"file": str(scene_path), "settled": physics, **result.to_json()})
     elif mode == "tactical":
@@ -107,7 +96,14 @@ def _print_tactical(name: str, result) -> None:
         levels = " + ".join(str(v) for _, v in sorted(p.levels.items(), reverse=True)) or "0"
         console.print(f"{p.color}: {levels} - {p.bridges_left} bridge(s) left = [bold]{p.total}[/]")
     _print_unscored((n.id, n.reason) for p in result.players.values() for n in p.nobles)
-    console.print(f"Winner: {' and '.join(result.winners)}")
+    for v in result.violations:
+        console.print(f"  - {v.rule}: {v.reason}", markup=False)
+    if result.winners:
+        console.print(f"Winner: {' and '.join(result.winners)}")
+    else:
+        points = result.players[result.tied[0]].total
+        console.print(f"No winner: {_and(result.tied)} tie on {points} points and none of them scored a level "
+                      "(the rulebook's tie-break)")
 
 
 def _print_fast(name: str, result) -> None:
@@ -122,8 +118,13 @@ def _print_fast(name: str, result) -> None:
     console.print(table)
     _print_unscored((n.id, "; ".join(n.reasons)) for p in result.players.values() for n in p.nobles)
     for v in result.violations:
-        console.print(f"  - {v.rule}: {v.message}", markup=False)
+        console.print(f"  - {v.rule}: {v.reason}", markup=False)
     console.print(f"Round won by: {' and '.join(result.winners) or 'nobody'}")
+
+
+def _and(names) -> str:
+    names = list(names)
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _print_unscored(items) -> None:
@@ -132,14 +133,6 @@ def _print_unscored(items) -> None:
         console.print("Nobles scoring nothing:")
         for line in lines:
             console.print(line, markup=False)
-
-
-def _fallen(scene, quiet: bool) -> list[str]:
-    from sim.physics import check
-
-    with progress(f"checking {_name(scene)}", quiet=quiet, unit="s simulated") as update:
-        result = check(scene, progress=update)
-    return sorted(i for i, verdict in result.pieces.items() if verdict.knocked_down)
 
 
 def check_turn(
@@ -160,15 +153,15 @@ def check_turn(
     ones relocated (or swapped by the special move). Exit 0 with the verdict,
     2 on bad input.
     """
-    from sim.games.babylon import check_turn as judge
-    from sim.games.babylon import read_layout
+    from sim.games.babylon import referee_turn
+    from sim.physics.judge import judge
     from sim.scene import load_scene
 
     before = load_scene(before_path, solid=True)
     after = load_scene(after_path, solid=True)
-    fallen = _fallen(after, as_json) if physics and after.pieces else []
-    verdict = judge(read_layout(before), read_layout(after), player, expert=expert, first_round=first_round,
-                    fallen=fallen)
+    with progress(f"checking {_name(after)}", quiet=as_json or not physics, unit="s simulated") as update:
+        verdict = referee_turn(before, after, player, partial(judge, progress=update) if physics else None,
+                               expert=expert, first_round=first_round)
     if as_json:
         emit_json({"before": str(before_path), "after": str(after_path), **verdict.to_json()})
         return
@@ -183,6 +176,6 @@ def check_turn(
     else:
         console.print(f"[red]illegal turn[/]{first}: {what}")
         for v in verdict.violations:
-            console.print(f"  - {v.rule}: {v.message}", markup=False)
+            console.print(f"  - {v.rule}: {v.reason}", markup=False)
     if verdict.game_over:
         console.print(f"The game ends: {verdict.game_over}.")

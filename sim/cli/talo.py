@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Annotated
 
@@ -23,13 +24,11 @@ def register(app: typer.Typer) -> None:
 
 def physics_verdict(scene, progress=None):
     """The physics verdict on a Talo building, judged without its pawns (``progress(done_s, total_s)``)."""
-    from sim.games.talo import Verdict, without_pawns
-    from sim.physics import check
+    from sim.games.contract import ask
+    from sim.games.talo import physics_scene
+    from sim.physics.judge import judge
 
-    building = without_pawns(scene)
-    if not building.pieces:
-        return Verdict.standing()
-    return Verdict.from_check(check(building, progress=progress))
+    return ask(partial(judge, progress=progress), physics_scene(scene))
 
 
 def _judge(physics: bool, update=None):
@@ -83,15 +82,15 @@ def height_map(heights, layout, marks=None):
             h = int(heights[i, j])
             water = layout.board.is_water((i, j))
             label = (marks or {}).get((i, j), str(h) if h else ("~" if water else "·"))
-            if (i, j) in pawns:
+            if (i, j) in pawns:  # every cell is 4 wide: "R10" (a pawn on level 10) and "10*" fit
                 p = pawns[(i, j)]
-                out.append(f"{p.color[0].upper()}{p.level:<2}", _PAWN_STYLE[p.color])
+                out.append(f"{p.color[0].upper() + str(p.level):>3} ", _PAWN_STYLE[p.color])
                 continue
             shade = 232 + min(23, 2 * h + (0 if h else 3))
             style = f"on color({shade})" + (" blue" if water and not h else "")
-            out.append(f"{label:>2} ", style)
+            out.append(f"{label:>3} ", style)
         out.append("\n")
-    out.append("   " + "".join(f"{i:>2} " for i in range(n)) + "   (i →, j ↑; ~ water; pawn: initial + level)\n")
+    out.append("   " + "".join(f"{i:>3} " for i in range(n)) + "   (i →, j ↑; ~ water; pawn: initial + level)\n")
     return out
 
 
@@ -106,17 +105,13 @@ def check(
     Exit 0 whatever the verdict (see "legal" in the JSON), 2 on a bad file
     (pieces inside each other included, as for every command).
     """
-    from sim.games.talo import talo_report
+    from sim.games.talo import referee
+    from sim.physics.judge import judge
 
     scene = _load(scene_path)
-    report = talo_report(scene)
-    overlapping = any(v.rule == "overlap" for v in report.violations)
-    verdict = None
-    if physics and not overlapping:
-        with progress(f"balance of {scene_path.name}", quiet=as_json, unit="s simulated") as update:
-            verdict = physics_verdict(scene, update)
-    if verdict is not None:
-        report = talo_report(scene, verdict)
+    with progress(f"balance of {scene_path.name}", quiet=as_json or not physics, unit="s simulated") as update:
+        report = referee(scene, partial(judge, progress=update) if physics else None)
+    verdict = report.verdict
     if as_json:
         emit_json({"file": str(scene_path), **report.to_json()})
         return

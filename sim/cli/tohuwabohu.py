@@ -34,20 +34,16 @@ def check(
     Stability comes from the physics check (statics and dynamics); the rules and
     cards are judged on the scene as given. Exit 0 whatever the verdict, 2 on bad input.
     """
-    from sim.games.tohuwabohu import judge
+    from functools import partial
+
+    from sim.games.tohuwabohu import referee
+    from sim.physics.judge import judge
     from sim.scene import load_scene
 
     seconds = seconds_option(seconds)
     scene = load_scene(scene_path, solid=True)
-    stable = None
-    if physics:
-        from sim.physics import DEFAULT_SECONDS
-        from sim.physics import check as physics_check
-
-        with progress(f"checking {scene_path.name}", quiet=as_json, unit="s simulated") as update:
-            verdict = physics_check(scene, seconds=seconds or DEFAULT_SECONDS, progress=update)
-        stable = bool(verdict.stable)
-    j = judge(scene, stable=stable)
+    with progress(f"checking {scene_path.name}", quiet=as_json or not physics, unit="s simulated") as update:
+        j = referee(scene, partial(judge, seconds=seconds, progress=update) if physics else None)
     if as_json:
         emit_json({"file": str(scene_path), **j.to_json()})
         return
@@ -69,6 +65,8 @@ def _print(path: Path, j) -> None:
                                 for f in lv.figures) or "none"
             console.print(f"    level {lv.number} {safe(lv.id)} ({lv.shape}, top {lv.top:.0f} mm): "
                           f"pillars {pillars}; figures {figures}")
+    if j.analysis.supply:
+        console.print(f"  supply beside the area: {len(j.analysis.supply)} piece(s), not in play")
     for v in j.violations:
         console.print(f"  [red]✗ {v.rule}[/]: {safe(v.reason)}")
     if j.fulfilled:

@@ -23,6 +23,7 @@ from shapely.geometry import MultiPoint, Polygon
 from sim.contact import BOARD
 from sim.games.babylon.supply import BRIDGE, NOBLE, TOWER
 from sim.geometry.transforms import quat_to_matrix, transform_points
+from sim.graphs import components
 from sim.pieces import MM
 from sim.pieces import dimensions as dim
 from sim.tol import tol
@@ -220,7 +221,7 @@ class Layout:
         nobles = {i: n for i, n in self.nobles.items() if i not in gone}
         babylon = [p.id for p in self.scene.pieces if p.id in parts or p.id in nobles]
         return Layout(self.scene, MappingProxyType(parts), MappingProxyType(nobles), MappingProxyType(rests),
-                      components(babylon, rests))
+                      connected_buildings(babylon, rests))
 
     def base(self, ids: Iterable[str] | None = None):
         """The area the parts (all, or ``ids``) cover seen from above, as a shapely geometry (m)."""
@@ -229,26 +230,17 @@ class Layout:
         return shapely.union_all(shapes) if shapes else Polygon()
 
 
-def components(ids: Iterable[str], edges: Mapping[str, Iterable[str]]) -> tuple[frozenset, ...]:
-    """Connected groups of ``ids`` under undirected ``edges`` (id -> neighbours), largest first."""
+def connected_buildings(ids: Iterable[str], rests_on: Mapping[str, Iterable[str]]) -> tuple[frozenset, ...]:
+    """The connected buildings: groups of ``ids`` joined by standing on one another, largest first.
+
+    Args:
+        ids: the Babylon pieces, in scene order (which breaks ties of size).
+        rests_on: id -> the pieces it stands on.
+    """
     ids = list(ids)
-    parent = {i: i for i in ids}
-
-    def root(i: str) -> str:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for a, bs in edges.items():
-        for b in bs:
-            if a in parent and b in parent:
-                parent[root(a)] = root(b)
-    groups: dict[str, set] = {}
-    for i in ids:
-        groups.setdefault(root(i), set()).add(i)
     order = {i: k for k, i in enumerate(ids)}
-    return tuple(frozenset(g) for g in sorted(groups.values(), key=lambda g: (-len(g), min(order[i] for i in g))))
+    groups = components(ids, rests_on)
+    return tuple(sorted(groups, key=lambda g: (-len(g), min(order[i] for i in g))))
 
 
 def read_layout(scene, graph=None) -> Layout:
@@ -271,4 +263,4 @@ def read_layout(scene, graph=None) -> Layout:
     nobles = {p.id: read_noble(p) for p in scene.pieces if p.kind == NOBLE}
     babylon = [p.id for p in scene.pieces if p.id in parts or p.id in nobles]
     return Layout(scene, MappingProxyType(parts), MappingProxyType(nobles), MappingProxyType(rests),
-                  components(babylon, rests))
+                  connected_buildings(babylon, rests))

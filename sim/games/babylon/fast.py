@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from sim.games.babylon.building import Layout
-from sim.games.babylon.placement import Violation, part_violations
+from sim.games.babylon.placement import part_violations
 from sim.games.babylon.supply import NOBLE, BabylonError, allotment, count, player_of
+from sim.games.contract import Verdict, Violation
 from sim.pieces.boards import ConstructionArea
 
 ROUNDS_TO_WIN = 3
@@ -75,14 +76,22 @@ class Knocks:
         return bool(self.nobles_of_others.get(player))
 
 
-def tally_knocks(scene, knocks: Iterable[Knock]) -> Knocks:
+def tally_knocks(layout: Layout, knocks: Iterable[Knock]) -> Knocks:
     """Sort knocked-down pieces into penalties (building parts) and exclusions (others' nobles).
 
-    A player's own fallen nobles cost nothing: they may be placed again.
+    A piece knocked down brings down everything standing on it: whoever knocks
+    down a tower carrying another player's noble has knocked that noble down,
+    and the parts above fall with it. A player's own fallen nobles cost
+    nothing: they may be placed again.
+
+    Args:
+        layout: the buildings as they stood (what stands on what).
+        knocks: what each player knocked down, as reported.
 
     Raises:
         BabylonError: a knock names a piece that is not in the scene.
     """
+    scene = layout.scene
     parts: dict[str, list] = {}
     nobles: dict[str, list] = {}
     ids = set(scene.ids)
@@ -91,13 +100,25 @@ def tally_knocks(scene, knocks: Iterable[Knock]) -> Knocks:
             if pid not in ids:
                 raise BabylonError(f"{scene.source or '<scene>'}: {k.by} knocked down \"{pid}\", which is not a "
                                    "piece of the scene")
+        for pid in _with_everything_above(layout, k.pieces):
             piece = scene.piece(pid)
             if piece.kind != NOBLE:
                 parts.setdefault(k.by, []).append(pid)
             elif player_of(piece) != k.by:
                 nobles.setdefault(k.by, []).append(pid)
-    return Knocks(MappingProxyType({p: tuple(v) for p, v in parts.items()}),
-                  MappingProxyType({p: tuple(v) for p, v in nobles.items()}))
+    return Knocks(MappingProxyType({p: tuple(dict.fromkeys(v)) for p, v in parts.items()}),
+                  MappingProxyType({p: tuple(dict.fromkeys(v)) for p, v in nobles.items()}))
+
+
+def _with_everything_above(layout: Layout, ids) -> list[str]:
+    """``ids`` and every piece standing on them, directly or through others, in scene order."""
+    found, stack = set(), list(ids)
+    while stack:
+        pid = stack.pop()
+        if pid not in found:
+            found.add(pid)
+            stack.extend(layout.carries(pid))
+    return [i for i in layout.scene.ids if i in found]
 
 
 @dataclass(frozen=True)
@@ -167,12 +188,14 @@ class FastScore:
         winners: the round's winners (highest score, then fewer unplaced pieces).
         expert: whether the expert variant's doubling applied.
         violations: building parts placed against the rules (see :func:`round_violations`).
+        verdict: the physics verdict the building was settled by (None: scored as given).
     """
 
     players: Mapping[str, FastPlayer]
     winners: tuple[str, ...]
     expert: bool = False
     violations: tuple[Violation, ...] = ()
+    verdict: Verdict | None = None
 
     def to_json(self) -> dict:
         """Plain data for ``--json``."""
@@ -194,8 +217,8 @@ def round_violations(layout: Layout, players) -> list[Violation]:
             continue
         area = area_of(areas, part.centre)
         if area is None or part.owner not in area.players:
-            out.append(Violation("area", f"{pid} of {part.owner} stands outside {part.owner}'s construction areas",
-                                 (pid,)))
+            out.append(Violation("area", (pid,),
+                                 f"{pid} of {part.owner} stands outside {part.owner}'s construction areas"))
     return out
 
 
@@ -204,7 +227,9 @@ def noble_reasons(layout: Layout, noble_id: str) -> list[str]:
 
     1. It stands on a tower. 2. It is the only one of its colour there.
     3. No other large noble stands there. 4. A noble of another colour stands
-    on the same connected building.
+    on the same connected building: anywhere on it, on a tower or on a bridge
+    (the condition asks for a noble on the building, not on a tower), as long
+    as it stands upright; one lying where it fell is no placed noble.
     """
     noble = layout.nobles[noble_id]
     tower = layout.tower_of(noble_id)
@@ -218,7 +243,7 @@ def noble_reasons(layout: Layout, noble_id: str) -> list[str]:
     if large:
         reasons.append(f"a large noble ({large[0].color}) stands on tower {tower}")
     building = layout.building_of(noble_id) or frozenset()
-    if not any(layout.tower_of(i) is not None and layout.nobles[i].color != noble.color
+    if not any(layout.nobles[i].upright and layout.nobles[i].color != noble.color
                for i in building if i in layout.nobles):
         reasons.append("no noble of another colour stands on its building")
     return reasons
@@ -250,7 +275,7 @@ def score_fast(layout: Layout, players, knocks: Iterable[Knock] = (), *, expert:
     players = tuple(players)
     scene = layout.scene
     areas = construction_areas(scene, players)
-    tally = tally_knocks(scene, knocks)
+    tally = tally_knocks(layout, knocks)
     layout = layout.without(tally.gone)
     doubled = _doubled(layout, players) if expert else set()
     given = allotment("fast", len(players))

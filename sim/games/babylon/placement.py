@@ -3,31 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 import numpy as np
 
 from sim.games.babylon.building import BRIDGE_CELL_NAMES, CELL, Layout, Part
+from sim.games.contract import Violation
 from sim.tol import tol
 
 
-@dataclass(frozen=True)
-class Violation:
-    """A broken rule.
-
-    Attributes:
-        rule: a stable name of the rule (``bridge-spot``, ``noble-colour``, ...).
-        message: what is wrong, in words.
-        pieces: the ids of the pieces concerned.
-    """
-
-    rule: str
-    message: str
-    pieces: tuple[str, ...] = ()
-
-    def to_json(self) -> dict:
-        """Plain data for ``--json`` output."""
-        return {"rule": self.rule, "message": self.message, "pieces": list(self.pieces)}
+def connection_violations(layout: Layout) -> list[Violation]:
+    """The building is connected: one group of pieces joined by standing on one another (see the appendix)."""
+    if len(layout.buildings) <= 1:
+        return []
+    loose = sorted(i for b in layout.buildings[1:] for i in b)
+    return [Violation("not-connected", tuple(loose),
+                      f"the building is not connected: {', '.join(loose)} "
+                      f"{'is' if len(loose) == 1 else 'are'} not attached to the rest")]
 
 
 def max_small_per_tower(n_players: int) -> int:
@@ -68,7 +59,7 @@ def part_violations(layout: Layout, ids: Iterable[str]) -> list[Violation]:
         if part is None:
             continue
         if not part.upright:
-            out.append(Violation("upright", f"{pid} does not stand upright", (pid,)))
+            out.append(Violation("upright", (pid,), f"{pid} does not stand upright"))
             continue
         for lid in sorted(layout.rests_on.get(pid, ())):
             out += _on_piece(layout, part, lid)
@@ -79,18 +70,18 @@ def _on_piece(layout: Layout, part: Part, lid: str) -> list[Violation]:
     """What is wrong with ``part`` standing on the piece ``lid``."""
     pid = part.id
     if lid in layout.nobles:
-        return [Violation("on-noble", f"{pid} stands on the noble {lid}", (pid, lid))]
+        return [Violation("on-noble", (pid, lid), f"{pid} stands on the noble {lid}")]
     lower = layout.parts.get(lid)
     outline = layout.outline(lid)
     out = []
     middle = 1 if not part.is_tower else None
     cells = _covered_cells(part, outline)
     if middle in cells:
-        out.append(Violation("arch-on-piece", f"the arch of bridge {pid} is directly on {lid}", (pid, lid)))
+        out.append(Violation("arch-on-piece", (pid, lid), f"the arch of bridge {pid} is directly on {lid}"))
     if lower is None:
         return out
     if _turn_off_square(part.yaw, lower.yaw) > np.degrees(tol.babylon_square):
-        out.append(Violation("square", f"{pid} is not at right angles to {lid}", (pid, lid)))
+        out.append(Violation("square", (pid, lid), f"{pid} is not at right angles to {lid}"))
         return out
     what = "tower" if part.is_tower else "bridge end"
     for i in cells:
@@ -99,10 +90,11 @@ def _on_piece(layout: Layout, part: Part, lid: str) -> list[Violation]:
         k = _matching_cell(lower, part.cells[i])
         where = f"{pid}" if part.is_tower else f"the {BRIDGE_CELL_NAMES[i]} of {pid}"
         if lower.is_tower and k is None:
-            out.append(Violation("tower-top", f"{where} is not squarely on the top of tower {lid}", (pid, lid)))
+            out.append(Violation("tower-top", (pid, lid), f"{where} is not squarely on the top of tower {lid}"))
         elif not lower.is_tower and k is None:
-            out.append(Violation("bridge-spot", f"{where} stands on bridge {lid} neither at its centre nor at an "
-                                                f"end (a {what} may stand only there)", (pid, lid)))
+            out.append(Violation("bridge-spot", (pid, lid),
+                                 f"{where} stands on bridge {lid} neither at its centre nor at an "
+                                 f"end (a {what} may stand only there)"))
     return out
 
 
@@ -114,7 +106,17 @@ def congruent_bridges(layout: Layout, ids: Iterable[str] | None = None) -> list[
     that one: no bridge overlapping them lies between. Only pairs involving
     ``ids`` (all bridges when None) are reported.
     """
-    bridges = sorted((p for p in layout.parts.values() if not p.is_tower and p.upright), key=lambda p: p.bottom)
+    return [Violation("congruent-bridges", (high.id, low.id),
+                      f"bridge {high.id} lies directly and congruently above bridge {low.id}")
+            for high, low in congruent_pairs(layout.parts.values(), ids)]
+
+
+def congruent_pairs(parts: Iterable[Part], ids: Iterable[str] | None = None) -> list[tuple[Part, Part]]:
+    """(upper, lower) pairs of bridges among ``parts``, the upper directly and congruently above the lower.
+
+    See :func:`congruent_bridges`; only pairs involving ``ids`` (all when None).
+    """
+    bridges = sorted((p for p in parts if not p.is_tower and p.upright), key=lambda p: p.bottom)
     chosen = None if ids is None else set(ids)
     out = []
     for i, low in enumerate(bridges):
@@ -125,8 +127,7 @@ def congruent_bridges(layout: Layout, ids: Iterable[str] | None = None) -> list[
             if not _congruent(low, high):
                 break  # another bridge over this one lies between it and anything higher
             if chosen is None or low.id in chosen or high.id in chosen:
-                out.append(Violation("congruent-bridges", f"bridge {high.id} lies directly and congruently "
-                                                          f"above bridge {low.id}", (high.id, low.id)))
+                out.append((high, low))
             break
     return out
 
@@ -150,7 +151,7 @@ def noble_violations(layout: Layout, ids: Iterable[str], n_players: int) -> list
             continue
         tower = layout.tower_of(nid)
         if tower is None:
-            out.append(Violation("noble-on-tower", f"noble {nid} does not stand upright on a tower", (nid,)))
+            out.append(Violation("noble-on-tower", (nid,), f"noble {nid} does not stand upright on a tower"))
         else:
             towers.add(tower)
     for tower in sorted(towers):
@@ -166,13 +167,16 @@ def tower_violations(layout: Layout, tower: str, n_players: int) -> list[Violati
     small_max = max_small_per_tower(n_players)
     out = []
     if large and len(nobles) > 1:
-        out.append(Violation("noble-count", f"tower {tower} holds a large noble and {len(nobles) - 1} other "
-                                            "noble(s); a large noble stands alone", ids))
+        out.append(Violation("noble-count", ids,
+                             f"tower {tower} holds a large noble and {len(nobles) - 1} other "
+                             "noble(s); a large noble stands alone"))
     elif len(nobles) > small_max:
-        out.append(Violation("noble-count", f"tower {tower} holds {len(nobles)} small nobles; at most "
-                                            f"{small_max} with {n_players} players", ids))
+        out.append(Violation("noble-count", ids,
+                             f"tower {tower} holds {len(nobles)} small nobles; at most "
+                             f"{small_max} with {n_players} players"))
     colours = [n.color for n in nobles]
     for c in sorted({c for c in colours if colours.count(c) > 1}):
-        out.append(Violation("noble-colour", f"tower {tower} holds {colours.count(c)} {c} nobles; one of a "
-                                             "colour per tower", tuple(n.id for n in nobles if n.color == c)))
+        out.append(Violation("noble-colour", tuple(n.id for n in nobles if n.color == c),
+                             f"tower {tower} holds {colours.count(c)} {c} nobles; one of a "
+                             "colour per tower"))
     return out

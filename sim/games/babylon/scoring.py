@@ -6,7 +6,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from sim.games.babylon.building import Layout
+from sim.games.babylon.placement import congruent_bridges, connection_violations, noble_violations, part_violations
 from sim.games.babylon.supply import BRIDGE, BabylonError, allotment, player_of
+from sim.games.contract import Verdict, Violation
 
 
 @dataclass(frozen=True)
@@ -99,21 +101,31 @@ class TacticalScore:
     Attributes:
         players: by colour, in seat order.
         levels: every level with nobles, lowest first.
-        winners: the players with the most points, after the tie-break.
+        winners: the player with the most points, after the tie-break (empty when the
+            tie-break leaves players level: see ``tied``).
         unowned_bridges: placed bridges without an ``owner`` (counted for nobody).
+        violations: the rules the building breaks (it is scored as it stands, but such a
+            position could not have been reached by legal turns).
+        tied: the players level on points whom the tie-break cannot part (none of them
+            scored a level); empty when there is a winner.
+        verdict: the physics verdict the building was settled by (None: scored as given).
     """
 
     players: Mapping[str, TacticalPlayer]
     levels: tuple[LevelResult, ...]
     winners: tuple[str, ...]
     unowned_bridges: int
+    violations: tuple[Violation, ...] = ()
+    tied: tuple[str, ...] = ()
+    verdict: Verdict | None = None
 
     def to_json(self) -> dict:
         """Plain data for ``--json``."""
         return {"mode": "tactical", "players": {c: p.to_json() for c, p in self.players.items()},
                 "levels": {str(r.level): {"counts": dict(r.counts), "winner": r.winner, "points": r.points}
                            for r in self.levels},
-                "winners": list(self.winners), "unowned_bridges": self.unowned_bridges}
+                "winners": list(self.winners), "tied": list(self.tied), "unowned_bridges": self.unowned_bridges,
+                "violations": [v.to_json() for v in self.violations]}
 
 
 def level_majorities(layout: Layout, players) -> tuple[LevelResult, ...]:
@@ -139,6 +151,10 @@ def score_tactical(layout: Layout, players) -> TacticalScore:
     nobles on it (counted across the whole building; sizes do not matter); a
     tie gives nobody anything. Every bridge a player has not placed costs a
     point. The most points win; a tie goes to whoever scored the highest level.
+    Players level on points of whom none scored a level stay tied: the
+    rulebook names no winner then (``winners`` is empty, ``tied`` names them).
+    Rules the building breaks are reported beside the score
+    (:func:`position_violations`).
 
     Args:
         layout: the final building.
@@ -170,5 +186,19 @@ def score_tactical(layout: Layout, players) -> TacticalScore:
         levels = {r.level: r.points if r.winner == color else 0 for r in results if color in r.counts}
         out[color] = TacticalPlayer(color, levels, given - placed, tuple(nobles))
     top = max((p.total, p.best_level) for p in out.values())
-    winners = tuple(c for c, p in out.items() if (p.total, p.best_level) == top)
-    return TacticalScore(out, results, winners, bridges.count(None))
+    best = tuple(c for c, p in out.items() if (p.total, p.best_level) == top)
+    winners, tied = (best, ()) if len(best) == 1 else ((), best)
+    return TacticalScore(out, results, winners, bridges.count(None), tuple(position_violations(layout, players)),
+                         tied)
+
+
+def position_violations(layout: Layout, players) -> list[Violation]:
+    """The tactical game's rules that a building breaks as it stands.
+
+    The building is connected; every part stands correctly
+    (:func:`~sim.games.babylon.placement.part_violations`), no bridge lies
+    congruently over another, every noble stands upright on a tower and no
+    tower holds more nobles than allowed or two of one colour.
+    """
+    out = connection_violations(layout) + part_violations(layout, layout.parts) + congruent_bridges(layout)
+    return out + noble_violations(layout, layout.nobles, len(tuple(players)))

@@ -102,6 +102,7 @@ def allotment(mode: str, n_players: int, large_set_aside: int = 0) -> Pieces:
 
 def count(pieces) -> Pieces:
     """How many towers, bridges, small and large nobles are among ``pieces`` (scene pieces)."""
+    pieces = list(pieces)  # read twice: a generator would give its nobles to the first pass only
     kinds = [p.kind for p in pieces]
     sizes = [p.params["size"] for p in pieces if p.kind == NOBLE]
     return Pieces(kinds.count(TOWER), kinds.count(BRIDGE), sizes.count("small"), sizes.count("large"))

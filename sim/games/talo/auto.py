@@ -12,17 +12,14 @@ games; no match for a thoughtful player.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
+from sim.games.contract import Judge, Verdict
 from sim.games.talo import game
 from sim.games.talo.board import MAX_LEVEL, NEIGHBOURS, PAWN_ROOM
 from sim.games.talo.layout import GridBlock, Layout
 from sim.games.talo.movement import free_starts, reachable
 from sim.games.talo.turns import OVER, TAKE, IllegalMoveError
-from sim.games.talo.verdict import Verdict
-from sim.scene import Scene
 
 MAX_TRIES = 6
 """Placements tried per block when the physics refuses them, before the block goes back."""
@@ -116,7 +113,7 @@ def _climb(state: game.TaloState) -> game.TaloState:
 
 
 def auto_turn(state: game.TaloState, rng: np.random.Generator,
-              judge: Callable[[Scene], Verdict] | None = None) -> game.TaloState:
+              judge: Judge | None = None) -> game.TaloState:
     """Play the current player's whole turn.
 
     Args:
@@ -153,7 +150,7 @@ def auto_turn(state: game.TaloState, rng: np.random.Generator,
     return state if state.phase == OVER else game.end_turn(state)
 
 
-def auto_game(starts, rng: np.random.Generator, judge=None, board: str = "talo-green",
+def auto_game(starts, rng: np.random.Generator, judge: Judge | None = None, board: str = "talo-green",
               max_turns: int = 200) -> game.TaloState:
     """A whole game between automatic players.
 

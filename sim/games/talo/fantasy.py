@@ -4,17 +4,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import ClassVar
 
+from sim.games.contract import Verdict, Violation
 from sim.games.talo import turns
 from sim.games.talo.board import TaloError
 from sim.games.talo.stock import Stock
 from sim.games.talo.turns import BUILD, OVER, IllegalMoveError, Outcome, TurnState
-from sim.games.talo.verdict import Verdict, Violation
 from sim.pieces import boards
+from sim.pieces.talo import BLOCK
 from sim.scene import Piece, Scene
 
 SITES = ("talo-green", "talo-island", "table")
 """Where Fantasy may be built: either side of the board, or the table."""
+
+MIN_PLAYERS, MAX_PLAYERS = 2, 4
+"""The variant's box gives it 2 to 4 players (the main game has pawns for six)."""
 
 
 @dataclass(frozen=True)
@@ -36,6 +41,8 @@ class FreeBlock:
 class FantasyState(TurnState):
     """A Talo-Fantasy game at one moment: the scene holds the construction, ``players`` are names."""
 
+    VARIANT: ClassVar[str] = "fantasy"
+
 
 def new_fantasy(players: Sequence[str], site: str = "table", stock: Stock | None = None) -> FantasyState:
     """A Fantasy game about to begin.
@@ -46,11 +53,14 @@ def new_fantasy(players: Sequence[str], site: str = "table", stock: Stock | None
         stock: the blocks to play with (default: all 55).
 
     Raises:
-        TaloError: no players, repeated names, or an unknown building site.
+        TaloError: not 2 to 4 players (the variant's player count), repeated names, or an
+            unknown building site.
     """
     players = tuple(players)
-    if not players or len(set(players)) != len(players):
-        raise TaloError("Fantasy needs one or more players with distinct names")
+    if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
+        raise TaloError(f"players: Talo-Fantasy is for {MIN_PLAYERS} to {MAX_PLAYERS} players, got {len(players)}")
+    if len(set(players)) != len(players):
+        raise TaloError(f"players: names must differ, got {', '.join(players)}")
     if site not in SITES or site not in boards.BOARDS:
         raise TaloError(f"Fantasy is built on {', '.join(SITES)}, not \"{site}\"")
     scene = Scene("talo", site, (), title="Talo-Fantasy", players=players)
@@ -63,7 +73,7 @@ take = turns.take
 
 def new_pieces(state: FantasyState, blocks: Sequence[FreeBlock]) -> tuple[Piece, ...]:
     """The scene pieces ``blocks`` would add."""
-    return tuple(Piece(f"f{state.placed + k + 1}", "talo.block", {"length": int(b.length)},
+    return tuple(Piece(f"f{state.placed + k + 1}", BLOCK, {"length": int(b.length)},
                        tuple(float(x) for x in b.pos), tuple(float(x) for x in b.quat), owner=state.player)
                  for k, b in enumerate(blocks))
 

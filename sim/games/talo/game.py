@@ -10,16 +10,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
+from typing import ClassVar
 
+from sim.games.contract import Verdict
 from sim.games.talo import turns
 from sim.games.talo.board import MAX_LEVEL, TaloBoard, TaloError, talo_board
 from sim.games.talo.layout import GridBlock, GridPawn, Layout, block_piece, layout_of, pawn_piece
 from sim.games.talo.movement import free_starts, is_blocked, reachable
 from sim.games.talo.placement import placement_violations
+from sim.games.talo.report import physics_scene
 from sim.games.talo.stock import Stock
 from sim.games.talo.surfaces import Terrain
 from sim.games.talo.turns import BUILD, OVER, THROW, Event, IllegalMoveError, Outcome, TurnState
-from sim.games.talo.verdict import Verdict, without_pawns
 from sim.pieces import dimensions as dim
 from sim.scene import Scene
 
@@ -44,6 +46,8 @@ class Put:
 @dataclass(frozen=True)
 class TaloState(TurnState):
     """A Talo game at one moment: the scene holds the building and the pawns, ``players`` are pawn colours."""
+
+    VARIANT: ClassVar[str] = "talo"
 
     @cached_property
     def board(self) -> TaloBoard:
@@ -116,7 +120,7 @@ def building_after(state: TaloState, puts: Sequence[Put]) -> Scene:
     """The building (no pawns) once ``puts`` are placed: what the physics verdict is asked about."""
     site = state.board
     added = [block_piece(b, site) for b in new_blocks(state, puts)]
-    return without_pawns(state.scene.with_pieces(state.scene.pieces + tuple(added)))
+    return physics_scene(state.scene.with_pieces(state.scene.pieces + tuple(added)))
 
 
 def precheck(state: TaloState, puts: Sequence[Put]) -> tuple[int, ...]:

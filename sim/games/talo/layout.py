@@ -7,9 +7,10 @@ from functools import cached_property
 
 import numpy as np
 
+from sim.games.contract import Violation
 from sim.games.talo.board import TaloBoard, talo_board
-from sim.games.talo.verdict import Violation
 from sim.geometry.transforms import quat_to_matrix
+from sim.pieces.talo import BLOCK, PAWN
 from sim.scene import GridPlacement, Piece, Scene
 from sim.scene.grid import grid_pose
 from sim.tol import tol
@@ -142,9 +143,9 @@ def layout_of(scene: Scene) -> Layout:
     board = talo_board(scene.board)
     blocks, pawns, problems = [], [], []
     for p in scene.pieces:
-        if p.kind == "talo.block":
+        if p.kind == BLOCK:
             got = _snap_block(p, board)
-        elif p.kind == "talo.pawn":
+        elif p.kind == PAWN:
             got = _snap_pawn(p, board)
         else:
             got = Violation("kind", (p.id,), f"{p.kind} is not a Talo piece")
@@ -212,13 +213,13 @@ def block_piece(block: GridBlock, board: TaloBoard) -> Piece:
     """The scene piece of a block on the grid (given by the grid shorthand)."""
     params = {"length": block.length}
     placement = GridPlacement(block.cell, block.layer, block.axis)
-    pos, quat = grid_pose("talo.block", params, placement, board.grid)
-    return Piece(block.id, "talo.block", params, pos, quat, owner=block.owner, grid=placement)
+    pos, quat = grid_pose(BLOCK, params, placement, board.grid)
+    return Piece(block.id, BLOCK, params, pos, quat, owner=block.owner, grid=placement)
 
 
 def pawn_piece(pawn: GridPawn, board: TaloBoard) -> Piece:
     """The scene piece of a pawn on the grid."""
     params = {"color": pawn.color}
     placement = GridPlacement(pawn.cell, pawn.level)
-    pos, quat = grid_pose("talo.pawn", params, placement, board.grid)
-    return Piece(pawn.id, "talo.pawn", params, pos, quat, grid=placement)
+    pos, quat = grid_pose(PAWN, params, placement, board.grid)
+    return Piece(pawn.id, PAWN, params, pos, quat, grid=placement)

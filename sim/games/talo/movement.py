@@ -104,25 +104,57 @@ def reachable(terrain: Terrain, color: str) -> Reach:
 
 
 def is_blocked(terrain: Terrain, color: str) -> bool:
-    """Whether the pawn of ``color`` is blockaded: building alone can never let it step anywhere.
+    """Whether the pawn of ``color`` is blockaded for good, so that its player may restart it.
 
-    Every surface on a neighbouring field one level below, level with or
-    above it is ruled out: a block or another pawn (its spot and the room
-    above it) fills the surface or the room over it, or nothing could ever
-    hold it up (the space beneath is a pawn's, or water at level 0). Building
-    only fills space and the other pawns are taken as they stand, so such a
-    pawn is built in or hemmed in; its player may restart on a free field.
+    A pawn may start over when blocks, or the other pawns, shut it in for good,
+    so that it could never climb to level 10 before the game ends. Building
+    only fills space, so a pawn is blockaded for good when:
+
+    - it is *sealed in*: the free space around it (its room, and every empty
+      level joined to it through the faces of the fields) reaches neither the
+      open sky above level 10 nor the edge of the grid, so no block can ever
+      come near it (a closed tunnel: a floor at level 1, a ceiling and walls all
+      round); or
+    - it is *hemmed in*: no neighbouring field can ever give it a step. Every
+      surface there one level below, level with or above it is ruled out: a
+      block fills it or the room above it, or nothing could ever hold it up
+      (water at level 0, or a pawn's space beneath), or a pawn holds it that is
+      itself blockaded for good. A pawn that can move away (now, or once
+      something is built beside it) is no wall: it may go.
 
     Raises:
         TaloError: no such pawn.
     """
-    pawn = _pawn(terrain, color)
+    _pawn(terrain, color)
+    return color in blockaded(terrain)
+
+
+def blockaded(terrain: Terrain) -> frozenset[str]:
+    """Colours of the pawns blockaded for good (see :func:`is_blocked`).
+
+    Starts from every pawn that is sealed in or hemmed in with all other pawns
+    as walls, then sets free, until none changes, each pawn that is not sealed
+    in and would not be hemmed in by the still-blockaded pawns alone (so two
+    pawns that hold each other in stay blockaded).
+    """
+    pawns = terrain.layout.pawns
+    sealed = {p.color for p in pawns if _sealed(terrain, p)}
+    stuck = sealed | {p.color for p in pawns if _hemmed(terrain, p, [q for q in pawns if q.color != p.color])}
+    while True:
+        keep = sealed | {p.color for p in pawns if p.color in stuck
+                         and _hemmed(terrain, p, [q for q in pawns if q.color in stuck and q.color != p.color])}
+        if keep == stuck:
+            return frozenset(stuck)
+        stuck = keep
+
+
+def _hemmed(terrain: Terrain, pawn: GridPawn, walls) -> bool:
+    """Whether no neighbouring field of ``pawn`` could ever give it a step, with ``walls`` (pawns) in place."""
     i, j, k = pawn.spot
     if k >= MAX_LEVEL:
         return False
     filled = terrain.layout.occupancy
-    held = {(pi, pj, pk + a) for p in terrain.layout.pawns if p.color != color
-            for pi, pj, pk in [p.spot] for a in range(PAWN_ROOM)}
+    held = {(pi, pj, pk + a) for p in walls for pi, pj, pk in [p.spot] for a in range(PAWN_ROOM)}
     board = terrain.layout.board
     for di, dj in NEIGHBOURS:
         b = (i + di, j + dj)
@@ -135,6 +167,31 @@ def is_blocked(terrain: Terrain, color: str) -> bool:
             below = (*b, level - 1)
             if below in filled or (below not in held and (level - 1 >= 1 or board.is_land(b))):
                 return False
+    return True
+
+
+def _sealed(terrain: Terrain, pawn: GridPawn) -> bool:
+    """Whether the free space around ``pawn`` is closed: it reaches neither the sky above level 10 nor the grid's edge.
+
+    The other pawns take no space here: they may move away.
+    """
+    if pawn.level >= MAX_LEVEL:
+        return False
+    filled = terrain.layout.occupancy
+    board = terrain.layout.board
+    start = [(*pawn.cell, pawn.level + a) for a in range(PAWN_ROOM)]
+    if any(v in filled for v in start):
+        return False  # it stands wrongly; the rules report that, not a blockade
+    seen, queue = set(start), deque(start)
+    while queue:
+        i, j, k = queue.popleft()
+        for v in ((i + 1, j, k), (i - 1, j, k), (i, j + 1, k), (i, j - 1, k), (i, j, k + 1), (i, j, k - 1)):
+            if v in seen or v in filled or v[2] < 0:
+                continue
+            if v[2] >= MAX_LEVEL or not board.on_grid(v[:2]):
+                return False  # open to the sky, or to the space around the board
+            seen.add(v)
+            queue.append(v)
     return True
 
 

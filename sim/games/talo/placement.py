@@ -6,10 +6,10 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import replace
 
+from sim.games.contract import Verdict, Violation
 from sim.games.talo.board import MAX_LEVEL, PAWN_ROOM
 from sim.games.talo.layout import GridBlock, Layout
 from sim.games.talo.surfaces import Terrain
-from sim.games.talo.verdict import Verdict, Violation
 from sim.pieces import dimensions as dim
 
 # Protrusion and water. The rulebook forbids blocks "put directly on the board"

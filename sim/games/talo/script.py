@@ -17,20 +17,15 @@ left out when no throw matched. Blocks listed in one ``place`` go on together.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 
 import numpy as np
 
+from sim.games.contract import Judge, Verdict
 from sim.games.talo import game
 from sim.games.talo.board import TaloError
 from sim.games.talo.turns import OVER, IllegalMoveError
-from sim.games.talo.verdict import Verdict
-from sim.scene import Scene
 
 GAME_FORMAT = "towerlab-talo-game/1"
-
-Judge = Callable[[Scene], Verdict]
-"""The physics, asked whether a building (without pawns) stands."""
 
 
 class ScriptError(TaloError):

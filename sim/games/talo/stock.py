@@ -17,9 +17,6 @@ DIE_FACES = 10
 MAX_THROWS = 3
 """Throws a player gets in one turn when no blocks match: three in all, then no building."""
 
-MAX_TAKE = 2
-"""Never more than two blocks per throw."""
-
 
 @dataclass(frozen=True)
 class Stock:

@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
+from typing import ClassVar, Self
 
 import numpy as np
 
+from sim.games.contract import Violation, field_of, reading
 from sim.games.talo.board import TaloError
 from sim.games.talo.stock import Stock, Throws, recorded_throws, throw_for_blocks
-from sim.games.talo.verdict import Violation
-from sim.scene import Scene
+from sim.scene import Scene, from_dict, to_dict
 
 THROW, TAKE, BUILD, OVER = "throw", "take", "build", "over"
 """Phases of a turn: throw the die, take blocks, build (and move), and the game's end."""
@@ -57,6 +58,12 @@ class Event:
         """``{turn, player, action, **data}``."""
         return {"turn": self.turn, "player": self.player, "action": self.action, **self.data}
 
+    @classmethod
+    def from_json(cls, data: Mapping) -> Event:
+        """The inverse of :meth:`to_json`."""
+        rest = {k: v for k, v in data.items() if k not in ("turn", "player", "action")}
+        return cls(int(data["turn"]), str(data["player"]), str(data["action"]), rest)
+
 
 @dataclass(frozen=True)
 class Outcome:
@@ -75,6 +82,11 @@ class Outcome:
     def to_json(self) -> dict:
         """``{reason, winners, loser}``."""
         return {"reason": self.reason, "winners": list(self.winners), "loser": self.loser}
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> Outcome:
+        """The inverse of :meth:`to_json`."""
+        return cls(str(data["reason"]), tuple(data["winners"]), data["loser"])
 
 
 @dataclass(frozen=True)
@@ -109,10 +121,49 @@ class TurnState:
     outcome: Outcome | None = None
     log: tuple[Event, ...] = ()
 
+    VARIANT: ClassVar[str] = ""
+    """The game's name in the JSON form (``talo``, ``fantasy``)."""
+
     @property
     def player(self) -> str:
         """Whose turn it is."""
         return self.players[self.current]
+
+    def to_json(self) -> dict:
+        """The state as JSON data (the scene in its file form); :meth:`from_json` reads it back."""
+        return {"game": "talo", "variant": self.VARIANT, "scene": to_dict(self.scene),
+                "players": list(self.players), "stock": [list(c) for c in self.stock.counts],
+                "current": self.current, "turn": self.turn, "phase": self.phase, "rolls": list(self.rolls),
+                "options": [list(o) for o in self.options], "hand": list(self.hand), "placed": self.placed,
+                "outcome": None if self.outcome is None else self.outcome.to_json(),
+                "log": [e.to_json() for e in self.log]}
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> Self:
+        """The inverse of :meth:`to_json`.
+
+        Raises:
+            TaloError: the data is of another game, or its scene is not valid.
+        """
+        with reading(TaloError):
+            if data.get("game") != "talo" or data.get("variant") != cls.VARIANT:
+                raise TaloError(f"state: expected a {cls.VARIANT} game, got {data.get('game')!r} "
+                                f"{data.get('variant')!r}")
+            def get(key, kind):
+                return field_of(data, key, kind, TaloError)
+
+            outcome = get("outcome", (dict, type(None)))
+            players = tuple(str(p) for p in get("players", list))
+            current = get("current", int)
+            if not 0 <= current < len(players):
+                raise TaloError(f"state: current: expected 0 to {len(players) - 1}, got {current}")
+            return cls(from_dict(get("scene", dict), "<state>"), players,
+                       Stock.of({int(n): int(c) for n, c in get("stock", list)}), current,
+                       get("turn", int), get("phase", str), tuple(int(r) for r in get("rolls", list)),
+                       tuple(tuple(int(n) for n in o) for o in get("options", list)),
+                       tuple(int(n) for n in get("hand", list)), get("placed", int),
+                       None if outcome is None else Outcome.from_json(outcome),
+                       tuple(Event.from_json(e) for e in get("log", list)))
 
 
 def logged(state, action: str, **data):

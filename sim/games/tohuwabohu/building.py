@@ -8,19 +8,19 @@ Choices where the rulebook leaves room (each documented at its check):
   resting on two level plates breaks the rule;
 - a figure counts as placed only standing upright on a level, touching the
   point of its own colour; anywhere else (the board, a brick) it breaks the rule;
-- every piece of the scene must lie within the playing area: pieces not in
-  play are simply not part of the scene.
+- the pieces not in play lie loose on the table beside the playing area (the
+  supply, :func:`~sim.games.tohuwabohu.structure.supply`); every other piece
+  must lie within the playing area.
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass
 
-from sim.analysis import TABLE
-from sim.contact import BOARD
+from sim.games.contract import Violation
 from sim.games.tohuwabohu.structure import ARCH, BRICK, BUILDING_BLOCKS, FIGURE, LEVEL, Analysis
+from sim.names import BOARD, TABLE
 from sim.pieces import MM
 from sim.pieces import dimensions as dim
 from sim.tol import tol
@@ -37,25 +37,6 @@ RULES = {
     "figure-one-per-colour": "at most one figure of each colour per level",
     "figure-not-brick": "figures are never used as bricks",
 }
-
-
-@dataclass(frozen=True)
-class Violation:
-    """A broken building rule.
-
-    Attributes:
-        rule: a key of :data:`RULES`.
-        pieces: ids of the pieces involved.
-        reason: one readable sentence.
-    """
-
-    rule: str
-    pieces: tuple[str, ...]
-    reason: str
-
-    def to_json(self) -> dict:
-        """``{rule, pieces, reason}``."""
-        return {"rule": self.rule, "pieces": list(self.pieces), "reason": self.reason}
 
 
 def check_rules(analysis: Analysis) -> list[Violation]:
@@ -102,7 +83,7 @@ def _box(a: Analysis):
 
 
 def _on_area(a: Analysis):
-    off = tuple(pid for pid, info in a.pieces.items() if not info.on_area)
+    off = tuple(pid for pid, info in a.pieces.items() if not info.on_area and not info.supply)
     if off:
         yield Violation("on-area", off, f"{_names(off)} not on the playing area")
 
@@ -145,7 +126,7 @@ def _joins(a: Analysis):
 
 def _figures(a: Analysis):
     for pid, info in a.pieces.items():
-        if info.part == FIGURE:
+        if info.part == FIGURE and not info.supply:
             yield from _figure_placement(a, pid)
             if info.carries:
                 yield Violation("figure-not-brick", (pid, *info.carries),

@@ -3,7 +3,7 @@
 Blue cards ask for building blocks, red cards for levels, green cards for
 figures. A predicate sees only the structures that obey the building rules (a
 :class:`Position`); whether the construction stands is decided before any
-predicate is asked (see :mod:`sim.games.tohuwabohu.judge`). Where the rulebook
+predicate is asked (see :mod:`sim.games.tohuwabohu.referee`). Where the rulebook
 leaves room, each card's ``choice`` says how it is read here.
 """
 
@@ -213,8 +213,7 @@ def _lowest_one_pillar(p: Position) -> bool:
 
 
 def _figures_from(number: int, at_least: int) -> Callable[[Position], bool]:
-    return lambda p: any(sum(len(lv.figures) for lv in s.levels if lv.number >= number) >= at_least
-                         for s in p.structures)
+    return lambda p: sum(len(lv.figures) for _, lv in p.levels() if lv.number >= number) >= at_least
 
 
 def _figure_on(number: int) -> Callable[[Position], bool]:
@@ -233,8 +232,7 @@ def _full_chain(numbers: tuple[int, ...], at_least: int) -> Callable[[Position],
 
 
 def _full_levels_of_shape(shape: str, count: int) -> Callable[[Position], bool]:
-    return lambda p: any(sum(1 for lv in s.levels if lv.shape == shape and len(lv.figures) == 3) >= count
-                         for s in p.structures)
+    return lambda p: sum(1 for _, lv in p.levels() if lv.shape == shape and len(lv.figures) == 3) >= count
 
 
 _SHAPE_NAMES = {"quad": "quadrilateral", "tri": "triangle"}
@@ -283,7 +281,10 @@ def _build() -> dict[str, Card]:
                           "Three levels of one structure, each resting (through its pillars) on the one before "
                           "and numbered one higher, have these shapes from the bottom up.", _sequence(seq)))
     one = "Counts the correctly placed figures of one structure."
-    cards.append(Card("figures-4-level3up", "green", "4 figures on level 3 and up", one, _figures_from(3, 4)))
+    cards.append(Card("figures-4-level3up", "green", "4 figures on level 3 and up",
+                      "Counts the correctly placed figures on every level numbered 3 or more, in all legal "
+                      "structures together: unlike the cards that count figures, this one names no single "
+                      "structure.", _figures_from(3, 4)))
     cards.append(Card("figure-level5", "green", "A figure on level 5", "", _figure_on(5)))
     for n in (8, 10):
         cards.append(Card(f"figures-exactly-{n}", "green", f"Exactly {n} figures", one, _exactly_figures(n)))
@@ -296,7 +297,8 @@ def _build() -> dict[str, Card]:
     for shape in ("quad", "tri"):
         cards.append(Card(f"{shape}-levels-three-figures", "green",
                           f"Two {_SHAPE_NAMES[shape]} levels with 3 figures each",
-                          "At least two such levels, in one structure, at any height.",
+                          "At least two such levels, each with a red, a green and a blue figure, at any "
+                          "height, in one structure or in two: the card names no single structure.",
                           _full_levels_of_shape(shape, 2)))
     cards.append(Card("two-levels-2-3", "green", "2+ figures each on levels 2 and 3",
                       "Level 3 rests (through its pillars) on the level 2 it is paired with.",

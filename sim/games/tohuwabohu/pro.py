@@ -4,11 +4,15 @@ Everyone builds at once. A player calls "Stop" and must show that at least one
 of their open cards is fulfilled; then, in seating order from the caller's
 left, the others set aside their fulfilled open cards too. Only the currently
 highest level of a structure may be taken apart, and never a whole structure.
-Whoever causes a collapse puts one fulfilled card back under their pile.
+After a collapse the players choose between going on and a new round in which
+whoever caused it puts one fulfilled card back under their pile.
 
 Choices where the rulebook leaves room:
 - a "Stop" whose caller shows no fulfilled card is rejected, but the other
   players still set aside their fulfilled cards (the building has stopped anyway);
+- after a collapse the players pick one of two ways on: the same round goes on
+  with no penalty, or a fresh round starts and whoever brought the structure
+  down pays for it (so the penalty belongs to the fresh round only);
 - the penalty card is the player's choice; by default the one fulfilled last;
 - the "highest level" of a structure is its highest-numbered level plate with
   everything standing on it; a structure with no level yet may be taken apart
@@ -17,13 +21,14 @@ Choices where the rulebook leaves room:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import ClassVar
 
 import numpy as np
 
-from sim.games.tohuwabohu.game import Event, GameError, PlayerState, deal
 from sim.games.tohuwabohu.structure import Analysis
+from sim.games.tohuwabohu.table import GameError, Table
 
 ROUND_SECONDS = 240.0
 OPEN_CARDS = 3
@@ -42,7 +47,7 @@ class StopResult:
 
     caller: str
     accepted: bool
-    set_aside: dict[str, list[str]]
+    set_aside: Mapping[str, tuple[str, ...]]
     round_over: bool
 
 
@@ -89,132 +94,132 @@ def removal_problems(analysis: Analysis, removed: Iterable[str]) -> list[str]:
     return problems
 
 
-class ProGame:
-    """The professional variant.
+@dataclass(frozen=True)
+class ProState(Table):
+    """The professional variant at one moment.
 
-    Args:
-        players: 2 to 4 names in seating order.
-        rng: the shuffles' source.
+    Attributes:
+        round: the round under way, from 1.
+        running: the round's clock runs (it stops once the game is won).
     """
 
-    def __init__(self, players: Sequence[str], rng: np.random.Generator):
-        piles = deal(players, rng)
-        self.players = list(players)
-        self.state = {p: PlayerState(p, piles[p]) for p in self.players}
-        self.round = 0
-        self.time = 0.0
-        self.clock = 0.0  # seconds into the current round
-        self.running = False
-        self.winner: str | None = None
-        self.history: list[Event] = []
-        self._new_round()
+    VARIANT: ClassVar[str] = "pro"
 
-    @property
-    def over(self) -> bool:
-        """Someone has won."""
-        return self.winner is not None
+    round: int = 0
+    running: bool = False
 
     @property
     def time_left(self) -> float:
         """Seconds left in the round."""
         return ROUND_SECONDS - self.clock
 
-    def open_cards(self, player: str) -> list[str]:
+    def open_cards(self, player: str) -> tuple[str, ...]:
         """The player's open order cards."""
-        return list(self._state(player).open)
+        return self.hand(player).open
 
-    def tick(self, seconds: float) -> bool:
-        """Let the round's clock run (while not stopped); returns True when the round ran out and a new one began."""
-        if seconds < 0:
-            raise GameError(f"time runs forward, got {seconds} s")
-        if not self.running or self.over:
-            return False
-        if self.clock + seconds >= ROUND_SECONDS:
-            self.time += ROUND_SECONDS - self.clock
-            self._new_round()
-            return True
-        self.clock += seconds
-        self.time += seconds
-        return False
 
-    def stop(self, caller: str, fulfilled: Iterable[str]) -> StopResult:
-        """A player calls "Stop": building halts, claims are checked, the clock resumes.
+def new_pro_game(players: Sequence[str], rng: np.random.Generator) -> ProState:
+    """A game whose first round has just begun: cards dealt, three open for everyone.
 
-        Args:
-            caller: who called.
-            fulfilled: ids of the cards the playing area fulfils (from the referee).
-        """
-        if self.over:
-            raise GameError(f"the game is over: {self.winner} has won")
-        fulfilled = set(fulfilled)
-        start = self.players.index(self._name(caller))
-        order = self.players[start:] + self.players[:start]
-        self._log("stop", caller)
-        set_aside = {}
-        accepted = False
-        for p in order:
-            s = self.state[p]
-            cards = [c for c in s.open if c in fulfilled]
-            if p == caller:
-                accepted = bool(cards)
-            for c in cards:
-                s.open.remove(c)
-                s.done.append(c)
-                self._log("fulfil", p, c)
-            set_aside[p] = cards
-        finished = [p for p in order if self.state[p].finished]
-        if finished:
-            self.winner = finished[0]
-            self._log("win", self.winner)
-            self.running = False
-            return StopResult(caller, accepted, set_aside, True)
-        round_over = any(set_aside[p] and not self.state[p].open for p in order)
-        if round_over:
-            self._new_round()
-        return StopResult(caller, accepted, set_aside, round_over)
+    Raises:
+        GameError: not 2 to 4 players, or a name twice.
+    """
+    return _new_round(ProState.dealt(players, rng))
 
-    def collapse(self, culprit: str, new_round: bool, card: str | None = None) -> str | None:
-        """A structure collapsed: the culprit puts a fulfilled card back under their pile.
 
-        Args:
-            culprit: the player who caused it (from the physics' collapse events).
-            new_round: the players chose to begin a new round (else the round continues).
-            card: the fulfilled card the culprit gives back; default the one fulfilled last.
+def tick(state: ProState, seconds: float) -> ProState:
+    """Let the round's clock run (while not stopped); when the round runs out, the next one begins.
 
-        Returns:
-            The card put back (None when the culprit had fulfilled none).
+    Raises:
+        GameError: ``seconds`` is negative.
+    """
+    if seconds < 0:
+        raise GameError(f"time runs forward, got {seconds} s")
+    if not state.running or state.over:
+        return state
+    if state.clock + seconds >= ROUND_SECONDS:
+        return _new_round(replace(state, time=state.time + ROUND_SECONDS - state.clock))
+    return replace(state, clock=state.clock + seconds, time=state.time + seconds)
 
-        Raises:
-            GameError: ``card`` is not one the culprit has fulfilled.
-        """
-        s = self._state(culprit)
-        back = None
-        if s.done:
-            back = s.done[-1] if card is None else card
-            if back not in s.done:
-                raise GameError(f"{culprit} has not fulfilled {back!r}")
-            s.done.remove(back)
-            s.pile.append(back)
-            self._log("penalty", culprit, back)
-        if new_round:
-            self._new_round()
-        return back
 
-    def _new_round(self) -> None:
-        self.round += 1
-        self.clock = 0.0
-        self.running = True
-        for p in self.players:
-            self.state[p].reveal(OPEN_CARDS)
-        self._log("round", self.players[0])
+def stop(state: ProState, caller: str, fulfilled: Iterable[str]) -> tuple[ProState, StopResult]:
+    """A player calls "Stop": building halts, claims are checked, the clock resumes.
 
-    def _name(self, player: str) -> str:
-        if player not in self.players:
-            raise GameError(f"no player {player!r}; players are {', '.join(self.players)}")
-        return player
+    Args:
+        state: the game.
+        caller: who called.
+        fulfilled: ids of the cards the playing area fulfils (from the referee).
 
-    def _state(self, player: str) -> PlayerState:
-        return self.state[self._name(player)]
+    Returns:
+        The next state, and what the call came to.
 
-    def _log(self, action: str, player: str, card: str | None = None) -> None:
-        self.history.append(Event(self.time, player, action, card))
+    Raises:
+        GameError: the game is over, or the caller does not play.
+    """
+    state.require_playing()
+    fulfilled = set(fulfilled)
+    start = state.players.index(state.hand(caller).name)
+    order = state.players[start:] + state.players[:start]
+    state = state.logged("stop", caller)
+    set_aside = {}
+    for p in order:
+        hand = state.hand(p)
+        cards = tuple(c for c in hand.open if c in fulfilled)
+        state = state.with_hand(replace(hand, open=tuple(c for c in hand.open if c not in cards),
+                                        done=hand.done + cards))
+        for c in cards:
+            state = state.logged("fulfil", p, c)
+        set_aside[p] = cards
+    accepted = bool(set_aside[caller])
+    finished = [p for p in order if state.hand(p).finished]
+    if finished:
+        state = replace(state, winner=finished[0], running=False).logged("win", finished[0])
+        return state, StopResult(caller, accepted, set_aside, True)
+    round_over = any(set_aside[p] and not state.hand(p).open for p in order)
+    if round_over:
+        state = _new_round(state)
+    return state, StopResult(caller, accepted, set_aside, round_over)
+
+
+def collapse(state: ProState, culprit: str, new_round: bool, card: str | None = None) -> ProState:
+    """A structure collapsed while being built: the players choose how to go on.
+
+    The rulebook offers two ways on, chosen together: the same round goes on, or
+    a fresh round starts and whoever brought the structure down pays by putting
+    one fulfilled card back under their pile (to fulfil it once more). The
+    penalty belongs to the fresh round only.
+
+    Args:
+        state: the game.
+        culprit: the player who caused it (from the physics' collapse events).
+        new_round: the players chose a new round and the penalty (else the round continues, unpunished).
+        card: the fulfilled card the culprit gives back; default the one fulfilled last.
+
+    Returns:
+        The next state. The collapse is logged; the card put back is logged as a
+        ``penalty`` (none when the culprit had fulfilled none).
+
+    Raises:
+        GameError: the game is over, ``card`` is not one the culprit has fulfilled, or the culprit does not play.
+    """
+    state.require_playing()
+    hand = state.hand(culprit)
+    state = state.logged("collapse", culprit)
+    if not new_round:
+        return state
+    if hand.done:
+        back = hand.done[-1] if card is None else card
+        if back not in hand.done:
+            raise GameError(f"{culprit} has not fulfilled {back!r}")
+        done = list(hand.done)
+        done.remove(back)
+        state = state.with_hand(replace(hand, done=tuple(done), pile=hand.pile + (back,)))
+        state = state.logged("penalty", culprit, back)
+    return _new_round(state)
+
+
+def _new_round(state: ProState) -> ProState:
+    state = replace(state, round=state.round + 1, clock=0.0, running=True)
+    for p in state.players:
+        state = state.with_hand(state.hand(p).revealed(OPEN_CARDS))
+    return state.logged("round", state.players[0])

@@ -17,10 +17,10 @@ from types import MappingProxyType
 from typing import Protocol
 
 import numpy as np
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
 
 from sim.geometry.transforms import quat_to_matrix, transform_points
+from sim.graphs import component_labels
+from sim.names import TABLE
 from sim.pieces import MM
 from sim.pieces import dimensions as dim
 from sim.scene import Scene
@@ -41,6 +41,8 @@ class SupportLike(Protocol):
 
     def top(self, piece_id: str) -> float: ...
 
+    def touching(self, piece_id: str) -> Iterable[str]: ...
+
 
 @dataclass(frozen=True)
 class PieceInfo:
@@ -59,8 +61,9 @@ class PieceInfo:
         tilt_deg: angle between its own up axis and the vertical (degrees).
         on_end: a brick standing on one of its small ends (long side vertical).
         on_area: its footprint lies within the playing area.
-        rests_on: ids it rests on (``"board"`` for the board).
+        rests_on: ids it rests on (``"board"`` for the board, ``"table"`` for the table around it).
         carries: ids resting on it.
+        supply: it lies loose beside the playing area, in the supply (see :func:`supply`).
     """
 
     id: str
@@ -77,6 +80,7 @@ class PieceInfo:
     on_area: bool
     rests_on: tuple[str, ...]
     carries: tuple[str, ...] = ()
+    supply: bool = False
 
     @property
     def height(self) -> float:
@@ -200,14 +204,16 @@ class Analysis:
     """The structures on the playing area and everything the rules need about each piece.
 
     Attributes:
-        pieces: id -> :class:`PieceInfo`, in scene order.
+        pieces: id -> :class:`PieceInfo`, in scene order (the supply's pieces too).
         structures: the structures, ordered by their first piece in the scene.
         joins: pieces resting on two or more levels.
+        supply: ids of the pieces lying loose beside the area, in scene order: in no structure.
     """
 
     pieces: Mapping[str, PieceInfo]
     structures: tuple[Structure, ...]
     joins: tuple[Join, ...] = ()
+    supply: tuple[str, ...] = ()
     _owner: Mapping[str, int] = field(default_factory=dict, repr=False, compare=False)
 
     def structure_of(self, piece_id: str) -> int | None:
@@ -254,12 +260,14 @@ def analyze(scene: Scene, graph: SupportLike | None = None) -> Analysis:
 
         graph = support_graph(scene)
     pieces = _piece_infos(scene, graph)
+    loose = supply(pieces, graph)
+    pieces = {pid: _with(info, supply=pid in loose) for pid, info in pieces.items()}
     numbers, below = _number_levels(pieces)
     figures = _figures_by_level(scene, pieces)
     levels = {lid: Level(lid, pieces[lid].shape, numbers[lid], pieces[lid].top, pieces[lid].tilt_deg,
                          _pillars(pieces, lid), below[lid], figures.get(lid, ()))
               for lid in numbers}
-    groups, joining = _group(pieces, levels)
+    groups, joining = _group({pid: info for pid, info in pieces.items() if not info.supply}, levels)
     structures, owner = [], {}
     for index, members in enumerate(groups):
         for pid in members:
@@ -270,7 +278,31 @@ def analyze(scene: Scene, graph: SupportLike | None = None) -> Analysis:
     for pid, lids in joining.items():
         lids = sorted(lids, key=lambda lid: (levels[lid].top, lid))
         joins.append(Join(pid, tuple(lids), tuple(owner[lid] for lid in lids)))
-    return Analysis(MappingProxyType(pieces), tuple(structures), tuple(joins), MappingProxyType(owner))
+    return Analysis(MappingProxyType(pieces), tuple(structures), tuple(joins),
+                    tuple(pid for pid in pieces if pid in loose), MappingProxyType(owner))
+
+
+def supply(pieces: Mapping[str, PieceInfo], graph: SupportLike) -> frozenset[str]:
+    """The pieces lying loose on the table beside the playing area: the supply, not part of the play.
+
+    The rulebook lays every piece out around the playing area before the game;
+    a piece there is no structure. A piece off the area is in play only when it
+    stands on something other than the table, carries something, or touches a
+    piece in play; otherwise it is supply (a heap of loose pieces beside the
+    area, touching one another, is supply too).
+
+    Args:
+        pieces: every piece, as :func:`analyze` reads it.
+        graph: the support graph (for the side contacts).
+    """
+    loose = {pid for pid, info in pieces.items()
+             if not info.on_area and info.rests_on and set(info.rests_on) <= {TABLE} and not info.carries}
+    changed = True
+    while changed:
+        in_play = [pid for pid in loose if any(t in pieces and t not in loose for t in graph.touching(pid))]
+        loose -= set(in_play)
+        changed = bool(in_play)
+    return frozenset(loose)
 
 
 def _piece_infos(scene: Scene, graph: SupportLike) -> dict[str, PieceInfo]:
@@ -297,11 +329,11 @@ def _piece_infos(scene: Scene, graph: SupportLike) -> dict[str, PieceInfo]:
             p.params.get("shape") if part == LEVEL else None,
             tuple(float(x) / MM for x in p.pos), tuple(float(x) for x in rot[:, 0]),
             graph.bottom(p.id) / MM, graph.top(p.id) / MM, tilt, on_end, on_area, rests)
-    return {pid: _with_carries(info, carried[pid]) for pid, info in infos.items()}
+    return {pid: _with(info, carries=tuple(carried[pid])) for pid, info in infos.items()}
 
 
-def _with_carries(info: PieceInfo, carries: list[str]) -> PieceInfo:
-    return PieceInfo(**{**info.__dict__, "carries": tuple(carries)})
+def _with(info: PieceInfo, **changes) -> PieceInfo:
+    return PieceInfo(**{**info.__dict__, **changes})
 
 
 def _pillars(pieces: Mapping[str, PieceInfo], level_id: str) -> tuple[Pillar, ...]:
@@ -400,12 +432,12 @@ def _group(pieces: Mapping[str, PieceInfo], levels: Mapping[str, Level]):
     edges = [(index[pid], index[s]) for pid, info in pieces.items() if pid not in joining
              for s in info.rests_on if s in index]
     grounded = [index[pid] for pid, info in pieces.items() if any(s not in pieces for s in info.rests_on)]
-    labels = _components(len(ids), edges)
+    labels = _labels(len(ids), edges)
     for pid, lids in joining.items():
         if labels[index[pid]] not in {labels[g] for g in grounded}:
             lowest = min(lids, key=lambda lid: (levels[lid].top, lid))
             edges.append((index[pid], index[lowest]))
-            labels = _components(len(ids), edges)
+            labels = _labels(len(ids), edges)
     groups: dict[int, list[str]] = {}
     for pid in ids:
         groups.setdefault(int(labels[index[pid]]), []).append(pid)
@@ -413,9 +445,6 @@ def _group(pieces: Mapping[str, PieceInfo], levels: Mapping[str, Level]):
     return ordered, joining
 
 
-def _components(n: int, edges: list[tuple[int, int]]) -> np.ndarray:
-    """(n,) component label of each node of an undirected graph given by its edges."""
-    rows = np.array([e[0] for e in edges], dtype=int)
-    cols = np.array([e[1] for e in edges], dtype=int)
-    graph = coo_matrix((np.ones(len(edges)), (rows, cols)), shape=(n, n))
-    return connected_components(graph, directed=False)[1]
+def _labels(n: int, edges: list[tuple[int, int]]) -> np.ndarray:
+    """(n,) component label of each piece, joined by ``edges`` (index pairs)."""
+    return component_labels(n, [a for a, _ in edges], [b for _, b in edges])
