@@ -124,12 +124,7 @@ def piece_corners(scene) -> np.ndarray:
     """(8n, 3) corners of every piece's oriented bounding box at its pose (m, world)."""
     if not scene.pieces:
         return np.zeros((0, 3))
-    out = []
-    for p in scene.pieces:
-        lo, hi = p.shape.bounds
-        corners = np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
-        out.append(transform_points(corners, p.pos, p.quat))
-    return np.vstack(out)
+    return np.vstack([transform_points(p.shape.box_corners, p.pos, p.quat) for p in scene.pieces])
 
 
 def board_corners(scene) -> np.ndarray:
@@ -137,8 +132,7 @@ def board_corners(scene) -> np.ndarray:
     b = scene.board_info
     if b.shape is None:
         return np.zeros((0, 3))
-    lo, hi = b.shape.bounds + b.pos
-    return np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
+    return b.shape.box_corners + b.pos
 
 
 def framed_points(scene) -> np.ndarray:

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from sim.atomic import write_text
 from sim.errors import SceneError, UnknownKindError
 from sim.geometry.transforms import canonical_quat, euler_to_quat
+from sim.jsontext import dumps_one_per_line
 from sim.names import RESERVED_IDS
 from sim.pieces import DEFAULT_BOARD, KINDS, MM
 from sim.pieces import board as catalogue_board
@@ -259,18 +260,7 @@ def to_dict(scene: Scene) -> dict:
 
 def dumps(scene: Scene) -> str:
     """The scene as JSON text, one piece per line (diff-friendly)."""
-    d = to_dict(scene)
-    pieces = d.pop("pieces")
-    lines = ["{"] + [f"  {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}," for k, v in d.items()]
-    if pieces:
-        lines.append('  "pieces": [')
-        last = len(pieces) - 1
-        lines += [f"    {json.dumps(p, ensure_ascii=False)}{',' if i < last else ''}" for i, p in enumerate(pieces)]
-        lines.append("  ]")
-    else:
-        lines.append('  "pieces": []')
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+    return dumps_one_per_line(to_dict(scene), "pieces")
 
 
 def save_scene(scene: Scene, path) -> Path:

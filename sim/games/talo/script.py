@@ -16,14 +16,13 @@ left out when no throw matched. Blocks listed in one ``place`` go on together.
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 
 from sim.games.contract import Judge, Verdict
 from sim.games.talo import game
 from sim.games.talo.board import TaloError
 from sim.games.talo.turns import OVER, IllegalMoveError
+from sim.jsontext import dumps_one_per_line
 
 GAME_FORMAT = "towerlab-talo-game/1"
 
@@ -198,11 +197,4 @@ def script_of(state: game.TaloState, title: str | None = None) -> dict:
 
 def dumps_script(script: dict) -> str:
     """A script as JSON text, one turn per line (diff-friendly)."""
-    head = {k: v for k, v in script.items() if k != "turns"}
-    lines = ["{"] + [f"  {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}," for k, v in head.items()]
-    played = script.get("turns", [])
-    lines.append('  "turns": [')
-    last = len(played) - 1
-    lines += [f"    {json.dumps(t, ensure_ascii=False)}{',' if k < last else ''}" for k, t in enumerate(played)]
-    lines += ["  ]", "}"]
-    return "\n".join(lines) + "\n"
+    return dumps_one_per_line(script, "turns")
