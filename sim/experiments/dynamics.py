@@ -1,9 +1,13 @@
-"""A trial in the simulation: a reused physics world, nudges as impulses, the table shaking as a moving probe.
+"""A trial in the simulation: a new physics world per trial, nudges as impulses, the table shaking as a moving probe.
 
-One :class:`~sim.physics.World` per scene and thread, kept across trials:
-each trial puts its scene in with ``World.set_state``, which makes every body
-afresh, so a trial goes on exactly as in a new world (the same trial gives the
-same result bit for bit, whatever ran before it in that world).
+Every trial builds its own :class:`~sim.physics.World`. Reusing one world per
+worker across trials (``World.set_state`` makes every body afresh) is not safe
+today: pybullet gives a new body the id of the one removed before it, so the
+world's sleep bookkeeping takes a new piece for the old one, and even with
+that cleared, Bullet keeps state of its own across removed bodies (a
+collapsing trial's displacements differed in the fourth digit after another
+trial had run in the same world). A new world costs 10–100 ms, a fifth to a
+half of a small trial; the results depend on the trial alone, bit for bit.
 
 In the table's frame a shaking table is gravity plus a uniform horizontal
 acceleration, the negative of the table's: exactly the world's probe, set
@@ -16,7 +20,6 @@ velocity and spin to what they were plus what the impulse gives
 from __future__ import annotations
 
 import math
-import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,13 +27,10 @@ import numpy as np
 from sim.experiments.impulse import impulse_response, strike_point
 from sim.experiments.perturb import Nudge, TrialStart
 from sim.geometry.transforms import transform_points
-from sim.physics import TIMELINE_THRESHOLDS, TUNED, MotionTracker, PhysicsSettings, World, WorldState
-from sim.physics.bodies import GRAVITY
+from sim.physics import TIMELINE_THRESHOLDS, TUNED, MotionTracker, PhysicsSettings, World
 from sim.physics.timeline import RECORD_HZ
-from sim.scene import Scene
+from sim.physics.world import GRAVITY
 from sim.tol import tol
-
-_LOCAL = threading.local()
 
 
 @dataclass(frozen=True)
@@ -40,30 +40,22 @@ class Outcome:
     Attributes:
         knocked_down: ids of the pieces knocked down, scene order.
         moved: ids of the pieces that moved, scene order.
-        max_displacement_m: the largest displacement of any piece from its start (m).
+        max_displacement_m: the largest displacement of any piece from its start, at the end (m).
+        peak_displacement_m: the largest displacement of any piece at any frame (m): how far a
+            shaken piece slipped back and forth, say.
         seconds: simulated time (s).
     """
 
     knocked_down: tuple[str, ...]
     moved: tuple[str, ...]
     max_displacement_m: float
+    peak_displacement_m: float
     seconds: float
 
     @property
     def collapsed(self) -> bool:
         """A piece was knocked down."""
         return bool(self.knocked_down)
-
-
-def world_for(scene: Scene, settings: PhysicsSettings = TUNED) -> World:
-    """This thread's world for scenes on ``scene``'s board (built once from ``scene``, then reused)."""
-    worlds = getattr(_LOCAL, "worlds", None)
-    if worlds is None:
-        worlds = _LOCAL.worlds = {}
-    key = (scene.board, settings)
-    if key not in worlds:
-        worlds[key] = World(scene, settings)
-    return worlds[key]
 
 
 def simulate_trial(start: TrialStart, seconds: float, *, probe_direction_deg: float | None = None,
@@ -82,10 +74,15 @@ def simulate_trial(start: TrialStart, seconds: float, *, probe_direction_deg: fl
         BlowUpError: the simulation blew up.
     """
     scene = start.scene
-    world = world_for(scene, settings)
-    n = len(scene.pieces)
-    world.set_state(WorldState(scene, np.zeros((n, 6)), (), 0.0, 0, (settings.probe_g, probe_direction_deg),
-                               precision))
+    with World(scene, settings) as world:
+        world.set_probe(settings.probe_g, probe_direction_deg)
+        if precision is not None:
+            world.set_precision(*precision)
+        return _run(world, start, seconds)
+
+
+def _run(world: World, start: TrialStart, seconds: float) -> Outcome:
+    scene, settings = start.scene, world.settings
     base_probe = world.probe
     dt = settings.dt
     total = max(2, int(round((start.end + seconds) / dt)))
@@ -99,6 +96,7 @@ def simulate_trial(start: TrialStart, seconds: float, *, probe_direction_deg: fl
     nudges = list(start.nudges)
     shaking = start.shaking
     shaken = False
+    peak = 0.0
     while world.steps < total:
         t = world.time
         while nudges and nudges[0].time <= t + tol.clock:
@@ -121,11 +119,14 @@ def simulate_trial(start: TrialStart, seconds: float, *, probe_direction_deg: fl
         step = min(step, total - world.steps)
         world.step(step)
         if world.steps % every == 0 or world.steps == total:
-            tracker.frame(world.time, world.poses(), world.contact_state, world.at_rest())
+            now = world.poses()
+            peak = max(peak, float(np.linalg.norm(now[:, :3] - poses[:, :3], axis=1).max(initial=0.0)))
+            tracker.frame(world.time, now, world.contact_state, world.at_rest())
     pieces = tracker.pieces(world.poses(), world.contact_state())
     ids = world.ids
+    final = max((m.displacement for m in pieces.values()), default=0.0)
     return Outcome(tuple(i for i in ids if pieces[i].knocked_down), tuple(i for i in ids if pieces[i].moved),
-                   max((m.displacement for m in pieces.values()), default=0.0), world.time)
+                   final, max(peak, final), world.time)
 
 
 def _table_acceleration(shaking, t: float) -> np.ndarray | None:

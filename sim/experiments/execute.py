@@ -133,8 +133,9 @@ def _on_pool(tasks: list[Task], workers: int, report, total: int) -> Executed:
                     flying[pool.submit(run_batch, *tasks[i])] = i
                 finished, _ = wait(flying, return_when=FIRST_COMPLETED)
                 for future in finished:
-                    i = flying.pop(future)
-                    rows[i] = future.result()
+                    i = flying[future]
+                    rows[i] = future.result()  # a broken pool raises here: the batch stays in flight, to go again
+                    del flying[future]
                     done += len(tasks[i][1])
                     report(done, total)
         except BrokenProcessPool:

@@ -164,8 +164,10 @@ class Perturbation:
 
     @property
     def text(self) -> str:
-        """The canonical ``MODEL:key=value,…`` text, every key written: parsing it gives this perturbation."""
-        return f"{self.model}:" + ",".join(f"{k.name}={_format(self.params[k.name])}" for k in self.spec.keys)
+        """The canonical ``MODEL:key=value,…`` text, every key written (``pieces`` when given): parsing it gives
+        this perturbation."""
+        return f"{self.model}:" + ",".join(f"{k.name}={_format(self.params[k.name])}" for k in self.spec.keys
+                                           if self.params[k.name] != ())  # no pieces= means every piece
 
     def with_value(self, key: str, value) -> Perturbation:
         """This perturbation with one key set anew (validated).

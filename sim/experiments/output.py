@@ -15,6 +15,7 @@ FORMATS = (".csv", ".parquet")
 """The suffixes a records file may have."""
 
 _TYPES = {"trial": "int64", "collapsed": "bool", "knocked_down": "int64", "max_displacement_mm": "float64",
+          "peak_displacement_mm": "float64",
           "margin_g": "float64", "feasible": "bool", "unheld": "int64", "statics_collapsed": "bool",
           "dynamics_collapsed": "bool", "placement_mm": "float64", "nudged": "string", "value": "float64"}
 """Each column's Parquet type (every one nullable: None where a method did not run)."""

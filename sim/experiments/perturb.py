@@ -25,6 +25,9 @@ from sim.scene import Scene
 
 MM = 1e-3
 
+STANDARD_GRAVITY = 9.81
+"""g (m/s²), as the physics world's ``GRAVITY`` (a test holds them equal): this module loads no engine."""
+
 
 @dataclass(frozen=True)
 class Nudge:
@@ -73,7 +76,7 @@ class Shaking:
     @property
     def peak_g(self) -> float:
         """The table's peak acceleration (fraction of g): amplitude · (2π f)² / g."""
-        return self.amplitude * (2 * math.pi * self.frequency) ** 2 / 9.81
+        return self.amplitude * (2 * math.pi * self.frequency) ** 2 / STANDARD_GRAVITY
 
     def acceleration(self, t: float) -> float:
         """The table's acceleration along ``direction`` at time t (m/s²; 0 outside the shaking).

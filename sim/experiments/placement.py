@@ -2,14 +2,13 @@
 
 A piece is turned about the vertical through its frame's origin (the centre
 of its bounding box) and, with a tilt, about the horizontal axes through it,
-then shifted. Pieces cannot pass into each other: they are set down one by
-one, from the lowest up (scene order among equals), and a piece that would
-pass into one already down (or into a fixed piece) deeper than
-:data:`PUSH_DEPTH` is pushed out of it by the shortest horizontal
-translation (set flush against its neighbour, as a hand would), or, when it
-lies on it, by the shortest lift (a tilted piece resting on an edge of its
-support). Without a tilt the pieces keep their heights, so the faces they
-rest on stay level and the statics judge the noisy scene exactly.
+then shifted. Pieces cannot pass into each other: pieces side by side that
+would pass into each other deeper than :data:`PUSH_DEPTH` are pushed apart
+along the shortest horizontal way out, half each (a fixed piece does not
+move), as a piece set into a gap too narrow for it pushes its neighbours
+aside; a tilted piece passing into what it lies on is lifted out of it.
+Without a tilt the pieces keep their heights, so the faces they rest on stay
+level and the statics judge the noisy scene exactly.
 
 The translations come from the Minkowski difference M = B ⊖ A of two convex
 parts (the convex hull of every vertex of B minus every vertex of A): A moved
@@ -33,9 +32,14 @@ PUSH_DEPTH = tol.overlap / 4
 overlap the physics world and the contact finder accept (``tol.overlap``), so that what is
 left is accepted by both, and far above the rounding of exactly touching faces."""
 
-MAX_PUSHES = 12
-"""Pushes tried per piece before it is left where it is (a piece wedged between two that
-came closer than its width: the physics world then reports the overlap)."""
+ORDERED_SWEEPS = 4
+"""Sweeps in which, of two movable pieces, the one set down later (higher, or later in the scene) gives way
+alone: a push then runs through a row of pieces in one sweep; after them both give way, half each, which
+frees a piece wedged between two that came closer than its width."""
+
+MAX_SWEEPS = 50
+"""Sweeps over the overlapping pairs before the pieces are left as they are (a row of n pieces
+pressed together needs about n; what is left is reported as ``overlap_m``)."""
 
 LIFT_COS = np.cos(np.pi / 4)
 """A way out whose direction is within 45° of vertical is a lift (the piece lies on the other)."""
@@ -67,64 +71,88 @@ def noisy_poses(scene: Scene, draws: np.ndarray, rows: list[int], sigma_m: float
     turn = np.zeros((len(rows), 3))
     turn[:, 2] = z[:, 2] * sigma_rad
     turn[:, :2] = z[:, 3:5] * tilt_rad
-    rot = Rotation.from_rotvec(turn) * Rotation.from_quat(poses[rows, 3:])
     poses[rows, :3] += shift
-    poses[rows, 3:] = rot.as_quat()
+    turned = np.flatnonzero(np.any(turn != 0.0, axis=1))  # an unturned piece keeps its quaternion to the bit
+    if len(turned):
+        at = np.asarray(rows)[turned]
+        poses[at, 3:] = (Rotation.from_rotvec(turn[turned]) * Rotation.from_quat(poses[at, 3:])).as_quat()
     return poses
 
 
 def set_down(scene: Scene, poses: np.ndarray, *, lift: bool = False) -> tuple[np.ndarray, float]:
-    """Set the pieces down one by one, pushing each out of the pieces already down.
+    """Push apart the pieces that pass into each other, until none does deeper than :data:`PUSH_DEPTH`.
+
+    Sweeps over every pair of parts of different pieces whose bounding boxes overlap, in
+    a fixed order (Gauss–Seidel): a pair side by side is pushed apart along the shortest
+    horizontal way out, first by moving the piece set down later (:data:`ORDERED_SWEEPS`),
+    then each piece half of it (a fixed piece never), as a piece set into a gap too narrow
+    for it pushes its neighbours aside; with ``lift``, a piece lying on another (the
+    shortest way out within 45° of vertical) is lifted out of it, the lower one left where it is.
 
     Args:
         scene: the scene (its pieces and which are fixed; its poses are not used).
         poses: (n, 7) the poses to start from, scene order.
-        lift: a piece lying on another may be lifted out of it (tilted pieces); without,
-            only horizontal pushes are made and every height stays.
+        lift: pieces lying on others may be lifted (tilted pieces); without, every height stays.
 
     Returns:
         (n, 7) the poses set apart, and the deepest overlap left (m; 0 when all were resolved).
     """
     poses = np.array(poses, dtype=float)
-    parts = [[p.vertices for p in piece.shape.parts] for piece in scene.pieces]
-    down: list[np.ndarray] = []  # vertices of every part set down, world frame
-    boxes: list[np.ndarray] = []  # their (2, 3) bounding boxes
-
-    def place(k: int) -> list[np.ndarray]:
-        return [transform_points(v, poses[k, :3], poses[k, 3:]) for v in parts[k]]
-
-    bottoms = [min(w[:, 2].min() for w in place(k)) for k in range(len(scene.pieces))]
-    order = sorted(range(len(scene.pieces)), key=lambda k: (not scene.pieces[k].fixed, bottoms[k], k))
-    worst = 0.0
-    for k in order:
-        piece_parts = place(k)
-        if not scene.pieces[k].fixed:
-            for _ in range(MAX_PUSHES):
-                push = _deepest_push(piece_parts, down, boxes, lift)
-                if push is None:
-                    break
-                poses[k, :3] += push
-                piece_parts = [w + push for w in piece_parts]
+    owner = [k for k, piece in enumerate(scene.pieces) for _ in piece.shape.parts]
+    if not owner:
+        return poses, 0.0
+    owner = np.array(owner)
+    world = [transform_points(part.vertices, poses[k, :3], poses[k, 3:])
+             for k, piece in enumerate(scene.pieces) for part in piece.shape.parts]
+    movable = np.array([not scene.pieces[k].fixed for k in owner])
+    bottom = [min(w[:, 2].min() for w, o in zip(world, owner) if o == k) for k in range(len(scene.pieces))]
+    rank = np.argsort(np.lexsort((np.arange(len(scene.pieces)), bottom)))  # lowest first, then scene order
+    offset = np.zeros((len(scene.pieces), 3))
+    for sweep in range(MAX_SWEEPS):
+        moved = False
+        ordered = sweep < ORDERED_SWEEPS
+        for a, b in _candidates(world, owner, movable, offset):
+            ka, kb = owner[a], owner[b]
+            facets = _facets(world[a] + offset[ka], world[b] + offset[kb])
+            if facets is None or facets[1].min() <= PUSH_DEPTH:
+                continue
+            out = _way_out(*facets, lift)  # moves a out of b
+            if out[2] != 0.0:  # a lift: the upper piece rises
+                if out[2] > 0 and movable[a]:
+                    offset[ka] += out
+                elif out[2] < 0 and movable[b]:
+                    offset[kb] -= out
+                else:
+                    continue
+            elif movable[a] and movable[b] and ordered:  # the piece set down later gives way
+                if rank[ka] > rank[kb]:
+                    offset[ka] += out
+                else:
+                    offset[kb] -= out
+            elif movable[a] and movable[b]:
+                offset[ka] += out / 2
+                offset[kb] -= out / 2
+            elif movable[a]:
+                offset[ka] += out
             else:
-                worst = max(worst, _deepest(piece_parts, down, boxes))
-        for w in piece_parts:
-            down.append(w)
-            boxes.append(np.array([w.min(axis=0), w.max(axis=0)]))
-    return poses, worst
+                offset[kb] -= out
+            moved = True
+        if not moved:
+            break
+    poses[:, :3] += offset
+    return poses, _deepest(world, owner, movable, offset)
 
 
-def _candidates(piece_parts, boxes) -> list[tuple[int, int]]:
-    """(part of the piece, part set down) pairs whose bounding boxes overlap deeper than PUSH_DEPTH on every axis."""
-    if not boxes:
-        return []
-    lo = np.array([b[0] for b in boxes])
-    hi = np.array([b[1] for b in boxes])
-    pairs = []
-    for i, w in enumerate(piece_parts):
-        a_lo, a_hi = w.min(axis=0), w.max(axis=0)
-        depth = np.minimum(a_hi, hi) - np.maximum(a_lo, lo)
-        pairs += [(i, int(j)) for j in np.flatnonzero((depth > PUSH_DEPTH).all(axis=1))]
-    return pairs
+def _candidates(world, owner, movable, offset) -> list[tuple[int, int]]:
+    """Pairs (a, b), a < b, of parts of different pieces, one of them movable, whose bounding boxes overlap
+    deeper than PUSH_DEPTH on every axis."""
+    lo = np.array([w.min(axis=0) for w in world]) + offset[owner]
+    hi = np.array([w.max(axis=0) for w in world]) + offset[owner]
+    depth = np.minimum(hi[:, None, :], hi[None, :, :]) - np.maximum(lo[:, None, :], lo[None, :, :])
+    near = (depth > PUSH_DEPTH).all(axis=2) & (owner[:, None] != owner[None, :])
+    near &= movable[:, None] | movable[None, :]
+    a, b = np.nonzero(np.triu(near, 1))
+    return list(zip(a.tolist(), b.tolist()))
 
 
 def _facets(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
@@ -137,40 +165,28 @@ def _facets(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray] | Non
     return hull.equations[:, :3], -hull.equations[:, 3]
 
 
-def _way_out(normals: np.ndarray, offsets: np.ndarray, lift: bool) -> tuple[float, np.ndarray]:
-    """How deep the origin lies inside the difference (m), and the shortest translation that takes it out:
-    horizontal, or a lift when allowed and the shortest way out is within 45° of vertical."""
-    depth = float(offsets.min())
-    if lift and normals[int(np.argmin(offsets)), 2] >= LIFT_COS:
-        up = normals[:, 2] > 1e-9
-        return depth, np.array([0.0, 0.0, float((offsets[up] / normals[up, 2]).min())])
+def _way_out(normals: np.ndarray, offsets: np.ndarray, lift: bool) -> np.ndarray:
+    """The shortest translation that takes the origin out of a convex set given by its facets n·x ≤ d:
+    horizontal, or a lift (vertical) when allowed and the shortest way out is within 45° of vertical."""
+    nearest = int(np.argmin(offsets))
+    if lift and abs(normals[nearest, 2]) >= LIFT_COS:
+        up = normals[nearest, 2] > 0
+        rising = normals[:, 2] > 1e-9 if up else normals[:, 2] < -1e-9
+        return np.array([0.0, 0.0, float((offsets[rising] / normals[rising, 2]).min() if up
+                                         else (offsets[rising] / normals[rising, 2]).max())])
     across = np.hypot(normals[:, 0], normals[:, 1])
     side = across > 1e-9
     reach = offsets[side] / across[side]
     j = int(np.argmin(reach))
     direction = normals[side][j, :2] / across[side][j]
-    return depth, np.array([direction[0] * reach[j], direction[1] * reach[j], 0.0])
+    return np.array([direction[0] * reach[j], direction[1] * reach[j], 0.0])
 
 
-def _deepest_push(piece_parts, down, boxes, lift: bool) -> np.ndarray | None:
-    """The way out of the deepest overlap of the piece with the parts set down, or None when none is deeper
-    than PUSH_DEPTH."""
-    best, push = PUSH_DEPTH, None
-    for i, j in _candidates(piece_parts, boxes):
-        facets = _facets(piece_parts[i], down[j])
-        if facets is None or facets[1].min() <= PUSH_DEPTH:
-            continue
-        depth, out = _way_out(*facets, lift)
-        if depth > best:
-            best, push = depth, out
-    return push
-
-
-def _deepest(piece_parts, down, boxes) -> float:
-    """The deepest overlap (m) of the piece with the parts set down."""
+def _deepest(world, owner, movable, offset) -> float:
+    """The deepest overlap (m) left between two pieces."""
     worst = 0.0
-    for i, j in _candidates(piece_parts, boxes):
-        facets = _facets(piece_parts[i], down[j])
+    for a, b in _candidates(world, owner, movable, offset):
+        facets = _facets(world[a] + offset[owner[a]], world[b] + offset[owner[b]])
         if facets is not None:
             worst = max(worst, float(facets[1].min()))
     return worst

@@ -92,7 +92,7 @@ def summarise(records, method: str, interval_method: str = "wilson") -> dict:
     Returns:
         ``trials``, ``collapsed``, ``p_collapse``, ``ci95``, ``interval``, ``method``,
         ``knocked_down_mean``, ``margin_g`` (its distribution, or None),
-        ``max_displacement_mm`` (distribution, or None), ``placement_mm`` (distribution);
+        ``max_displacement_mm`` and ``peak_displacement_mm`` (distributions, or None), ``placement_mm``;
         with ``both``, also ``statics`` and ``dynamics`` (each a proportion) and ``agreement``
         (trials where they agree, the rate, and the first trials where they do not).
     """
@@ -102,6 +102,7 @@ def summarise(records, method: str, interval_method: str = "wilson") -> dict:
            "knocked_down_mean": float(np.mean([r.knocked_down for r in records])) if records else math.nan,
            "margin_g": distribution(r.margin_g for r in records),
            "max_displacement_mm": distribution(r.max_displacement_mm for r in records),
+           "peak_displacement_mm": distribution(r.peak_displacement_mm for r in records),
            "placement_mm": distribution(r.placement_mm for r in records)}
     if method == "both":
         out["statics"] = proportion([r.statics_collapsed for r in records], interval_method).to_json()

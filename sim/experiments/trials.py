@@ -3,8 +3,10 @@
 An :class:`Experiment` travels to workers as JSON text (the scene as its own
 file text, the perturbations as their canonical ``MODEL:key=value`` texts):
 no user data is ever pickled. :func:`run_batch` is what a worker runs: it
-keeps one :class:`Runner` per experiment and thread (and so one physics world,
-:func:`sim.experiments.dynamics.world_for`) across the batches it is given.
+keeps one :class:`Runner` per experiment and thread across the batches it is
+given (the nominal scene's statics and contact interfaces, when they serve
+every trial); every simulated trial builds its own world
+(:mod:`sim.experiments.dynamics` says why).
 """
 
 from __future__ import annotations
@@ -124,7 +126,10 @@ class TrialRecord:
             simulation (``dynamics``: a piece knocked down).
         knocked_down: pieces knocked down in the simulation; with the statics alone, the
             pieces they cannot hold.
-        max_displacement_mm: the largest displacement of any piece in the simulation (mm; None without it).
+        max_displacement_mm: the largest displacement of any piece at the end of the simulation (mm; None
+            without it).
+        peak_displacement_mm: the largest displacement of any piece at any time of the simulation (mm;
+            None without it): how far a shaken piece slipped to and fro, say.
         margin_g: the statics margin (g; 0 when infeasible, None when not found).
         feasible: the statics can hold every piece (None without the statics).
         unheld: pieces the statics cannot hold (None without the statics).
@@ -137,6 +142,7 @@ class TrialRecord:
     collapsed: bool
     knocked_down: int
     max_displacement_mm: float | None
+    peak_displacement_mm: float | None
     margin_g: float | None
     feasible: bool | None
     unheld: int | None
@@ -207,14 +213,15 @@ class Runner:
         collapsed = s_collapsed if exp.method != "dynamics" else outcome.collapsed
         return TrialRecord(
             index, bool(collapsed), len(outcome.knocked_down) if outcome is not None else unheld,
-            outcome.max_displacement_m * 1e3 if outcome is not None else None, margin,
+            outcome.max_displacement_m * 1e3 if outcome is not None else None,
+            outcome.peak_displacement_m * 1e3 if outcome is not None else None, margin,
             None if statics is None else bool(statics.feasible), unheld, s_collapsed,
             None if outcome is None else outcome.collapsed, start.placement_m * 1e3,
             "+".join(n.piece for n in start.nudges))
 
     def _simulate(self, start, statics, index: int):
         from sim.experiments.dynamics import simulate_trial
-        from sim.physics import BlowUpError
+        from sim.physics import BlowUpError, OverlapError
         from sim.physics.verdict import precision_for, support_depth
 
         probe = precision = None
@@ -223,7 +230,7 @@ class Runner:
             precision = precision_for(statics.margin_g, depth=support_depth(start.scene, statics.interfaces))
         try:
             return simulate_trial(start, self.exp.seconds, probe_direction_deg=probe, precision=precision)
-        except BlowUpError as e:
+        except (BlowUpError, OverlapError) as e:
             raise TowerlabError(f"trial {index}: {e}") from None
 
 
