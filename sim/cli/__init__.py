@@ -31,7 +31,7 @@ _register_all()
 def main(argv=None) -> int:
     """Run the CLI; returns the exit code (0 done, 2 bad input)."""
     try:
-        app(args=argv, prog_name="towerlab", standalone_mode=False)
+        code = app(args=argv, prog_name="towerlab", standalone_mode=False)
     except TowerlabError as e:
         print(f"towerlab: error: {e}", file=sys.stderr)
         return 2
@@ -49,7 +49,7 @@ def main(argv=None) -> int:
             print("towerlab: aborted", file=sys.stderr)
             return 130
         raise
-    return 0
+    return code if isinstance(code, int) else 0  # typer turns Ctrl-C into exit code 130, returned here
 
 
 def run() -> None:

@@ -113,7 +113,7 @@ def experiment(
     if not perturb and not sweep:
         raise ExperimentArgumentError("give at least one --perturb MODEL:key=value (or a --sweep)")
     if output is not None:
-        writable_output(check_format(output))
+        check_format(writable_output(output))
     perturbations = [parse(text) for text in perturb or []]
     grid = None
     if sweep:

@@ -25,7 +25,7 @@ def sweep_figure(path: Path, results, sweep_name: str, title: str) -> Path:
 
     Args:
         path: the PNG.
-        results: one :class:`~sim.experiments.run.Result` per value.
+        results: one :class:`~sim.experiments.campaign.Result` per value.
         sweep_name: ``model.key``.
         title: the figure's title (the scene, the trials).
     """

@@ -1,4 +1,4 @@
-"""Running an experiment, or a sweep of one over a grid of a perturbation's value: records and summaries."""
+"""A campaign: an experiment run, or swept over a grid of one perturbation's value; records and summaries."""
 
 from __future__ import annotations
 
