@@ -58,7 +58,8 @@ def test_a_local_worker_that_dies_has_its_trials_run_again(reference):
 
     def kill_one(done, total):
         if done and not killed:
-            workers = [p for p in multiprocessing.active_children() if p.name.startswith("SpawnProcess")]
+            workers = [p for p in multiprocessing.active_children()
+                       if p.name.startswith(("ForkServerProcess", "SpawnProcess"))]
             os.kill(workers[0].pid, signal.SIGKILL)
             killed.append(workers[0].pid)
 

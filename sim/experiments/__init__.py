@@ -9,9 +9,9 @@ noise, friction, density) are answered by the exact statics, dynamic ones
 Importing this package loads no engine: the simulation is imported by the trials that need it.
 """
 
+from sim.experiments.campaign import Result, Sweep, parse_sweep, run, sweep
 from sim.experiments.execute import ExecutionError
 from sim.experiments.models import MODELS, Perturbation, PerturbationError, parse
-from sim.experiments.campaign import Result, Sweep, parse_sweep, run, sweep
 from sim.experiments.stats import interval
 from sim.experiments.trials import METHODS, Experiment, TrialRecord, experiment
 

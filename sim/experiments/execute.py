@@ -6,9 +6,10 @@ rows; since a trial's result depends only on the experiment and its index,
 the same rows come back however the trials are batched and wherever they run.
 
 - ``workers=1``: in this process.
-- ``workers=K``: a pool of K spawned processes (``concurrent.futures``), at
-  most 2K batches in flight; when a worker process dies the pool breaks, and
-  the batches it had in flight go to a new pool (at most :data:`ATTEMPTS` times each).
+- ``workers=K``: a pool of K processes (``concurrent.futures``; forked from a
+  fork server that has imported towerlab once), at most 2K batches in flight;
+  when a worker process dies the pool breaks, and the batches it had in flight
+  go to a new pool (at most :data:`ATTEMPTS` times each).
 - ``scheduler=ADDRESS`` (or a ``distributed.Client``/``LocalCluster``): a Dask
   cluster. The scheduler itself re-runs the tasks of a worker that dies
   (``distributed.scheduler.allowed-failures`` times), and says which it re-ran
@@ -27,7 +28,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
 from sim.errors import TowerlabError
-from sim.experiments.trials import run_batch
+from sim.experiments.trials import run_batch, warm_up
 
 ATTEMPTS = 3
 """Times a batch may be started on the local pool before its trials count as killing their worker."""
@@ -121,9 +122,10 @@ def _on_pool(tasks: list[Task], workers: int, report, total: int) -> Executed:
     attempts = [0] * len(tasks)
     todo = list(range(len(tasks)))
     done = 0
-    context = multiprocessing.get_context("spawn")  # no fork of a process that may hold threads or an engine
+    context = _context()
     while todo:
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=warm_up,
+                                   initargs=(tasks[todo[0]][0],))
         flying: dict = {}
         try:
             while todo or flying:
@@ -149,6 +151,21 @@ def _on_pool(tasks: list[Task], workers: int, report, total: int) -> Executed:
         finally:
             pool.shutdown(wait=False, cancel_futures=True)
     return Executed(rows, [a > 1 for a in attempts], f"{workers} local processes")
+
+
+PRELOAD = ["sim.experiments.trials", "sim.statics", "sim.contact", "sim.physics"]
+"""Modules the fork server imports once, so that a new worker process starts in milliseconds instead of
+importing numpy, scipy, shapely and pybullet again (1-3 s of CPU each)."""
+
+
+def _context():
+    """Worker processes forked from a fork server that has imported towerlab (never a fork of this process,
+    which may hold threads, a Dask client or a physics engine); spawned where there is no fork server."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(PRELOAD)
+    return context
 
 
 def _suspicious(dask_scheduler=None, keys=()) -> dict:

@@ -261,3 +261,20 @@ def run_batch(spec: str, indices) -> list[tuple]:
     """
     runner = runner_for(spec)
     return [runner.trial(int(i)).row() for i in indices]
+
+
+def warm_up(spec: str) -> None:
+    """Make a fresh worker process ready for the experiment ``spec``: import the statics (and the physics when
+    trials are simulated) and build the scene's pieces (hulls, mass properties), so that its first batch costs
+    what the others do (the local pool's initializer)."""
+    runner = runner_for(spec)
+    from sim.statics import analyze
+
+    try:
+        analyze(runner.exp.scene, margin=False)
+        if runner.exp.method != "statics":
+            from sim.physics import World
+
+            World(runner.exp.scene).close()
+    except TowerlabError:  # the trials themselves will say what is wrong, with their number
+        pass
