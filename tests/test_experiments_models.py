@@ -185,6 +185,7 @@ def test_a_tilted_piece_is_lifted_onto_what_it_lies_on():
     base, top = _world_parts(start.scene)
     assert top[:, 2].min() == pytest.approx(base[:, 2].max(), abs=PUSH_DEPTH)
     assert start.overlap_m <= PUSH_DEPTH and start.geometry_changed
+    assert np.array_equal(start.resting.poses(), scene.poses())  # it will rest where it was, untilted
 
 
 # --- impulses and shaking ------------------------------------------------------------------------
@@ -240,3 +241,25 @@ def test_summary_has_the_issue_keys_and_the_agreement_of_both():
     assert s["statics"]["collapsed"] == 4 and s["dynamics"]["collapsed"] == 3
     assert s["agreement"]["agree"] == 12 - len(s["agreement"]["disagree_trials"])
     assert s["margin_g"]["q50"] == pytest.approx(0.55) and s["interval"] == "wilson"
+
+
+def test_the_docs_name_every_model_and_key():
+    from sim.experiments import MODELS
+    from tests.helpers import ROOT
+
+    text = (ROOT / "docs" / "experiments.md").read_text()
+    for model in MODELS.values():
+        assert f"| `{model.name}` |" in text
+        for key in model.keys:
+            assert f"`{key.name}`" in text, (model.name, key.name)
+
+
+def test_importing_the_experiments_loads_no_engine():
+    import subprocess
+    import sys
+
+    from tests.helpers import ROOT
+
+    code = "import sys, sim.experiments, sim.cli.experiment; print('pybullet' in sys.modules, 'panda3d' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "False"]

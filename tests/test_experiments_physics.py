@@ -136,6 +136,14 @@ def test_a_trial_gives_the_same_result_bit_for_bit_whatever_ran_before_it():
     assert fresh.nudged in ("base", "top")
 
 
+def test_pieces_set_down_tilted_land_on_their_faces_without_counting_as_a_fall():
+    scene = shifted_stack((60.0, 30.0, 20.0), 10.0)
+    exp = experiment(scene, ["noise:sigma_mm=0,tilt_deg=3"], seed=3, seconds=1.0)
+    records = run(exp, 4, workers=1).records
+    assert not any(r.collapsed for r in records) and all(r.margin_g == pytest.approx(0.5) for r in records)
+    assert max(r.peak_displacement_mm for r in records) > 1.0  # they did drop
+
+
 def test_gravity_is_the_physics_worlds():
     from sim.experiments.perturb import STANDARD_GRAVITY
     from sim.physics.world import GRAVITY

@@ -87,7 +87,8 @@ def _run(world: World, start: TrialStart, seconds: float) -> Outcome:
     dt = settings.dt
     total = max(2, int(round((start.end + seconds) / dt)))
     every = max(1, int(round(1.0 / (RECORD_HZ * dt))))
-    poses = world.poses()
+    # displacements count from the scene as it will rest: a tilted piece dropping onto its face is not a fall
+    poses = start.resting.poses()
     # as sim.physics.run does: contacts are read after two steps (exactly touching faces give
     # none until they press on each other)
     world.step(2)

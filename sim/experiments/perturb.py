@@ -95,6 +95,9 @@ class TrialStart:
 
     Attributes:
         scene: the perturbed scene (placement, friction, density).
+        resting: the scene as it will rest: without the tilts, which the pieces drop out of onto their
+            faces (the same as ``scene`` without a tilt); the statics judge it, and the simulation
+            measures displacements from it.
         nudges: the impulses, in time order.
         shaking: the table's shakings.
         placement_m: how far the farthest piece was moved from where the scene had it (m).
@@ -103,6 +106,7 @@ class TrialStart:
     """
 
     scene: Scene
+    resting: Scene
     nudges: tuple[Nudge, ...]
     shaking: tuple[Shaking, ...]
     placement_m: float
@@ -150,7 +154,7 @@ def start_trial(scene: Scene, perturbations, seed: int, trial: int) -> TrialStar
         trial: the trial's index.
     """
     pieces = list(scene.pieces)
-    poses = None
+    poses = flat = None
     tilted = False
     nudges, shaking = [], []
     for k, p in enumerate(perturbations):
@@ -168,9 +172,11 @@ def start_trial(scene: Scene, perturbations, seed: int, trial: int) -> TrialStar
                     pieces[row] = replace(piece, density=base * float(f))
         elif p.model == "noise":
             draws = rng.standard_normal((len(rows), 5))
-            current = scene.with_poses(poses) if poses is not None else scene
-            poses = noisy_poses(current, draws, rows, v["sigma_mm"] * MM, math.radians(v["sigma_deg"]),
+            shift, turn = v["sigma_mm"] * MM, math.radians(v["sigma_deg"])
+            poses = noisy_poses(scene if poses is None else scene.with_poses(poses), draws, rows, shift, turn,
                                 math.radians(v["tilt_deg"]), v["axes"])
+            flat = noisy_poses(scene if flat is None else scene.with_poses(flat), draws, rows, shift, turn, 0.0,
+                               v["axes"])
             tilted = tilted or v["tilt_deg"] > 0
         elif p.model == "nudge":
             u = rng.random(3)
@@ -187,16 +193,18 @@ def start_trial(scene: Scene, perturbations, seed: int, trial: int) -> TrialStar
             shaking.append(Shaking(v["amplitude_mm"] * MM, v["frequency_hz"], v["duration_s"], v["start_s"],
                                    float(direction)))
     perturbed = scene.with_pieces(pieces)
+    resting = perturbed
     placement = overlap = 0.0
     changed = False
-    if poses is not None and np.any(poses != scene.poses()):
-        if tilted:
-            poses = lift_onto_ground(perturbed, poses)
-        poses, overlap = set_down(perturbed, poses, lift=tilted)
-        nominal = scene.poses()
-        changed = bool(np.any(poses != nominal))
-        placement = float(np.linalg.norm(poses[:, :3] - nominal[:, :3], axis=1).max(initial=0.0))
-        if changed:
-            perturbed = perturbed.with_poses(poses)
-    return TrialStart(perturbed, tuple(sorted(nudges, key=lambda n: n.time)), tuple(shaking), placement, overlap,
-                      changed)
+    nominal = scene.poses()
+    if flat is not None and np.any(flat != nominal):
+        flat, overlap = set_down(perturbed, flat)
+        placement = float(np.linalg.norm(flat[:, :3] - nominal[:, :3], axis=1).max(initial=0.0))
+        resting = perturbed = perturbed.with_poses(flat)
+        changed = True
+    if tilted and np.any(poses != nominal):
+        poses, overlap = set_down(perturbed, lift_onto_ground(perturbed, poses), lift=True)
+        perturbed = perturbed.with_poses(poses)
+        changed = True
+    return TrialStart(perturbed, resting, tuple(sorted(nudges, key=lambda n: n.time)), tuple(shaking), placement,
+                      overlap, changed)

@@ -182,13 +182,13 @@ class Runner:
         if unchanged and self._nominal is not None:
             return self._nominal
         if start.geometry_changed:
-            result = analyze(start.scene, margin=exp.margin)
+            result = analyze(start.resting, margin=exp.margin)
         else:
             if self._interfaces is None:
                 from sim.contact import find_interfaces
 
                 self._interfaces = tuple(find_interfaces(exp.scene))
-            result = analyze(start.scene, self._interfaces, margin=exp.margin)
+            result = analyze(start.resting, self._interfaces, margin=exp.margin)
         if unchanged:
             self._nominal = result
         return result
@@ -227,7 +227,7 @@ class Runner:
         probe = precision = None
         if statics is not None and statics.feasible and exp_margin(statics):
             probe = statics.weakest_direction_deg
-            precision = precision_for(statics.margin_g, depth=support_depth(start.scene, statics.interfaces))
+            precision = precision_for(statics.margin_g, depth=support_depth(start.resting, statics.interfaces))
         try:
             return simulate_trial(start, self.exp.seconds, probe_direction_deg=probe, precision=precision)
         except (BlowUpError, OverlapError) as e:
