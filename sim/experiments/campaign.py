@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from sim.experiments.execute import batches, default_workers, execute
+from sim.experiments.execute import batches, connect, default_workers, execute
 from sim.experiments.models import MODELS, Perturbation, PerturbationError, parse
 from sim.experiments.stats import summarise
 from sim.experiments.trials import Experiment, TrialRecord
@@ -163,7 +163,12 @@ def sweep(exp: Experiment, grid: Sweep | None, trials: int, *, workers: int | No
         base = exp.perturbations[grid.index]
         points = [replace(exp, perturbations=exp.perturbations[:grid.index] + (base.with_value(grid.key, v),)
                           + exp.perturbations[grid.index + 1:]) for v in grid.values]
-    per = default_workers() if workers is None and scheduler is None else (workers or 8)
+    own = False
+    if scheduler is not None:  # batches cut for the cluster's threads
+        scheduler, own = connect(scheduler)
+        per = sum(w.get("nthreads", 1) for w in scheduler.scheduler_info().get("workers", {}).values()) or 8
+    else:
+        per = default_workers() if workers is None else workers
     cut = batches(trials, exp.method, per)
     tasks, owner = [], []
     for k, point in enumerate(points):
@@ -171,7 +176,11 @@ def sweep(exp: Experiment, grid: Sweep | None, trials: int, *, workers: int | No
         tasks += [(spec, b) for b in cut]
         owner += [k] * len(cut)
     start = time.perf_counter()
-    done = execute(tasks, workers=workers, scheduler=scheduler, progress=progress)
+    try:
+        done = execute(tasks, workers=workers, scheduler=scheduler, progress=progress)
+    finally:
+        if own:
+            scheduler.close()
     elapsed = time.perf_counter() - start
     results = []
     for k, point in enumerate(points):

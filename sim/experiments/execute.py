@@ -127,6 +127,7 @@ def _on_pool(tasks: list[Task], workers: int, report, total: int) -> Executed:
         pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=warm_up,
                                    initargs=(tasks[todo[0]][0],))
         flying: dict = {}
+        finished_all = False
         try:
             while todo or flying:
                 while todo and len(flying) < 2 * workers:
@@ -140,6 +141,7 @@ def _on_pool(tasks: list[Task], workers: int, report, total: int) -> Executed:
                     del flying[future]
                     done += len(tasks[i][1])
                     report(done, total)
+            finished_all = True
         except BrokenProcessPool:
             lost = sorted(flying.values())
             for i in lost:
@@ -148,8 +150,8 @@ def _on_pool(tasks: list[Task], workers: int, report, total: int) -> Executed:
                     raise ExecutionError(f"trials {first}-{last}: their worker process died {attempts[i]} times "
                                          "running them") from None
             todo = lost + todo
-        finally:
-            pool.shutdown(wait=False, cancel_futures=True)
+        finally:  # idle workers end at once; after a death or Ctrl-C nobody waits for the rest
+            pool.shutdown(wait=finished_all, cancel_futures=True)
     return Executed(rows, [a > 1 for a in attempts], f"{workers} local processes")
 
 
@@ -198,7 +200,7 @@ def _on_dask(tasks: list[Task], scheduler, report, total: int) -> Executed:
     from distributed import as_completed
 
     client, own = connect(scheduler)
-    where = str(scheduler) if isinstance(scheduler, str) else client.scheduler.address
+    where = client.scheduler.address
     futures = []
     try:
         if not client.scheduler_info().get("workers"):
