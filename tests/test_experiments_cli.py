@@ -98,13 +98,21 @@ def test_a_sweep_writes_its_table_and_plot(scene_file, tmp_path, capsys):
     (["-n", 10, "-p", "noise", "--sweep-out", "{tmp}/x"], "--sweep-out: only with --sweep"),
     (["-n", 10, "-p", "noise", "--interval", "normal"], "--interval"),
     (["-n", 10, "-p", "noise", "--seconds", 0], "--seconds"),
-    (["-n", 10, "-p", "noise", "--scheduler", "tcp://127.0.0.1:9"], "cannot reach the scheduler"),
 ])
 def test_bad_input_is_one_line_and_exit_2(scene_file, tmp_path, capsys, args, message):
     args = [str(a).replace("{tmp}", str(tmp_path)) for a in args]
     code, out, err = run(capsys, "experiment", scene_file, *args)
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("towerlab: error: ") and message in err, err
+
+
+def test_an_unreachable_scheduler_is_one_line_within_seconds(scene_file, capsys):
+    import time
+
+    start = time.perf_counter()
+    code, _, err = run(capsys, "experiment", scene_file, "-n", 5, "-p", "noise", "--scheduler", "tcp://127.0.0.1:9")
+    assert code == 2 and err.count("\n") == 1 and "tcp://127.0.0.1:9: cannot reach the scheduler" in err
+    assert time.perf_counter() - start < 15.0
 
 
 def test_a_missing_scene_is_one_line(tmp_path, capsys):

@@ -1,12 +1,11 @@
 """The same seed gives the same trials in this process, on 2 local processes and on a Dask LocalCluster;
-a worker that dies has its trials run again; a scheduler out of reach is one line within seconds."""
+a worker that dies has its trials run again (a scheduler out of reach: tests/test_experiments_cli.py)."""
 
 from __future__ import annotations
 
 import multiprocessing
 import os
 import signal
-import time
 
 import pytest
 
@@ -83,10 +82,6 @@ def test_a_dask_worker_that_dies_has_its_trials_run_again(reference, cluster):
     cluster.wait_for_workers(2, timeout=60)  # the nanny brings it back for the next test
 
 
-def test_an_unreachable_scheduler_is_one_error_within_seconds():
-    start = time.perf_counter()
-    with pytest.raises(ExecutionError, match="tcp://127.0.0.1:9: cannot reach the scheduler"):
-        run(STATIC, 4, scheduler="tcp://127.0.0.1:9")
-    assert time.perf_counter() - start < 15.0
+def test_a_scheduler_address_that_is_none_is_one_error():
     with pytest.raises(ExecutionError, match="not a scheduler address"):
         run(STATIC, 4, scheduler="nonsense://x")
