@@ -208,7 +208,7 @@ class Runner:
         outcome = None
         if exp.method != "statics":
             outcome = self._simulate(start, statics, index)
-        margin = None if statics is None or not exp_margin(statics) else float(statics.margin_g)
+        margin = None if statics is None or not has_margin(statics) else float(statics.margin_g)
         unheld = None if statics is None else len(statics.unheld)
         collapsed = s_collapsed if exp.method != "dynamics" else outcome.collapsed
         return TrialRecord(
@@ -225,7 +225,7 @@ class Runner:
         from sim.physics.verdict import precision_for, support_depth
 
         probe = precision = None
-        if statics is not None and statics.feasible and exp_margin(statics):
+        if statics is not None and statics.feasible and has_margin(statics):
             probe = statics.weakest_direction_deg
             precision = precision_for(statics.margin_g, depth=support_depth(start.resting, statics.interfaces))
         try:
@@ -234,7 +234,7 @@ class Runner:
             raise TowerlabError(f"trial {index}: {e}") from None
 
 
-def exp_margin(statics) -> bool:
+def has_margin(statics) -> bool:
     """The statics found a margin (``analyze(margin=False)`` leaves a feasible one nan; an infeasible one has 0)."""
     return math.isfinite(statics.margin_g)
 
