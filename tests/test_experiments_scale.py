@@ -1,0 +1,87 @@
+"""The same seed gives the same trials in this process, on 2 local processes and on a Dask LocalCluster;
+a worker that dies has its trials run again (a scheduler out of reach: tests/test_experiments_cli.py)."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+
+import pytest
+
+from sim.experiments import ExecutionError, experiment, run
+from tests.helpers import box_record, free_scene
+
+
+def scene():
+    return free_scene(box_record("base", (60, 30, 20), (0, 0, 10)), box_record("top", (60, 30, 20), (27, 0, 30)),
+                      box_record("cap", (20, 20, 20), (27, 0, 50)))
+
+
+STATIC = experiment(scene(), ["noise:sigma_mm=3,sigma_deg=2", "density:sigma_rel=0.2,pieces=cap"], seed=42)
+DYNAMIC = experiment(scene(), ["noise:sigma_mm=2,pieces=top+cap", "nudge:impulse_ns=0.003,height=random"],
+                     seed=42, seconds=0.5)
+
+
+@pytest.fixture(scope="module")
+def reference():
+    return {"static": run(STATIC, 48, workers=1), "dynamic": run(DYNAMIC, 24, workers=1)}
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                  silence_logs=50) as c, distributed.Client(c) as client:
+        yield client
+
+
+def test_two_local_processes_give_the_trials_of_one(reference):
+    for name, exp, n in (("static", STATIC, 48), ("dynamic", DYNAMIC, 24)):
+        result = run(exp, n, workers=2)
+        assert result.where == "2 local processes" and result.retried == 0
+        assert result.records == reference[name].records
+        assert result.summary == reference[name].summary
+    assert 0 < reference["static"].summary["collapsed"] < 48  # trials that differ, so equality means something
+
+
+def test_a_dask_local_cluster_gives_the_trials_of_one_process(reference, cluster):
+    for name, exp, n in (("static", STATIC, 48), ("dynamic", DYNAMIC, 24)):
+        result = run(exp, n, scheduler=cluster)
+        assert result.records == reference[name].records and result.retried == 0
+        assert result.where.startswith("tcp://")
+
+
+def test_a_local_worker_that_dies_has_its_trials_run_again(reference):
+    killed = []
+
+    def kill_one(done, total):
+        if done and not killed:
+            workers = [p for p in multiprocessing.active_children()
+                       if p.name.startswith(("ForkServerProcess", "SpawnProcess"))]
+            os.kill(workers[0].pid, signal.SIGKILL)
+            killed.append(workers[0].pid)
+
+    result = run(DYNAMIC, 24, workers=2, progress=kill_one)
+    assert killed and result.retried > 0
+    assert result.records == reference["dynamic"].records
+
+
+def test_a_dask_worker_that_dies_has_its_trials_run_again(reference, cluster):
+    pids = list(cluster.run(os.getpid).values())
+    killed = []
+
+    def kill_one(done, total):
+        if done and not killed:
+            os.kill(pids[0], signal.SIGKILL)
+            killed.append(pids[0])
+
+    result = run(DYNAMIC, 24, scheduler=cluster, progress=kill_one)
+    assert killed and result.retried > 0
+    assert result.records == reference["dynamic"].records
+    cluster.wait_for_workers(2, timeout=60)  # the nanny brings it back for the next test
+
+
+def test_a_scheduler_address_that_is_none_is_one_error():
+    with pytest.raises(ExecutionError, match="not a scheduler address"):
+        run(STATIC, 4, scheduler="nonsense://x")
