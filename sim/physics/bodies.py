@@ -127,7 +127,7 @@ def load_shape(client: int, settings: PhysicsSettings, shape: PieceShape, pos, q
     """
     s = settings.length_scale
     up = Rotation.from_quat(quat).inv().apply([0.0, 0.0, 1.0])
-    squeeze = 1.0 - shrink * (1.0 - up**2)  # the piece axes across the vertical narrow, the vertical not
+    squeeze = np.where(np.abs(up) < np.sqrt(0.5), 1.0 - shrink, 1.0)  # axes near the vertical keep their length
     parts = []
     for part in shape.parts:
         centre = (part.vertices.min(axis=0) + part.vertices.max(axis=0)) / 2
@@ -159,6 +159,24 @@ def load_shape(client: int, settings: PhysicsSettings, shape: PieceShape, pos, q
     return pb.loadURDF(body_file(parts, squeeze, mass, shape.com * s, rpy, moments * s * s),
                        basePosition=base, baseOrientation=list(quat), useMaximalCoordinates=True,
                        useFixedBase=mass == 0.0, flags=flags, physicsClientId=client)
+
+
+def load_table(client: int, settings: PhysicsSettings, top: float) -> int:
+    """The table: a static slab of ``settings.table_size`` with its top at height ``top`` (m).
+
+    A convex hull, not Bullet's plane: against a plane a box gets one new contact point a step
+    (its deepest corner), so a piece set down exactly on it rocks on one corner for its first
+    steps; against a hull it gets its whole face at once, as on a board or a fixed piece.
+    """
+    s = settings.length_scale
+    half, depth = settings.table_size / 2, settings.table_size / 20
+    corners = box_corners(np.array([[-half, -half, -depth], [half, half, 0.0]]))
+    shape_id = pb.createCollisionShapeArray([pb.GEOM_MESH], fileNames=[hull_file(corners * s)],
+                                            collisionFramePositions=[[0.0, 0.0, 0.0]], meshScales=[[1.0, 1.0, 1.0]],
+                                            flags=[pb.URDF_INITIALIZE_SAT_FEATURES if settings.sat else 0],
+                                            physicsClientId=client)
+    return pb.createMultiBody(0.0, shape_id, basePosition=[0.0, 0.0, top * s], useMaximalCoordinates=True,
+                              physicsClientId=client)
 
 
 def body_info(piece, uid: int) -> BodyInfo:

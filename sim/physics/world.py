@@ -22,11 +22,13 @@ from sim.physics.bodies import (
     BodyInfo,
     body_info,
     load_shape,
+    load_table,
     pb,
     set_material,
     shrink_of,
 )
 from sim.physics.errors import BlowUpError, OverlapError
+from sim.physics.seating import seating_offsets
 from sim.physics.settings import TUNED, PhysicsSettings
 from sim.physics.sleep import Sleep
 from sim.pieces.boards import TABLE_MATERIAL
@@ -95,7 +97,7 @@ class World:
         OverlapError: pieces interpenetrate deeper than ``tol.overlap`` at load.
     """
 
-    def __init__(self, scene: Scene, settings: PhysicsSettings | None = None):
+    def __init__(self, scene: Scene, settings: PhysicsSettings | None = None, interfaces=None):
         self.scene = scene
         self.settings = settings or TUNED
         self._scale = self.settings.length_scale
@@ -116,6 +118,7 @@ class World:
             self._configure()
             self._add_ground()
             self._build(scene.pieces)
+            self._prime(scene, interfaces)
             self._check_overlaps()
             s = self.settings
             self._sleep = Sleep(self) if s.sleeping and s.configure_engine else None
@@ -151,9 +154,7 @@ class World:
 
     def _add_ground(self) -> None:
         board = self.scene.board_info
-        plane = pb.createCollisionShape(pb.GEOM_PLANE, physicsClientId=self._cid)
-        uid = pb.createMultiBody(0.0, plane, basePosition=[0.0, 0.0, -board.thickness * self._scale],
-                                 useMaximalCoordinates=True, physicsClientId=self._cid)
+        uid = load_table(self._cid, self.settings, -board.thickness)
         set_material(self._cid, self.settings, uid, TABLE_MATERIAL.friction, TABLE_MATERIAL.restitution, False)
         self._names[uid] = TABLE if board.shape is not None else BOARD
         self.table_uid = uid
@@ -165,6 +166,28 @@ class World:
             self._names[uid] = BOARD
             self.board_uid = uid
         self._grounds = len(self._names)
+
+    def _prime(self, scene: Scene, interfaces=None) -> None:
+        """Make every resting contact before the first step (:mod:`sim.physics.seating`): press the
+        pieces ``settings.prime_depth`` into what holds them, let Bullet find the contacts, and put
+        them back where they were: Bullet keeps a contact it has made while the surfaces stay within
+        its breaking threshold, so none is missing when the first step begins."""
+        depth = self.settings.prime_depth
+        if not depth or not scene.pieces:
+            return
+        if interfaces is None:
+            from sim.contact import find_interfaces
+
+            interfaces = find_interfaces(scene)
+        offsets = seating_offsets(scene, interfaces, depth)
+        moved = [(self.bodies[p.id], np.array([*p.pos, *p.quat]), offsets[k]) for k, p in enumerate(scene.pieces)
+                 if offsets[k].any()]
+        for info, pose, offset in moved:
+            self._place(info, pose + np.r_[offset, 0.0, 0.0, 0.0, 0.0])
+        pb.performCollisionDetection(physicsClientId=self._cid)
+        for info, pose, _ in moved:
+            self._place(info, pose)
+        pb.performCollisionDetection(physicsClientId=self._cid)
 
     def _build(self, pieces) -> None:
         """Make the bodies of ``pieces`` (from the highest down with ``settings.top_down``, so that each
