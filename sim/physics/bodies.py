@@ -190,6 +190,16 @@ def body_info(piece, uid: int) -> BodyInfo:
                     float(np.linalg.norm(np.abs(shape.bounds - shape.com).max(axis=0))))
 
 
+def place_body(client: int, scale: float, info: BodyInfo, pose) -> None:
+    """Put a piece's body at a piece-frame pose (7,): position (m) and quaternion xyzw (Bullet holds the
+    body by its centre of mass, turned to its principal axes)."""
+    pose = np.asarray(pose, dtype=float)
+    rot = Rotation.from_quat(pose[3:])
+    centre = pose[:3] + rot.apply(info.com)
+    quat = (rot * Rotation.from_quat(info.principal)).as_quat()
+    pb.resetBasePositionAndOrientation(info.uid, list(centre * scale), list(quat), physicsClientId=client)
+
+
 def set_material(client: int, settings: PhysicsSettings, uid: int, friction: float, restitution: float,
                  movable: bool) -> None:
     """Give a body its friction and restitution, and the engine's damping, anchors and sleeping state.

@@ -65,3 +65,34 @@ def seating_offsets(scene, interfaces, depth: float) -> np.ndarray:
             elif ia is not None and movable[ia]:
                 offsets[ia] += deficit * n
     return offsets
+
+
+def prime_contacts(world, scene, interfaces=None) -> None:
+    """Make every resting contact of ``scene``'s pieces in ``world`` before its first step: press them
+    ``world.settings.prime_depth`` into what holds them, let Bullet find the contacts, and put them
+    back at their exact poses (Bullet keeps a contact it has made within its breaking threshold).
+
+    Args:
+        world: a :class:`~sim.physics.world.World` whose bodies stand at the scene's poses.
+        scene: those pieces.
+        interfaces: their contact interfaces (found here when None).
+    """
+    from sim.physics.bodies import pb, place_body
+
+    depth = world.settings.prime_depth
+    if not depth or not scene.pieces:
+        return
+    if interfaces is None:
+        from sim.contact import find_interfaces
+
+        interfaces = find_interfaces(scene)
+    offsets = seating_offsets(scene, interfaces, depth)
+    moved = [(world.bodies[p.id], np.array([*p.pos, *p.quat]), offsets[k]) for k, p in enumerate(scene.pieces)
+             if offsets[k].any()]
+    scale = world.settings.length_scale
+    for info, pose, offset in moved:
+        place_body(world.client, scale, info, pose + np.r_[offset, 0.0, 0.0, 0.0, 0.0])
+    pb.performCollisionDetection(physicsClientId=world.client)
+    for info, pose, _ in moved:
+        place_body(world.client, scale, info, pose)
+    pb.performCollisionDetection(physicsClientId=world.client)

@@ -156,8 +156,9 @@ def precision_for(margin_g: float | None, settings: PhysicsSettings = TUNED, dep
         return s.residual_velocity, s.solver_iterations
     per_g = min(s.residual_per_margin, s.residual_per_level / depth**2)
     residual = min(max(per_g * margin_g, s.residual_floor), s.residual_ceiling)
-    wanted = max(s.iterations_per_margin / margin_g, s.iterations_per_level * depth**2)
-    iterations = int(round(min(max(wanted, s.min_iterations), s.max_iterations)))
+    by_margin = min(s.iterations_per_margin / margin_g, s.max_iterations)
+    by_depth = min(s.iterations_per_level * depth**2, s.solver_iterations)
+    iterations = int(round(max(by_margin, by_depth, s.min_iterations)))
     return residual, iterations
 
 
@@ -277,6 +278,8 @@ def check(scene: Scene, seconds: float = DEFAULT_SECONDS, settings: PhysicsSetti
         depth = support_depth(scene, statics.interfaces)
         precision = precision_for(statics.margin_g if statics.feasible else None, settings, depth)
         world.set_precision(*precision)
+        if statics.stable and statics.margin_g >= settings.stable_sleep_margin:
+            world.sleep_window = settings.stable_sleep_window
         timeline = run(world, seconds, progress=progress)
     t2 = time.perf_counter()
     moved, knocked = timeline.moved, timeline.knocked_down
