@@ -36,11 +36,13 @@ def check(
     seconds: Annotated[float | None, typer.Option(
         "--seconds", help="Simulated time of the dynamic check in seconds (default 2).", show_default=False)] = None,
 ) -> None:
-    """Does a scene stand? Exact statics (margin in g) and a pybullet simulation must agree.
+    """Does a scene stand? The exact statics decide (margin in g); a pybullet simulation is the witness.
 
     Stable means: the rigid-block equilibrium holds with a margin above 0.001 g
-    (a knife-edge balance does not count) and no piece moves more than 1 mm or
-    1° in the simulation. Exit 0 whatever the verdict; 2 on bad input.
+    (a knife-edge balance does not count). The simulation runs freely beside
+    it and shows what moves (more than 1 mm or 1°) and falls; where it
+    disagrees, the output says why that is the simulation's limit. Exit 0
+    whatever the verdict; 2 on bad input.
     """
     from sim.physics import DEFAULT_SECONDS
     from sim.physics import check as physics_check

@@ -127,7 +127,7 @@ def load_shape(client: int, settings: PhysicsSettings, shape: PieceShape, pos, q
     """
     s = settings.length_scale
     up = Rotation.from_quat(quat).inv().apply([0.0, 0.0, 1.0])
-    squeeze = 1.0 - shrink * (1.0 - up**2)  # the piece axes across the vertical narrow, the vertical not
+    squeeze = np.where(np.abs(up) < np.sqrt(0.5), 1.0 - shrink, 1.0)  # axes near the vertical keep their length
     parts = []
     for part in shape.parts:
         centre = (part.vertices.min(axis=0) + part.vertices.max(axis=0)) / 2
@@ -161,6 +161,24 @@ def load_shape(client: int, settings: PhysicsSettings, shape: PieceShape, pos, q
                        useFixedBase=mass == 0.0, flags=flags, physicsClientId=client)
 
 
+def load_table(client: int, settings: PhysicsSettings, top: float) -> int:
+    """The table: a static slab of ``settings.table_size`` with its top at height ``top`` (m).
+
+    A convex hull, not Bullet's plane: against a plane a box gets one new contact point a step
+    (its deepest corner), so a piece set down exactly on it rocks on one corner for its first
+    steps; against a hull it gets its whole face at once, as on a board or a fixed piece.
+    """
+    s = settings.length_scale
+    half, depth = settings.table_size / 2, settings.table_size / 20
+    corners = box_corners(np.array([[-half, -half, -depth], [half, half, 0.0]]))
+    shape_id = pb.createCollisionShapeArray([pb.GEOM_MESH], fileNames=[hull_file(corners * s)],
+                                            collisionFramePositions=[[0.0, 0.0, 0.0]], meshScales=[[1.0, 1.0, 1.0]],
+                                            flags=[pb.URDF_INITIALIZE_SAT_FEATURES if settings.sat else 0],
+                                            physicsClientId=client)
+    return pb.createMultiBody(0.0, shape_id, basePosition=[0.0, 0.0, top * s], useMaximalCoordinates=True,
+                              physicsClientId=client)
+
+
 def body_info(piece, uid: int) -> BodyInfo:
     """The world's record of ``piece`` loaded as body ``uid``."""
     shape = piece.shape
@@ -170,6 +188,16 @@ def body_info(piece, uid: int) -> BodyInfo:
     return BodyInfo(piece.id, uid, 0.0 if piece.fixed else piece.mass, shape.com.copy(), principal, moments,
                     piece.fixed, np.asarray(piece.quat, dtype=float), corners,
                     float(np.linalg.norm(np.abs(shape.bounds - shape.com).max(axis=0))))
+
+
+def place_body(client: int, scale: float, info: BodyInfo, pose) -> None:
+    """Put a piece's body at a piece-frame pose (7,): position (m) and quaternion xyzw (Bullet holds the
+    body by its centre of mass, turned to its principal axes)."""
+    pose = np.asarray(pose, dtype=float)
+    rot = Rotation.from_quat(pose[3:])
+    centre = pose[:3] + rot.apply(info.com)
+    quat = (rot * Rotation.from_quat(info.principal)).as_quat()
+    pb.resetBasePositionAndOrientation(info.uid, list(centre * scale), list(quat), physicsClientId=client)
 
 
 def set_material(client: int, settings: PhysicsSettings, uid: int, friction: float, restitution: float,

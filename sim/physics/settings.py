@@ -58,21 +58,37 @@ class PhysicsSettings:
         residual_ceiling: the coarsest tolerance (m/s).
         iterations_per_margin: ``check`` also bounds the iterations by this
             divided by the margin (in g), kept between ``min_iterations`` and
-            ``solver_iterations``: 40 gives the 20-block stack (0.01 g) its
-            4000, and a game structure with 0.4 g of margin 100, which cuts
+            ``max_iterations``: 40 gives a 0.01 g structure 4000, a 0.002 g one
+            the ceiling, and a game structure with 0.4 g of margin 100, which cuts
             the solver's occasional long runs on piles of thin-walled parts.
         iterations_per_level: ``check`` also allows at least this times d²
-            iterations to a stack d pieces deep: the 10-cube tower needs about
+            iterations to a stack d pieces deep (up to ``solver_iterations``;
+            only a thin margin takes more): the 10-cube tower needs about
             2000 (it rocks with 1000), the 20-block harmonic stack 3500.
         min_iterations: the fewest iterations ``check`` allows per step.
+        max_iterations: the most iterations ``check`` allows per step: 10000.
+            Harmonic stacks of 20 blocks 0.002-0.005 g from tipping (150 × 40 × 30,
+            300 × 60 × 40 mm) fell with 4000 and 6000 and stand with 10000,
+            and cost less so (5-10 s instead of 9-15 s: they stand and sleep).
+        stable_sleep_margin, stable_sleep_window: ``check`` lets an island of a
+            structure the statics hold with at least ``stable_sleep_margin``
+            (g, five times the probe) sleep once it has been still for
+            ``stable_sleep_window`` (s) instead of ``tol.sleep_window``: the probe
+            cannot tip it, so it needs no time to show a knife edge, and where
+            the simulation drops such a structure (its limit) it moved within
+            0.04 s in the agreement suite. 0.005 g and 0.1 s: the Babylon
+            bench's witness run costs a third, the 20-block stack's a quarter.
         erp: error reduction of joint constraints (no joints here; Bullet's 0.2).
         contact_erp: fraction of a contact's penetration removed per step
             (split-impulse position correction; Bullet's 0.2).
         friction_erp: fraction of a friction anchor's drift removed per step.
         split_impulse: remove penetration with a separate position impulse that
             adds no kinetic energy, so resting pieces never pop apart.
-        split_impulse_threshold: penetration (m, negative) beyond which the
-            correction goes into the velocities instead (deep overlaps only).
+        split_impulse_threshold: penetration (m, negative) deeper than which the
+            correction is a split impulse (a position change without velocity);
+            shallower ones are pushed out through the velocity (Bullet's Baumgarte
+            term). -40 µm: split impulses for every overlap (0) made the thin
+            harmonic stacks fall and ran 5-10 times slower.
         contact_slop: penetration (m) tolerated without correction; 10 nm, so
             that pieces rest on their faces, not sunk into each other.
         contact_breaking_threshold: separation (m) at which a contact point
@@ -99,7 +115,10 @@ class PhysicsSettings:
             its points, and the same noble rests (below 0.001 rad/s after 0.4 s).
         shrink: relative amount by which each part's hull is narrowed
             horizontally, differently for each piece (between 1 and 2 times
-            this). Pieces of equal width stacked flush have collinear edges,
+            this): the piece axes more than 45° from the vertical narrow, the
+            others keep their length (narrowing every axis by its share of the
+            horizontal made a block tilted 20° on a plank 36 nm shorter, a gap
+            under it at the first step). Pieces of equal width stacked flush have collinear edges,
             where face clipping produces contact points at random places along
             the edge and the stack rocks; 1e-5 (0.2 µm on a 20 mm block) makes
             every edge distinct. Heights are untouched, so nothing sinks.
@@ -114,6 +133,19 @@ class PhysicsSettings:
             contact every few steps; each of their parts reaches this much
             (m) farther up and down (along the piece axes near the vertical),
             1 µm, which keeps those contacts alive.
+        prime_depth: before the first step every piece is pressed this far (m)
+            into what holds it, Bullet makes the contacts, and the pieces go
+            back to their exact poses (:mod:`sim.physics.seating`): 10 µm.
+            Bullet makes a new contact only between overlapping hulls, for some
+            pairs only beyond 4 µm, and keeps a contact it has made within its
+            breaking threshold (20 µm); without priming, exactly touching
+            pieces missed contacts at the first step, fell freely for a step and
+            landed with an impact (a block 0.002 g from tipping on a slope
+            turned over; 16 of 28 random towers at 0.002-0.01 g fell).
+        table_size: the table is a static convex slab this wide (m), top at the
+            board's underside: against Bullet's infinite plane a box gets one
+            new contact point a step (its deepest corner) and rocks on it
+            for its first steps; against a hull it gets its face at once.
         top_down: create the bodies from the highest to the lowest, so that
             each Gauss-Seidel sweep of the solver carries the weights downwards
             through a stack in one pass (the other order needs many times the
@@ -158,6 +190,9 @@ class PhysicsSettings:
     iterations_per_margin: float = 40.0
     iterations_per_level: float = 20.0
     min_iterations: int = 100
+    max_iterations: int = 10000
+    stable_sleep_margin: float = 0.005
+    stable_sleep_window: float = 0.1
     erp: float = 0.2
     contact_erp: float = 0.2
     friction_erp: float = 0.2
@@ -172,6 +207,8 @@ class PhysicsSettings:
     shrink: float = 1e-5
     array_parts: int = 16
     swell: float = 1e-6
+    prime_depth: float = 1e-5
+    table_size: float = 220.0
     top_down: bool = True
     friction_anchors: bool = True
     damping: float = 0.0

@@ -115,7 +115,8 @@ class Sleep:
     def window(self) -> float:
         """How long (s) an island must be still before it sleeps: a whole turn while the probe turns."""
         w = self.world
-        return max(tol.sleep_window, w.settings.probe_period) if w.probe_turning else tol.sleep_window
+        window = tol.sleep_window if w.sleep_window is None else w.sleep_window
+        return max(window, w.settings.probe_period) if w.probe_turning else window
 
     def update(self) -> None:
         """Follow who is still, wake islands Bullet woke, and put islands still long enough to sleep."""

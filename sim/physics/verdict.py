@@ -1,12 +1,17 @@
-"""The stability verdict: exact statics and the simulation together.
+"""The stability verdict: the exact statics decide; a free-running simulation witnesses what happens.
 
-A scene is stable when the statics find equilibrium with a margin above
-``tol.stable_margin_g`` *and* a simulation of ``seconds`` moves no piece past
-``tol.moved_*``. The statics inform the simulation twice, without deciding
-it: the probe pushes along their weakest direction (turning around when
-they found none), so a knife-edge balance tips in the dynamics too; and the
-solver resolves contact forces the finer, the thinner the margin
-(:func:`precision_for`). When the two methods disagree the result says so.
+Whether a scene stands is the statics' answer: every piece held under
+gravity with a margin above ``tol.stable_margin_g`` (a knife edge is not
+stable). The simulation runs ``seconds`` freely beside it (no certified rest:
+that is the live world's) and tells which pieces move, fall and where they
+land; its ``dynamics`` are that run. The statics inform it twice, without
+deciding it: the probe pushes along their weakest direction (turning around
+when they found none), so a knife-edge balance tips in the simulation too;
+and the solver resolves contact forces the finer, the thinner the margin
+(:func:`precision_for`). When the two disagree, ``disagreement`` says what the
+simulation did and why that is the simulation's limit (the margin against
+what its solver resolves, a stack's depth, contacts with more corners than
+it keeps); the verdict stays the statics'.
 """
 
 from __future__ import annotations
@@ -84,7 +89,8 @@ class CheckResult:
     """The verdict on a scene.
 
     Attributes:
-        stable: statics and dynamics both say it stands (vacuously, with nothing to judge).
+        stable: the statics hold it with a margin above ``tol.stable_margin_g`` (vacuously, with nothing
+            to judge); the simulation is the witness (``dynamics``, ``disagreement``).
         margin_g: the statics margin (fraction of g; 0 when infeasible; None with nothing to judge).
         weakest_direction_deg: the statics' weakest direction (degrees), or None.
         statics: the full :class:`~sim.statics.StaticsResult`.
@@ -150,8 +156,9 @@ def precision_for(margin_g: float | None, settings: PhysicsSettings = TUNED, dep
         return s.residual_velocity, s.solver_iterations
     per_g = min(s.residual_per_margin, s.residual_per_level / depth**2)
     residual = min(max(per_g * margin_g, s.residual_floor), s.residual_ceiling)
-    wanted = max(s.iterations_per_margin / margin_g, s.iterations_per_level * depth**2)
-    iterations = int(round(min(max(wanted, s.min_iterations), s.solver_iterations)))
+    by_margin = min(s.iterations_per_margin / margin_g, s.max_iterations)
+    by_depth = min(s.iterations_per_level * depth**2, s.solver_iterations)
+    iterations = int(round(max(by_margin, by_depth, s.min_iterations)))
     return residual, iterations
 
 
@@ -189,20 +196,54 @@ def support_depth(scene: Scene, interfaces) -> int:
     return max(depth.values(), default=1)
 
 
-def disagreement(statics, dynamics: Dynamics) -> str | None:
-    """Why statics and dynamics disagree about a scene, in one sentence; None when they agree."""
+def disagreement(statics, dynamics: Dynamics, *, depth: int = 1, precision: tuple[float, int] | None = None,
+                 corners: dict[tuple[str, str], int] | None = None) -> str | None:
+    """What the simulation did where it disagrees with the statics, and why that is its limit; None when they agree.
+
+    Args:
+        statics: the statics result (the verdict).
+        dynamics: the free simulation.
+        depth: the deepest chain of pieces a weight passes through (:func:`support_depth`).
+        precision: the solver's (residual velocity m/s, iterations) the run had.
+        corners: (a, b) -> corners of their largest contact polygon, for contacts of more than 4 corners.
+    """
     by_statics = bool(statics.stable)
     if by_statics == dynamics.stable:
         return None
+    seconds = f"{dynamics.sim_seconds:g} s"
     if by_statics:
-        return (f"the statics hold it with a margin of {statics.margin_g:.3g} g, but in the simulation "
-                f"{_list(dynamics.moved)} moved within {dynamics.sim_seconds:g} s")
+        moved = set(dynamics.moved)
+        many = sorted((pair, n) for pair, n in (corners or {}).items() if moved & set(pair))
+        if many:
+            (a, b), n = many[0]
+            why = (f"the contact between {a} and {b} has {n} corners, of which the simulation keeps 4 (Bullet's "
+                   f"contact manifold), so it stands on less than the statics do")
+        else:
+            solver = "" if precision is None else (f" (it stops at {precision[0]:.1g} m/s, at most "
+                                                   f"{precision[1]} iterations a step)")
+            deep = f" in a stack {depth} pieces deep" if depth > 1 else ""
+            why = (f"a margin of {statics.margin_g:.3g} g{deep} is finer than the simulation's solver "
+                   f"resolves{solver}")
+        return (f"the statics hold it with a margin of {statics.margin_g:.3g} g; in the simulation "
+                f"{_list(dynamics.moved)} moved within {seconds}: {why}, and the statics' verdict stands")
     if statics.feasible:
         why = (f"the statics find a margin of only {statics.margin_g:.3g} g (a stable structure needs more "
                f"than {tol.stable_margin_g:g} g)")
     else:
         why = f"the statics cannot hold {_list(statics.unheld)}"
-    return f"{why}, but in the simulation nothing moved within {dynamics.sim_seconds:g} s"
+    return (f"{why}; in the simulation nothing moved within {seconds}: it tips slower than the run is long "
+            f"or its solver held it, and the statics' verdict stands")
+
+
+def many_corners(interfaces) -> dict[tuple[str, str], int]:
+    """(a, b) -> the most corners of any contact polygon between them, for contacts of more than 4 corners
+    (the most points Bullet keeps per pair of convex parts)."""
+    out: dict[tuple[str, str], int] = {}
+    for f in interfaces:
+        n = len(f.polygon)
+        if n > 4 and n > out.get((f.a, f.b), 0):
+            out[(f.a, f.b)] = n
+    return out
 
 
 def _list(ids) -> str:
@@ -212,7 +253,7 @@ def _list(ids) -> str:
 
 def check(scene: Scene, seconds: float = DEFAULT_SECONDS, settings: PhysicsSettings | None = None, *,
           progress: Callable[[float, float], None] | None = None) -> CheckResult:
-    """Whether a scene stands, by exact statics and by a simulation that must move nothing.
+    """Whether a scene stands, by the exact statics, with a free-running simulation as the witness.
 
     Args:
         scene: the scene.
@@ -228,15 +269,17 @@ def check(scene: Scene, seconds: float = DEFAULT_SECONDS, settings: PhysicsSetti
 
     settings = settings or TUNED
     if progress is not None:
-        progress(0.0, seconds)  # building the world and the statics come first
+        progress(0.0, seconds)  # the statics and building the world come first
     t0 = time.perf_counter()
-    with World(scene, settings) as world:
-        built = time.perf_counter()
-        statics = analyze(scene)
-        t1 = time.perf_counter()
+    statics = analyze(scene)
+    t1 = time.perf_counter()
+    with World(scene, settings, statics.interfaces) as world:
         world.set_probe(settings.probe_g, statics.weakest_direction_deg)
         depth = support_depth(scene, statics.interfaces)
-        world.set_precision(*precision_for(statics.margin_g if statics.feasible else None, settings, depth))
+        precision = precision_for(statics.margin_g if statics.feasible else None, settings, depth)
+        world.set_precision(*precision)
+        if statics.stable and statics.margin_g >= settings.stable_sleep_margin:
+            world.sleep_window = settings.stable_sleep_window
         timeline = run(world, seconds, progress=progress)
     t2 = time.perf_counter()
     moved, knocked = timeline.moved, timeline.knocked_down
@@ -248,6 +291,7 @@ def check(scene: Scene, seconds: float = DEFAULT_SECONDS, settings: PhysicsSetti
     weakest = statics.weakest_direction_deg
     if all(p.fixed for p in scene.pieces):
         margin = weakest = None
-    return CheckResult(bool(statics.stable) and dynamics.stable, margin, weakest,
-                       statics, dynamics, pieces, disagreement(statics, dynamics), timeline.final, timeline,
-                       {"statics": (t1 - built) * 1e3, "dynamics": (built - t0 + t2 - t1) * 1e3})
+    why = disagreement(statics, dynamics, depth=depth, precision=precision,
+                       corners=many_corners(statics.interfaces))
+    return CheckResult(bool(statics.stable), margin, weakest, statics, dynamics, pieces, why, timeline.final,
+                       timeline, {"statics": (t1 - t0) * 1e3, "dynamics": (t2 - t1) * 1e3})

@@ -13,7 +13,6 @@ import contextlib
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.spatial.transform import Rotation
 
 from sim.names import BOARD, TABLE
 from sim.physics.bodies import (
@@ -22,11 +21,15 @@ from sim.physics.bodies import (
     BodyInfo,
     body_info,
     load_shape,
+    load_table,
     pb,
+    place_body,
     set_material,
     shrink_of,
 )
 from sim.physics.errors import BlowUpError, OverlapError
+from sim.physics.readout import RayHit, Readout
+from sim.physics.seating import prime_contacts
 from sim.physics.settings import TUNED, PhysicsSettings
 from sim.physics.sleep import Sleep
 from sim.pieces.boards import TABLE_MATERIAL
@@ -34,23 +37,6 @@ from sim.scene import Piece, Scene
 from sim.tol import tol
 
 __all__ = ["GRAVITY", "HULL_MARGIN", "BodyInfo", "RayHit", "World", "WorldState", "pb"]
-
-
-@dataclass(frozen=True)
-class RayHit:
-    """The first body a ray meets.
-
-    Attributes:
-        piece: the piece id, or ``board`` / ``table``.
-        point: (3,) where the ray meets its surface (m).
-        normal: (3,) the surface normal there (unit, world frame).
-        distance: from the ray's start (m).
-    """
-
-    piece: str
-    point: np.ndarray
-    normal: np.ndarray
-    distance: float
 
 
 @dataclass(frozen=True, eq=False)
@@ -75,7 +61,7 @@ class WorldState:
     precision: tuple[float, int] | None = None
 
 
-class World:
+class World(Readout):
     """A scene compiled into its own pybullet client (DIRECT, no globals); pieces addressed by id.
 
     Args:
@@ -95,7 +81,7 @@ class World:
         OverlapError: pieces interpenetrate deeper than ``tol.overlap`` at load.
     """
 
-    def __init__(self, scene: Scene, settings: PhysicsSettings | None = None):
+    def __init__(self, scene: Scene, settings: PhysicsSettings | None = None, interfaces=None):
         self.scene = scene
         self.settings = settings or TUNED
         self._scale = self.settings.length_scale
@@ -111,11 +97,14 @@ class World:
         self._precision: tuple[float, int] | None = None
         self._sleep: Sleep | None = None
         self._movable: list[BodyInfo] | None = None
+        self._static: set[str] = set()
+        self.sleep_window: float | None = None  # how long an island must be still to sleep (None: tol's)
         self.source = scene.source or "<scene>"
         try:
             self._configure()
             self._add_ground()
             self._build(scene.pieces)
+            prime_contacts(self, scene, interfaces)
             self._check_overlaps()
             s = self.settings
             self._sleep = Sleep(self) if s.sleeping and s.configure_engine else None
@@ -151,9 +140,7 @@ class World:
 
     def _add_ground(self) -> None:
         board = self.scene.board_info
-        plane = pb.createCollisionShape(pb.GEOM_PLANE, physicsClientId=self._cid)
-        uid = pb.createMultiBody(0.0, plane, basePosition=[0.0, 0.0, -board.thickness * self._scale],
-                                 useMaximalCoordinates=True, physicsClientId=self._cid)
+        uid = load_table(self._cid, self.settings, -board.thickness)
         set_material(self._cid, self.settings, uid, TABLE_MATERIAL.friction, TABLE_MATERIAL.restitution, False)
         self._names[uid] = TABLE if board.shape is not None else BOARD
         self.table_uid = uid
@@ -203,12 +190,20 @@ class World:
 
     @property
     def movable(self) -> list[BodyInfo]:
-        """The movable (not fixed) pieces' bodies, scene order: the rows of :meth:`kinetic_energies`."""
+        """The movable (not fixed) pieces' bodies, scene order."""
         if self._movable is None:
             self._movable = [b for b in (self.bodies[i] for i in self.ids) if not b.fixed]
-            self._masses = np.array([b.mass for b in self._movable])
-            self._inertias = np.array([b.inertia for b in self._movable]).reshape(-1, 3)
+            self._active = [b for b in self._movable if b.id not in self._static]
+            self._masses = np.array([b.mass for b in self._active])
+            self._inertias = np.array([b.inertia for b in self._active]).reshape(-1, 3)
         return self._movable
+
+    @property
+    def active(self) -> list[BodyInfo]:
+        """The movable pieces' bodies not made static (:meth:`set_static`), scene order: the rows of
+        :meth:`kinetic_energies`, and what the blow-up watch reads."""
+        self.movable  # noqa: B018 (fills the cache)
+        return self._active
 
     def piece(self, piece_id: str) -> Piece:
         """The piece ``piece_id`` as it was given to the world (its pose the one it was given with).
@@ -286,12 +281,38 @@ class World:
         self._set_velocity(info, np.zeros(6) if velocity is None else velocity)
         self._changed(touching=[piece_id])
 
+    def set_static(self, ids, static: bool = True) -> None:
+        """Make movable pieces static where they are (mass 0 and inactive: they cost nothing a step,
+        nothing pushes them, and Bullet's islands never reach across them), or movable again, at rest.
+
+        Args:
+            ids: the pieces (fixed pieces are left alone).
+            static: True to hold them, False to let them go.
+        """
+        s = self._scale
+        for i in ids:
+            info = self.bodies[i]
+            if info.fixed:
+                continue
+            if static:
+                self._set_velocity(info, np.zeros(6))
+                pb.changeDynamics(info.uid, -1, mass=0.0, physicsClientId=self._cid)
+                pb.changeDynamics(info.uid, -1, activationState=pb.ACTIVATION_STATE_SLEEP, physicsClientId=self._cid)
+            else:
+                pb.changeDynamics(info.uid, -1, mass=info.mass, localInertiaDiagonal=list(info.inertia * s * s),
+                                  physicsClientId=self._cid)
+                pb.changeDynamics(info.uid, -1, activationState=pb.ACTIVATION_STATE_WAKE_UP,
+                                  physicsClientId=self._cid)
+                self._set_velocity(info, np.zeros(6))
+        if not static:
+            self.refresh_gravity()  # a body keeps the gravity it had when it was last movable
+        changed = {i for i in ids if not self.bodies[i].fixed}
+        self._static = self._static | changed if static else self._static - changed
+        self._movable = None
+        self.rebase_energy()  # what is static leaves the energy count, what moves again joins it
+
     def _place(self, info: BodyInfo, pose: np.ndarray) -> None:
-        rot = Rotation.from_quat(pose[3:])
-        centre = pose[:3] + rot.apply(info.com)
-        quat = (rot * Rotation.from_quat(info.principal)).as_quat()
-        pb.resetBasePositionAndOrientation(info.uid, list(centre * self._scale), list(quat),
-                                           physicsClientId=self._cid)
+        place_body(self._cid, self._scale, info, pose)
 
     def _set_velocity(self, info: BodyInfo, velocity) -> None:
         v = np.asarray(velocity, dtype=float)
@@ -317,16 +338,22 @@ class World:
     def set_state(self, state: WorldState) -> None:
         """Go back (or on) to a state from :meth:`get_state`, of this world or another built alike.
 
-        Every piece's body is made afresh at its pose, in the order a new world would make them:
-        Bullet keeps contact caches, the order it solves contacts in and a world-frame inertia
-        that a pose reset does not refresh, so only new bodies make what follows depend on the
-        state alone: the same state and the same steps give the same poses, bit for bit.
+        The engine is reset and every body made afresh, the pieces at their poses, in the order a
+        new world would make them: Bullet keeps contact caches, the order it solves contacts in,
+        its broadphase tree and a world-frame inertia that a pose reset does not refresh, so only a
+        fresh engine makes what follows depend on the state alone: the same state and the same
+        steps give the same poses, bit for bit.
         """
-        for info in self.bodies.values():
-            pb.removeBody(info.uid, physicsClientId=self._cid)
-            del self._names[info.uid]
+        pb.resetSimulation(physicsClientId=self._cid)  # the broadphase too: nothing of the past survives
+        self._names = {}
+        self._static = set()
+        self.time, self.steps = state.time, state.steps
+        self._probe = state.probe
+        self._configure()
+        self._add_ground()
         self.scene = state.scene
         self._build(state.scene.pieces)
+        prime_contacts(self, state.scene)
         for i, v in zip(self.ids, state.velocities):
             self._set_velocity(self.bodies[i], v)
         self.time, self.steps = state.time, state.steps
@@ -418,6 +445,12 @@ class World:
             if self._sleep is not None and self.steps % turn == 0:
                 self._sleep.update()
 
+    def idle(self, n: int = 1) -> None:
+        """Advance the clock ``n`` steps without simulating: for a world whose movable pieces are all
+        static (``set_static``), where a step would change nothing."""
+        self.steps += n
+        self.time = self.steps * self.settings.dt
+
     def watch(self) -> None:
         """Stop with :class:`BlowUpError` if a pose is not finite or the energy ran away.
 
@@ -430,13 +463,13 @@ class World:
         mass, _, frames, vel = self._centres()
         bad = ~(np.isfinite(frames).all(axis=1) & np.isfinite(vel).all(axis=1))
         if bad.any():
-            raise BlowUpError(self.source, self.time, [b.id for b, x in zip(self.movable, bad) if x],
+            raise BlowUpError(self.source, self.time, [b.id for b, x in zip(self.active, bad) if x],
                               "a pose became NaN")
         kinetic, potential = self._energies()
         gained = kinetic.sum() + potential - self._baseline
         allowed = mass.sum() * GRAVITY * tol.blowup_height
         if not np.isfinite(gained) or gained > allowed:
-            names = [self.movable[i].id for i in np.argsort(-kinetic)[:3]]
+            names = [self.active[i].id for i in np.argsort(-kinetic)[:3]]
             raise BlowUpError(self.source, self.time, names,
                               f"the energy rose by {gained:.3g} J with nothing to give it")
 
@@ -457,128 +490,12 @@ class World:
             raise ValueError(f"piece {piece_id!r} is fixed")
         if self._sleep is not None:
             self._sleep.wake()
-        k = self.movable.index(b)
+        if piece_id in self._static:
+            self.set_static([piece_id], False)
+        k = self.active.index(b)
         before = self.kinetic_energies()[k]
         self._set_velocity(b, [*np.asarray(velocity, dtype=float), *np.asarray(spin, dtype=float)])
         self._baseline += max(self.kinetic_energies()[k] - before, 0.0)
-
-    # --- reading the state ----------------------------------------------------------------------
-
-    def pose(self, piece_id: str) -> np.ndarray:
-        """(7,) position (m) and quaternion xyzw of the piece ``piece_id`` (its own frame)."""
-        return self._piece_poses([self.bodies[piece_id]])[0]
-
-    def poses(self) -> np.ndarray:
-        """(n, 7) poses of every piece in scene order: xyz (m) + quaternion xyzw."""
-        return self._piece_poses([self.bodies[i] for i in self.ids])
-
-    def _piece_poses(self, bodies: list[BodyInfo]) -> np.ndarray:
-        """Piece-frame poses from Bullet's centre-of-mass frames (pybullet reports a body's
-        inertial frame: its centre of mass, turned to the principal axes)."""
-        if not bodies:
-            return np.zeros((0, 7))
-        raw = [pb.getBasePositionAndOrientation(b.uid, physicsClientId=self._cid) for b in bodies]
-        centre = np.array([r[0] for r in raw]) / self._scale
-        rot = Rotation.from_quat([r[1] for r in raw]) * Rotation.from_quat([b.principal for b in bodies]).inv()
-        pos = centre - rot.apply(np.array([b.com for b in bodies]))
-        quat = rot.as_quat()
-        start = np.array([b.start_quat for b in bodies])
-        quat = np.where(np.sum(quat * start, axis=1, keepdims=True) < 0, -quat, quat)  # the sign it started with
-        return np.hstack([pos, quat])
-
-    def velocities(self) -> np.ndarray:
-        """(n, 6) linear velocity of the centre of mass (m/s) and angular velocity (rad/s), scene order."""
-        vel = np.array([[*v, *w] for v, w in (pb.getBaseVelocity(self.bodies[i].uid, physicsClientId=self._cid)
-                                              for i in self.ids)]).reshape(-1, 6)
-        vel[:, :3] /= self._scale
-        return vel
-
-    def centre_frames(self) -> np.ndarray:
-        """(m, 7) centre of mass (m) and principal-axes quaternion of every movable piece (:attr:`movable` order)."""
-        return self._centres()[2]
-
-    def _centres(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Masses (m,), inertias (m, 3), centre-of-mass frames (m, 7) and velocities (m, 6) of the movable pieces."""
-        movable = self.movable
-        if not movable:
-            return np.zeros(0), np.zeros((0, 3)), np.zeros((0, 7)), np.zeros((0, 6))
-        frames = np.array([[*p, *q] for p, q in (pb.getBasePositionAndOrientation(b.uid, physicsClientId=self._cid)
-                                                 for b in movable)])
-        vel = np.array([[*v, *w] for v, w in (pb.getBaseVelocity(b.uid, physicsClientId=self._cid)
-                                              for b in movable)])
-        frames[:, :3] /= self._scale
-        vel[:, :3] /= self._scale
-        return self._masses, self._inertias, frames, vel
-
-    def _energies(self) -> tuple[np.ndarray, float]:
-        """Kinetic energy (J) of every movable piece (:attr:`movable` order) and their potential energy
-        (J) in the current gravity, probe included: the one formula of both."""
-        mass, inertia, frames, vel = self._centres()
-        spin = Rotation.from_quat(frames[:, 3:]).inv().apply(vel[:, 3:]) if len(mass) else vel[:, 3:]
-        kinetic = 0.5 * mass * np.sum(vel[:, :3] ** 2, axis=1) + 0.5 * np.sum(inertia * spin**2, axis=1)
-        return kinetic, float(-np.sum(mass * (frames[:, :3] @ self._gravity)))
-
-    def kinetic_energies(self) -> np.ndarray:
-        """(m,) kinetic energy (J) of every movable piece, in :attr:`movable` order."""
-        return self._energies()[0]
-
-    def potential_energy(self) -> float:
-        """Potential energy (J) of the movable pieces in the current gravity (probe included)."""
-        return self._energies()[1]
-
-    def energy(self) -> float:
-        """Mechanical energy (J): kinetic plus potential, of the movable pieces."""
-        kinetic, potential = self._energies()
-        return float(kinetic.sum() + potential)
-
-    def at_rest(self) -> np.ndarray:
-        """(n,) bool: whether every point of each piece moves slower than ``tol.rest_speed``
-        (the speed of its centre of mass plus its spin times the farthest corner of its bounding box)."""
-        v = self.velocities()
-        reach = np.array([self.bodies[i].reach for i in self.ids])
-        fastest = np.linalg.norm(v[:, :3], axis=1) + np.linalg.norm(v[:, 3:], axis=1) * reach
-        return fastest < tol.rest_speed
-
-    def asleep(self) -> list[str]:
-        """Ids of the pieces asleep (:mod:`sim.physics.sleep`), scene order."""
-        return [] if self._sleep is None else self._sleep.sleeping()
-
-    def contact_state(self) -> dict[str, tuple[frozenset, frozenset]]:
-        """What each piece touches now, and what holds it up, from the last step's contacts.
-
-        Returns:
-            id -> (touching, below): names of the bodies (piece ids, ``board``,
-            ``table``) in contact with it, and those among them whose contact
-            normal is within ``tol.support_angle`` of vertical, under it.
-        """
-        touching: dict[str, set[str]] = {i: set() for i in self.ids}
-        below: dict[str, set[str]] = {i: set() for i in self.ids}
-        gap = tol.touch_gap * self._scale
-        upright = np.cos(tol.support_angle)
-        for c in pb.getContactPoints(physicsClientId=self._cid):
-            if c[8] > gap:
-                continue
-            a, b, nz = self._names.get(c[1]), self._names.get(c[2]), c[7][2]  # normal on b, pointing into a
-            for this, other, up in ((a, b, nz), (b, a, -nz)):
-                if this in touching and other is not None:
-                    touching[this].add(other)
-                    if up > upright:
-                        below[this].add(other)
-        return {i: (frozenset(touching[i]), frozenset(below[i])) for i in self.ids}
-
-    def ray_test(self, start, end) -> RayHit | None:
-        """The first body the segment from ``start`` to ``end`` (each (3,), m) meets, or None.
-
-        The ray runs against the very collision shapes the simulation uses (the viewer picks with it).
-        """
-        a, b = np.asarray(start, dtype=float), np.asarray(end, dtype=float)
-        uid, _, fraction, point, normal = pb.rayTest(list(a * self._scale), list(b * self._scale),
-                                                     physicsClientId=self._cid)[0]
-        name = self._names.get(uid)
-        if uid < 0 or name is None:
-            return None
-        return RayHit(name, np.asarray(point) / self._scale, np.asarray(normal, dtype=float),
-                      float(fraction * np.linalg.norm(b - a)))
 
     # --- lifetime --------------------------------------------------------------------------------
 

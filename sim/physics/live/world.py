@@ -1,0 +1,536 @@
+"""The live world: a scene that runs in real time while hands, players and experiments change it.
+
+It wraps a :class:`~sim.physics.world.World` (no sleeping of its own, no
+probe: plain gravity) with
+
+* **actions** (:meth:`LiveWorld.apply`, or the named methods): add, remove,
+  set a pose, push (an impulse at a point), grab / move a hand / release,
+  shake the table; each is recorded as plain data (:class:`Action`);
+* **statics-certified rest** (:mod:`sim.physics.live.rest`): after every
+  change and whenever moving pieces have come to rest, the statics say which
+  pieces are held; those are static bodies until something moving or carried
+  touches them, and then wake with their neighbours;
+* **events as they happen** (:class:`LiveEvent`: moved, left its support,
+  fell, knocked down, came to rest), each with the last action before it;
+* **snapshots** (:mod:`sim.physics.live.history`) and stepping back;
+* **fixed steps with a real-time driver**: :meth:`LiveWorld.advance` steps
+  what fits in a wall-clock budget and reports the real-time factor.
+
+Everything is SI, pieces by id; poses (7,) are position + quaternion xyzw of
+the piece frame.
+"""
+
+from __future__ import annotations
+
+import time as _time
+from collections.abc import Callable
+
+import numpy as np
+from scipy.spatial.transform import Rotation
+
+from sim.physics.bodies import GRAVITY, pb
+from sim.physics.live.hands import DEFAULT_STRENGTH, Hands
+from sim.physics.live.history import History, LiveSnapshot
+from sim.physics.live.records import Action, AdvanceReport, HandState, LiveEvent
+from sim.physics.live.rest import Certification, InterfaceCache, certify
+from sim.physics.readout import RayHit
+from sim.physics.settings import TUNED, PhysicsSettings
+from sim.physics.tracker import MotionThresholds, MotionTracker
+from sim.physics.world import World
+from sim.scene import Piece, Scene
+from sim.tol import tol
+
+FRAME_HZ = 60.0
+"""Frames per simulated second: events, history and the rest check are taken once a frame."""
+
+TOUCH_SPEED = 0.02
+"""A free piece wakes the held pieces it touches when some point of it moves faster than this (m/s): ten
+times ``tol.rest_speed``, so that a woken piece settling into place does not wake the next, and that the
+next, through a whole tower; a falling or struck piece is far faster. A carried piece wakes what it
+touches at any speed (the hand pushes)."""
+
+SETTLE_SPEED = 0.02
+"""A free piece is asked about again once no point of it has moved faster than this (m/s) for
+``tol.rest_window``: a tall free pile that the solver keeps trembling at a few mm/s is held again where it
+stands, if the statics hold it there, instead of costing a whole solver run every step."""
+
+RECERTIFY_SECONDS = 0.1
+"""While pieces come to rest one after another, the statics are asked at most this often (s)."""
+
+
+def live_settings(settings: PhysicsSettings | None = None) -> PhysicsSettings:
+    """The live world's settings: the tuned ones without the verdict's probe or the world's own sleeping
+    (certified rest replaces it), and a solver that stops at 0.1 mm/s with at most 1000 iterations a step
+    (held pieces are static; the solver only meets moving ones)."""
+    s = settings or TUNED
+    return s.with_(probe_g=0.0, sleeping=False, residual_velocity=1e-4, solver_iterations=min(s.solver_iterations,
+                                                                                              1000))
+
+
+class LiveWorld:
+    """A world that runs while it is changed; see the module docstring.
+
+    Args:
+        scene: the scene to start from (its pieces are certified before the first step).
+        settings: physics settings (default :func:`live_settings`).
+        history_seconds: how far back (s) :meth:`rewind` can go.
+        clock: the wall clock (s) the real-time driver reads (injectable for tests).
+
+    Attributes:
+        world: the underlying world (read poses, rays and contacts from it).
+        hands: who carries what.
+        held: ids of the pieces the statics hold (static bodies).
+        actions: every action so far, in order.
+        events: every event so far, in order.
+        certification: the last answer of the statics.
+    """
+
+    def __init__(self, scene: Scene, settings: PhysicsSettings | None = None, *, history_seconds: float = 12.0,
+                 clock: Callable[[], float] = _time.perf_counter):
+        self.world = World(scene, settings or live_settings())
+        self.hands = Hands(self.world)
+        self.held: set[str] = set()
+        self.actions: list[Action] = []
+        self.events: list[LiveEvent] = []
+        self.certification: Certification | None = None
+        self._clock = clock
+        self._drained = 0
+        self._dirty = True  # something may have changed since the last frame
+        self._shake: tuple[float, float, float, float, float] | None = None  # amplitude, hz, deg, start, end
+        self._frame_steps = max(1, int(round(1.0 / (FRAME_HZ * self.world.settings.dt))))
+        self._last_certified = -np.inf
+        self._rest_since: dict[str, float] = {i: -np.inf for i in self.world.ids}  # a scene starts at rest
+        self._interfaces = InterfaceCache()
+        self._held_poses: dict[str, np.ndarray] = {}
+        self.tracker = MotionTracker([], [], np.zeros((0, 7)), {}, MotionThresholds.from_tolerances(tol),
+                                     piece_rest=True)
+        self._certify(force=True)
+        rest = [i for i in self.world.ids if i not in self.tracker.ids]  # fixed pieces, unheld ones
+        self.tracker.add(rest, self._bounds(rest), [self.pose(i) for i in rest], self._contacts(), self.time)
+        self.history = History(self, history_seconds)
+
+    # --- reading ---------------------------------------------------------------------------------
+
+    @property
+    def time(self) -> float:
+        """Simulated time (s)."""
+        return self.world.time
+
+    @property
+    def ids(self) -> list[str]:
+        """Piece ids, in the order of :meth:`poses`."""
+        return self.world.ids
+
+    def poses(self) -> np.ndarray:
+        """(n, 7) every piece's pose (held pieces from memory: they do not move)."""
+        ids = self.ids
+        out = np.empty((len(ids), 7))
+        live = [k for k, i in enumerate(ids) if i not in self._held_poses]
+        for k, i in enumerate(ids):
+            if i in self._held_poses:
+                out[k] = self._held_poses[i]
+        if live:
+            out[live] = self.world.poses([ids[k] for k in live])
+        return out
+
+    def pose(self, piece_id: str) -> np.ndarray:
+        """(7,) one piece's pose."""
+        return self.world.pose(piece_id)
+
+    def carried(self) -> dict[str, str]:
+        """piece id -> hand, for the pieces in a hand."""
+        return self.hands.carried()
+
+    def free(self) -> list[str]:
+        """Movable pieces that are simulated now (neither held nor carried), scene order."""
+        carried = self.carried()
+        return [b.id for b in self.world.movable if b.id not in self.held and b.id not in carried]
+
+    def moving(self, speed: float | None = None) -> list[str]:
+        """The pieces in motion now: some point faster than ``speed`` (m/s; default ``tol.rest_speed``)."""
+        awake_set = set(self.free()) | set(self.carried())
+        awake = [i for i in self.ids if i in awake_set]
+        return [i for i, rest in zip(awake, self.world.at_rest(awake, speed)) if not rest]
+
+    def scene_now(self) -> Scene:
+        """The scene with every piece at its current pose."""
+        return self.world.scene.with_poses(dict(zip(self.ids, self.poses())))
+
+    def ray_test(self, start, end) -> RayHit | None:
+        """The first body the segment meets (the simulation's own shapes): what the viewer picks."""
+        return self.world.ray_test(start, end)
+
+    def landing(self, piece_id: str, pose) -> np.ndarray:
+        """Where ``piece_id`` would come to lie if let go above ``pose`` (7,): the pose lowered straight
+        down onto the highest surface under its footprint (the viewer's ghost).
+
+        Rays go down from the corners and the centre of its bounding box's underside; the piece itself
+        is skipped. Returns the pose unchanged when nothing lies under it.
+        """
+        pose = np.asarray(pose, dtype=float)
+        box = self.world.piece(piece_id).shape.bounds
+        rot = Rotation.from_quat(pose[3:])
+        corners = np.array([[x, y, z] for x in box[:, 0] for y in box[:, 1] for z in box[:, 2]])
+        world = rot.apply(corners) + pose[:3]
+        bottom = world[:, 2].min()
+        starts = np.vstack([world, world.mean(axis=0)])
+        starts[:, 2] = bottom - 1e-6
+        ends = starts.copy()
+        ends[:, 2] = -10.0
+        scale = self.world.settings.length_scale
+        uid = self.world.bodies[piece_id].uid
+        hits = pb.rayTestBatch(list(map(list, starts * scale)), list(map(list, ends * scale)),
+                               physicsClientId=self.world.client)
+        tops = [h[3][2] / scale for h in hits if h[0] >= 0 and h[0] != uid]
+        if not tops:
+            return pose
+        out = pose.copy()
+        out[2] -= bottom - max(tops)
+        return out
+
+    # --- actions -----------------------------------------------------------------------------------
+
+    def apply(self, action: Action | dict) -> None:
+        """Make an action given as data (:class:`Action` or its JSON form): the same as calling its method."""
+        a = action if isinstance(action, Action) else Action(0.0, action["kind"], action.get("piece"),
+                                                              action.get("hand"), action.get("player"),
+                                                              dict(action.get("args") or {}))
+        args = a.args
+        if a.kind == "add":
+            from sim.scene import from_dict
+
+            s = self.world.scene
+            piece = from_dict({"format": "towerlab-scene/1", "game": s.game, "board": s.board,
+                               "pieces": [args["spec"]]}, "<action>").pieces[0]
+            self.add(piece.moved(args["pose"][:3], args["pose"][3:]), player=a.player,
+                     velocity=args.get("velocity"))
+        elif a.kind == "remove":
+            self.remove(a.piece, player=a.player)
+        elif a.kind == "set_pose":
+            self.set_pose(a.piece, args["pose"], player=a.player)
+        elif a.kind == "push":
+            self.push(a.piece, args["impulse"], args.get("point"), player=a.player)
+        elif a.kind == "grab":
+            self.grab(a.piece, a.hand or "right", args.get("target"), args.get("strength", DEFAULT_STRENGTH),
+                      player=a.player)
+        elif a.kind == "move_hand":
+            self.move_hand(a.hand, args["target"])
+        elif a.kind == "release":
+            self.release(a.hand)
+        elif a.kind == "shake":
+            self.shake(args["amplitude"], args["frequency"], args.get("direction_deg", 0.0), args["seconds"],
+                       player=a.player)
+        else:
+            raise ValueError(f"action kind: expected one of add, remove, set_pose, push, grab, move_hand, release, "
+                             f"shake, got {a.kind!r}")
+
+    def _record(self, kind: str, piece: str | None = None, hand: str | None = None, player: str | None = None,
+                **args) -> Action:
+        action = Action(self.time, kind, piece, hand, player, args)
+        self.actions.append(action)
+        self._dirty = True
+        return action
+
+    def add(self, piece: Piece, player: str | None = None, velocity=None) -> None:
+        """Add a piece (from the supply) at its pose; it is certified at once (held where it can be).
+
+        Raises:
+            ValueError: its id is taken. OverlapError: it interpenetrates another piece.
+        """
+        from sim.scene.io import piece_to_dict
+
+        self.world.add_piece(piece, velocity)
+        self._record("add", piece.id, player=player, spec=piece_to_dict(piece),
+                     pose=[*map(float, piece.pos), *map(float, piece.quat)],
+                     velocity=None if velocity is None else [float(v) for v in velocity])
+        if velocity is None:
+            self._rest_since[piece.id] = -np.inf  # set down at rest: judged at once
+        self._certify(force=True)  # tracked from where it first rests
+
+    def remove(self, piece_id: str, player: str | None = None) -> None:
+        """Take a piece away (back to the supply); what it held up is released and falls."""
+        self._record("remove", piece_id, player=player)
+        self.hands.drop_piece(piece_id)
+        self._wake(self._neighbours(piece_id))
+        self.world.remove_piece(piece_id)
+        self.held.discard(piece_id)
+        self._held_poses.pop(piece_id, None)
+        self.tracker.remove([piece_id])
+        self._rest_since.pop(piece_id, None)
+        self._certify(force=True)
+
+    def set_pose(self, piece_id: str, pose, player: str | None = None) -> None:
+        """Put a piece at a pose (a teleport), at rest; its old and new neighbours wake."""
+        pose = np.asarray(pose, dtype=float)
+        self._record("set_pose", piece_id, player=player, pose=[float(x) for x in pose])
+        self._wake(self._neighbours(piece_id) | {piece_id})
+        self.world.set_pose(piece_id, pose)
+        self.tracker.rebase([piece_id], [pose], self._contacts(), self.time)
+        self._certify(force=True)
+
+    def push(self, piece_id: str, impulse, point=None, player: str | None = None) -> None:
+        """An impulse (3,) (N s) on a piece at a point (3,) (m, world; default its centre of mass): a nudge."""
+        j = np.asarray(impulse, dtype=float)
+        info = self.world.bodies[piece_id]
+        if info.fixed:
+            raise ValueError(f"piece {piece_id!r} is fixed")
+        self._record("push", piece_id, player=player, impulse=[float(x) for x in j],
+                     point=None if point is None else [float(x) for x in point])
+        self._wake({piece_id})
+        frame = self.world.centre_frames()[[b.id for b in self.world.active].index(piece_id)]
+        arm = np.zeros(3) if point is None else np.asarray(point, dtype=float) - frame[:3]
+        rot = Rotation.from_quat(frame[3:]).as_matrix()
+        inverse = rot @ np.diag(1.0 / info.inertia) @ rot.T
+        v = self.world.velocities()[self.ids.index(piece_id)]
+        self.world.push(piece_id, v[:3] + j / info.mass, v[3:] + inverse @ np.cross(arm, j))
+
+    def grab(self, piece_id: str, hand: str = "right", target=None, strength: float = DEFAULT_STRENGTH,
+             player: str | None = None) -> HandState:
+        """Hand ``hand`` takes a piece (what rests on it is simulated and rides along or slides off)."""
+        self._wake({piece_id})
+        state = self.hands.grab(hand, piece_id, target, strength, player)
+        self._record("grab", piece_id, hand, player, target=[float(x) for x in state.target], strength=strength)
+        self.tracker.remove([piece_id])
+        self._certify(force=True)
+        return state
+
+    def move_hand(self, hand: str, target) -> None:
+        """Pull hand ``hand``'s piece towards a new target pose (7,)."""
+        state = self.hands.move(hand, target)
+        self._record("move_hand", state.piece, hand, state.player, target=[float(x) for x in state.target])
+
+    def release(self, hand: str) -> None:
+        """Hand ``hand`` lets go; the piece is certified at once if it rests (a block set down on a stack)."""
+        state = self.hands.release(hand)
+        self._record("release", state.piece, hand, state.player)
+        self._rest_since[state.piece] = -np.inf if state.piece not in self.moving() else self.time
+        self._certify(force=True)  # tracked from where it first rests: being set down is no fall
+
+    def shake(self, amplitude: float, frequency: float, direction_deg: float, seconds: float,
+              player: str | None = None) -> None:
+        """Shake the table: a horizontal sinusoid of ``amplitude`` (m) at ``frequency`` (Hz) along
+        ``direction_deg`` for ``seconds``, felt by every piece as its pseudo-force (gravity tilted by
+        ``−ẍ / g``); everything is simulated while it lasts."""
+        self._record("shake", player=player, amplitude=amplitude, frequency=frequency, direction_deg=direction_deg,
+                     seconds=seconds)
+        self._shake = (float(amplitude), float(frequency), float(direction_deg), self.time, self.time + seconds)
+        self._wake(set(self.held))
+
+    # --- stepping --------------------------------------------------------------------------------
+
+    def step(self, n: int = 1) -> None:
+        """Advance ``n`` fixed steps (``settings.dt`` each)."""
+        for _ in range(n):
+            self._step_once()
+
+    def advance(self, seconds: float, budget: float | None = None) -> AdvanceReport:
+        """Step as many fixed steps as ``seconds`` of simulated time hold, within a wall-clock ``budget`` (s).
+
+        A viewer calls it once a frame with the frame's duration (times a slow-motion factor); when the
+        budget runs out the rest is dropped, so the world slows down rather than freezing the window.
+
+        Returns:
+            What was done, with the real-time factor.
+        """
+        start = self._clock()
+        dt = self.world.settings.dt
+        wanted = max(0, int(round(seconds / dt)))
+        done = 0
+        while done < wanted:
+            if budget is not None and done and self._clock() - start >= budget:
+                break
+            self._step_once()
+            done += 1
+        wall = self._clock() - start
+        simulated = done * dt
+        return AdvanceReport(seconds, simulated, done, wall, simulated / wall if wall > 0 else float("inf"),
+                             done < wanted)
+
+    def _step_once(self) -> None:
+        w = self.world
+        shaking = self._shake is not None
+        if shaking:
+            self._shake_gravity()
+        if self.hands.carried() or self.free() or shaking:
+            self.hands.apply()
+            w.step(1)
+            self._touches()
+        else:
+            w.idle(1)  # everything held: nothing to simulate
+        if w.steps % self._frame_steps == 0:
+            self._frame()
+
+    def _shake_gravity(self) -> None:
+        amplitude, hz, direction, start, end = self._shake
+        if self.time >= end:
+            self._shake = None
+            self.world.set_probe(0.0)
+            self._certify(force=True)
+            return
+        omega = 2 * np.pi * hz
+        self.world.set_probe(amplitude * omega**2 * np.sin(omega * (self.time - start)) / GRAVITY, direction)
+
+    def _frame(self) -> None:
+        """Once a frame: events, the history, and the statics when pieces have come to rest."""
+        awake = bool(self.hands.carried() or self.free() or self._shake is not None)
+        if not awake and not self._dirty:
+            self.history.repeat()  # nothing moved, nothing changed: the last frame again, for free
+            return
+        self._dirty = awake
+        if self.hands.carried() or self._shake is not None:
+            self.world.rebase_energy()  # a hand or the table does work: the blow-up watch counts from here
+        poses = self.poses()
+        tracked = {i: k for k, i in enumerate(self.ids)}
+        rows = [tracked[i] for i in self.tracker.ids]
+        resting = np.ones(len(self.ids), dtype=bool)  # held pieces rest by construction
+        quiet = resting.copy()
+        awake = [k for k, i in enumerate(self.ids) if i not in self.held]
+        if awake:
+            awake_ids = [self.ids[k] for k in awake]
+            resting[awake] = self.world.at_rest(awake_ids)
+            quiet[awake] = self.world.at_rest(awake_ids, SETTLE_SPEED)
+        for kind_event in self.tracker.frame(self.time, poses[rows], self._contacts, resting[rows]):
+            self.events.append(LiveEvent(kind_event.time, kind_event.kind, kind_event.pieces,
+                                         self.actions[-1] if self.actions else None))
+        self.history.record(poses)
+        for i, rest in zip(self.ids, quiet):
+            if not rest:
+                self._rest_since.pop(i, None)
+            else:
+                self._rest_since.setdefault(i, self.time)
+        if self._shake is None and any(self._rested(i) for i in self.free()):
+            self._certify()
+
+    def _rested(self, piece_id: str) -> bool:
+        since = self._rest_since.get(piece_id)
+        return since is not None and self.time - since >= tol.rest_window - tol.clock
+
+    # --- certified rest --------------------------------------------------------------------------
+
+    def _certify(self, force: bool = False) -> None:
+        """Ask the statics which pieces are held; hold those, let the rest go (see :mod:`.rest`)."""
+        if self._shake is not None or (not force and self.time - self._last_certified < RECERTIFY_SECONDS):
+            return
+        self._last_certified = self.time
+        carried = set(self.carried())
+        unsettled = {i for i in self.free() if not self._rested(i)}
+        cert = certify(self.scene_now(), carried | unsettled, self._interfaces)
+        self.certification = cert
+        newly = sorted(cert.held - self.held)
+        lost = sorted(self.held & cert.unheld)
+        if newly:
+            self.world.set_static(newly, True)
+            self.held |= set(newly)
+            self._held_poses.update(zip(newly, self.world.poses(newly)))
+            contacts = None
+            fresh = [i for i in newly if i not in self.tracker.ids]
+            moved = [i for i in newly if i in self.tracker.began]
+            if fresh or moved:
+                contacts = self._contacts()
+            if fresh:
+                self.tracker.add(fresh, self._bounds(fresh), [self.pose(i) for i in fresh], contacts, self.time)
+            if moved:
+                self.tracker.rebase(moved, [self.pose(i) for i in moved], contacts, self.time)
+        if lost:
+            self.world.set_static(lost, False)
+        self.held -= set(lost)
+        for i in lost:
+            self._held_poses.pop(i, None)
+
+    def _wake(self, ids) -> None:
+        """Let held pieces go (something touches them, or their support changes)."""
+        ids = sorted(set(ids) & self.held)
+        if ids:
+            self.world.set_static(ids, False)
+            self.held -= set(ids)
+            for i in ids:
+                self._held_poses.pop(i, None)
+            for i in ids:
+                self._rest_since[i] = self.time
+
+    def _neighbours(self, piece_id: str) -> set[str]:
+        """What ``piece_id`` touched at the last certification (and what touches it now)."""
+        near = set(self.certification.neighbours.get(piece_id, ())) if self.certification else set()
+        near |= {j for j in self.world.contact_state().get(piece_id, (frozenset(), frozenset()))[0]
+                 if j in self.world.bodies}
+        return near
+
+    def _touches(self) -> None:
+        """Held pieces touched by a moving or carried piece wake, with their neighbours."""
+        if not self.held:
+            return
+        carried = set(self.carried())
+        movers = carried | set(self.moving(TOUCH_SPEED))
+        if not movers:
+            return
+        gap = tol.touch_gap * self.world.settings.length_scale
+        touched = set()
+        for i in movers:
+            uid = self.world.bodies[i].uid
+            for c in pb.getContactPoints(bodyA=uid, physicsClientId=self.world.client):
+                other = self.world.name_of(c[2])
+                if other in self.held and c[8] <= gap:
+                    touched.add(other)
+        if touched:
+            near = set().union(*(self._neighbours(i) for i in touched))
+            self._wake(touched | near)
+
+    # --- helpers ---------------------------------------------------------------------------------
+
+    def _bounds(self, ids) -> list[np.ndarray]:
+        return [self.world.piece(i).shape.bounds for i in ids]
+
+    def _contacts(self) -> dict:
+        """What each piece touches: Bullet's contacts, and for held pieces the certified ones (Bullet
+        computes nothing between two static bodies)."""
+        state = self.world.contact_state()
+        cert = self.certification
+        if cert is None:
+            return state
+        out = {}
+        for i, (touching, below) in state.items():
+            if i in self.held:
+                touching = touching | cert.neighbours.get(i, frozenset()) | cert.below.get(i, frozenset())
+                below = below | cert.below.get(i, frozenset())
+            out[i] = (frozenset(touching), frozenset(below))
+        return out
+
+    # --- snapshots ---------------------------------------------------------------------------------
+
+    def snapshot(self, exact: bool = True) -> LiveSnapshot:
+        """The full state, in memory (see :mod:`sim.physics.live.history`).
+
+        Args:
+            exact: also go on from the snapshot as a restore would (every body made afresh), so that what
+                follows now and after any :meth:`restore` of it is the same, bit for bit. Without, the
+                snapshot is free and restores of it agree with each other, not with the run that goes on.
+        """
+        snap = self.history.capture()
+        if exact:
+            self.restore(snap)
+        return snap
+
+    def restore(self, snapshot: LiveSnapshot) -> None:
+        """Go back to a snapshot: poses, velocities, held pieces, hands, events and actions as they were."""
+        self.history.restore(snapshot)
+
+    def rewind(self, seconds: float) -> None:
+        """Go back ``seconds`` of simulated time (at most ``history_seconds``): restore the last periodic
+        snapshot before then and replay the actions made since, step by step."""
+        self.history.rewind(self.time - seconds)
+
+    def drain_events(self) -> list[LiveEvent]:
+        """The events since the last call."""
+        out = self.events[self._drained:]
+        self._drained = len(self.events)
+        return out
+
+    def close(self) -> None:
+        """Close the world's client."""
+        self.world.close()
+
+    def __enter__(self) -> LiveWorld:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -1,0 +1,155 @@
+"""Reading a world's state: poses, velocities, energies, contacts, and rays for picking.
+
+:class:`Readout` is the reading half of :class:`~sim.physics.world.World`
+(which builds, changes and steps); everything it returns is SI, pieces by id.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.spatial.transform import Rotation
+
+from sim.physics.bodies import BodyInfo, pb
+from sim.tol import tol
+
+
+@dataclass(frozen=True)
+class RayHit:
+    """The first body a ray meets.
+
+    Attributes:
+        piece: the piece id, or ``board`` / ``table``.
+        point: (3,) where the ray meets its surface (m).
+        normal: (3,) the surface normal there (unit, world frame).
+        distance: from the ray's start (m).
+    """
+
+    piece: str
+    point: np.ndarray
+    normal: np.ndarray
+    distance: float
+
+
+class Readout:
+    """The reading methods of a world (see :class:`~sim.physics.world.World` for its attributes)."""
+
+    def pose(self, piece_id: str) -> np.ndarray:
+        """(7,) position (m) and quaternion xyzw of the piece ``piece_id`` (its own frame)."""
+        return self._piece_poses([self.bodies[piece_id]])[0]
+
+    def poses(self, ids=None) -> np.ndarray:
+        """(n, 7) poses of every piece in scene order (or of ``ids``, in their order): xyz (m) + quaternion xyzw."""
+        return self._piece_poses([self.bodies[i] for i in (self.ids if ids is None else ids)])
+
+    def _piece_poses(self, bodies: list[BodyInfo]) -> np.ndarray:
+        """Piece-frame poses from Bullet's centre-of-mass frames (pybullet reports a body's
+        inertial frame: its centre of mass, turned to the principal axes)."""
+        if not bodies:
+            return np.zeros((0, 7))
+        raw = [pb.getBasePositionAndOrientation(b.uid, physicsClientId=self._cid) for b in bodies]
+        centre = np.array([r[0] for r in raw]) / self._scale
+        rot = Rotation.from_quat([r[1] for r in raw]) * Rotation.from_quat([b.principal for b in bodies]).inv()
+        pos = centre - rot.apply(np.array([b.com for b in bodies]))
+        quat = rot.as_quat()
+        start = np.array([b.start_quat for b in bodies])
+        quat = np.where(np.sum(quat * start, axis=1, keepdims=True) < 0, -quat, quat)  # the sign it started with
+        return np.hstack([pos, quat])
+
+    def velocities(self, ids=None) -> np.ndarray:
+        """(n, 6) linear velocity of the centre of mass (m/s) and angular velocity (rad/s), scene order
+        (or the order of ``ids``)."""
+        vel = np.array([[*v, *w] for v, w in (pb.getBaseVelocity(self.bodies[i].uid, physicsClientId=self._cid)
+                                              for i in (self.ids if ids is None else ids))]).reshape(-1, 6)
+        vel[:, :3] /= self._scale
+        return vel
+
+    def centre_frames(self) -> np.ndarray:
+        """(m, 7) centre of mass (m) and principal-axes quaternion of every active piece (:attr:`active` order)."""
+        return self._centres()[2]
+
+    def _centres(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Masses (m,), inertias (m, 3), centre-of-mass frames (m, 7) and velocities (m, 6) of the active pieces."""
+        movable = self.active
+        if not movable:
+            return np.zeros(0), np.zeros((0, 3)), np.zeros((0, 7)), np.zeros((0, 6))
+        frames = np.array([[*p, *q] for p, q in (pb.getBasePositionAndOrientation(b.uid, physicsClientId=self._cid)
+                                                 for b in movable)])
+        vel = np.array([[*v, *w] for v, w in (pb.getBaseVelocity(b.uid, physicsClientId=self._cid)
+                                              for b in movable)])
+        frames[:, :3] /= self._scale
+        vel[:, :3] /= self._scale
+        return self._masses, self._inertias, frames, vel
+
+    def _energies(self) -> tuple[np.ndarray, float]:
+        """Kinetic energy (J) of every active piece (:attr:`active` order) and their potential energy
+        (J) in the current gravity, probe included: the one formula of both."""
+        mass, inertia, frames, vel = self._centres()
+        spin = Rotation.from_quat(frames[:, 3:]).inv().apply(vel[:, 3:]) if len(mass) else vel[:, 3:]
+        kinetic = 0.5 * mass * np.sum(vel[:, :3] ** 2, axis=1) + 0.5 * np.sum(inertia * spin**2, axis=1)
+        return kinetic, float(-np.sum(mass * (frames[:, :3] @ self._gravity)))
+
+    def kinetic_energies(self) -> np.ndarray:
+        """(m,) kinetic energy (J) of every active piece (not static), in :attr:`active` order."""
+        return self._energies()[0]
+
+    def potential_energy(self) -> float:
+        """Potential energy (J) of the active pieces in the current gravity (probe included)."""
+        return self._energies()[1]
+
+    def energy(self) -> float:
+        """Mechanical energy (J): kinetic plus potential, of the active pieces."""
+        kinetic, potential = self._energies()
+        return float(kinetic.sum() + potential)
+
+    def at_rest(self, ids=None, speed: float | None = None) -> np.ndarray:
+        """(n,) bool: whether every point of each piece moves slower than ``speed`` (m/s; default
+        ``tol.rest_speed``): the speed of its centre of mass plus its spin times the farthest corner of
+        its bounding box; scene order (or the order of ``ids``)."""
+        ids = self.ids if ids is None else list(ids)
+        v = self.velocities(ids)
+        reach = np.array([self.bodies[i].reach for i in ids]).reshape(-1)
+        fastest = np.linalg.norm(v[:, :3], axis=1) + np.linalg.norm(v[:, 3:], axis=1) * reach
+        return fastest < (tol.rest_speed if speed is None else speed)
+
+    def asleep(self) -> list[str]:
+        """Ids of the pieces asleep (:mod:`sim.physics.sleep`), scene order."""
+        return [] if self._sleep is None else self._sleep.sleeping()
+
+    def contact_state(self) -> dict[str, tuple[frozenset, frozenset]]:
+        """What each piece touches now, and what holds it up, from the last step's contacts.
+
+        Returns:
+            id -> (touching, below): names of the bodies (piece ids, ``board``,
+            ``table``) in contact with it, and those among them whose contact
+            normal is within ``tol.support_angle`` of vertical, under it.
+        """
+        touching: dict[str, set[str]] = {i: set() for i in self.ids}
+        below: dict[str, set[str]] = {i: set() for i in self.ids}
+        gap = tol.touch_gap * self._scale
+        upright = np.cos(tol.support_angle)
+        for c in pb.getContactPoints(physicsClientId=self._cid):
+            if c[8] > gap:
+                continue
+            a, b, nz = self._names.get(c[1]), self._names.get(c[2]), c[7][2]  # normal on b, pointing into a
+            for this, other, up in ((a, b, nz), (b, a, -nz)):
+                if this in touching and other is not None:
+                    touching[this].add(other)
+                    if up > upright:
+                        below[this].add(other)
+        return {i: (frozenset(touching[i]), frozenset(below[i])) for i in self.ids}
+
+    def ray_test(self, start, end) -> RayHit | None:
+        """The first body the segment from ``start`` to ``end`` (each (3,), m) meets, or None.
+
+        The ray runs against the very collision shapes the simulation uses (the viewer picks with it).
+        """
+        a, b = np.asarray(start, dtype=float), np.asarray(end, dtype=float)
+        uid, _, fraction, point, normal = pb.rayTest(list(a * self._scale), list(b * self._scale),
+                                                     physicsClientId=self._cid)[0]
+        name = self._names.get(uid)
+        if uid < 0 or name is None:
+            return None
+        return RayHit(name, np.asarray(point) / self._scale, np.asarray(normal, dtype=float),
+                      float(fraction * np.linalg.norm(b - a)))

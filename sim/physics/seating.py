@@ -1,0 +1,98 @@
+"""Seating: how far to press each piece into what holds it so that Bullet makes every resting contact.
+
+Scene files put pieces exactly on one another. Bullet's separating-axis test
+makes a new contact only between hulls that overlap, and for some pairs only
+beyond a few micrometres (an edge lying on a face about 1 µm; some box pairs
+4 µm; exactly touching faces by the rounding of their coordinates, a coin
+toss). A contact missing at the first step lets what it should hold fall
+freely for a step (43 µm at 1/480 s) and land with an impact, which topples
+a structure a few thousandths of a g from its edge. Once made, Bullet keeps a
+contact while the surfaces stay within its breaking threshold (20 µm). So the
+world primes its contacts (``World``, ``PhysicsSettings.prime_depth``): every
+piece is pressed, by the least translation here, ``depth`` into each of its
+supports and into the board or any fixed piece it touches, lower pieces
+first; Bullet finds the contacts; the pieces go back to their exact poses.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sim.names import GROUND
+from sim.tol import tol
+
+SWEEPS = 4
+"""Passes over the interfaces: one settles a stack whose supports run bottom-up, a few settle the rest."""
+
+
+def seating_offsets(scene, interfaces, depth: float) -> np.ndarray:
+    """(n, 3) translations (m), scene order, that press every support ``depth`` deep.
+
+    Args:
+        scene: the scene (fixed pieces are never moved).
+        interfaces: its contact interfaces (``sim.contact.find_interfaces``): ``b`` rests on ``a``
+            along ``normal`` (from a into b).
+        depth: the overlap (m) each pressed contact gets.
+
+    Returns:
+        Per piece the translation to apply to its pose; zeros for fixed pieces and pieces that touch nothing.
+    """
+    index = {p.id: k for k, p in enumerate(scene.pieces)}
+    movable = np.array([not p.fixed for p in scene.pieces], dtype=bool)
+    upright = np.cos(tol.support_angle)
+    pressed = []
+    for f in interfaces:
+        a, b = f.a, f.b
+        ia, ib = index.get(a), index.get(b)
+        a_still = a in GROUND or (ia is not None and not movable[ia])
+        b_still = ib is None or not movable[ib]
+        if b_still and a_still:
+            continue
+        if a_still or b_still or abs(f.normal[2]) >= upright:  # a support, or a contact with what never moves
+            height = float(np.min(f.polygon[:, 2])) if len(f.polygon) else 0.0
+            pressed.append((height, ia, ib, np.asarray(f.normal, dtype=float)))
+    pressed.sort(key=lambda item: item[0])
+    offsets = np.zeros((len(scene.pieces), 3))
+    for _ in range(SWEEPS):
+        for _, ia, ib, n in pressed:
+            ta = offsets[ia] if ia is not None else np.zeros(3)
+            tb = offsets[ib] if ib is not None else np.zeros(3)
+            deficit = depth + float((tb - ta) @ n)  # b must sit at least ``depth`` into a along n
+            if deficit <= 0:
+                continue
+            if ib is not None and movable[ib]:
+                offsets[ib] -= deficit * n
+            elif ia is not None and movable[ia]:
+                offsets[ia] += deficit * n
+    return offsets
+
+
+def prime_contacts(world, scene, interfaces=None) -> None:
+    """Make every resting contact of ``scene``'s pieces in ``world`` before its first step: press them
+    ``world.settings.prime_depth`` into what holds them, let Bullet find the contacts, and put them
+    back at their exact poses (Bullet keeps a contact it has made within its breaking threshold).
+
+    Args:
+        world: a :class:`~sim.physics.world.World` whose bodies stand at the scene's poses.
+        scene: those pieces.
+        interfaces: their contact interfaces (found here when None).
+    """
+    from sim.physics.bodies import pb, place_body
+
+    depth = world.settings.prime_depth
+    if not depth or not scene.pieces:
+        return
+    if interfaces is None:
+        from sim.contact import find_interfaces
+
+        interfaces = find_interfaces(scene)
+    offsets = seating_offsets(scene, interfaces, depth)
+    moved = [(world.bodies[p.id], np.array([*p.pos, *p.quat]), offsets[k]) for k, p in enumerate(scene.pieces)
+             if offsets[k].any()]
+    scale = world.settings.length_scale
+    for info, pose, offset in moved:
+        place_body(world.client, scale, info, pose + np.r_[offset, 0.0, 0.0, 0.0, 0.0])
+    pb.performCollisionDetection(physicsClientId=world.client)
+    for info, pose, _ in moved:
+        place_body(world.client, scale, info, pose)
+    pb.performCollisionDetection(physicsClientId=world.client)

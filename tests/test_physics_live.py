@@ -1,0 +1,171 @@
+"""The live world: hands that knock towers over, certified rest, events with their cause, snapshots, real time."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from sim.cases.thin import harmonic
+from sim.physics.live import LiveWorld
+from sim.scene import from_dict
+
+BOX = 20.0  # mm
+
+
+def scene(*pieces):
+    return from_dict({"format": "towerlab-scene/1", "game": "free", "board": "table", "pieces": list(pieces)},
+                     "<live test>")
+
+
+def box(pid, x, y, level, size=(BOX, BOX, BOX)):
+    return {"id": pid, "kind": "box", "size": list(size), "pos": [x, y, size[2] * (level + 0.5)]}
+
+
+def tower(prefix, x, n):
+    return [box(f"{prefix}{k}", x, 0, k) for k in range(n)]
+
+
+def carry(lw, hand, path, seconds_per_leg=0.5):
+    """Move a hand through target positions (m), each leg over ``seconds_per_leg``, a frame at a time."""
+    state = lw.hands.state(hand)
+    target = state.target.copy()
+    for point in path:
+        start = target[:3].copy()
+        for k in range(1, int(seconds_per_leg * 60) + 1):
+            target[:3] = start + (np.asarray(point) - start) * k / (seconds_per_leg * 60)
+            lw.move_hand(hand, target)
+            lw.advance(1 / 60)
+    return target
+
+
+def test_a_scene_at_rest_is_held_by_the_statics_and_costs_nothing():
+    with LiveWorld(scene(*tower("t", 0, 5))) as lw:
+        assert lw.held == {f"t{k}" for k in range(5)} and lw.free() == []
+        before = lw.poses()
+        report = lw.advance(2.0)
+        assert report.steps == 960 and not report.behind and np.array_equal(lw.poses(), before)
+        assert lw.events == []
+
+
+def test_a_carried_block_pushed_into_a_tower_knocks_it_over_and_the_events_name_who_did_it():
+    with LiveWorld(scene(*tower("t", 0, 6), box("block", -0.1 * 1000, 0, 0))) as lw:
+        lw.grab("block", "right", player="ana")
+        carry(lw, "right", [(-0.1, 0.0, 0.03), (0.08, 0.0, 0.03)])
+        lw.advance(1.5)
+        knocked = [e for e in lw.events if e.kind == "knocked_down"]
+        assert {p for e in knocked for p in e.pieces} >= {"t3", "t4", "t5"}  # the tower came down
+        first = knocked[0]
+        assert first.cause.piece == "block" and first.cause.hand == "right" and first.cause.player == "ana"
+        assert all(lw.pose(f"t{k}")[2] < 0.05 for k in range(3, 6))  # every upper block on the table
+
+
+def test_a_block_carried_onto_a_stack_and_released_rests_there():
+    with LiveWorld(scene(*tower("t", 0, 3), box("block", -100, 0, 0))) as lw:
+        lw.grab("block", "left", player="ben")
+        top = 3 * BOX / 1000 + BOX / 2000
+        carry(lw, "left", [(-0.1, 0.0, 0.09), (0.0, 0.0, 0.09), (0.0, 0.0, top + 0.0002)])
+        lw.release("left")
+        lw.advance(1.0)
+        np.testing.assert_allclose(lw.pose("block")[:3], [0.0, 0.0, top], atol=5e-4)
+        assert "block" in lw.held and all(f"t{k}" in lw.held for k in range(3))
+        assert not [e for e in lw.events if e.kind == "knocked_down"]
+
+
+def test_removing_the_bottom_block_brings_down_what_it_carried_and_only_that():
+    with LiveWorld(scene(*tower("a", 0, 3), *tower("b", 60, 3))) as lw:
+        others = {i: lw.pose(i) for i in ("b0", "b1", "b2")}
+        lw.remove("a0", player="cy")
+        lw.advance(1.5)
+        fallen = {p for e in lw.events if e.kind == "knocked_down" for p in e.pieces}
+        assert fallen == {"a1", "a2"} and all(e.cause.kind == "remove" and e.cause.player == "cy"
+                                              for e in lw.events if e.kind == "knocked_down")
+        assert all(np.array_equal(lw.pose(i), pose) for i, pose in others.items())  # never touched
+        assert {"b0", "b1", "b2"} <= lw.held
+
+
+def test_a_thin_margin_stack_the_statics_hold_never_creeps():
+    """An 8-block harmonic stack 0.002 g from tipping, left alone for a simulated minute: not a nanometre."""
+    s = harmonic(8, 0.002, (150.0, 40.0, 30.0))
+    with LiveWorld(s) as lw:
+        assert lw.held == {f"b{k}" for k in range(1, 9)}
+        before = lw.poses()
+        lw.advance(60.0)
+        assert np.array_equal(lw.poses(), before) and lw.events == []
+
+
+def test_snapshot_then_the_same_actions_give_the_same_poses_bit_for_bit():
+    with LiveWorld(scene(*tower("t", 0, 4), box("block", -100, 0, 0))) as lw:
+        lw.advance(0.5)
+        snap = lw.snapshot()
+        runs = []
+        for _ in range(2):
+            lw.grab("block", "right", player="ana")
+            carry(lw, "right", [(-0.1, 0.0, 0.03), (0.06, 0.0, 0.03)], 0.4)
+            lw.release("right")
+            lw.advance(1.0)
+            runs.append((lw.poses(), [(e.time, e.kind, e.pieces) for e in lw.events]))
+            lw.restore(snap)
+        assert np.array_equal(runs[0][0], runs[1][0]) and runs[0][1] == runs[1][1] and runs[0][1]
+        assert lw.time == snap.time and lw.events == [] and len(lw.actions) == 0
+
+
+def test_rewind_replays_the_actions_since_its_snapshot_the_same_every_time():
+    with LiveWorld(scene(*tower("t", 0, 3))) as lw:
+        lw.advance(1.2)
+        lw.push("t2", [0.002, 0.0, 0.0], player="dee")
+        lw.advance(1.0)
+        lw.rewind(0.6)  # back to 1.6 s: the snapshot at 1 s, the push replayed at 1.2 s
+        first = lw.poses()
+        lw.advance(0.6)
+        lw.rewind(0.6)
+        assert lw.time == pytest.approx(1.6) and np.array_equal(lw.poses(), first)
+        assert [a.kind for a in lw.actions] == ["push"]
+
+
+def test_a_push_at_a_point_moves_and_spins_as_the_impulse_says():
+    with LiveWorld(scene(box("a", 0, 0, 10))) as lw:  # high above the table: free flight for a while
+        lw.push("a", [0.0, 0.001, 0.0], point=[0.01, 0.0, 0.21])
+        v = lw.world.velocities()[0]
+        mass = lw.world.bodies["a"].mass
+        np.testing.assert_allclose(v[:3], [0.0, 0.001 / mass, 0.0], rtol=1e-9)
+        inertia = mass * (0.02**2 + 0.02**2) / 12
+        np.testing.assert_allclose(v[3:], [0.0, 0.0, 0.01 * 0.001 / inertia], rtol=1e-6)
+
+
+def test_advance_never_spends_more_than_its_budget_and_reports_the_real_time_factor():
+    ticks = itertools.count()
+    with LiveWorld(scene(box("a", 0, 0, 3)), clock=lambda: next(ticks) * 1e-3) as lw:  # falls: simulated
+        report = lw.advance(0.5, budget=0.010)
+        assert report.behind and report.steps <= 11 and report.wall <= 0.012
+        assert report.real_time_factor == pytest.approx(report.simulated / report.wall)
+
+
+def test_shaking_the_table_moves_what_stands_on_it_and_rest_is_certified_after():
+    with LiveWorld(scene(*tower("t", 0, 6))) as lw:
+        lw.shake(0.004, 6.0, 0.0, 1.0, player="lab")  # 4 mm at 6 Hz: up to 0.58 g
+        lw.advance(2.5)
+        assert any(e.kind == "knocked_down" for e in lw.events)
+        assert lw.free() == [] or all(i in lw.held for i in lw.ids if i not in lw.free())
+
+
+def test_the_ghost_lands_on_the_highest_surface_under_the_footprint():
+    with LiveWorld(scene(*tower("t", 0, 2), box("block", -100, 0, 0))) as lw:
+        lifted = np.array([0.005, 0.0, 0.2, 0.0, 0.0, 0.0, 1.0])
+        np.testing.assert_allclose(lw.landing("block", lifted)[:3], [0.005, 0.0, 0.05], atol=1e-6)
+        aside = np.array([0.3, 0.0, 0.2, 0.0, 0.0, 0.0, 1.0])
+        np.testing.assert_allclose(lw.landing("block", aside)[:3], [0.3, 0.0, 0.01], atol=1e-6)
+
+
+def test_actions_are_plain_data_that_replay_the_same_world():
+    with LiveWorld(scene(*tower("t", 0, 3))) as a, LiveWorld(scene(*tower("t", 0, 3))) as b:
+        a.push("t2", [0.004, 0.0, 0.0], player="ed")
+        a.advance(1.0)
+        a.add(scene(box("new", 0, 150, 0)).pieces[0], player="ed")
+        a.advance(0.5)
+        for action in [x.to_json() for x in a.actions]:
+            b.step(int(round((action["time"] - b.time) / b.world.settings.dt)))
+            b.apply(action)
+        b.advance(0.5)
+        assert np.array_equal(a.poses(), b.poses()) and [x.kind for x in b.actions] == ["push", "add"]
