@@ -8,10 +8,13 @@ from typing import Annotated
 
 import typer
 
-from sim.cli.common import console, emit_json, progress
+from sim.cli.common import console, emit_json, progress, writable_output
 from sim.errors import TowerlabError
 
 MAX_SECONDS = 600.0  # a longer run is a typo, not an experiment
+
+
+RECORD_HELP = "Also write the run as a recording R (towerlab replay R, towerlab penalty R)."
 
 
 class PhysicsArgumentError(TowerlabError):
@@ -35,6 +38,7 @@ def check(
     as_json: Annotated[bool, typer.Option("--json", help="Print the verdict as JSON.")] = False,
     seconds: Annotated[float | None, typer.Option(
         "--seconds", help="Simulated time of the dynamic check in seconds (default 2).", show_default=False)] = None,
+    record: Annotated[Path | None, typer.Option("--record", metavar="R", help=RECORD_HELP, show_default=False)] = None,
 ) -> None:
     """Does a scene stand? The exact statics decide (margin in g); a pybullet simulation is the witness.
 
@@ -50,8 +54,14 @@ def check(
 
     seconds = _seconds(seconds) or DEFAULT_SECONDS
     scene = load_scene(scene_path)
+    if record is not None:
+        writable_output(record, "--record")
     with progress(f"checking {scene_path.name}", quiet=as_json, unit="s simulated") as update:
         result = physics_check(scene, seconds=seconds, progress=update)
+    if record is not None:
+        from sim.replay.runs import record_timeline
+
+        record_timeline(record, result.timeline, source="check")
     if as_json:
         emit_json(result.to_json())
         return
@@ -99,6 +109,7 @@ def simulate(
         "--seconds", help="Simulate exactly this long in seconds (default: until every piece rests, at most 10 s).",
         show_default=False)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print what happened as JSON.")] = False,
+    record: Annotated[Path | None, typer.Option("--record", metavar="R", help=RECORD_HELP, show_default=False)] = None,
 ) -> None:
     """Let a scene's pieces fall and settle; write the scene at rest and report what moved.
 
@@ -112,12 +123,18 @@ def simulate(
     scene = load_scene(scene_path)
     if output.exists() and output.is_dir():
         raise PhysicsArgumentError(f"-o {output}: is a directory; give a file name")
+    if record is not None:
+        writable_output(record, "--record")
     with progress(f"simulating {scene_path.name}", quiet=as_json, unit="s simulated") as update:
         timeline = physics_simulate(scene, seconds, until_settled=seconds is None, progress=update)
     try:
         save_scene(timeline.final, output)
     except OSError as e:
         raise PhysicsArgumentError(f"-o {output}: cannot write ({e.strerror or e})") from None
+    if record is not None:
+        from sim.replay.runs import record_timeline
+
+        record_timeline(record, timeline, source="simulate")
     report = {"file": str(scene_path), "output": str(output), "sim_seconds": round(timeline.seconds, 6),
               "settled": timeline.settled, "moved": timeline.moved, "knocked_down": timeline.knocked_down,
               "events": [e.to_json() for e in timeline.events],

@@ -1,0 +1,141 @@
+"""``towerlab replay`` (a recording's summary, or a video of it) and ``towerlab penalty`` (its collapse verdict)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from sim.cli.common import console, emit_json, progress, safe, writable_output
+
+WINDOW_NOTE = ("the replay window (play, pause, step, slow motion, scrub, follow, before/after, re-simulate) comes "
+               "with the viewer and is not wired yet; meanwhile --video OUT.mp4|OUT.gif makes a video and "
+               "'towerlab penalty R' settles the collapse")
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(replay)
+    app.command()(penalty)
+
+
+def _load(path: Path, quiet: bool):
+    from sim.replay import load_recording
+
+    recording = load_recording(path)
+    if not quiet:
+        for note in recording.notes:
+            print(f"towerlab: note: {path}: {note}", file=sys.stderr)
+    return recording
+
+
+def replay(
+    recording_path: Annotated[Path, typer.Argument(metavar="R", help="Recording file.", show_default=False)],
+    video: Annotated[Path | None, typer.Option(
+        "--video", help="Write a video: OUT.mp4 (H.264) or OUT.gif.", show_default=False)] = None,
+    start: Annotated[float | None, typer.Option(
+        "--from", help="Recording time the video starts at (s; default its start).", show_default=False)] = None,
+    end: Annotated[float | None, typer.Option(
+        "--to", help="Recording time the video ends at (s; default its end).", show_default=False)] = None,
+    speed: Annotated[float, typer.Option("--speed", help="Recording seconds per video second (0.25: slow motion).")
+                     ] = 1.0,
+    camera: Annotated[str, typer.Option(
+        "--camera", help="iso, front, side, top, or follow:ID (the camera moves with a piece).")] = "iso",
+    size: Annotated[str, typer.Option("--size", help="Video size, WIDTHxHEIGHT in pixels.")] = "1280x720",
+    fps: Annotated[float | None, typer.Option(
+        "--fps", help="Video frames per second (default 30 for MP4, 25 for GIF).", show_default=False)] = None,
+    captions: Annotated[bool, typer.Option("--captions/--no-captions", help="Draw the clock and the events.")
+                        ] = True,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary (or the video written) as JSON.")
+                       ] = False,
+) -> None:
+    """Replay a recording: its summary, or with --video a video of it drawn offscreen.
+
+    Poses are set from the recording, never simulated again, so a replay shows
+    exactly what happened. Without --video the command prints what the
+    recording holds (the replay window comes with the viewer). Exit 0; 2 on a
+    recording that cannot be read (truncated before its first second,
+    damaged, of an unsupported format) or a bad option, before anything is written.
+    """
+    from sim.cli.render import parse_size
+
+    w, h = parse_size(size)
+    recording = _load(recording_path, as_json)
+    if video is None:
+        summary = recording.summary()
+        if as_json:
+            emit_json(summary)
+        else:
+            _print_summary(recording_path, summary)
+        print(f"towerlab: note: {WINDOW_NOTE}", file=sys.stderr)
+        return
+    from sim.replay.video import plan_video, write_video
+
+    plan = plan_video(recording, video, start=start, end=end, speed=speed, camera=camera, size=(w, h), fps=fps,
+                      captions=captions)
+    writable_output(video, "--video")
+    with progress(f"rendering {video.name}", quiet=as_json, unit="frames") as update:
+        frames = write_video(recording, plan, progress=update)
+    seconds = frames / plan.fps
+    if as_json:
+        emit_json({"recording": str(recording_path), "video": str(video), "frames": frames, "size": [w, h],
+                   "fps": plan.fps, "seconds": seconds, "from_s": plan.start, "to_s": plan.end, "speed": plan.speed,
+                   "camera": camera})
+        return
+    console.print(f"{safe(recording_path)} -> {safe(video)}: {frames} frames, {w}x{h}, {seconds:.2f} s of video "
+                  f"({plan.start:.2f}..{plan.end:.2f} s at x{plan.speed:g}, camera {safe(camera)})")
+
+
+def _print_summary(path: Path, s: dict) -> None:
+    game = s["game"] + (f" ({s['variant']})" if s["variant"] else "")
+    players = ", ".join(s["players"]) or "none recorded"
+    console.print(f"{safe(path)}: {safe(s['source'])} recording of {safe(game)}, players {safe(players)}")
+    console.print(f"  {s['duration_s']:.2f} s ({s['start_s']:.2f}..{s['end_s']:.2f} s), {s['frames']} frames, "
+                  f"{s['pieces']} pieces, {s['actions']} actions; towerlab {safe(s['software_version'])}, "
+                  f"{'complete' if s['complete'] else 'not closed'}")
+    if s["events"]:
+        console.print("  events: " + ", ".join(f"{k.replace('_', ' ')} {n}" for k, n in sorted(s["events"].items())))
+    first = s["first_knocked_down_s"]
+    console.print(f"  first knocked down at {first:.2f} s" if first is not None else "  nothing knocked down")
+
+
+def penalty(
+    recording_path: Annotated[Path, typer.Argument(metavar="R", help="Recording file.", show_default=False)],
+    variant: Annotated[str | None, typer.Option(
+        "--variant", help="Judge by this variant when the recording names none: pro|basic (Tohuwabohu), "
+                          "talo|fantasy (Talo), tactical|fast (Babylon).", show_default=False)] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the verdict as JSON.")] = False,
+) -> None:
+    """The collapse verdict of a recording by the rules of its game.
+
+    Which pieces were knocked down and when, who caused it (the player whose
+    action came last before the first knocked-down piece, with the action and
+    the piece), and the consequence the game's rule imposes. Exit 0 whatever
+    the verdict (no collapse is a verdict too); 2 on a recording that cannot be read.
+    """
+    from sim.replay.penalty import settle
+
+    recording = _load(recording_path, as_json)
+    verdict = settle(recording, variant)
+    if as_json:
+        emit_json(verdict.to_json())
+        return
+    if verdict.variant_note:
+        print(f"towerlab: note: {recording_path}: {verdict.variant_note}", file=sys.stderr)
+    game = verdict.game + (f" ({verdict.variant})" if verdict.variant else "")
+    if not verdict.collapses:
+        console.print(f"{safe(recording_path)}: {safe(game)}: nothing was knocked down")
+    for c in verdict.collapses:
+        console.print(f"{safe(recording_path)}: {safe(game)}: collapse at {c.time:.2f} s")
+        knocked = ", ".join(f"{p} ({c.knocked_at[p]:.2f} s)" for p in c.pieces)
+        console.print(f"  knocked down: {safe(knocked)}")
+        cause = c.cause
+        if cause is None:
+            console.print("  caused by: no action before it (it fell by itself)")
+        else:
+            console.print(f"  caused by: {safe(cause.actor or 'no player named')}: {safe(cause.describe())} "
+                          f"at {cause.time:.2f} s")
+    console.print(f"  rule: {safe(verdict.rule)}")
+    for line in verdict.lines:
+        console.print(f"  [bold]{safe(line)}[/]")

@@ -1,0 +1,212 @@
+"""The recording's container: a zip archive written append-only, readable whole or as a valid prefix.
+
+Members are stored (not compressed again: the NPZ members compress their own
+arrays) and each is written in one piece, its local header carrying its
+CRC-32 and sizes, then flushed (and, by default, synced to the disk). The
+central directory comes only at :meth:`AppendZip.close`. So:
+
+* a closed recording is an ordinary zip file (``unzip -l`` lists it, ``zipfile``
+  and ``numpy.load`` read its members);
+* a recording whose writer died (a crash, a killed process, a full disk) is a
+  run of whole members followed by at most one cut member: :func:`scan` reads the
+  whole ones from their local headers and says where the cut is.
+
+Names are ASCII, times in the headers fixed (1980-01-01) so that the same
+recording makes the same bytes. Past 65 535 members the end record is the
+zip64 one (about nine hours of play at two members a second).
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import zipfile
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+LOCAL = b"PK\x03\x04"
+CENTRAL = b"PK\x01\x02"
+END = b"PK\x05\x06"
+END64 = b"PK\x06\x06"
+LOCATOR64 = b"PK\x06\x07"
+
+_LOCAL_HEADER = struct.Struct("<4sHHHHHIIIHH")  # 30 bytes
+_CENTRAL_HEADER = struct.Struct("<4sHHHHHHIIIHHHHHII")  # 46 bytes
+_END = struct.Struct("<4sHHHHIIH")  # 22 bytes
+_END64 = struct.Struct("<4sQHHIIQQQQ")  # 56 bytes
+_LOCATOR64 = struct.Struct("<4sIQI")  # 20 bytes
+_VERSION = 20  # 2.0: stored members
+_VERSION64 = 45  # 4.5: zip64 end records
+_UTF8 = 0x0800
+_DOS_DATE = (0 << 9) | (1 << 5) | 1  # 1980-01-01
+_MAX32 = 0xFFFFFFFF
+
+
+@dataclass(frozen=True)
+class Member:
+    """One member of the archive.
+
+    Attributes:
+        name: its path inside the archive.
+        offset: where its local header starts (bytes from the start of the file).
+        end: where its data ends.
+        crc: its CRC-32.
+        data: its bytes (when read).
+    """
+
+    name: str
+    offset: int
+    end: int
+    crc: int
+    data: bytes = b""
+
+
+class AppendZip:
+    """A zip archive written member by member, each whole on disk before the next begins.
+
+    Args:
+        path: the file; an existing one is replaced.
+        sync: sync each member to the disk (``os.fsync``), not only to the operating system: a
+            power cut then also leaves every member written so far.
+
+    Raises:
+        OSError: the file cannot be made.
+    """
+
+    def __init__(self, path, *, sync: bool = True):
+        self.path = Path(path)
+        self.sync = sync
+        self._file = open(self.path, "wb")  # noqa: SIM115 (kept open while the recording goes on)
+        self._members: list[Member] = []
+        self._offset = 0
+
+    @property
+    def size(self) -> int:
+        """Bytes written so far."""
+        return self._offset
+
+    @property
+    def closed(self) -> bool:
+        """The central directory is written (or the file was abandoned)."""
+        return self._file is None
+
+    def write(self, name: str, data: bytes) -> Member:
+        """Append one member and flush it.
+
+        Raises:
+            ValueError: the archive is closed, the name is not ASCII, or the file would pass 4 GB.
+            OSError: the write failed (a full disk): the file ends with a cut member, which readers drop.
+        """
+        if self._file is None:
+            raise ValueError(f"{self.path}: the archive is closed")
+        raw = name.encode("ascii")
+        crc = zlib.crc32(data)
+        size = len(data)
+        if self._offset + _LOCAL_HEADER.size + len(raw) + size > _MAX32:
+            raise ValueError(f"{self.path}: a recording holds at most 4 GB")
+        header = _LOCAL_HEADER.pack(LOCAL, _VERSION, _UTF8, zipfile.ZIP_STORED, 0, _DOS_DATE, crc, size, size,
+                                    len(raw), 0)
+        self._file.write(header + raw + data)
+        self._flush()
+        end = self._offset + len(header) + len(raw) + size
+        member = Member(name, self._offset, end, crc)
+        self._members.append(member)
+        self._offset = end
+        return member
+
+    def close(self) -> None:
+        """Write the central directory: the file becomes an ordinary zip archive. Closing twice does nothing."""
+        if self._file is None:
+            return
+        start = self._offset
+        parts = []
+        for m in self._members:
+            raw = m.name.encode("ascii")
+            size = m.end - m.offset - _LOCAL_HEADER.size - len(raw)
+            parts.append(_CENTRAL_HEADER.pack(CENTRAL, _VERSION, _VERSION, _UTF8, zipfile.ZIP_STORED, 0, _DOS_DATE,
+                                              m.crc, size, size, len(raw), 0, 0, 0, 0, 0, m.offset) + raw)
+        directory = b"".join(parts)
+        n = len(self._members)
+        tail = b""
+        if n > 0xFFFF:
+            end64 = start + len(directory)
+            tail = (_END64.pack(END64, _END64.size - 12, _VERSION64, _VERSION64, 0, 0, n, n, len(directory), start)
+                    + _LOCATOR64.pack(LOCATOR64, 0, end64, 1))
+        tail += _END.pack(END, 0, 0, min(n, 0xFFFF), min(n, 0xFFFF), len(directory), start, 0)
+        self._file.write(directory + tail)
+        self._flush()
+        self._file.close()
+        self._file = None
+
+    def abandon(self) -> None:
+        """Close the file without a central directory (what a crash leaves; for tests and for errors)."""
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def _flush(self) -> None:
+        self._file.flush()
+        if self.sync:
+            os.fsync(self._file.fileno())
+
+
+@dataclass(frozen=True)
+class Scan:
+    """The whole members of an archive read from its local headers.
+
+    Attributes:
+        members: the whole members, in file order, with their data.
+        closed: the file ends with a central directory (the writer closed it).
+        cut: where the first cut member begins (None when nothing is cut).
+    """
+
+    members: tuple[Member, ...]
+    closed: bool
+    cut: int | None
+
+
+class DamagedError(ValueError):
+    """A whole member whose bytes do not match its CRC-32, or bytes that are no zip member at all."""
+
+
+def scan(data: bytes) -> Scan:
+    """Read every whole member of an archive :class:`AppendZip` wrote, closed or not.
+
+    Args:
+        data: the file's bytes.
+
+    Raises:
+        DamagedError: a whole member fails its CRC-32, or something other than a member or the central
+            directory follows a member.
+    """
+    members = []
+    pos = 0
+    n = len(data)
+    while pos < n:
+        signature = data[pos:pos + 4]
+        if n - pos < 4:
+            return Scan(tuple(members), False, pos)  # cut inside a header
+        if signature == CENTRAL:
+            return Scan(tuple(members), True, None)  # the writer closed it (the directory may be cut since)
+        if signature != LOCAL:
+            raise DamagedError(f"byte {pos}: expected a member or the central directory, found {signature!r}")
+        if n - pos < _LOCAL_HEADER.size:
+            return Scan(tuple(members), False, pos)  # cut inside a header
+        (_, _, flags, method, _, _, crc, packed, size, name_len, extra_len) = _LOCAL_HEADER.unpack_from(data, pos)
+        start = pos + _LOCAL_HEADER.size + name_len + extra_len
+        if start + packed > n:
+            return Scan(tuple(members), False, pos)  # cut inside a member
+        raw = data[pos + _LOCAL_HEADER.size:pos + _LOCAL_HEADER.size + name_len]
+        if method != zipfile.ZIP_STORED or packed != size or flags & 0x08:
+            raise DamagedError(f"byte {pos}: member {raw!r} is not stored whole (method {method}, flags {flags})")
+        body = data[start:start + packed]
+        if zlib.crc32(body) != crc:
+            raise DamagedError(f"member {raw.decode('ascii', 'replace')}: CRC-32 does not match (damaged)")
+        try:
+            name = raw.decode("ascii")
+        except UnicodeDecodeError:
+            raise DamagedError(f"byte {pos}: a member name that is not ASCII") from None
+        members.append(Member(name, pos, start + packed, crc, body))
+        pos = start + packed
+    return Scan(tuple(members), False, None)

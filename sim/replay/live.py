@@ -1,0 +1,140 @@
+"""Recording a live world from its public side: its actions, its own 60 Hz frames, its events.
+
+After every ``advance`` the session calls ``recorder.feed(live_world)``;
+:class:`LiveFeed` then records, in time order,
+
+* the frames the live world took since the last call (``history.frames``:
+  time, ids, poses; the poses the tracker judged, held pieces from memory, so
+  nothing is read from the engine twice);
+* the new actions (``live.actions``), each at its own time, with a derived
+  ``picked`` (grab), ``dropped`` (release), ``added`` or ``removed`` event;
+* the new events (``live.events``) with their cause mapped to the recorded action.
+
+A world that went back (``restore``, ``rewind``: the actions or events it keeps
+are fewer than recorded, or its time went back) is recorded as a ``restored``
+event, and recording time goes on from where it was: the recording shows what
+the session showed, in the order it showed it. Frames are matched by identity,
+so ``feed`` must come at least once per ``history_seconds`` of simulated time.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+_DERIVED = {"grab": "picked", "release": "dropped", "add": "added", "remove": "removed"}
+"""Live-world action kind -> the event a recording derives from it."""
+
+
+class LiveFeed:
+    """What has been recorded of one live world.
+
+    Args:
+        recorder: the :class:`~sim.replay.recorder.Recorder`, started (``start_live`` starts it and makes this).
+        live: the :class:`~sim.physics.live.LiveWorld`, at the moment its recording begins.
+    """
+
+    def __init__(self, recorder, live):
+        self.recorder = recorder
+        self.live = live
+        self._actions = list(live.actions)  # recorded, or from before the recording (kept alive: identity)
+        self._indices: dict[int, int] = {}  # id(action) -> recorded index
+        self._events = list(live.events)
+        self._fed: deque = deque(maxlen=live.history.frames.maxlen or 1)  # the frames recorded, newest last
+        self._fed_ids: set[int] = set()
+        self._offset = max(0.0, recorder.latest - live.time)  # recording time minus world time
+        self._last_world = live.time
+        recorder.frame(live.time + self._offset, live.ids, live.poses())
+
+    @staticmethod
+    def fresh(live) -> bool:
+        """The live world has neither run nor been changed: its actions from its scene reproduce it."""
+        return live.time == 0.0 and not live.actions and not live.events
+
+    def feed(self) -> None:
+        """Record what happened since the last call."""
+        lw = self.live
+        kept_actions = _common_prefix(self._actions, lw.actions)
+        kept_events = _common_prefix(self._events, lw.events)
+        frames = self._new_frames()
+        went_back = (kept_actions < len(self._actions) or kept_events < len(self._events)
+                     or lw.time < self._last_world - 1e-9)
+        if went_back:
+            first_world = frames[0][0] if frames else lw.time
+            now = self.recorder.latest
+            self._offset = now + 1.0 / self.recorder.rate_hz - first_world
+            self.recorder.event(now, "restored", (), None, {"world_time": first_world, "kept_actions": kept_actions,
+                                                            "kept_events": kept_events})
+            del self._actions[kept_actions:]
+            del self._events[kept_events:]
+        items = []
+        for a in lw.actions[kept_actions:]:
+            items.append((a.time, 2, "action", a))
+        for f in frames:
+            items.append((f[0], 0, "frame", f))
+        for e in lw.events[kept_events:]:
+            items.append((e.time, 1, "event", e))
+        items.sort(key=lambda it: (it[0], it[1]))
+        rec = self.recorder
+        for world_time, _, what, item in items:
+            t = world_time + self._offset
+            if what == "frame":
+                rec.frame(t, item[1], item[2])
+                self._remember(item)
+            elif what == "action":
+                index = rec.action(t, item.player, {"kind": item.kind, "piece": item.piece, "hand": item.hand,
+                                                    "args": item.args}, world=True, world_time=item.time)
+                self._actions.append(item)
+                self._indices[id(item)] = index
+                derived = _DERIVED.get(item.kind)
+                if derived:
+                    data = {"hand": item.hand} if item.hand else {}
+                    rec.event(t, derived, () if item.piece is None else (item.piece,), index, data)
+            else:
+                cause = None if item.cause is None else self._indices.get(id(item.cause))
+                rec.event(t, item.kind, item.pieces, cause)
+                self._events.append(item)
+        self._last_world = lw.time
+
+    def engine_reset(self) -> int:
+        """Record an exact snapshot taken now (see ``Recorder.engine_reset``); returns the event's index."""
+        lw, rec = self.live, self.recorder
+        return rec.event(lw.time + self._offset, "engine_reset", (), None,
+                         {"world_time": lw.time, "before_action": len(rec.actions)})
+
+    def _new_frames(self) -> list:
+        """The live world's frames not recorded yet, oldest first (after a restore: those since it)."""
+        frames = self.live.history.frames
+        out = []
+        for f in reversed(frames):
+            if id(f) in self._fed_ids:
+                break
+            out.append(f)
+        out.reverse()
+        if not self._fed_ids:  # nothing recorded from the history yet: only what came after the start
+            out = [f for f in out if f[0] > self._last_world + 1e-9]
+        return out
+
+    def _remember(self, frame) -> None:
+        if len(self._fed) == self._fed.maxlen:
+            self._fed_ids.discard(id(self._fed[0]))
+        self._fed.append(frame)
+        self._fed_ids.add(id(frame))
+
+
+def _common_prefix(recorded: list, now: list) -> int:
+    """How many of ``recorded`` are still, object for object, at the start of ``now``.
+
+    The live world only ever appends, or cuts its lists at a snapshot and appends: when the last recorded
+    item is still in its place, so is everything before it (checked in constant time).
+    """
+    n = len(recorded)
+    if n == 0 or (len(now) >= n and now[n - 1] is recorded[-1]):
+        return n
+    lo, hi = 0, min(n, len(now))  # the cut: the first place where they differ
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if now[mid] is recorded[mid]:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo

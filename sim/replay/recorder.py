@@ -1,0 +1,414 @@
+"""Recording as it goes: a :class:`Recorder` takes the scene, actions, frames and events and writes them
+second by second (docs/recording-format.md).
+
+The viewer and the games call::
+
+    with Recorder("game.tlrec") as rec:
+        rec.start(scene, settings, seed, game, players, variant="pro")
+        i = rec.action(t, "ana", {"kind": "grab", "piece": "b3", "hand": "right", "args": {...}})
+        rec.frame(t, ids, poses)                        # 60 Hz; the changed rows are kept
+        rec.event(t, "knocked_down", ("t4",), cause=i)  # any kind a game needs, with data
+    # close() wrote the manifest: the file is an ordinary zip archive
+
+or, on a live world, ``rec.feed(live_world)`` after every ``advance`` (see
+:mod:`sim.replay.live`). Each chunk (``chunk_seconds`` of recording time) is
+written once a later item arrives, so a crash loses at most the last chunk; a
+``with`` block closes the recording on Ctrl-C too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from collections.abc import Mapping
+from dataclasses import asdict, is_dataclass
+from pathlib import Path
+
+import numpy as np
+
+import sim
+from sim.replay.container import AppendZip
+from sim.replay.errors import RecorderError
+from sim.replay.poses import PoseEncoder
+from sim.replay.records import FORMAT, WORLD_ACTIONS, RecordedAction, RecordedEvent, check_kind
+
+RATE_HZ = 60.0
+"""Frames per second of recording time (the live world's frame rate)."""
+
+CHUNK_SECONDS = 1.0
+"""Recording time per chunk (s): what a crash can lose."""
+
+KEYFRAME_SECONDS = 10.0
+"""The most recording time between keyframes (s): a seek decodes at most this much."""
+
+HEADER, SCENE_POSES, MANIFEST = "header.json", "scene.npz", "manifest.json"
+"""Names of the members that are not chunks."""
+
+
+def chunk_names(k: int) -> tuple[str, str]:
+    """The members of chunk ``k``: its arrays and its JSON."""
+    return f"chunks/{k:06d}.npz", f"chunks/{k:06d}.json"
+
+
+def npz_bytes(arrays: Mapping[str, np.ndarray]) -> bytes:
+    """Arrays as NPZ bytes (compressed, no pickled objects)."""
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **arrays)
+    return buffer.getvalue()
+
+
+def json_bytes(data) -> bytes:
+    """JSON bytes: UTF-8, keys in order, floats as Python writes them (they read back exactly)."""
+    return json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
+
+
+def settings_json(settings) -> dict | None:
+    """A settings object (a dataclass such as ``PhysicsSettings``) or mapping as JSON data."""
+    if settings is None:
+        return None
+    if is_dataclass(settings):
+        return asdict(settings)
+    if isinstance(settings, Mapping):
+        return dict(settings)
+    raise RecorderError(f"settings: expected a dataclass or a mapping, got {type(settings).__name__}")
+
+
+class Recorder:
+    """Writes a recording as it goes.
+
+    Args:
+        path: the recording file (replaced if it exists). It is a valid recording from the first
+            chunk on, whatever happens to this process.
+        rate_hz: frames kept per second of recording time (frames closer together are skipped).
+        chunk_seconds: recording time per chunk.
+        keyframe_seconds: the most recording time between keyframes.
+        sync: sync every member to the disk (see :class:`~sim.replay.container.AppendZip`).
+
+    Attributes:
+        path: the file.
+        actions, events: everything recorded so far.
+        roster: every piece the recording has held: (id, file form) by roster number.
+    """
+
+    def __init__(self, path, *, rate_hz: float = RATE_HZ, chunk_seconds: float = CHUNK_SECONDS,
+                 keyframe_seconds: float = KEYFRAME_SECONDS, sync: bool = True):
+        if not (rate_hz > 0 and chunk_seconds > 0 and keyframe_seconds >= chunk_seconds):
+            raise RecorderError(f"rate {rate_hz} Hz, chunks of {chunk_seconds} s, keyframes every "
+                                f"{keyframe_seconds} s: expected positive values, keyframes no closer than chunks")
+        self.path = Path(path)
+        self.rate_hz, self.chunk_seconds, self.keyframe_seconds = float(rate_hz), float(chunk_seconds), \
+            float(keyframe_seconds)
+        self.sync = sync
+        self.actions: list[RecordedAction] = []
+        self.events: list[RecordedEvent] = []
+        self.roster: list[tuple[str, dict]] = []
+        self._zip: AppendZip | None = None
+        self._digests: list[tuple[str, int, str]] = []  # name, size, sha256 of every member
+        self._previous = ""  # sha256 of the last JSON member: the chain
+        self._encoder = PoseEncoder(self.keyframe_seconds)
+        self._present: dict[str, int] = {}  # id -> roster number of the pieces present in the last frame
+        self._specs: dict[str, dict] = {}  # file forms of pieces about to appear (from add actions)
+        self._start = 0.0
+        self._chunk = 0  # the stretch of time being filled, from the start
+        self._written = 0  # chunks written (stretches in which nothing happened make none)
+        self._last_frame = -np.inf
+        self._latest = 0.0  # the latest time seen
+        self._fresh: list[dict] = []  # roster entries since the last chunk
+        self._chunk_actions: list[dict] = []
+        self._chunk_events: list[dict] = []
+        self._live = None  # the live feed, once feed() was called
+
+    # --- starting and stopping -------------------------------------------------------------------
+
+    @property
+    def started(self) -> bool:
+        """:meth:`start` was called."""
+        return self._zip is not None
+
+    @property
+    def latest(self) -> float:
+        """The latest recording time seen (s)."""
+        return self._latest
+
+    @property
+    def closed(self) -> bool:
+        """:meth:`close` was called."""
+        return self._zip is not None and self._zip.closed
+
+    def start(self, scene, settings=None, seed: int | None = None, game: str | None = None, players=None, *,
+              variant: str | None = None, source: str = "session", time: float = 0.0, poses=None,
+              replayable: bool = False, extra: Mapping | None = None) -> None:
+        """Begin: the scene, the settings and seed, the game and its players.
+
+        Args:
+            scene: the :class:`~sim.scene.Scene` it starts from.
+            settings: the physics settings (a dataclass or mapping), or None.
+            seed: the seed of the session's randomness (dice, deals), or None.
+            game: the game (default the scene's).
+            players: the players in turn order (default the scene's).
+            variant: the game's variant (``basic``, ``pro``, ``talo``, ``fantasy``, ``tactical``, ``fast``).
+            source: what made it: ``session`` (a live world, the viewer, a game), ``simulate``, ``check``.
+            time: the recording time of the start (s).
+            poses: (n, 7) the scene's exact poses (default the scene's own).
+            replayable: a live world's actions from this scene and these settings reproduce the frames
+                (it started fresh): a re-simulation replays them.
+            extra: anything else worth keeping (JSON data).
+
+        Raises:
+            RecorderError: started already, or the file cannot be made.
+        """
+        from sim.scene.io import piece_to_dict, to_dict
+
+        if self._zip is not None:
+            raise RecorderError(f"{self.path}: the recording was started already")
+        players = scene.players if players is None else players
+        header = {
+            "format": FORMAT, "software": "towerlab", "software_version": sim.__version__, "source": source,
+            "game": game or scene.game, "variant": variant, "players": None if players is None else list(players),
+            "seed": None if seed is None else int(seed), "settings": settings_json(settings),
+            "rate_hz": self.rate_hz, "chunk_seconds": self.chunk_seconds, "keyframe_seconds": self.keyframe_seconds,
+            "start_time": float(time), "replayable": bool(replayable), "scene": to_dict(scene),
+            "extra": dict(extra or {}),
+        }
+        exact = scene.poses() if poses is None else np.asarray(poses, dtype=np.float64).reshape(len(scene.pieces), 7)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._zip = AppendZip(self.path, sync=self.sync)
+        except OSError as e:
+            raise RecorderError(f"{self.path}: cannot write the recording ({e.strerror or e})") from None
+        self._start = self._latest = float(time)
+        self._write(HEADER, json_bytes(header))
+        self._previous = self._digests[-1][2]
+        self._write(SCENE_POSES, npz_bytes({"poses": exact}))
+        self.roster = [(p.id, piece_to_dict(p)) for p in scene.pieces]  # numbers 0..n-1: the scene's pieces
+
+    def start_live(self, live, seed: int | None = None, game: str | None = None, players=None, *,
+                   variant: str | None = None, extra: Mapping | None = None) -> None:
+        """Begin recording a live world (:class:`~sim.physics.live.LiveWorld`) from where it is now; then call
+        :meth:`feed` after every ``advance``.
+
+        A world that has neither run nor been changed is recorded from its scene and settings as *replayable*:
+        a re-simulation replays its actions and reproduces every frame. Otherwise the recording starts from
+        the scene as it stands now, at the world's time.
+
+        Args:
+            live: the live world.
+            seed, game, players, variant, extra: as for :meth:`start`.
+        """
+        from sim.replay.live import LiveFeed
+
+        fresh = LiveFeed.fresh(live)
+        scene = live.world.scene if fresh else live.scene_now()
+        self.start(scene, live.world.settings, seed, game, players, variant=variant, source="session",
+                   time=live.time, poses=scene.poses(), replayable=fresh, extra=extra)
+        self._live = LiveFeed(self, live)
+
+    def close(self) -> None:
+        """Write the last chunk and the manifest; the file is complete. Closing twice does nothing."""
+        if self._zip is None or self._zip.closed:
+            return
+        try:
+            self._flush()
+            manifest = {"format": FORMAT, "software_version": sim.__version__, "closed": True,
+                        "duration": self._latest - self._start, "frames": self._encoder.frames,
+                        "chunks": self._written, "actions": len(self.actions), "events": len(self.events),
+                        "members": [{"name": n, "size": s, "sha256": h} for n, s, h in self._digests]}
+            self._write(MANIFEST, json_bytes(manifest))
+            self._zip.close()
+        except OSError as e:
+            self._zip.abandon()
+            raise RecorderError(f"{self.path}: cannot write the recording ({e.strerror or e})") from None
+
+    def __enter__(self) -> Recorder:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._zip is not None:
+            self.close()
+
+    # --- what is recorded --------------------------------------------------------------------------
+
+    def action(self, t: float, actor: str | None, data: Mapping, *, world: bool | None = None,
+               world_time: float | None = None) -> int:
+        """Record an action.
+
+        Args:
+            t: its recording time (s).
+            actor: who made it (a player), or None.
+            data: ``{"kind", "piece"?, "hand"?, "args"?}``: a live-world action's JSON or a game's own.
+            world: it is a live-world action (default: its kind is one of ``WORLD_ACTIONS``).
+            world_time: the live world's time when it was made (default ``t``), for re-simulation.
+
+        Returns:
+            Its index (an event's ``cause``).
+        """
+        self._need_started()
+        kind = check_kind(data.get("kind"), "action")
+        t = self._at(t, "action")
+        world = kind in WORLD_ACTIONS if world is None else bool(world)
+        args = dict(data.get("args") or {})
+        a = RecordedAction(len(self.actions), t, actor, kind, data.get("piece"), data.get("hand"), args, world,
+                           (t if world_time is None else float(world_time)) if world else None)
+        if kind == "add" and isinstance(args.get("spec"), Mapping):
+            self._specs[str(args["spec"].get("id", a.piece))] = dict(args["spec"])
+        self.actions.append(a)
+        self._chunk_actions.append(a.to_json())
+        return a.index
+
+    def add_piece(self, piece) -> None:
+        """Say what a piece that is about to appear in the frames is (a :class:`~sim.scene.Piece`); pieces of
+        the scene and of recorded ``add`` actions are known already."""
+        from sim.scene.io import piece_to_dict
+
+        self._specs[piece.id] = piece_to_dict(piece)
+
+    def event(self, t: float, kind: str, pieces=(), cause: int | None = None, data: Mapping | None = None) -> int:
+        """Record an event.
+
+        Args:
+            t: its recording time (s).
+            kind: see :mod:`sim.replay.records` (games may add their own kinds).
+            pieces: the pieces concerned.
+            cause: index of the action that caused it (from :meth:`action`), or None.
+            data: anything else, JSON data.
+
+        Returns:
+            Its index.
+        """
+        self._need_started()
+        check_kind(kind)
+        t = self._at(t, "event")
+        if cause is not None and not 0 <= int(cause) < len(self.actions):
+            raise RecorderError(f"event {kind} at {t:.3f} s: cause {cause} is no recorded action")
+        e = RecordedEvent(len(self.events), t, kind, tuple(str(p) for p in pieces),
+                          None if cause is None else int(cause), dict(data or {}))
+        self.events.append(e)
+        self._chunk_events.append(e.to_json())
+        return e.index
+
+    def frame(self, t: float, ids, poses) -> bool:
+        """Record the poses of every present piece at time ``t``.
+
+        Args:
+            t: recording time (s); frames closer than ``1 / rate_hz`` to the last kept one are skipped.
+            ids: the present pieces, in order.
+            poses: (n, 7) their poses: position (m) and quaternion xyzw.
+
+        Returns:
+            Whether the frame was kept.
+
+        Raises:
+            RecorderError: time went backwards, the poses do not match the ids, or a piece is unknown.
+        """
+        self._need_started()
+        t = float(t)
+        if t < self._last_frame - 1e-9:
+            raise RecorderError(f"frame at {t:.6f} s: before the last frame ({self._last_frame:.6f} s)")
+        if t < self._last_frame + 1.0 / self.rate_hz - 1e-6:
+            return False
+        ids = list(ids)
+        poses = np.asarray(poses, dtype=np.float64)
+        if poses.shape != (len(ids), 7):
+            raise RecorderError(f"frame at {t:.6f} s: expected poses of shape ({len(ids)}, 7), got {poses.shape}")
+        self._at(t, "frame")
+        present = {}
+        for i in ids:
+            number = self._present.get(i)
+            if number is None:
+                number = self._number(i, t)
+            present[i] = number
+        self._present = present
+        self._encoder.add(t, [present[i] for i in ids], poses, roster_size=len(self.roster))
+        self._last_frame = t
+        return True
+
+    def feed(self, live, report=None) -> None:
+        """Record what a live world did since the last call: its actions, frames and events (see
+        :class:`~sim.replay.live.LiveFeed`). Call it after every ``advance``; a first call on a recorder not
+        started yet starts it (:meth:`start_live`), so call it once before the first advance too.
+
+        Args:
+            live: the :class:`~sim.physics.live.LiveWorld`.
+            report: the ``AdvanceReport`` of the last advance (not needed: the world's own frames are read).
+        """
+        from sim.replay.live import LiveFeed
+
+        if self._zip is None:
+            self.start_live(live)
+        elif self._live is None or self._live.live is not live:
+            self._live = LiveFeed(self, live)  # another world (the session made a new one): it goes on here
+        self._live.feed()
+
+    def engine_reset(self, live) -> int:
+        """Record that the session took an exact snapshot of a live world (``live.snapshot(exact=True)``: every
+        body made afresh): a re-simulation makes the same reset at the same step and stays exact. Call it
+        right after the snapshot; what the world did before is fed first.
+
+        Returns:
+            The event's index.
+        """
+        self.feed(live)
+        return self._live.engine_reset()
+
+    # --- writing -----------------------------------------------------------------------------------
+
+    def _number(self, piece_id: str, t: float) -> int:
+        """The roster number of a piece that appears: its last one, or a new one when it comes with another
+        file form (an ``add`` action of a piece that was removed)."""
+        spec = self._specs.pop(piece_id, None)
+        for k in range(len(self.roster) - 1, -1, -1):
+            if self.roster[k][0] == piece_id:
+                if spec is None or spec == self.roster[k][1]:
+                    return k
+                break
+        if spec is None:
+            raise RecorderError(f"frame at {t:.6f} s: piece {piece_id!r} appears without being known (record "
+                                f"its add action or call add_piece first)")
+        self.roster.append((piece_id, spec))
+        self._fresh.append({"number": len(self.roster) - 1, "id": piece_id, "piece": spec})
+        return len(self.roster) - 1
+
+    def _at(self, t: float, what: str) -> float:
+        """``t`` checked; chunks before it are written first."""
+        t = float(t)
+        if not np.isfinite(t) or t < self._start - 1e-9:
+            raise RecorderError(f"{what} at {t} s: before the recording's start ({self._start} s) or not finite")
+        while t >= self._start + (self._chunk + 1) * self.chunk_seconds - 1e-9:
+            self._flush()
+        self._latest = max(self._latest, t)
+        return t
+
+    def _flush(self) -> None:
+        """Write the chunk being filled (if anything is in it) and go on to the next stretch of time."""
+        k = self._chunk
+        self._chunk += 1
+        if not (self._encoder.pending or self._chunk_actions or self._chunk_events or self._fresh):
+            return  # nothing happened in this stretch: no chunk
+        frame0 = self._encoder.first_pending
+        arrays = self._encoder.chunk()
+        npz_name, json_name = chunk_names(self._written)
+        self._write(npz_name, npz_bytes(arrays))
+        body = {"chunk": self._written, "t0": self._start + k * self.chunk_seconds,
+                "t1": self._start + (k + 1) * self.chunk_seconds, "frame0": frame0,
+                "frames": int(len(arrays["times"])),
+                "npz_sha256": self._digests[-1][2], "previous_sha256": self._previous, "pieces": self._fresh,
+                "actions": self._chunk_actions, "events": self._chunk_events}
+        self._write(json_name, json_bytes(body))
+        self._previous = self._digests[-1][2]
+        self._written += 1
+        self._fresh, self._chunk_actions, self._chunk_events = [], [], []
+
+    def _write(self, name: str, data: bytes) -> None:
+        try:
+            self._zip.write(name, data)
+        except OSError as e:
+            self._zip.abandon()
+            raise RecorderError(f"{self.path}: cannot write the recording ({e.strerror or e})") from None
+        self._digests.append((name, len(data), hashlib.sha256(data).hexdigest()))
+
+    def _need_started(self) -> None:
+        if self._zip is None:
+            raise RecorderError(f"{self.path}: call start() first")
+        if self._zip.closed:
+            raise RecorderError(f"{self.path}: the recording is closed")
