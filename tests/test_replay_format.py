@@ -265,7 +265,7 @@ def test_a_recorder_says_what_it_was_asked_wrongly(tmp_path):
         rec.frame(0.0, [], np.zeros((0, 7)))
     rec.start(scene(1))
     rec.frame(0.5, ["p0"], np.zeros((1, 7)))
-    assert not rec.frame(0.51, ["p0"], np.zeros((1, 7)))  # within a 60 Hz frame: skipped
+    assert not rec.frame(0.505, ["p0"], np.zeros((1, 7)))  # the same slot of the 60 Hz grid: skipped
     with pytest.raises(RecorderError, match="before the last frame"):
         rec.frame(0.2, ["p0"], np.zeros((1, 7)))
     with pytest.raises(RecorderError, match="appears without being known"):

@@ -59,11 +59,11 @@ class LiveFeed:
         went_back = (kept_actions < len(self._actions) or kept_events < len(self._events)
                      or lw.time < self._last_world - 1e-9)
         if went_back:
-            first_world = frames[0][0] if frames else lw.time
+            # the world's first frame since it went back follows the last one recorded by a frame
             now = self.recorder.latest
-            self._offset = now + 1.0 / self.recorder.rate_hz - first_world
-            self.recorder.event(now, "restored", (), None, {"world_time": first_world, "kept_actions": kept_actions,
-                                                            "kept_events": kept_events})
+            self._offset = (now + 1.0 / self.recorder.rate_hz - frames[0][0]) if frames else now - lw.time
+            self.recorder.event(now, "restored", (), None, {"world_time": now - self._offset,
+                                                            "kept_actions": kept_actions, "kept_events": kept_events})
             del self._actions[kept_actions:]
             del self._events[kept_events:]
         items = []

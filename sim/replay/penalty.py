@@ -313,8 +313,9 @@ def _babylon_fast(recording, found):
     for who, p in players.items():
         out[who] = {"minus_points": len(p["parts"]), "parts_out_of_round": p["parts"],
                     "nobles_of_others": p["nobles_of_others"], "out_of_round": bool(p["nobles_of_others"])}
-        parts = (f"-{len(p['parts'])} (knocked down {_names(p['parts'])}, which leave the round)"
-                 if p["parts"] else "no building part knocked down")
+        n = len(p["parts"])
+        parts = (f"-{n} (knocked down {_names(p['parts'])}: {'it leaves' if n == 1 else 'they leave'} the round)"
+                 if n else "no building part knocked down")
         out_line = (f"; out of the round for knocking down {_names(p['nobles_of_others'])} of another player"
                     if p["nobles_of_others"] else "")
         lines.append(f"{who}: {parts}{out_line}")

@@ -113,6 +113,7 @@ class Recorder:
         self._chunk = 0  # the stretch of time being filled, from the start
         self._written = 0  # chunks written (stretches in which nothing happened make none)
         self._last_frame = -np.inf
+        self._last_slot = -1  # the last kept frame's place on the grid of 1 / rate_hz from the start
         self._latest = 0.0  # the latest time seen
         self._fresh: list[dict] = []  # roster entries since the last chunk
         self._chunk_actions: list[dict] = []
@@ -291,7 +292,9 @@ class Recorder:
         """Record the poses of every present piece at time ``t``.
 
         Args:
-            t: recording time (s); frames closer than ``1 / rate_hz`` to the last kept one are skipped.
+            t: recording time (s); a frame in the same slot of the ``1 / rate_hz`` grid (from the start,
+                slots centred on its points) as the last kept one is skipped: a faster source is thinned to
+                the rate, a 60 Hz one kept whole, whatever its phase.
             ids: the present pieces, in order.
             poses: (n, 7) their poses: position (m) and quaternion xyzw.
 
@@ -305,7 +308,8 @@ class Recorder:
         t = float(t)
         if t < self._last_frame - 1e-9:
             raise RecorderError(f"frame at {t:.6f} s: before the last frame ({self._last_frame:.6f} s)")
-        if t < self._last_frame + 1.0 / self.rate_hz - 1e-6:
+        slot = int(np.floor((t - self._start) * self.rate_hz + 0.5 + 1e-6))  # the frame grid, from the start
+        if slot <= self._last_slot:
             return False
         ids = list(ids)
         poses = np.asarray(poses, dtype=np.float64)
@@ -320,7 +324,7 @@ class Recorder:
             present[i] = number
         self._present = present
         self._encoder.add(t, [present[i] for i in ids], poses, roster_size=len(self.roster))
-        self._last_frame = t
+        self._last_frame, self._last_slot = t, slot
         return True
 
     def feed(self, live, report=None) -> None:

@@ -1,0 +1,107 @@
+"""``simulate --record``, ``check --record``, ``towerlab replay`` and ``towerlab penalty`` on the command line."""
+
+from __future__ import annotations
+
+import json
+
+import imageio_ffmpeg
+import pytest
+
+from sim.cli import main
+from sim.replay import load_recording
+from tests.helpers import SCENES, forbid_drawing, one_line
+
+FALLS = SCENES / "free/physics-harmonic-8-falls.json"
+
+
+@pytest.fixture(scope="module")
+def fall(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("cli")
+    assert main(["simulate", str(FALLS), "-o", str(folder / "after.json"), "--record", str(folder / "fall.tlrec"),
+                 "--seconds", "1.0", "--json"]) == 0
+    return folder / "fall.tlrec"
+
+
+def test_simulate_records_its_run(fall, capsys):
+    r = load_recording(fall)
+    assert r.source == "simulate" and r.complete and r.duration == pytest.approx(1.0)
+    assert [e.kind for e in r.events if e.kind == "knocked_down"]
+
+
+def test_check_records_its_witness_run(tmp_path, capsys):
+    stands = SCENES / "free/physics-harmonic-8-stands.json"
+    assert main(["check", str(stands), "--seconds", "0.5", "--record", str(tmp_path / "w.tlrec"), "--json"]) == 0
+    verdict = json.loads(capsys.readouterr().out)
+    r = load_recording(tmp_path / "w.tlrec")
+    assert r.source == "check" and r.duration == pytest.approx(0.5)
+    assert r.header["extra"]["probe_direction_deg"] == pytest.approx(verdict["weakest_direction_deg"], abs=1e-3)
+
+
+def test_replay_without_a_video_says_what_it_holds_and_that_the_window_comes_with_the_viewer(fall, capsys):
+    assert main(["replay", str(fall)]) == 0
+    out, err = capsys.readouterr()
+    assert "simulate recording of free" in out and "first knocked down at" in out
+    assert "the replay window" in err and "not wired yet" in err and len(err.strip().splitlines()) == 1
+    assert main(["replay", str(fall), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["source"] == "simulate" and summary["frames"] == 61 and summary["complete"]
+
+
+def test_replay_makes_a_video(fall, tmp_path, capsys):
+    out = tmp_path / "sub" / "fall.mp4"
+    assert main(["replay", str(fall), "--video", str(out), "--from", "0.1", "--to", "0.4", "--speed", "0.5",
+                 "--size", "96x64", "--fps", "10", "--camera", "follow:b8", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["frames"] == 7 and imageio_ffmpeg.count_frames_and_secs(str(out))[0] == 7
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--video", "{tmp}/x.avi"], "--video {tmp}/x.avi: expected a name ending in .mp4 or .gif"),
+    (["--video", "{tmp}/x.mp4", "--from", "7"], "--from: expected a time within the recording"),
+    (["--video", "{tmp}/x.mp4", "--camera", "follow:nobody"], "holds no piece 'nobody'"),
+    (["--video", "{tmp}/x.mp4", "--size", "99x64"], "even width and height"),
+    (["--video", "{tmp}/x.mp4", "--size", "big"], "--size: expected WIDTHxHEIGHT"),
+    (["--video", "{file}/x.mp4"], "is a file, not a folder"),
+])
+def test_bad_video_options_are_one_line_exit_2_and_nothing_drawn_or_written(fall, tmp_path, capsys, monkeypatch,
+                                                                           args, message):
+    forbid_drawing(monkeypatch)
+    (tmp_path / "file").write_text("")
+    args = [a.format(tmp=tmp_path, file=tmp_path / "file") for a in args]
+    assert main(["replay", str(fall), *args]) == 2
+    assert message.format(tmp=tmp_path, file=tmp_path / "file") in one_line(capsys)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda data: data[:len(data) // 20], "truncated"),
+    (lambda data: data[:200] + bytes([data[200] ^ 1]) + data[201:], "damaged"),
+    (lambda data: b"not a recording", "not a towerlab recording"),
+])
+@pytest.mark.parametrize("command", ["replay", "penalty"])
+def test_a_broken_recording_is_one_line_naming_it_and_exit_2(fall, tmp_path, capsys, damage, message, command):
+    broken = tmp_path / "broken.tlrec"
+    broken.write_bytes(damage(fall.read_bytes()))
+    assert main([command, str(broken)]) == 2
+    line = one_line(capsys)
+    assert line.startswith(f"towerlab: error: {broken}: ") and message in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["broken.tlrec"]
+
+
+def test_record_into_a_place_that_cannot_be_written_is_refused_before_the_run(tmp_path, capsys):
+    (tmp_path / "file").write_text("")
+    assert main(["simulate", str(FALLS), "-o", str(tmp_path / "a.json"), "--record",
+                 str(tmp_path / "file" / "r.tlrec")]) == 2
+    assert "--record" in one_line(capsys) and not (tmp_path / "a.json").exists()
+
+
+def test_a_cut_recording_plays_its_whole_seconds_with_a_note(fall, tmp_path, capsys):
+    data = fall.read_bytes()
+    cut = tmp_path / "cut.tlrec"
+    cut.write_bytes(data[:data.index(b"manifest.json") - 30])  # the manifest and the directory gone
+    assert main(["replay", str(cut), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert not summary["complete"] and "not closed" in summary["notes"][0]
+    assert main(["penalty", str(cut)]) == 0
+    out, err = capsys.readouterr()
+    assert "not closed" in err and "no action before it (it fell by itself)" in out
