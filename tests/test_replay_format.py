@@ -112,7 +112,7 @@ def test_a_closed_recording_is_a_zip_whose_manifest_lists_every_member(tmp_path)
 
 def test_a_recorder_that_dies_leaves_every_second_before(tmp_path):
     rec, frames = synthetic(tmp_path / "r.tlrec", close=False)
-    rec._zip.abandon()  # what a killed process leaves: whole members, no directory
+    rec.abandon()  # what a killed process leaves: whole members, no directory
     r = load_recording(tmp_path / "r.tlrec")
     assert not r.complete and "not closed" in r.notes[0]
     assert len(r.times) == 180 and r.end == pytest.approx(179 / 60)  # three whole seconds
@@ -299,3 +299,31 @@ def test_ten_minutes_at_rest_stay_small_and_a_pause_writes_nothing(tmp_path):
     assert len(r.times) == 36060 and json.loads(zipfile.ZipFile(tmp_path / "r.tlrec").read("manifest.json"))[
         "chunks"] == 601
     assert same_bits(r.poses_at(659.0)[1], poses) and r.frame_at(659.0) == 35999
+
+
+def test_a_full_disk_is_one_clear_error_and_the_seconds_written_before_stay(tmp_path, monkeypatch):
+    import errno
+
+    from sim.replay import container
+
+    real = container.AppendZip.write
+    members = []
+
+    def write(self, name, data):
+        if len(members) == 6:  # header, scene and two chunks fit; then the disk is full
+            raise OSError(errno.ENOSPC, "No space left on device")
+        members.append(name)
+        return real(self, name, data)
+
+    monkeypatch.setattr(container.AppendZip, "write", write)
+    s = scene(1)
+    rec = Recorder(tmp_path / "r.tlrec", sync=False)
+    rec.start(s)
+    with pytest.raises(RecorderError, match=r"r.tlrec: cannot write the recording \(No space left on device\)"):
+        for g in range(600):
+            rec.frame(g / 60, s.ids, s.poses() + g * 1e-6)
+    rec.close()  # said once: the recorder has stopped, the file holds what was written
+    with pytest.raises(RecorderError, match="closed"):
+        rec.frame(11.0, s.ids, s.poses())
+    r = load_recording(tmp_path / "r.tlrec")
+    assert len(r.times) == 120 and not r.complete

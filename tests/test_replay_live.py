@@ -243,7 +243,7 @@ def test_ctrl_c_closes_the_recording_and_a_crash_keeps_every_whole_second(tmp_pa
     rec.start_live(lw)
     play_script(lw, CARRY_INTO_THE_TOWER[:3], rec)  # 1.0 s ...
     play_script(lw, [{"kind": "wait", "seconds": 0.9}], rec)  # ... and 0.9 s more, then the process dies
-    rec._zip.abandon()
+    rec.abandon()
     lw.close()
     crashed = load_recording(tmp_path / "crashed.tlrec")
     assert not crashed.complete and crashed.end == pytest.approx(59 / 60)

@@ -18,8 +18,10 @@ zip64 one (about nine hours of play at two members a second).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import struct
+import threading
 import zipfile
 import zlib
 from dataclasses import dataclass
@@ -62,13 +64,45 @@ class Member:
     data: bytes = b""
 
 
+class _Syncer:
+    """Syncs a file to the disk in a thread of its own, as often as asked and no more (``os.fsync`` can take
+    milliseconds: the recording session does not wait for it)."""
+
+    def __init__(self, fileno: int):
+        self._fileno = fileno
+        self._wanted = threading.Event()
+        self._stop = False
+        self._thread = threading.Thread(target=self._run, name="recording-sync", daemon=True)
+        self._thread.start()
+
+    def ask(self) -> None:
+        self._wanted.set()
+
+    def _run(self) -> None:
+        while True:
+            self._wanted.wait()
+            self._wanted.clear()
+            if self._stop:
+                return
+            with contextlib.suppress(OSError):  # the final, synchronous sync reports any failure
+                os.fsync(self._fileno)
+
+    def stop(self) -> None:
+        self._stop = True
+        self._wanted.set()
+        self._thread.join()
+
+
 class AppendZip:
-    """A zip archive written member by member, each whole on disk before the next begins.
+    """A zip archive written member by member, each whole in the file before the next begins.
+
+    Every member is flushed to the operating system as it is written, so a process that dies leaves
+    every member before it; with ``sync`` a thread also syncs the file to the disk after each member
+    (the last one synchronously, at :meth:`close`), so that a power cut leaves all but the last few.
 
     Args:
         path: the file; an existing one is replaced.
-        sync: sync each member to the disk (``os.fsync``), not only to the operating system: a
-            power cut then also leaves every member written so far.
+        sync: sync to the disk too (``os.fsync``).
 
     Raises:
         OSError: the file cannot be made.
@@ -80,6 +114,7 @@ class AppendZip:
         self._file = open(self.path, "wb")  # noqa: SIM115 (kept open while the recording goes on)
         self._members: list[Member] = []
         self._offset = 0
+        self._syncer = _Syncer(self._file.fileno()) if sync else None
 
     @property
     def size(self) -> int:
@@ -135,20 +170,29 @@ class AppendZip:
                     + _LOCATOR64.pack(LOCATOR64, 0, end64, 1))
         tail += _END.pack(END, 0, 0, min(n, 0xFFFF), min(n, 0xFFFF), len(directory), start, 0)
         self._file.write(directory + tail)
-        self._flush()
+        self._file.flush()
+        self._stop_syncing()
+        if self.sync:
+            os.fsync(self._file.fileno())
         self._file.close()
         self._file = None
 
     def abandon(self) -> None:
         """Close the file without a central directory (what a crash leaves; for tests and for errors)."""
         if self._file is not None:
+            self._stop_syncing()
             self._file.close()
             self._file = None
 
     def _flush(self) -> None:
         self._file.flush()
-        if self.sync:
-            os.fsync(self._file.fileno())
+        if self._syncer is not None:
+            self._syncer.ask()
+
+    def _stop_syncing(self) -> None:
+        if self._syncer is not None:
+            self._syncer.stop()
+            self._syncer = None
 
 
 @dataclass(frozen=True)

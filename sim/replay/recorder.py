@@ -18,9 +18,9 @@ written once a later item arrives, so a crash loses at most the last chunk; a
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import asdict, is_dataclass
 from pathlib import Path
@@ -28,10 +28,10 @@ from pathlib import Path
 import numpy as np
 
 import sim
-from sim.replay.container import AppendZip
 from sim.replay.errors import RecorderError
 from sim.replay.poses import PoseEncoder
 from sim.replay.records import FORMAT, WORLD_ACTIONS, RecordedAction, RecordedEvent, check_kind
+from sim.replay.writer import ChunkWriter
 
 RATE_HZ = 60.0
 """Frames per second of recording time (the live world's frame rate)."""
@@ -103,11 +103,11 @@ class Recorder:
         self.actions: list[RecordedAction] = []
         self.events: list[RecordedEvent] = []
         self.roster: list[tuple[str, dict]] = []
-        self._zip: AppendZip | None = None
-        self._digests: list[tuple[str, int, str]] = []  # name, size, sha256 of every member
-        self._previous = ""  # sha256 of the last JSON member: the chain
+        self._writer: ChunkWriter | None = None
         self._encoder = PoseEncoder(self.keyframe_seconds)
         self._present: dict[str, int] = {}  # id -> roster number of the pieces present in the last frame
+        self._ids: tuple[str, ...] | None = None  # the last frame's ids, and their roster numbers
+        self._numbers = np.zeros(0, dtype=np.int32)
         self._specs: dict[str, dict] = {}  # file forms of pieces about to appear (from add actions)
         self._start = 0.0
         self._chunk = 0  # the stretch of time being filled, from the start
@@ -125,7 +125,7 @@ class Recorder:
     @property
     def started(self) -> bool:
         """:meth:`start` was called."""
-        return self._zip is not None
+        return self._writer is not None
 
     @property
     def latest(self) -> float:
@@ -135,7 +135,7 @@ class Recorder:
     @property
     def closed(self) -> bool:
         """:meth:`close` was called."""
-        return self._zip is not None and self._zip.closed
+        return self._writer is not None and self._writer.closed
 
     def start(self, scene, settings=None, seed: int | None = None, game: str | None = None, players=None, *,
               variant: str | None = None, source: str = "session", time: float = 0.0, poses=None,
@@ -161,7 +161,7 @@ class Recorder:
         """
         from sim.scene.io import piece_to_dict, to_dict
 
-        if self._zip is not None:
+        if self._writer is not None:
             raise RecorderError(f"{self.path}: the recording was started already")
         players = scene.players if players is None else players
         header = {
@@ -175,12 +175,11 @@ class Recorder:
         exact = scene.poses() if poses is None else np.asarray(poses, dtype=np.float64).reshape(len(scene.pieces), 7)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._zip = AppendZip(self.path, sync=self.sync)
+            self._writer = ChunkWriter(self.path, sync=self.sync)
         except OSError as e:
             raise RecorderError(f"{self.path}: cannot write the recording ({e.strerror or e})") from None
         self._start = self._latest = float(time)
-        self._write(HEADER, json_bytes(header))
-        self._previous = self._digests[-1][2]
+        self._write(HEADER, json_bytes(header), chain=True)
         self._write(SCENE_POSES, npz_bytes({"poses": exact}))
         self.roster = [(p.id, piece_to_dict(p)) for p in scene.pieces]  # numbers 0..n-1: the scene's pieces
 
@@ -207,25 +206,31 @@ class Recorder:
 
     def close(self) -> None:
         """Write the last chunk and the manifest; the file is complete. Closing twice does nothing."""
-        if self._zip is None or self._zip.closed:
+        if self._writer is None or self._writer.closed:
             return
         try:
             self._flush()
+            self._writer.drain()
             manifest = {"format": FORMAT, "software_version": sim.__version__, "closed": True,
                         "duration": self._latest - self._start, "frames": self._encoder.frames,
                         "chunks": self._written, "actions": len(self.actions), "events": len(self.events),
-                        "members": [{"name": n, "size": s, "sha256": h} for n, s, h in self._digests]}
-            self._write(MANIFEST, json_bytes(manifest))
-            self._zip.close()
-        except OSError as e:
-            self._zip.abandon()
-            raise RecorderError(f"{self.path}: cannot write the recording ({e.strerror or e})") from None
+                        "members": [{"name": n, "size": s, "sha256": h} for n, s, h in self._writer.digests]}
+            self._writer.write(MANIFEST, json_bytes(manifest))
+            self._writer.close()
+        except (OSError, ValueError) as e:
+            self._writer.abandon()
+            raise RecorderError(f"{self.path}: cannot write the recording ({_why(e)})") from None
+
+    def abandon(self) -> None:
+        """Stop without closing: the file is what a crash leaves (its whole chunks); for tests and errors."""
+        if self._writer is not None:
+            self._writer.abandon()
 
     def __enter__(self) -> Recorder:
         return self
 
     def __exit__(self, *exc) -> None:
-        if self._zip is not None:
+        if self._writer is not None:
             self.close()
 
     # --- what is recorded --------------------------------------------------------------------------
@@ -308,22 +313,24 @@ class Recorder:
         t = float(t)
         if t < self._last_frame - 1e-9:
             raise RecorderError(f"frame at {t:.6f} s: before the last frame ({self._last_frame:.6f} s)")
-        slot = int(np.floor((t - self._start) * self.rate_hz + 0.5 + 1e-6))  # the frame grid, from the start
+        slot = math.floor((t - self._start) * self.rate_hz + 0.5 + 1e-6)  # the frame grid, from the start
         if slot <= self._last_slot:
             return False
-        ids = list(ids)
+        ids = tuple(ids)
         poses = np.asarray(poses, dtype=np.float64)
         if poses.shape != (len(ids), 7):
             raise RecorderError(f"frame at {t:.6f} s: expected poses of shape ({len(ids)}, 7), got {poses.shape}")
         self._at(t, "frame")
-        present = {}
-        for i in ids:
-            number = self._present.get(i)
-            if number is None:
-                number = self._number(i, t)
-            present[i] = number
-        self._present = present
-        self._encoder.add(t, [present[i] for i in ids], poses, roster_size=len(self.roster))
+        if ids != self._ids:  # pieces came, went or changed places
+            present = {}
+            for i in ids:
+                number = self._present.get(i)
+                if number is None:
+                    number = self._number(i, t)
+                present[i] = number
+            self._present = present
+            self._ids, self._numbers = ids, np.array([present[i] for i in ids], dtype=np.int32)
+        self._encoder.add(t, self._numbers, poses, roster_size=len(self.roster))
         self._last_frame, self._last_slot = t, slot
         return True
 
@@ -338,7 +345,7 @@ class Recorder:
         """
         from sim.replay.live import LiveFeed
 
-        if self._zip is None:
+        if self._writer is None:
             self.start_live(live)
         elif self._live is None or self._live.live is not live:
             self._live = LiveFeed(self, live)  # another world (the session made a new one): it goes on here
@@ -391,28 +398,31 @@ class Recorder:
             return  # nothing happened in this stretch: no chunk
         frame0 = self._encoder.first_pending
         arrays = self._encoder.chunk()
-        npz_name, json_name = chunk_names(self._written)
-        self._write(npz_name, npz_bytes(arrays))
         body = {"chunk": self._written, "t0": self._start + k * self.chunk_seconds,
                 "t1": self._start + (k + 1) * self.chunk_seconds, "frame0": frame0,
-                "frames": int(len(arrays["times"])),
-                "npz_sha256": self._digests[-1][2], "previous_sha256": self._previous, "pieces": self._fresh,
-                "actions": self._chunk_actions, "events": self._chunk_events}
-        self._write(json_name, json_bytes(body))
-        self._previous = self._digests[-1][2]
+                "frames": int(len(arrays["times"])), "pieces": self._fresh, "actions": self._chunk_actions,
+                "events": self._chunk_events}
+        try:
+            self._writer.chunk(*chunk_names(self._written), arrays, body)  # digests filled in as it is written
+        except (OSError, ValueError) as e:
+            self._writer.abandon()
+            raise RecorderError(f"{self.path}: cannot write the recording ({_why(e)})") from None
         self._written += 1
         self._fresh, self._chunk_actions, self._chunk_events = [], [], []
 
-    def _write(self, name: str, data: bytes) -> None:
+    def _write(self, name: str, data: bytes, *, chain: bool = False) -> None:
         try:
-            self._zip.write(name, data)
-        except OSError as e:
-            self._zip.abandon()
-            raise RecorderError(f"{self.path}: cannot write the recording ({e.strerror or e})") from None
-        self._digests.append((name, len(data), hashlib.sha256(data).hexdigest()))
+            self._writer.write(name, data, chain=chain)
+        except (OSError, ValueError) as e:
+            self._writer.abandon()
+            raise RecorderError(f"{self.path}: cannot write the recording ({_why(e)})") from None
 
     def _need_started(self) -> None:
-        if self._zip is None:
+        if self._writer is None:
             raise RecorderError(f"{self.path}: call start() first")
-        if self._zip.closed:
+        if self._writer.closed:
             raise RecorderError(f"{self.path}: the recording is closed")
+
+
+def _why(e: BaseException) -> str:
+    return (e.strerror if isinstance(e, OSError) and e.strerror else None) or str(e)
