@@ -327,3 +327,21 @@ def test_a_full_disk_is_one_clear_error_and_the_seconds_written_before_stay(tmp_
         rec.frame(11.0, s.ids, s.poses())
     r = load_recording(tmp_path / "r.tlrec")
     assert len(r.times) == 120 and not r.complete
+
+
+def test_sessions_are_recorded_in_a_folder_one_new_file_each(tmp_path, monkeypatch):
+    from datetime import UTC, datetime
+
+    from sim.replay.folder import recordings_folder, session_path
+
+    monkeypatch.setenv("TOWERLAB_RECORDINGS", str(tmp_path / "recs"))
+    assert recordings_folder() == tmp_path / "recs"
+    when = datetime(2025, 3, 4, 5, 6, 7, tzinfo=UTC)
+    first = session_path("Talo", when=when)
+    assert first == tmp_path / "recs" / "20250304-050607-talo.tlrec"
+    first.parent.mkdir()
+    first.write_bytes(b"")
+    assert session_path("talo", when=when).name == "20250304-050607-talo-2.tlrec"
+    monkeypatch.delenv("TOWERLAB_RECORDINGS")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    assert recordings_folder() == tmp_path / "data" / "towerlab" / "recordings"

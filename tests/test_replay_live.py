@@ -247,3 +247,26 @@ def test_ctrl_c_closes_the_recording_and_a_crash_keeps_every_whole_second(tmp_pa
     lw.close()
     crashed = load_recording(tmp_path / "crashed.tlrec")
     assert not crashed.complete and crashed.end == pytest.approx(59 / 60)
+
+
+def test_the_same_session_makes_the_same_file_byte_for_byte(tmp_path):
+    for name in ("a", "b"):
+        with LiveWorld(tower_scene()) as lw, Recorder(tmp_path / f"{name}.tlrec", sync=False) as rec:
+            rec.start_live(lw, seed=3, players=["ana"])
+            play_script(lw, CARRY_INTO_THE_TOWER[:3], rec)
+    assert (tmp_path / "a.tlrec").read_bytes() == (tmp_path / "b.tlrec").read_bytes()
+
+
+def test_a_session_that_goes_on_in_another_world_records_its_pieces_afresh(tmp_path):
+    other = from_dict({"format": "towerlab-scene/1", "game": "free", "board": "table", "pieces": [
+        {"id": "t0", "kind": "box", "size": [40, 40, 10], "pos": [0, 0, 5]}]}, "<another scene>")
+    with Recorder(tmp_path / "two.tlrec", sync=False) as rec:
+        with LiveWorld(tower_scene()) as lw:
+            play_script(lw, [{"kind": "wait", "seconds": 0.5}], rec)
+        with LiveWorld(other) as lw:  # the viewer loaded another scene
+            play_script(lw, [{"kind": "wait", "seconds": 0.5}], rec)
+    r = load_recording(tmp_path / "two.tlrec")
+    assert [e.data.get("new_world") for e in r.events if e.kind == "restored"] == [True]
+    assert r.scene_at(0.2).piece("t0").shape.bounds[1][0] == pytest.approx(0.01)
+    assert r.scene_at(r.end).ids == ["t0"] and r.scene_at(r.end).piece("t0").shape.bounds[1][0] == pytest.approx(0.02)
+    assert np.all(np.diff(r.times) > 0) and ReplayPlayer(r).resimulation_plan(r.end).mode == AT_REST

@@ -148,8 +148,38 @@ def step_babylon(out: Path) -> None:
          str(ROOT / "scenes/babylon/second-turn.json"), "--player", "blue"])
 
 
+def step_replay(out: Path) -> None:
+    """A recorded Talo collapse: replayed into a video, and settled by the rules."""
+    from sim.physics.live import LiveWorld
+    from sim.replay import Recorder, load_recording
+    from sim.replay.script import play_script
+    from sim.scene import from_dict
+
+    scene = load_scene(ROOT / "scenes/talo/bridge.json")
+    block = from_dict({"format": "towerlab-scene/1", "game": "talo", "board": scene.board, "pieces": [
+        {"id": "red-1", "kind": "talo.block", "length": 1, "cell": [9, 5], "layer": 0, "axis": "z"}]}, "<demo>")
+    scene = scene.with_pieces([*scene.pieces, *block.pieces])
+    pillar, start = scene.piece("pillar-e").pos, block.pieces[0].pos
+    steps = [{"kind": "wait", "seconds": 0.3},  # red takes a block and sweeps it, carelessly, into the bridge
+             {"kind": "grab", "piece": "red-1", "hand": "right", "player": "red", "args": {"strength": 60}},
+             {"kind": "carry", "hand": "right", "to": [start[0], start[1], 0.045], "seconds": 0.4},
+             {"kind": "carry", "hand": "right", "to": [pillar[0] - 0.12, pillar[1], 0.045], "seconds": 0.6},
+             {"kind": "release", "hand": "right", "player": "red"},
+             {"kind": "wait", "seconds": 1.5}]
+    recording = out / "replay" / "talo-collapse.tlrec"
+    recording.parent.mkdir(parents=True, exist_ok=True)
+    with LiveWorld(scene) as live, Recorder(recording) as rec:
+        rec.start_live(live, game="talo", players=["red", "blue"], variant="talo")
+        play_script(live, steps, rec)
+    first = next(e.time for e in load_recording(recording).timeline_events if e.kind == "knocked_down")
+    run(["replay", str(recording)])
+    run(["replay", str(recording), "--video", str(out / "replay" / "talo-collapse.mp4"), "--from",
+         f"{max(0.0, first - 0.4):.2f}", "--to", f"{first + 1.0:.2f}", "--speed", "0.5", "--size", "640x360"])
+    run(["penalty", str(recording)])
+
+
 STEPS = [step_scenes, step_catalogue, step_stability, step_collapse, step_pictures, step_tohuwabohu,
-         step_talo, step_babylon]
+         step_talo, step_babylon, step_replay]
 
 
 def main(argv=None) -> int:

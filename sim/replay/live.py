@@ -43,6 +43,11 @@ class LiveFeed:
         self._fed_ids: set[int] = set()
         self._offset = max(0.0, recorder.latest - live.time)  # recording time minus world time
         self._last_world = live.time
+        if recorder.frames:  # the session goes on in another world (a scene loaded): its pieces may differ
+            for piece in live.world.scene.pieces:
+                recorder.add_piece(piece)
+            self._offset = recorder.latest + 1.0 / recorder.rate_hz - live.time
+            recorder.event(recorder.latest, "restored", (), None, {"world_time": live.time, "new_world": True})
         recorder.frame(live.time + self._offset, live.ids, live.poses())
 
     @staticmethod

@@ -128,6 +128,16 @@ class Recorder:
         return self._writer is not None
 
     @property
+    def writer_cpu(self) -> float:
+        """CPU time (s) the writing thread has spent encoding and writing chunks."""
+        return 0.0 if self._writer is None else self._writer.cpu
+
+    @property
+    def frames(self) -> int:
+        """Frames kept so far."""
+        return self._encoder.frames
+
+    @property
     def latest(self) -> float:
         """The latest recording time seen (s)."""
         return self._latest
@@ -321,10 +331,10 @@ class Recorder:
         if poses.shape != (len(ids), 7):
             raise RecorderError(f"frame at {t:.6f} s: expected poses of shape ({len(ids)}, 7), got {poses.shape}")
         self._at(t, "frame")
-        if ids != self._ids:  # pieces came, went or changed places
+        if ids != self._ids or self._specs:  # pieces came, went or changed places, or may have changed shape
             present = {}
             for i in ids:
-                number = self._present.get(i)
+                number = None if i in self._specs else self._present.get(i)
                 if number is None:
                     number = self._number(i, t)
                 present[i] = number

@@ -3,7 +3,7 @@
 One renderer and one scene graph for the whole clip: each video frame sets
 the graph to the recorded poses of its time (``update``, ``draw``, ``read``),
 draws the captions into the picture and sends it to imageio-ffmpeg's writer,
-so no frame is kept in memory. MP4 is H.264 (yuv420p), GIF gets a palette per
+so no frame is kept in memory. MP4 is H.264 (yuv420p, crf 20, preset veryfast), GIF gets a palette per
 frame (ffmpeg's ``palettegen``/``paletteuse``, which needs no second pass).
 The file appears only when it is complete: frames go to a temporary file in
 the same folder, renamed at the end (removed on any error or Ctrl-C).
@@ -146,7 +146,8 @@ def write_video(recording, plan: VideoPlan, *, renderer=None, progress=None) -> 
     plan.path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{plan.path.stem}.", suffix=suffix, dir=plan.path.parent)
     os.close(fd)
-    options = (dict(codec="libx264", pix_fmt_out="yuv420p", macro_block_size=2, quality=8) if suffix == ".mp4" else
+    options = (dict(codec="libx264", pix_fmt_out="yuv420p", macro_block_size=2, quality=6,  # crf 20
+                    output_params=["-preset", "veryfast"]) if suffix == ".mp4" else
                dict(codec="gif", pix_fmt_out="pal8", macro_block_size=1, quality=None,
                     output_params=["-filter_complex",
                                    "split[a][b];[a]palettegen=stats_mode=single[p];[b][p]paletteuse=new=1"]))

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import queue
 import threading
+import time
 
 from sim.replay.container import AppendZip
 
@@ -26,6 +27,8 @@ class ChunkWriter:
 
     Attributes:
         digests: (name, size, sha256) of every member written, in order.
+        cpu: CPU time (s) the writing thread has spent on chunks (what recording costs besides the session's
+            own calls).
 
     Raises:
         OSError: the file cannot be made.
@@ -34,6 +37,7 @@ class ChunkWriter:
     def __init__(self, path, *, sync: bool = True):
         self._zip = AppendZip(path, sync=sync)
         self.digests: list[tuple[str, int, str]] = []
+        self.cpu = 0.0  # CPU time (s) the writing thread has spent encoding and writing chunks
         self._previous = ""  # sha256 of the last JSON member that the next chunk chains to
         self._queue: queue.Queue = queue.Queue()
         self._error: BaseException | None = None
@@ -109,11 +113,13 @@ class ChunkWriter:
                 if item is None:
                     return
                 if self._error is None:
+                    start = time.thread_time()
                     npz_name, json_name, arrays, body = item
                     self._append(npz_name, npz_bytes(arrays))
                     body = {**body, "npz_sha256": self.digests[-1][2], "previous_sha256": self._previous}
                     self._append(json_name, json_bytes(body))
                     self._previous = self.digests[-1][2]
+                    self.cpu += time.thread_time() - start
             except BaseException as e:  # noqa: BLE001 (kept, and raised in the session's thread)
                 self._error = e
             finally:
