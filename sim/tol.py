@@ -106,6 +106,8 @@ class Tolerances:
         knocked_drop: fall (m) of a piece's position beyond which it dropped a
             level: 5 mm, a quarter of the 20 mm levels of Talo and Babylon.
         touch_gap: two bodies closer than this (m) touch (contact bookkeeping).
+        clock: two simulated times closer than this (s) are the same instant: 1 ns, far
+            below the 2 ms step, far above the rounding of a sum of steps.
         blowup_height: a run whose mechanical energy rose by more than lifting
             every piece this high (m) would take has blown up: 0.1 m, far above
             the solver's position corrections, far below any explosion.
@@ -187,6 +189,7 @@ class Tolerances:
     knocked_angle: float = 0.2618
     knocked_drop: float = 5e-3
     touch_gap: float = 1e-4
+    clock: float = 1e-9
     blowup_height: float = 0.1
     support_angle: float = 0.7854
     lp_feasibility: float = 1e-9

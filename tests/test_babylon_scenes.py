@@ -14,7 +14,7 @@ FILES = {
     "fast-example": examples.fast_example,
     "first-turn": examples.first_turn,
     "second-turn": examples.second_turn,
-    "bench-150": examples.bench_city,
+    "bench-140": examples.bench_city,
 }
 
 
@@ -34,7 +34,7 @@ def test_example_buildings_are_connected_and_correctly_placed(name):
 
 
 def test_bench_city_is_a_legal_final_position():
-    scene = load_scene(SCENES / "babylon" / "bench-150.json")
+    scene = load_scene(SCENES / "babylon" / "bench-140.json")
     lay = read_layout(scene)
     assert len(scene.pieces) == 140 and len(lay.buildings) == 1
     assert part_violations(lay, lay.parts) == [] and congruent_bridges(lay) == []

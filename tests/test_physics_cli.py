@@ -7,8 +7,8 @@ from types import SimpleNamespace
 
 import pytest
 
+from sim.cases import talo_balance
 from sim.cli import main
-from sim.physics.cases import talo_balance
 from sim.physics.verdict import Dynamics, disagreement
 from sim.scene import dumps, load_scene
 
@@ -84,7 +84,7 @@ def test_simulate_text_lists_the_events(tmp_path, capsys):
 
 
 def stub(feasible=True, margin=0.2, unheld=()):
-    return SimpleNamespace(feasible=feasible, margin_g=margin, unheld=unheld)
+    return SimpleNamespace(feasible=feasible, margin_g=margin, unheld=unheld, stable=feasible and margin > 1e-3)
 
 
 def dynamics(moved=()):
@@ -98,3 +98,20 @@ def test_disagreement_is_none_when_both_agree_and_says_which_way_when_not():
         disagreement(stub(), dynamics(["a", "b"]))
     assert "cannot hold x" in disagreement(stub(False, 0.0, ("x",)), dynamics())
     assert "only 0 g" in disagreement(stub(True, 0.0), dynamics())  # a knife edge that did not tip
+
+
+def test_check_of_a_scene_without_movable_pieces_says_there_is_nothing_to_judge(tmp_path, capsys):
+    empty = write(tmp_path, {"format": "towerlab-scene/1", "game": "free", "pieces": []})
+    code, out, _ = run(capsys, "check", empty)
+    assert code == 0 and "nothing to judge" in out and "margin" not in out and "stands" not in out
+    code, out, _ = run(capsys, "check", empty, "--json")
+    r = json.loads(out)
+    assert r["margin_g"] is None and r["weakest_direction_deg"] is None and r["statics"]["margin_g"] is None
+
+
+def test_check_reports_progress_from_the_start():
+    from sim.physics import check
+
+    calls = []
+    check(talo_balance(3), seconds=0.5, progress=lambda done, total: calls.append((done, total)))
+    assert calls[0] == (0.0, 0.5) and calls[-1][0] == pytest.approx(0.5)

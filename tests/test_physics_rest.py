@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from sim.cases import block_on_slope, cube_tower, friction_angle, harmonic_stack, talo_balance
 from sim.contact import find_interfaces
 from sim.geometry.transforms import tilt_angle
 from sim.physics import TUNED, World, check, simulate
-from sim.physics.cases import cube_tower, friction_angle, harmonic_stack, talo_balance, tilted_plank
 from sim.physics.verdict import precision_for, support_depth
 from sim.scene import load_scene
 from tests.helpers import SCENES
@@ -39,7 +39,7 @@ def test_example_scenes_at_rest_are_reported_settled(name):
     assert r.stable and r.dynamics.settled and r.dynamics.max_displacement_mm < 0.05, r.to_json()["dynamics"]
 
 
-@pytest.mark.parametrize("make", [lambda: tilted_plank(friction_angle(0.5) * 1.1), lambda: talo_balance(10)],
+@pytest.mark.parametrize("make", [lambda: block_on_slope(friction_angle(0.5) * 1.1), lambda: talo_balance(10)],
                          ids=["sliding", "tipping"])
 def test_a_structure_still_moving_at_the_end_is_not_settled(make):
     r = check(make(), seconds=0.8)

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from dataclasses import replace
 
 import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
+from sim.cases import block_on_slope, cube_tower, friction_angle, harmonic_stack, talo_all_blocks, talo_balance
 from sim.contact import find_interfaces
-from sim.physics import check, settle, simulate
-from sim.physics.cases import cube_tower, friction_angle, harmonic_stack, talo_all_blocks, talo_balance, tilted_plank
+from sim.physics import Timeline, TimelineFileError, check, settle, simulate
 from sim.physics.verdict import support_depth, tuned_for
 from sim.scene import Scene, load_scene
 from tests.helpers import SCENES
@@ -67,8 +69,8 @@ def test_a_seeded_probe_direction_is_reproducible():
 CASES = {
     "harmonic-0.98": lambda: harmonic_stack(5, 0.98),
     "harmonic-1.02": lambda: harmonic_stack(5, 1.02),
-    "plank-0.9": lambda: tilted_plank(friction_angle(0.5) * 0.9),
-    "plank-1.1": lambda: tilted_plank(friction_angle(0.5) * 1.1),
+    "plank-0.9": lambda: block_on_slope(friction_angle(0.5) * 0.9),
+    "plank-1.1": lambda: block_on_slope(friction_angle(0.5) * 1.1),
     "talo-5": lambda: on_table(talo_balance(5)),
     "talo-4": lambda: on_table(talo_balance(4)),
 }
@@ -115,3 +117,42 @@ def test_all_55_talo_blocks_drift_less_than_half_a_millimetre_in_a_minute():
 def test_the_example_scenes_do_what_their_names_say(path):
     r = check(load_scene(path))
     assert r.stable is path.stem.endswith("-stands") and r.disagreement is None, r.to_json()
+
+
+def test_a_saved_timeline_loads_back_identical(tmp_path):
+    t = simulate(talo_balance(4), 1.5)
+    path = t.save(tmp_path / "run.npz")
+    back = Timeline.load(path)
+    assert np.array_equal(back.poses, t.poses) and np.array_equal(back.times, t.times)
+    assert back.events == t.events and back.pieces == t.pieces and back.ids == t.ids
+    assert back.settled == t.settled and back.seconds == t.seconds and back.settings == t.settings
+    assert back.scene.ids == t.scene.ids and not list(tmp_path.glob(".run.npz.*"))
+    with np.load(path, allow_pickle=False) as data:  # plain arrays and JSON, never pickle
+        assert set(data.files) == {"times", "poses", "manifest"}
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda p: p.write_bytes(b"not a zip"), "cannot read"),
+    (lambda p: np.savez(p, times=np.zeros(1)), "poses: missing"),
+    (lambda p: np.savez(p, times=np.zeros(1), poses=np.zeros((1, 0, 7)),
+                        manifest=np.frombuffer(b'{"format": "other/1"}', dtype=np.uint8)), "manifest.format"),
+])
+def test_a_broken_timeline_file_is_one_clear_error(tmp_path, damage, message):
+    path = tmp_path / "bad.npz"
+    damage(path)
+    with pytest.raises(TimelineFileError, match=message) as err:
+        Timeline.load(path)
+    assert str(path) in str(err.value) and "\n" not in str(err.value)
+
+
+def test_settle_reports_its_progress():
+    calls = []
+    settle(cube_tower(2), seconds=1.0, progress=lambda done, total: calls.append((done, total)))
+    assert calls and all(total == pytest.approx(1.0) for _, total in calls)
+    assert [d for d, _ in calls] == sorted(d for d, _ in calls)
+
+
+def test_the_reference_cases_load_no_engine():
+    code = "import sys, sim.cases as c; c.harmonic_stack(3, 0.9); print('pybullet' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
+from sim.cases import block_on_slope, friction_angle
 from sim.contact import contact_friction
 from sim.physics import TUNED, BlowUpError, OverlapError, World, settle
-from sim.physics.cases import friction_angle, tilted_plank
+from sim.physics.bodies import GRAVITY, pb, principal_frame
 from sim.physics.timeline import simulate
-from sim.physics.world import GRAVITY, principal_frame
 from sim.scene import from_dict
 
 
@@ -80,7 +80,7 @@ def test_the_contact_coefficient_is_the_geometric_mean_of_the_two_materials():
     """A block of μ 0.3 on a plank of μ 0.8 holds at 0.9× and slides at 1.1× the angle of atan(√(0.3·0.8))."""
     mu = contact_friction(0.3, 0.8)
     for factor, slides in ((0.9, False), (1.1, True)):
-        base = tilted_plank(friction_angle(mu) * factor)
+        base = block_on_slope(friction_angle(mu) * factor)
         plank, block = base.pieces
         mixed = base.with_pieces([replace(plank, friction=0.8), replace(block, friction=0.3)])
         t = simulate(mixed, 1.0)
@@ -131,10 +131,9 @@ def test_a_run_that_gains_energy_stops_with_a_clear_error():
 
 def test_a_nan_pose_stops_the_run_naming_the_piece():
     with World(scene(box("a", (0, 0, 10)), box("b", (50, 0, 10)))) as w:
-        from sim.physics.world import pb
 
         pb.resetBasePositionAndOrientation(w.bodies["b"].uid, [math.nan, 0, 0], [0, 0, 0, 1],
-                                           physicsClientId=w._cid)
+                                           physicsClientId=w.client)
         with pytest.raises(BlowUpError, match="NaN") as err:
             w.watch()
     assert err.value.pieces == ["b"]
@@ -157,3 +156,91 @@ def test_worlds_are_independent_clients():
         a.close()
         b.close()
     a.close()  # idempotent
+
+
+def test_a_restored_state_and_the_same_steps_give_the_same_poses_bit_for_bit():
+    """Bullet keeps contact caches and a world inertia a pose reset does not refresh: set_state makes the
+    bodies afresh, so a state restored twice, or in another world built alike, goes on identically."""
+    from sim.cases import harmonic_stack
+
+    with World(harmonic_stack(5, 1.02)) as w, World(harmonic_stack(5, 1.02)) as other:
+        w.step(50)
+        state = w.get_state()
+        runs = []
+        for world in (w, w, other):
+            world.set_state(state)
+            world.step(300)  # falling: any difference in the state would grow
+            runs.append(world.poses())
+        assert np.array_equal(runs[0], runs[1]) and np.array_equal(runs[0], runs[2])
+        assert w.time == pytest.approx(350 * w.settings.dt) and not np.allclose(runs[0], state.scene.poses())
+
+
+def test_state_keeps_who_sleeps_the_time_and_the_probe():
+    s = scene(box("a", (0, 0, 10)), box("b", (0, 0, 30)))
+    with World(s) as w:
+        w.set_probe(0.002, 45.0)
+        w.step(480)
+        state = w.get_state()
+        assert state.asleep == ("a", "b") and state.probe == (0.002, 45.0)
+        w.push("b", (0.1, 0.0, 0.0))
+        w.step(10)
+        w.set_state(state)
+        assert w.asleep() == ["a", "b"] and w.time == state.time and w.probe == (0.002, 45.0)
+        np.testing.assert_allclose(w.poses(), state.scene.poses(), atol=1e-12)
+        assert not w.velocities().any()
+
+
+def test_a_piece_added_while_running_falls_onto_what_is_there_and_a_removed_one_is_gone():
+    with World(scene(box("a", (0, 0, 10)))) as w:
+        w.step(240)
+        w.add_piece(scene(box("b", (0, 0, 60))).pieces[0])
+        assert w.ids == ["a", "b"] and [b.id for b in w.movable] == ["a", "b"]
+        w.step(480)
+        assert w.pose("b")[2] == pytest.approx(0.030, abs=2e-5)  # it fell 30 mm and rests on a
+        w.remove_piece("a")
+        assert w.ids == ["b"] and "a" not in w.scene.ids
+        w.step(480)
+        assert w.pose("b")[2] == pytest.approx(0.010, abs=2e-5)  # a gone: b fell onto the board
+
+
+def test_adding_a_piece_into_another_is_refused_and_changes_nothing():
+    with World(scene(box("a", (0, 0, 10)))) as w:
+        with pytest.raises(OverlapError, match="a and b"):
+            w.add_piece(scene(box("b", (5, 0, 12))).pieces[0])
+        assert w.ids == ["a"] and w.scene.ids == ["a"]
+        with pytest.raises(ValueError, match="already"):
+            w.add_piece(scene(box("a", (100, 0, 10))).pieces[0])
+
+
+def test_set_pose_moves_a_piece_and_wakes_what_it_rested_on():
+    s = scene(box("a", (0, 0, 10)), box("b", (0, 0, 30)), box("far", (200, 0, 10)))
+    with World(s) as w:
+        w.set_probe(TUNED.probe_g, 0.0)
+        w.step(480)
+        assert w.asleep() == ["a", "b", "far"]
+        w.set_pose("b", [0.0, 0.1, 0.05, 0.0, 0.0, 0.0, 1.0])
+        np.testing.assert_allclose(w.pose("b"), [0.0, 0.1, 0.05, 0.0, 0.0, 0.0, 1.0], atol=1e-12)
+        assert w.asleep() == ["far"]  # a lost its load and wakes; far never touched it
+        w.step(240)  # b falls 40 mm onto the board: energy set from outside, not a blow-up
+        assert w.pose("b")[2] == pytest.approx(0.010, abs=2e-5)
+
+
+def test_a_ray_meets_the_first_piece_the_simulation_collides_with():
+    s = scene(box("low", (0, 0, 10)), box("high", (0, 0, 30)), box("side", (100, 0, 10)))
+    with World(s) as w:
+        hit = w.ray_test([0.0, 0.0, 0.5], [0.0, 0.0, -0.5])
+        assert hit.piece == "high" and hit.point[2] == pytest.approx(0.040, abs=1e-5)
+        assert hit.distance == pytest.approx(0.46, abs=1e-5) and hit.normal[2] == pytest.approx(1.0)
+        assert w.ray_test([0.1, 0.2, 0.5], [0.1, 0.2, -0.5]).piece == "board"
+        assert w.ray_test([0.1, 0.2, 0.5], [0.1, 0.2, 0.3]) is None  # stops short of everything
+        assert w.ray_test([-0.5, 0.0, 0.01], [0.5, 0.0, 0.01]).piece == "low"
+
+
+def test_the_public_api_names_the_client_and_the_movable_bodies():
+    s = scene(box("post", (0, 0, 50), (20, 20, 100), fixed=True), box("load", (0, 0, 110)))
+    with World(s) as w:
+        assert [b.id for b in w.movable] == ["load"] and w.name_of(w.bodies["post"].uid) == "post"
+        assert pb.getNumBodies(physicsClientId=w.client) == 3  # the table plane, the post and the load
+        w.set_probe(0.5, 90.0)
+        np.testing.assert_allclose(w.gravity, [0.0, 0.5 * GRAVITY, -GRAVITY], atol=1e-12)
+        assert w.energy() == pytest.approx(w.potential_energy())

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from sim.cases import HARMONIC_BLOCK, harmonic_stack
 from sim.statics import analyze
 from sim.statics.blocks import block_bounds
-from sim.statics.cases import HARMONIC_BLOCK, harmonic_stack
 from sim.statics.planar import hull_edges, lowest_bound
 from sim.statics.problem import Problem
 from tests.helpers import box_record, equilibrium_of, free_scene

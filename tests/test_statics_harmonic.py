@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from sim.cases import harmonic_margin, harmonic_stack
 from sim.statics import analyze
-from sim.statics.cases import harmonic_margin, harmonic_stack
 from sim.tol import tol
 
 

@@ -9,11 +9,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from sim.cases import block_on_slope, harmonic_stack
 from sim.contact import find_interfaces
 from sim.geometry.transforms import euler_to_quat, quat_multiply
 from sim.scene import from_dict
 from sim.statics import MARGIN_CAP_G, analyze
-from sim.statics.cases import block_on_slope, harmonic_stack
 from sim.tol import tol
 
 

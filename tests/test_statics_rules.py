@@ -6,9 +6,9 @@ import math
 
 import pytest
 
+from sim.cases import block_on_slope
 from sim.scene import from_dict
 from sim.statics import analyze
-from sim.statics.cases import block_on_slope
 from sim.tol import tol
 
 

@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
+from sim.cases import block_on_slope
 from sim.contact import find_interfaces
 from sim.statics import analyze
-from sim.statics.cases import block_on_slope
 from sim.statics.model import equilibrium
 from sim.statics.slide import slide_bound
 from sim.tol import tol

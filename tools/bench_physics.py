@@ -7,7 +7,7 @@ Run once, at the end, on an otherwise idle machine::
 Prints a Markdown report (the figures in docs/physics.md come from it):
 
 1. ``check`` (statics + 2 s of dynamics) for a 20-block harmonic stack, the
-   55 Talo blocks, the 39-piece Babylon example and a 150-piece Babylon scene;
+   55 Talo blocks, the 39-piece Babylon example and the 140-piece Babylon bench;
 2. the world's per-step cost over a bare ``stepSimulation`` loop on the same
    bodies (the probe's gravity update and the blow-up watch);
 3. pybullet with its default settings beside the tuned world: wall time per
@@ -28,8 +28,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from sim.cases import babylon_bench, harmonic_margin, harmonic_stack, talo_all_blocks  # noqa: E402
 from sim.physics import BULLET_DEFAULTS, TUNED, World, check, simulate  # noqa: E402
-from sim.physics.cases import babylon_city, harmonic_stack, talo_all_blocks  # noqa: E402
 from sim.physics.verdict import tuned_for  # noqa: E402
 from sim.physics.world import pb  # noqa: E402
 from sim.scene import load_scene  # noqa: E402
@@ -47,10 +47,10 @@ def bench_check(quick: bool) -> list[str]:
     scenes = [("harmonic stack, 20 blocks at 0.98×", harmonic_stack(20, 0.98)),
               ("Talo, all 55 blocks", talo_all_blocks()),
               ("Babylon tactical example", load_scene(ROOT / "scenes/babylon/tactical-example.json")),
-              ("Babylon city, 150 pieces", babylon_city())]
+              ("Babylon bench, scenes/babylon/bench-140.json", babylon_bench())]
     for name, scene in scenes[:1] if quick else scenes:
         r, wall = timed(check, scene)
-        rows.append(f"| {name} | {len(scene.pieces)} | {'stands' if r.stable else 'falls'} | {r.margin_g:.4f} | "
+        rows.append(f"| {name} | {len(scene.pieces)} | {'stands' if r.stable else 'falls'} | {r.margin_g or 0:.4f} | "
                     f"{r.timings_ms['statics']:.0f} | {r.timings_ms['dynamics']:.0f} | {wall:.1f} |")
     return rows
 
@@ -68,7 +68,7 @@ def bench_overhead(steps: int, repeats: int) -> list[str]:
                 world.set_probe(TUNED.probe_g, 0.0)
                 start = time.perf_counter()
                 for _ in range(steps):
-                    pb.stepSimulation(physicsClientId=world._cid)
+                    pb.stepSimulation(physicsClientId=world.client)
                 bare.append(time.perf_counter() - start)
                 world.set_probe(TUNED.probe_g, 0.0)
                 start = time.perf_counter()
@@ -86,7 +86,7 @@ def bench_defaults(quick: bool) -> list[str]:
     cases = [(10, 0.95), (10, 1.05), (20, 0.98), (20, 1.02)]
     for n, scale in cases[:2] if quick else cases:
         scene = harmonic_stack(n, scale)
-        margin = (1 - scale) * 100.0 / (10.0 * n) if scale < 1 else None
+        margin = harmonic_margin(n, scale) if scale < 1 else None
         expected = "stands" if scale < 1 else "falls"
         answers = []
         for settings in (BULLET_DEFAULTS, tuned_for(margin, TUNED)):

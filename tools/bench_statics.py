@@ -19,11 +19,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from sim.cases import (
+    harmonic_stack,  # noqa: E402
+    talo_all_blocks,  # noqa: E402
+)
 from sim.contact import find_interfaces  # noqa: E402
-from sim.physics.cases import talo_all_blocks  # noqa: E402
 from sim.scene import from_dict, load_scene  # noqa: E402
 from sim.statics import analyze  # noqa: E402
-from sim.statics.cases import harmonic_stack  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 TALO_55 = ROOT / "scenes" / "talo" / "all-55-blocks.json"
@@ -117,9 +119,9 @@ def scenes() -> list[tuple[str, object, int]]:
     """(name, scene, timed runs divisor) of the benchmark's larger scenes: three Talo 55s and two Babylon ones."""
     return [("talo all-55-blocks (stepped pyramid)", load_scene(TALO_55), 1),
             ("talo game-like 55", game_55(), 1),
-            ("talo 55 as a mat (sim.physics.cases)", talo_all_blocks(), 1),
+            ("talo 55 as a mat (sim.cases)", talo_all_blocks(), 1),
             ("babylon tactical-example", load_scene(BABYLON / "tactical-example.json"), 1),
-            ("babylon bench-150", load_scene(BABYLON / "bench-150.json"), 2)]
+            ("babylon bench-140", load_scene(BABYLON / "bench-140.json"), 2)]
 
 
 def bench_talo(repeat: int) -> list[dict]:
@@ -201,7 +203,7 @@ def main(argv=None) -> int:
                          indent=2))
         return 0
     print(f"load average at start: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} (2 cores shared)")
-    print(f"\nTalo 55s and Babylon (best of {args.repeat} runs, of {args.repeat // 2} for bench-150; ms)")
+    print(f"\nTalo 55s and Babylon (best of {args.repeat} runs, of {args.repeat // 2} for bench-140; ms)")
     for r in talo:
         print(f"  {r['scene']:38s} {r['pieces']:4d} pieces {r['interfaces']:4d} interfaces"
               f"  stable={r['stable']}  margin {r['margin_g']:.4f} g"

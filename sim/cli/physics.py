@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import math
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from sim.cli.common import console, emit_json, err_console
+from sim.cli.common import console, emit_json, progress
 from sim.errors import TowerlabError
 
 MAX_SECONDS = 600.0  # a longer run is a typo, not an experiment
@@ -31,24 +30,6 @@ def _seconds(value: float | None, option: str = "--seconds") -> float | None:
     return value
 
 
-@contextmanager
-def _progress(label: str, quiet: bool):
-    """A progress bar on stderr for runs worth waiting for; a no-op callback when quiet or not a terminal."""
-    if quiet or not err_console.is_terminal:
-        yield None
-        return
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[done]}"),
-                  TimeElapsedColumn(), console=err_console, transient=True) as bar:
-        task = bar.add_task(label, total=1.0, done="")
-
-        def update(done: float, total: float) -> None:
-            bar.update(task, completed=done / total if total else 1.0, done=f"{done:.2f}/{total:g} s simulated")
-
-        yield update
-
-
 def check(
     scene_path: Annotated[Path, typer.Argument(metavar="SCENE", help="Scene file to judge.", show_default=False)],
     as_json: Annotated[bool, typer.Option("--json", help="Print the verdict as JSON.")] = False,
@@ -67,8 +48,8 @@ def check(
 
     seconds = _seconds(seconds) or DEFAULT_SECONDS
     scene = load_scene(scene_path)
-    with _progress(f"checking {scene_path.name}", as_json) as progress:
-        result = physics_check(scene, seconds=seconds, progress=progress)
+    with progress(f"checking {scene_path.name}", quiet=as_json, unit="s simulated") as update:
+        result = physics_check(scene, seconds=seconds, progress=update)
     if as_json:
         emit_json(result.to_json())
         return
@@ -78,6 +59,9 @@ def check(
 def _print_check(path: Path, r) -> None:
     from rich.table import Table
 
+    if not r.judged:
+        console.print(f"{path}: nothing to judge (no movable pieces)")
+        return
     verdict = "[bold green]stands[/]" if r.stable else "[bold red]does not stand[/]"
     console.print(f"{path}: {verdict}")
     s = r.statics
@@ -119,18 +103,15 @@ def simulate(
     The output is a scene file of the same format (written atomically), with
     every piece at its settled pose. Exit 0 whatever happened; 2 on bad input.
     """
-    from sim.physics import TUNED, World, run
+    from sim.physics import simulate as physics_simulate
     from sim.scene import load_scene, save_scene
-    from sim.tol import tol
 
     seconds = _seconds(seconds)
     scene = load_scene(scene_path)
     if output.exists() and output.is_dir():
         raise PhysicsArgumentError(f"-o {output}: is a directory; give a file name")
-    limit = TUNED.max_seconds if seconds is None else seconds
-    with _progress(f"simulating {scene_path.name}", as_json) as progress, World(scene, TUNED) as world:
-        timeline = run(world, limit, until_settled=seconds is None, min_seconds=tol.rest_window,
-                       progress=progress)
+    with progress(f"simulating {scene_path.name}", quiet=as_json, unit="s simulated") as update:
+        timeline = physics_simulate(scene, seconds, until_settled=seconds is None, progress=update)
     try:
         save_scene(timeline.final, output)
     except OSError as e:

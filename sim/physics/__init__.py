@@ -1,19 +1,22 @@
 """The pybullet side of towerlab: worlds compiled from scenes, timelines, settling and the stability verdict.
 
 Only this package imports pybullet. ``World`` compiles a scene into its own
-DIRECT client; ``simulate`` records a timeline with collapse events;
-``check`` combines the exact statics with the settled dynamics; ``settle``
-returns the scene at rest. Every setting lives in :mod:`sim.physics.settings`.
+DIRECT client (pieces can be set, added and removed while it runs, its state
+saved and restored); ``simulate`` records a timeline with collapse events
+(``MotionTracker`` says who moved); ``check`` combines the exact statics with
+the simulation; ``settle`` returns the scene at rest. Every setting lives in
+:mod:`sim.physics.settings`.
 """
 
 from sim.physics.errors import BlowUpError, OverlapError
 from sim.physics.settings import BULLET_DEFAULTS, TUNED, PhysicsSettings
-from sim.physics.timeline import Event, PieceMotion, Timeline, run, simulate
-from sim.physics.verdict import DEFAULT_SECONDS, CheckResult, Dynamics, PieceVerdict, check, settle
-from sim.physics.world import World
+from sim.physics.timeline import Timeline, TimelineFileError, run, settle, simulate
+from sim.physics.tracker import TIMELINE_THRESHOLDS, Event, MotionThresholds, MotionTracker, PieceMotion
+from sim.physics.verdict import DEFAULT_SECONDS, CheckResult, Dynamics, PieceVerdict, check
+from sim.physics.world import RayHit, World, WorldState
 
 __all__ = [
-    "BULLET_DEFAULTS", "DEFAULT_SECONDS", "TUNED", "BlowUpError", "CheckResult", "Dynamics", "Event",
-    "OverlapError", "PhysicsSettings", "PieceMotion", "PieceVerdict", "Timeline", "World", "check", "run",
-    "settle", "simulate",
+    "BULLET_DEFAULTS", "DEFAULT_SECONDS", "TIMELINE_THRESHOLDS", "TUNED", "BlowUpError", "CheckResult", "Dynamics",
+    "Event", "MotionThresholds", "MotionTracker", "OverlapError", "PhysicsSettings", "PieceMotion", "PieceVerdict",
+    "RayHit", "Timeline", "TimelineFileError", "World", "WorldState", "check", "run", "settle", "simulate",
 ]

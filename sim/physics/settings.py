@@ -4,13 +4,15 @@ The pieces are small (1.5 mm walls, 0.65 g nobles) and the questions sharp (a
 20-block harmonic stack 2 % inside its critical offsets must stand, 2 % outside
 must fall). pybullet's defaults assume metre-sized bodies and answer wrongly;
 docs/physics.md shows how each value below was found on the analytic cases of
-:mod:`sim.physics.cases`. All lengths here are SI; the world converts them to
+:mod:`sim.cases`. All lengths here are SI; the world converts them to
 Bullet units with ``length_scale``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+
+from sim.tol import tol
 
 
 @dataclass(frozen=True)
@@ -175,7 +177,7 @@ class PhysicsSettings:
     damping: float = 0.0
     sleeping: bool = True
     restitution_velocity_threshold: float = 0.2
-    probe_g: float = 1e-3
+    probe_g: float = tol.stable_margin_g
     probe_period: float = 2.0
     probe_update: float = 1.0 / 60.0
     max_seconds: float = 10.0

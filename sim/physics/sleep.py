@@ -30,10 +30,10 @@ piece.
 from __future__ import annotations
 
 import numpy as np
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
 
 from sim.geometry.transforms import quat_to_matrix
+from sim.graphs import component_labels
+from sim.physics.bodies import pb
 from sim.tol import tol
 
 
@@ -42,73 +42,94 @@ class Sleep:
 
     Args:
         world: the world (its movable bodies are managed; call :meth:`update`
-            once per frame from the world's stepping).
-        pb: the pybullet module.
+            once per frame from the world's stepping, and :meth:`follow` after
+            bodies were added, removed or made afresh).
 
     Attributes:
-        asleep: (m,) bool, per movable body (``world._dynamic`` order).
+        asleep: (m,) bool, per movable body (``world.movable`` order).
     """
 
-    def __init__(self, world, pb):
+    def __init__(self, world):
         self.world = world
         self._pb = pb
-        bodies = world._dynamic
-        self.asleep = np.zeros(len(bodies), dtype=bool)
+        self._ids: list[str] = []
+        self.asleep = np.zeros(0, dtype=bool)
+        self._uids: list[int] = []
+        self._corners = np.zeros((0, 8, 3))
+        self._anchor = np.zeros((0, 8, 3))
+        self._still_since = np.zeros(0)
+        self.follow()
+
+    def follow(self) -> None:
+        """Take up the world's movable bodies as they are now: bodies it knew keep their state
+        (unless their pybullet body was made afresh), new ones start awake and still from now."""
+        bodies = self.world.movable
+        old = {i: k for k, i in enumerate(self._ids)}
+        keep = [old.get(b.id) if old.get(b.id) is not None and self._uids[old[b.id]] == b.uid else None
+                for b in bodies]
+        n = len(bodies)
+        asleep = np.zeros(n, dtype=bool)
+        since = np.full(n, self.world.time)
+        anchor = np.zeros((n, 8, 3))
+        for k, j in enumerate(keep):
+            if j is not None:
+                asleep[k], since[k], anchor[k] = self.asleep[j], self._still_since[j], self._anchor[j]
+        self._ids = [b.id for b in bodies]
         self._uids = [b.uid for b in bodies]
-        self._scale = world.settings.length_scale
-        corners = []
-        for b in bodies:  # the bounding box's corners in Bullet's frame of the body (centre of mass, principal axes)
-            bb = world.scene.piece(b.id).shape.bounds
-            box = np.array([[bb[x][0], bb[y][1], bb[z][2]] for x in (0, 1) for y in (0, 1) for z in (0, 1)])
-            corners.append((box - b.com) @ quat_to_matrix(b.principal))
-        self._corners = np.array(corners).reshape(len(bodies), 8, 3)
-        self._anchor = self._world_corners()
-        self._still_since = np.zeros(len(bodies))
-        for uid in self._uids:
-            self._pb.changeDynamics(uid, -1, activationState=self._pb.ACTIVATION_STATE_ENABLE_SLEEPING,
-                                    sleepThreshold=0.0, physicsClientId=world._cid)
+        self._corners = np.array([b.corners for b in bodies]).reshape(n, 8, 3)
+        self.asleep, self._still_since, self._anchor = asleep, since, anchor
+        fresh = np.array([j is None for j in keep], dtype=bool)
+        if fresh.any():
+            self._anchor[fresh] = self._world_corners(fresh)
+            for k in np.flatnonzero(fresh):
+                self._pb.changeDynamics(self._uids[k], -1, activationState=self._pb.ACTIVATION_STATE_ENABLE_SLEEPING,
+                                        sleepThreshold=0.0, physicsClientId=self.world.client)
+
+    def sleeping(self) -> list[str]:
+        """Ids of the sleeping pieces, scene order."""
+        return [i for i, x in zip(self._ids, self.asleep) if x]
 
     def _world_corners(self, which: np.ndarray | None = None) -> np.ndarray:
         """(k, 8, 3) world corners (m) of the bounding boxes of the movable pieces ``which`` (default all)."""
         idx = np.arange(len(self._uids)) if which is None else np.flatnonzero(which)
         if not len(idx):
             return np.zeros((0, 8, 3))
-        pb, cid = self._pb, self.world._cid
+        pb, cid = self._pb, self.world.client
         frames = np.array([[*p, *q] for p, q in (pb.getBasePositionAndOrientation(self._uids[k], physicsClientId=cid)
                                                  for k in idx)])
         return (np.einsum("nij,nkj->nki", quat_to_matrix(frames[:, 3:]), self._corners[idx])
-                + frames[:, None, :3] / self._scale)
+                + frames[:, None, :3] / self.world.settings.length_scale)
 
-    def _islands(self) -> np.ndarray:
+    def islands(self) -> np.ndarray:
         """(m,) island label of every movable body, from their bounding boxes (Bullet units)."""
-        pb, cid = self._pb, self.world._cid
+        pb, cid = self._pb, self.world.client
+        if not self._uids:
+            return np.zeros(0, dtype=int)
         boxes = np.array([np.concatenate(pb.getAABB(uid, physicsClientId=cid)) for uid in self._uids])
         grow = 2 * self.world.settings.contact_breaking_threshold * self.world.settings.length_scale
         lo, hi = boxes[:, :3] - grow, boxes[:, 3:] + grow
         touch = np.all((lo[:, None, :] <= hi[None, :, :]) & (lo[None, :, :] <= hi[:, None, :]), axis=2)
         rows, cols = np.nonzero(touch)
-        n = len(self._uids)
-        return connected_components(coo_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, n)), directed=False)[1]
+        return component_labels(len(self._uids), rows, cols)
 
     def window(self) -> float:
         """How long (s) an island must be still before it sleeps: a whole turn while the probe turns."""
         w = self.world
-        turning = w._probe[0] != 0.0 and w._probe[1] is None
-        return max(tol.sleep_window, w.settings.probe_period) if turning else tol.sleep_window
+        return max(tol.sleep_window, w.settings.probe_period) if w.probe_turning else tol.sleep_window
 
     def update(self) -> None:
         """Follow who is still, wake islands Bullet woke, and put islands still long enough to sleep."""
         if not len(self._uids):
             return
         now = self.world.time
-        pb, cid = self._pb, self.world._cid
+        pb, cid = self._pb, self.world.client
         if self.asleep.any():
             woken = np.zeros(len(self._uids), dtype=bool)
             for k in np.flatnonzero(self.asleep):
                 lin, ang = pb.getBaseVelocity(self._uids[k], physicsClientId=cid)
                 woken[k] = any(lin) or any(ang)
             if woken.any():
-                islands = self._islands()
+                islands = self.islands()
                 self._wake(np.isin(islands, islands[woken]))
         awake = ~self.asleep
         if not awake.any():
@@ -118,10 +139,10 @@ class Sleep:
         moved[awake] = np.linalg.norm(corners - self._anchor[awake], axis=2).max(axis=1) > tol.sleep_distance
         self._anchor[moved] = corners[moved[awake]]
         self._still_since[moved] = now
-        ready = ~self.asleep & (now - self._still_since >= self.window() - 1e-9)
+        ready = ~self.asleep & (now - self._still_since >= self.window() - tol.clock)
         if not ready.any():
             return
-        islands = self._islands()
+        islands = self.islands()
         for label in np.unique(islands[ready]):
             members = islands == label
             if np.all(ready[members] | self.asleep[members]):
@@ -129,15 +150,20 @@ class Sleep:
 
     def _sleep(self, which: np.ndarray) -> None:
         """Put the given bodies to sleep, at rest."""
-        pb, cid = self._pb, self.world._cid
+        pb, cid = self._pb, self.world.client
         for k in np.flatnonzero(which):
             pb.resetBaseVelocity(self._uids[k], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], physicsClientId=cid)
             pb.changeDynamics(self._uids[k], -1, activationState=pb.ACTIVATION_STATE_SLEEP, physicsClientId=cid)
         self.asleep |= which
 
+    def put_to_sleep(self, ids) -> None:
+        """Put the pieces ``ids`` to sleep now, at rest (a state being restored)."""
+        wanted = set(ids)
+        self._sleep(np.array([i in wanted for i in self._ids], dtype=bool))
+
     def _wake(self, which: np.ndarray) -> None:
         """Wake the given bodies, restart their still spells, and give them the current gravity."""
-        pb, cid = self._pb, self.world._cid
+        pb, cid = self._pb, self.world.client
         sleeping = which & self.asleep
         for k in np.flatnonzero(sleeping):
             pb.changeDynamics(self._uids[k], -1, activationState=pb.ACTIVATION_STATE_WAKE_UP, physicsClientId=cid)
@@ -145,8 +171,17 @@ class Sleep:
         self._anchor[which] = self._world_corners(which)
         self._still_since[which] = self.world.time
         if sleeping.any():
-            self.world._apply_gravity()
+            self.world.refresh_gravity()
 
     def wake(self) -> None:
         """Wake every body and restart every still spell (a push, a new probe)."""
         self._wake(np.ones(len(self._uids), dtype=bool))
+
+    def wake_touching(self, ids) -> None:
+        """Wake the islands of the pieces ``ids`` (what touches them, and what touches that)."""
+        wanted = set(ids)
+        mine = np.array([i in wanted for i in self._ids], dtype=bool)
+        if mine.any():
+            islands = self.islands()
+            self._wake(np.isin(islands, islands[mine]))
+

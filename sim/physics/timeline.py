@@ -1,102 +1,44 @@
-"""Simulated timelines: poses over time, what each piece did, and the events of a collapse.
+"""Simulated timelines: poses over time, what each piece did, and the events of a collapse; saved as NPZ + JSON.
 
 :func:`simulate` runs a scene in a :class:`~sim.physics.world.World` and
 records it; :func:`run` does the same on a world already built (the verdict
-uses it after the statics have chosen the probe's direction). A piece has
-*moved* once a corner of its bounding box moved farther than
-``tol.moved_distance`` or it tilted past ``tol.moved_angle`` (so a long block
-turning about the vertical moves, a round figure spinning in place does
-not); it is *knocked down* once it is displaced or tilted past ``tol.knocked_*``, dropped a level
-(``tol.knocked_drop``), lost one of the pieces it stood on, or came to lie on
-the board or table it did not touch before.
+uses it after the statics have chosen the probe's direction); :func:`settle`
+returns the scene at rest. What counts as moved or knocked down is the
+:class:`~sim.physics.tracker.MotionTracker`'s, with the thresholds of
+``sim.tol`` (:data:`~sim.physics.tracker.TIMELINE_THRESHOLDS`).
 """
 
 from __future__ import annotations
 
+import io
+import json
+import zipfile
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
 
 import numpy as np
 
-from sim.geometry.transforms import quat_to_matrix, rotation_angle, tilt_angle
-from sim.names import GROUND
+from sim.atomic import write_bytes
+from sim.errors import SceneError, TowerlabError
 from sim.physics.settings import TUNED, PhysicsSettings
+from sim.physics.tracker import TIMELINE_THRESHOLDS, Event, MotionTracker, PieceMotion
 from sim.physics.world import World
-from sim.scene import Scene
+from sim.scene import Scene, dumps, loads
 from sim.tol import tol
 
 RECORD_HZ = 60.0
 """Frames recorded per simulated second (the replay's frame rate)."""
 
+TIMELINE_FORMAT = "towerlab-timeline/1"
+"""The ``format`` of a saved timeline's manifest."""
 
-EVENT_KINDS = ("moved", "left_support", "fell", "knocked_down", "settled")
-"""Event kinds in the order they are reported within one frame."""
-
-
-@dataclass(frozen=True)
-class Event:
-    """Something that happened during a run.
-
-    Attributes:
-        time: simulated time (s) of the frame it was first seen in.
-        kind: ``moved`` (began to move), ``left_support`` (lost a piece it stood
-            on), ``fell`` (reached the board or table), ``knocked_down``, or
-            ``settled`` (everything at rest again after motion).
-        pieces: ids of the pieces concerned, in scene order.
-    """
-
-    time: float
-    kind: str
-    pieces: tuple[str, ...]
-
-    def to_json(self) -> dict:
-        """JSON form: time (s, rounded to the frame), kind, pieces."""
-        return {"time": round(self.time, 4), "kind": self.kind, "pieces": list(self.pieces)}
+__all__ = ["RECORD_HZ", "TIMELINE_FORMAT", "Event", "PieceMotion", "Timeline", "TimelineFileError", "run",
+           "settle", "simulate"]
 
 
-@dataclass(frozen=True)
-class PieceMotion:
-    """What one piece did over a run: its last pose measured against its first.
-
-    The flags describe the end of the run (a piece that bounced and came back
-    has not moved); ``began_moving`` and the timeline's events keep the first
-    time each thing was seen.
-
-    Attributes:
-        id: the piece.
-        displacement: distance its position moved (m).
-        tilt: angle its up axis turned (rad).
-        rotation: angle it turned in all (rad).
-        reach: the farthest any corner of its bounding box moved (m).
-        drop: how far its position fell (m; negative when it rose).
-        moved: ``reach`` beyond ``tol.moved_distance`` or ``tilt`` beyond ``tol.moved_angle``.
-        left_support: it no longer touches a body it stood on at the start.
-        fell: it ends on the board or table without having started there.
-        knocked_down: knocked down (see the module docstring).
-        began_moving: time (s) it first counted as moved, or None.
-    """
-
-    id: str
-    displacement: float
-    tilt: float
-    rotation: float
-    reach: float
-    drop: float
-    moved: bool
-    left_support: bool
-    fell: bool
-    knocked_down: bool
-    began_moving: float | None
-
-    @property
-    def displacement_mm(self) -> float:
-        """Displacement in millimetres."""
-        return self.displacement * 1000.0
-
-    @property
-    def tilt_deg(self) -> float:
-        """Tilt in degrees."""
-        return float(np.degrees(self.tilt))
+class TimelineFileError(TowerlabError):
+    """A saved timeline that cannot be read (the file and what is wrong)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -113,6 +55,7 @@ class Timeline:
         settled: every piece was at rest over the last ``tol.rest_window``.
         seconds: simulated time run (s).
         probe_direction_deg: the probe's fixed direction, None when it turned.
+        settings: the world's settings.
     """
 
     scene: Scene
@@ -146,96 +89,67 @@ class Timeline:
         k = int(np.searchsorted(self.times, t, side="right")) - 1
         return self.poses[max(k, 0)]
 
+    # --- files -------------------------------------------------------------------------------------
 
-class _Tracker:
-    """Per-frame bookkeeping of motion, support and events."""
+    def save(self, path) -> Path:
+        """Write the timeline to ``path`` (written atomically): an NPZ archive of ``times`` and ``poses``
+        and a JSON ``manifest`` (format, scene, ids, events, pieces, settled, seconds, probe, settings).
 
-    def __init__(self, world: World, start: np.ndarray):
-        self.world = world
-        self.ids = list(world.ids)
-        self.start = start
-        bounds = [world.scene.piece(i).shape.bounds for i in self.ids]
-        self.corners = np.array([[[b[x][0], b[y][1], b[z][2]] for x in (0, 1) for y in (0, 1) for z in (0, 1)]
-                                 for b in bounds]).reshape(len(self.ids), 8, 3)
-        self.start_corners = self._corners(start)
-        state = world.contact_state()
-        self.below0 = {i: state[i][1] for i in self.ids}
-        self.grounded0 = {i: bool(state[i][0] & GROUND) for i in self.ids}
-        self.flags = {kind: set() for kind in EVENT_KINDS if kind != "settled"}
-        self.began: dict[str, float] = {}
-        self.events: list[Event] = []
-        self.rest_since: float | None = 0.0
-        self.settled_reported = True
-
-    def _corners(self, poses: np.ndarray) -> np.ndarray:
-        """(n, 8, 3) world corners of every piece's bounding box."""
-        if not len(poses):
-            return np.zeros((0, 8, 3))
-        rot = quat_to_matrix(poses[:, 3:])
-        return np.einsum("nij,nkj->nki", rot, self.corners) + poses[:, None, :3]
-
-    def measure(self, poses: np.ndarray) -> dict[str, np.ndarray]:
-        d = poses[:, :3] - self.start[:, :3]
-        reach = np.linalg.norm(self._corners(poses) - self.start_corners, axis=2).max(axis=1, initial=0.0)
-        return {"displacement": np.linalg.norm(d, axis=1), "drop": -d[:, 2], "reach": reach,
-                "rotation": rotation_angle(self.start[:, 3:], poses[:, 3:]),
-                "tilt": tilt_angle(self.start[:, 3:], poses[:, 3:])}
-
-    def judge(self, m: dict[str, np.ndarray], k: int, i: str, touching: frozenset | None) -> dict[str, bool]:
-        """The flags of piece ``i`` (row ``k`` of the measures ``m``); contacts unknown when ``touching`` is None."""
-        checks = {
-            "moved": bool(m["reach"][k] > tol.moved_distance or m["tilt"][k] > tol.moved_angle),
-            "left_support": touching is not None and bool(self.below0[i] - touching),
-            "fell": touching is not None and not self.grounded0[i] and bool(touching & GROUND),
+        Returns:
+            The path written.
+        """
+        manifest = {
+            "format": TIMELINE_FORMAT, "scene": dumps(self.scene), "ids": list(self.ids),
+            "events": [e.to_json() | {"time": e.time} for e in self.events],
+            "pieces": {i: m.to_json() for i, m in self.pieces.items()}, "settled": self.settled,
+            "seconds": self.seconds, "probe_direction_deg": self.probe_direction_deg,
+            "settings": asdict(self.settings),
         }
-        checks["knocked_down"] = bool(checks["left_support"] or checks["fell"]
-                                      or m["displacement"][k] > tol.knocked_distance
-                                      or m["tilt"][k] > tol.knocked_angle or m["drop"][k] > tol.knocked_drop)
-        return checks
+        buffer = io.BytesIO()
+        np.savez_compressed(buffer, times=self.times, poses=self.poses,
+                            manifest=np.frombuffer(json.dumps(manifest).encode(), dtype=np.uint8))
+        return write_bytes(path, buffer.getvalue())
 
-    def frame(self, t: float, poses: np.ndarray) -> None:
-        m = self.measure(poses)
-        # contacts change only when something moves: while every piece is within a tenth of the
-        # motion thresholds of its start, the (costly) contact query is skipped
-        still = (m["reach"] < 0.1 * tol.moved_distance) & (m["tilt"] < 0.1 * tol.moved_angle)
-        state = None if still.all() else self.world.contact_state()
-        new = {kind: [] for kind in self.flags}
-        for k, i in enumerate(self.ids):
-            checks = self.judge(m, k, i, None if state is None else state[i][0])
-            for kind, hit in checks.items():
-                if hit and i not in self.flags[kind]:
-                    self.flags[kind].add(i)
-                    new[kind].append(i)
-            if checks["moved"] and i not in self.began:
-                self.began[i] = t
-        for kind in self.flags:
-            if new[kind]:
-                self.events.append(Event(t, kind, tuple(new[kind])))
-                if kind == "moved":
-                    self.settled_reported = False
-        if self.world.at_rest().all():
-            if self.rest_since is None:
-                self.rest_since = t
-            if not self.settled_reported and t - self.rest_since >= tol.rest_window:
-                self.events.append(Event(t, "settled", ()))
-                self.settled_reported = True
-        else:
-            self.rest_since = None
+    @classmethod
+    def load(cls, path) -> Timeline:
+        """Read a timeline :meth:`save` wrote (arrays and events bit for bit as they were).
 
-    def settled(self, t: float) -> bool:
-        return self.rest_since is not None and t - self.rest_since >= tol.rest_window - 1e-9
-
-    def pieces(self, poses: np.ndarray) -> dict[str, PieceMotion]:
-        """What each piece did, judged on its last pose and the world's last contacts."""
-        m = self.measure(poses)
-        state = self.world.contact_state()
-        out = {}
-        for k, i in enumerate(self.ids):
-            f = self.judge(m, k, i, state[i][0])
-            out[i] = PieceMotion(i, float(m["displacement"][k]), float(m["tilt"][k]), float(m["rotation"][k]),
-                                 float(m["reach"][k]), float(m["drop"][k]), f["moved"], f["left_support"],
-                                 f["fell"], f["knocked_down"], self.began.get(i))
-        return out
+        Raises:
+            TimelineFileError: the file cannot be read, is not a timeline, or a member is missing or wrong.
+        """
+        source = str(path)
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                members = {k: data[k] for k in ("times", "poses", "manifest") if k in data.files}
+        except (OSError, ValueError, zipfile.BadZipFile, EOFError) as e:
+            raise TimelineFileError(f"{source}: cannot read the timeline ({e})") from None
+        for k in ("times", "poses", "manifest"):
+            if k not in members:
+                raise TimelineFileError(f"{source}: {k}: missing")
+        try:
+            m = json.loads(members["manifest"].tobytes().decode())
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise TimelineFileError(f"{source}: manifest: not JSON ({e})") from None
+        if not isinstance(m, dict) or m.get("format") != TIMELINE_FORMAT:
+            got = m.get("format") if isinstance(m, dict) else type(m).__name__
+            raise TimelineFileError(f"{source}: manifest.format: expected {TIMELINE_FORMAT!r}, got {got!r}")
+        try:
+            scene = loads(m["scene"], f"{source}: manifest.scene")
+            ids = tuple(m["ids"])
+            times, poses = members["times"], members["poses"]
+            if times.ndim != 1 or poses.shape != (len(times), len(ids), 7):
+                raise TimelineFileError(f"{source}: poses: expected shape ({len(times)}, {len(ids)}, 7), "
+                                        f"got {poses.shape}")
+            motion_fields = [f.name for f in fields(PieceMotion)]
+            pieces = {i: PieceMotion(**{k: p[k] for k in motion_fields}) for i, p in m["pieces"].items()}
+            events = tuple(Event(float(e["time"]), e["kind"], tuple(e["pieces"])) for e in m["events"])
+            settings = PhysicsSettings(**m["settings"])
+            return cls(scene, ids, times, poses, pieces, events, bool(m["settled"]), float(m["seconds"]),
+                       m["probe_direction_deg"], settings)
+        except SceneError as e:
+            raise TimelineFileError(str(e)) from None
+        except (KeyError, TypeError, ValueError) as e:
+            raise TimelineFileError(f"{source}: manifest: missing or wrong field ({e})") from None
 
 
 def run(world: World, seconds: float, *, until_settled: bool = False, min_seconds: float = 0.0,
@@ -264,14 +178,15 @@ def run(world: World, seconds: float, *, until_settled: bool = False, min_second
         # the contacts a step reports are those found at its beginning
         done = min(2, total)
         world.step(done)
-    tracker = _Tracker(world, start)
+    tracker = MotionTracker(world.ids, [world.piece(i).shape.bounds for i in world.ids], start,
+                            world.contact_state(), TIMELINE_THRESHOLDS)
     times, frames = [0.0], [start]
     while done < total:
         n = min(every, total - done)
         world.step(n)
         done += n
         poses = world.poses()
-        tracker.frame(world.time, poses)
+        tracker.frame(world.time, poses, world.contact_state, world.at_rest())
         times.append(world.time)
         frames.append(poses)
         if progress is not None:
@@ -279,23 +194,24 @@ def run(world: World, seconds: float, *, until_settled: bool = False, min_second
         if until_settled and world.time >= min_seconds and tracker.settled(world.time):
             break
     poses = np.array(frames)
-    direction = world.probe_direction
-    return Timeline(world.scene, tuple(world.ids), np.array(times), poses, tracker.pieces(poses[-1]),
-                    tuple(tracker.events), tracker.settled(world.time), world.time, direction, s)
+    return Timeline(world.scene, tuple(world.ids), np.array(times), poses,
+                    tracker.pieces(poses[-1], world.contact_state()), tuple(tracker.events),
+                    tracker.settled(world.time), world.time, world.probe_direction, s)
 
 
-def simulate(scene: Scene, seconds: float, settings: PhysicsSettings | None = None,
+def simulate(scene: Scene, seconds: float | None = None, settings: PhysicsSettings | None = None,
              rng: np.random.Generator | None = None, *, probe_direction_deg: float | None = None,
-             progress: Callable[[float, float], None] | None = None) -> Timeline:
-    """Simulate a scene for ``seconds`` and record its timeline.
+             until_settled: bool = False, progress: Callable[[float, float], None] | None = None) -> Timeline:
+    """Simulate a scene and record its timeline.
 
     Args:
         scene: the scene.
-        seconds: simulated time (s).
+        seconds: simulated time (s); default ``settings.max_seconds``.
         settings: world settings (default: the tuned ones).
         rng: when given (and no direction is), the probe pushes in one
             direction drawn from it instead of turning around.
         probe_direction_deg: a fixed direction for the probe (degrees from +x).
+        until_settled: stop once every piece has rested ``tol.rest_window`` (and at least that long has run).
         progress: called as ``progress(done_s, total_s)`` after every frame.
 
     Raises:
@@ -307,4 +223,19 @@ def simulate(scene: Scene, seconds: float, settings: PhysicsSettings | None = No
         probe_direction_deg = float(rng.uniform(0.0, 360.0))
     with World(scene, settings) as world:
         world.set_probe(settings.probe_g, probe_direction_deg)
-        return run(world, seconds, progress=progress)
+        return run(world, settings.max_seconds if seconds is None else seconds, until_settled=until_settled,
+                   min_seconds=tol.rest_window, progress=progress)
+
+
+def settle(scene: Scene, seconds: float | None = None, settings: PhysicsSettings | None = None, *,
+           progress: Callable[[float, float], None] | None = None) -> Scene:
+    """The scene after its pieces have come to rest (bounded by ``seconds``, default ``settings.max_seconds``).
+
+    Runs until every piece has rested for ``tol.rest_window``, with the probe
+    turning, so that no knife-edge balance survives a long settle.
+
+    Raises:
+        OverlapError: pieces interpenetrate at load.
+        BlowUpError: the simulation blew up.
+    """
+    return simulate(scene, seconds, settings, until_settled=True, progress=progress).final

@@ -1,4 +1,4 @@
-"""The stability verdict: exact statics and the settled dynamics together, and settling a scene.
+"""The stability verdict: exact statics and the simulation together.
 
 A scene is stable when the statics find equilibrium with a margin above
 ``tol.stable_margin_g`` *and* a simulation of ``seconds`` moves no piece past
@@ -84,8 +84,8 @@ class CheckResult:
     """The verdict on a scene.
 
     Attributes:
-        stable: statics and dynamics both say it stands.
-        margin_g: the statics margin (fraction of g; 0 when infeasible).
+        stable: statics and dynamics both say it stands (vacuously, with nothing to judge).
+        margin_g: the statics margin (fraction of g; 0 when infeasible; None with nothing to judge).
         weakest_direction_deg: the statics' weakest direction (degrees), or None.
         statics: the full :class:`~sim.statics.StaticsResult`.
         dynamics: the :class:`Dynamics` summary.
@@ -97,7 +97,7 @@ class CheckResult:
     """
 
     stable: bool
-    margin_g: float
+    margin_g: float | None
     weakest_direction_deg: float | None
     statics: object
     dynamics: Dynamics
@@ -107,14 +107,20 @@ class CheckResult:
     timeline: Timeline = field(repr=False)
     timings_ms: dict = field(default_factory=dict)
 
+    @property
+    def judged(self) -> bool:
+        """The scene has a movable piece to judge (a margin means nothing without one)."""
+        return self.margin_g is not None
+
     def to_json(self) -> dict:
-        """The JSON of ``towerlab check --json``."""
+        """The JSON of ``towerlab check --json`` (margins null when there is nothing to judge)."""
         direction = self.weakest_direction_deg
+        margin = None if self.margin_g is None else round(float(self.margin_g), 6)
         return {
             "stable": self.stable,
-            "margin_g": round(float(self.margin_g), 6),
+            "margin_g": margin,
             "weakest_direction_deg": None if direction is None else round(float(direction), 3),
-            "statics": {"feasible": bool(self.statics.feasible), "margin_g": round(float(self.margin_g), 6)},
+            "statics": {"feasible": bool(self.statics.feasible), "margin_g": margin},
             "dynamics": self.dynamics.to_json(),
             "pieces": {i: v.to_json() for i, v in self.pieces.items()},
             "disagreement": self.disagreement,
@@ -183,14 +189,9 @@ def support_depth(scene: Scene, interfaces) -> int:
     return max(depth.values(), default=1)
 
 
-def statics_stable(statics) -> bool:
-    """Whether a statics result counts as stable: feasible, margin above ``tol.stable_margin_g``."""
-    return bool(statics.feasible) and float(statics.margin_g) > tol.stable_margin_g
-
-
 def disagreement(statics, dynamics: Dynamics) -> str | None:
     """Why statics and dynamics disagree about a scene, in one sentence; None when they agree."""
-    by_statics = statics_stable(statics)
+    by_statics = bool(statics.stable)
     if by_statics == dynamics.stable:
         return None
     if by_statics:
@@ -217,7 +218,7 @@ def check(scene: Scene, seconds: float = DEFAULT_SECONDS, settings: PhysicsSetti
         scene: the scene.
         seconds: simulated time (s).
         settings: world settings (default: the tuned ones).
-        progress: called as ``progress(done_s, total_s)`` during the simulation.
+        progress: called as ``progress(done_s, total_s)``: once at the start, then during the simulation.
 
     Raises:
         OverlapError: pieces interpenetrate at load.
@@ -226,6 +227,8 @@ def check(scene: Scene, seconds: float = DEFAULT_SECONDS, settings: PhysicsSetti
     from sim.statics import analyze
 
     settings = settings or TUNED
+    if progress is not None:
+        progress(0.0, seconds)  # building the world and the statics come first
     t0 = time.perf_counter()
     with World(scene, settings) as world:
         built = time.perf_counter()
@@ -242,23 +245,9 @@ def check(scene: Scene, seconds: float = DEFAULT_SECONDS, settings: PhysicsSetti
                         tuple(moved), tuple(knocked), timeline.probe_direction_deg)
     pieces = {i: PieceVerdict(m.displacement_mm, m.tilt_deg, m.knocked_down) for i, m in timeline.pieces.items()}
     margin = float(statics.margin_g) if statics.feasible else 0.0
-    return CheckResult(statics_stable(statics) and dynamics.stable, margin, statics.weakest_direction_deg,
+    weakest = statics.weakest_direction_deg
+    if all(p.fixed for p in scene.pieces):
+        margin = weakest = None
+    return CheckResult(bool(statics.stable) and dynamics.stable, margin, weakest,
                        statics, dynamics, pieces, disagreement(statics, dynamics), timeline.final, timeline,
                        {"statics": (t1 - built) * 1e3, "dynamics": (built - t0 + t2 - t1) * 1e3})
-
-
-def settle(scene: Scene, seconds: float | None = None, settings: PhysicsSettings | None = None) -> Scene:
-    """The scene after its pieces have come to rest (bounded by ``seconds``, default ``settings.max_seconds``).
-
-    Runs until every piece has rested for ``tol.rest_window``, with the probe
-    turning, so that no knife-edge balance survives a long settle.
-
-    Raises:
-        OverlapError: pieces interpenetrate at load.
-        BlowUpError: the simulation blew up.
-    """
-    settings = settings or TUNED
-    limit = settings.max_seconds if seconds is None else seconds
-    with World(scene, settings) as world:
-        timeline = run(world, limit, until_settled=True, min_seconds=tol.rest_window)
-    return timeline.final

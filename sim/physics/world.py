@@ -1,105 +1,78 @@
 """A pybullet world compiled from a Scene: one DIRECT client per world, pieces addressed by id.
 
-Each piece becomes one rigid body whose collision shape is a compound of
-exactly its catalogue's convex parts, with the catalogue's mass, centre of
-mass and inertia (principal axes as the inertial frame). The board is a
-static slab on an endless table plane; fixed pieces are static. Bullet counts
-lengths in units of ``1 / settings.length_scale`` metres; everything this
-class returns is SI.
+Each piece is one rigid body (:mod:`sim.physics.bodies`); the board is a
+static slab on an endless table plane; fixed pieces are static. The world can
+change while it runs (pieces set, added, removed), reports its full state and
+takes it back (:meth:`World.get_state`, :meth:`World.set_state`), and answers
+ray queries for picking. Everything it takes and returns is SI.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
-import sys
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.spatial.transform import Rotation
 
 from sim.names import BOARD, TABLE
+from sim.physics.bodies import (
+    GRAVITY,
+    HULL_MARGIN,
+    BodyInfo,
+    body_info,
+    load_shape,
+    pb,
+    set_material,
+    shrink_of,
+)
 from sim.physics.errors import BlowUpError, OverlapError
-from sim.physics.hulls import body_file, face_corners, hull_file
 from sim.physics.settings import TUNED, PhysicsSettings
 from sim.physics.sleep import Sleep
-from sim.pieces import PieceShape
 from sim.pieces.boards import TABLE_MATERIAL
-from sim.scene import Scene
+from sim.scene import Piece, Scene
 from sim.tol import tol
 
-
-def _quiet_import():
-    """Import pybullet without the build-time line it prints on stderr (the CLI's stderr is for errors)."""
-    try:
-        fd = sys.stderr.fileno()
-    except (AttributeError, OSError, ValueError):
-        import pybullet
-        return pybullet
-    sys.stderr.flush()
-    saved = os.dup(fd)
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, fd)
-        import pybullet
-    finally:
-        os.dup2(saved, fd)
-        os.close(saved)
-        os.close(devnull)
-    return pybullet
-
-
-pb = _quiet_import()
-
-GRAVITY = 9.81
-"""Standard gravity (m/s²)."""
-
-HULL_MARGIN = 0.001
-"""pybullet's collision margin on every convex hull (Bullet units; 1 µm in a millimetre world, 1 mm in metres):
-contact distances count it twice, so the overlap check adds it back."""
-
+__all__ = ["GRAVITY", "HULL_MARGIN", "BodyInfo", "RayHit", "World", "WorldState", "pb"]
 
 
 @dataclass(frozen=True)
-class BodyInfo:
-    """What the world knows about one piece's body.
+class RayHit:
+    """The first body a ray meets.
 
     Attributes:
-        id: the piece id.
-        uid: pybullet body id.
-        mass: kg (0 for fixed pieces).
-        com: (3,) centre of mass in the piece frame (m).
-        principal: (4,) xyzw rotation from the principal axes to the piece frame.
-        inertia: (3,) principal moments (kg m²).
-        fixed: a static piece.
-        start_quat: (4,) its orientation in the scene; poses keep the quaternion's sign near it.
+        piece: the piece id, or ``board`` / ``table``.
+        point: (3,) where the ray meets its surface (m).
+        normal: (3,) the surface normal there (unit, world frame).
+        distance: from the ray's start (m).
     """
 
-    id: str
-    uid: int
-    mass: float
-    com: np.ndarray
-    principal: np.ndarray
-    inertia: np.ndarray
-    fixed: bool
-    start_quat: np.ndarray
+    piece: str
+    point: np.ndarray
+    normal: np.ndarray
+    distance: float
 
 
-def principal_frame(inertia: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Principal moments and the rotation from the principal axes to the body axes.
+@dataclass(frozen=True, eq=False)
+class WorldState:
+    """Everything a world needs to go on exactly from here (dm_control's ``get_state``).
 
-    Args:
-        inertia: (3, 3) symmetric inertia tensor (kg m²).
-
-    Returns:
-        moments (3,) and quaternion (4,) xyzw whose rotation matrix has the
-        principal axes as columns (a proper rotation).
+    Attributes:
+        scene: the pieces as they stand now (their poses the current ones), in the world's order.
+        velocities: (n, 6) linear (m/s) and angular (rad/s) velocity per piece, scene order.
+        asleep: ids of the sleeping pieces.
+        time: simulated time (s); ``steps``: steps taken.
+        probe: (acceleration in g, direction in degrees or None when it turns).
+        precision: the solver's (residual velocity m/s, iterations) or None for the settings' own.
     """
-    moments, axes = np.linalg.eigh(0.5 * (inertia + inertia.T))
-    if np.linalg.det(axes) < 0:
-        axes[:, 2] = -axes[:, 2]
-    return moments, Rotation.from_matrix(axes).as_quat()
+
+    scene: Scene
+    velocities: np.ndarray
+    asleep: tuple[str, ...]
+    time: float
+    steps: int
+    probe: tuple[float, float | None]
+    precision: tuple[float, int] | None = None
 
 
 class World:
@@ -110,7 +83,7 @@ class World:
         settings: the world's settings (default: the tuned ones).
 
     Attributes:
-        scene: the scene it was built from.
+        scene: the pieces the world holds, as they were given (added pieces appended, removed ones gone).
         settings: its settings.
         ids: piece ids in scene order (the row order of :meth:`poses`).
         bodies: id -> :class:`BodyInfo`.
@@ -128,34 +101,35 @@ class World:
         self._scale = self.settings.length_scale
         self._cid = pb.connect(pb.DIRECT)
         self._names: dict[int, str] = {}
+        self._pieces: dict[str, Piece] = {}
+        self.bodies: dict[str, BodyInfo] = {}
+        self.ids: list[str] = []
         self.time = 0.0
         self.steps = 0
         self._gravity = np.array([0.0, 0.0, -GRAVITY])
         self._probe: tuple[float, float | None] = (self.settings.probe_g, None)
+        self._precision: tuple[float, int] | None = None
         self._sleep: Sleep | None = None
+        self._movable: list[BodyInfo] | None = None
+        self.source = scene.source or "<scene>"
         try:
             self._configure()
             self._add_ground()
-            order = sorted(scene.pieces, key=lambda p: -p.pos[2]) if self.settings.top_down else scene.pieces
-            created = {p.id: self._add_piece(p) for p in order}
-            self.bodies: dict[str, BodyInfo] = {p.id: created[p.id] for p in scene.pieces}
-            self.ids = [p.id for p in scene.pieces]
-            self._dynamic = [b for b in self.bodies.values() if not b.fixed]
-            self._masses = np.array([b.mass for b in self._dynamic])
-            self._inertias = np.array([b.inertia for b in self._dynamic]).reshape(-1, 3)
-            self._reach = np.array([np.linalg.norm(np.abs(p.shape.bounds - p.shape.com).max(axis=0))
-                                    for p in scene.pieces])
+            self._build(scene.pieces)
             self._check_overlaps()
             s = self.settings
-            self._sleep = Sleep(self, pb) if s.sleeping and s.configure_engine else None
+            self._sleep = Sleep(self) if s.sleeping and s.configure_engine else None
         except BaseException:
             self.close()
             raise
-        self.source = scene.source or "<scene>"
-        self._energy0 = self.potential_energy()
-        self._injected = 0.0
+        self._baseline = self.energy()
 
     # --- construction -------------------------------------------------------------------------
+
+    @property
+    def client(self) -> int:
+        """The pybullet client id (for calls this class does not wrap; never disconnect it)."""
+        return self._cid
 
     def _configure(self) -> None:
         s, scale = self.settings, self._scale
@@ -173,113 +147,197 @@ class World:
         else:
             pb.setPhysicsEngineParameter(fixedTimeStep=s.dt, deterministicOverlappingPairs=1,
                                          physicsClientId=self._cid)
-        self._apply_gravity()
+        self.refresh_gravity()
 
     def _add_ground(self) -> None:
         board = self.scene.board_info
         plane = pb.createCollisionShape(pb.GEOM_PLANE, physicsClientId=self._cid)
         uid = pb.createMultiBody(0.0, plane, basePosition=[0.0, 0.0, -board.thickness * self._scale],
                                  useMaximalCoordinates=True, physicsClientId=self._cid)
-        self._material(uid, TABLE_MATERIAL.friction, TABLE_MATERIAL.restitution, movable=False)
+        set_material(self._cid, self.settings, uid, TABLE_MATERIAL.friction, TABLE_MATERIAL.restitution, False)
         self._names[uid] = TABLE if board.shape is not None else BOARD
         self.table_uid = uid
         self.board_uid = uid
         if board.shape is not None:
-            uid = self._load(board.shape, board.pos, (0.0, 0.0, 0.0, 1.0), 0.0, 0.0)
-            self._material(uid, board.shape.material.friction, board.shape.material.restitution, movable=False)
+            uid = load_shape(self._cid, self.settings, board.shape, board.pos, (0.0, 0.0, 0.0, 1.0), 0.0, 0.0)
+            m = board.shape.material
+            set_material(self._cid, self.settings, uid, m.friction, m.restitution, False)
             self._names[uid] = BOARD
             self.board_uid = uid
+        self._grounds = len(self._names)
 
-    def _load(self, shape: PieceShape, pos, quat, mass: float, shrink: float) -> int:
-        """Load one body: the parts' hulls narrowed by ``shrink`` across the world's vertical, and
-        the inertia of ``mass`` kg (0: static) in principal axes.
+    def _build(self, pieces) -> None:
+        """Make the bodies of ``pieces`` (from the highest down with ``settings.top_down``, so that each
+        sweep of the solver carries the weights downwards) and record them in scene order."""
+        order = sorted(pieces, key=lambda p: -p.pos[2]) if self.settings.top_down else list(pieces)
+        created = {p.id: self._make_body(p, self._grounds + k) for k, p in enumerate(order)}
+        self.bodies = {p.id: created[p.id] for p in pieces}
+        self.ids = [p.id for p in pieces]
+        self._pieces = {p.id: p for p in pieces}
+        self._movable = None
 
-        Args:
-            shape: the catalogue piece (or board slab).
-            pos: (3,) position of the piece frame (m).
-            quat: (4,) its orientation, xyzw.
-            mass: kg; 0 for a static body.
-            shrink: relative narrowing perpendicular to the vertical (``PhysicsSettings.shrink``).
-        """
-        s = self._scale
-        up = Rotation.from_quat(quat).inv().apply([0.0, 0.0, 1.0])
-        squeeze = 1.0 - shrink * (1.0 - up**2)  # the piece axes across the vertical narrow, the vertical not
-        parts = []
-        for part in shape.parts:
-            centre = (part.vertices.min(axis=0) + part.vertices.max(axis=0)) / 2
-            hull = part.hull  # cached
-            local = hull.vertices - centre
-            if len(shape.parts) > self.settings.array_parts:  # loaded from a URDF file: see ``swell``
-                half = np.abs(local).max(axis=0)
-                local = local * (1.0 + np.divide(self.settings.swell * up**2, half, out=np.zeros(3),
-                                                 where=half > 0))
-            parts.append((hull_file(local * s, hull.faces), centre * s))
-        moments, principal = principal_frame(shape.inertia * (mass / shape.mass))
-        with warnings.catch_warnings():  # a gimbal-locked principal frame still converts exactly
-            warnings.simplefilter("ignore", UserWarning)
-            rpy = Rotation.from_quat(principal).as_euler("xyz")
-        sat = [self.settings.sat and face_corners(part.hull) <= self.settings.sat_corners for part in shape.parts]
-        flags = pb.URDF_USE_INERTIA_FROM_FILE | (pb.URDF_INITIALIZE_SAT_FEATURES if all(sat) else 0)
-        if len(parts) <= self.settings.array_parts:
-            shape_id = pb.createCollisionShapeArray(
-                [pb.GEOM_MESH] * len(parts), fileNames=[f for f, _ in parts],
-                collisionFramePositions=[list(c) for _, c in parts], meshScales=[list(squeeze)] * len(parts),
-                flags=[pb.URDF_INITIALIZE_SAT_FEATURES if x else 0 for x in sat], physicsClientId=self._cid)
-            uid = pb.createMultiBody(
-                mass, shape_id, basePosition=list(np.asarray(pos, dtype=float) * s), baseOrientation=list(quat),
-                baseInertialFramePosition=list(shape.com * s), baseInertialFrameOrientation=list(principal),
-                useMaximalCoordinates=True, physicsClientId=self._cid)
-            if mass > 0:
-                pb.changeDynamics(uid, -1, mass=mass, localInertiaDiagonal=list(moments * s * s),
-                                  physicsClientId=self._cid)
-            return uid
-        return pb.loadURDF(body_file(parts, squeeze, mass, shape.com * s, rpy, moments * s * s),
-                           basePosition=list(np.asarray(pos, dtype=float) * s), baseOrientation=list(quat),
-                           useMaximalCoordinates=True, useFixedBase=mass == 0.0, flags=flags,
-                           physicsClientId=self._cid)
-
-    def _shrink(self, k: int) -> float:
-        """The k-th body's narrowing: between 1 and 2 times ``settings.shrink``, spread by the
-        golden ratio so that no two bodies get the same."""
-        return self.settings.shrink * (1.0 + (k * 0.6180339887498949) % 1.0)
-
-    def _add_piece(self, piece) -> BodyInfo:
-        shape = piece.shape
+    def _make_body(self, piece: Piece, k: int) -> BodyInfo:
+        """Load ``piece`` as the world's k-th body and give it its material."""
         mass = 0.0 if piece.fixed else piece.mass
-        uid = self._load(shape, piece.pos, piece.quat, mass, self._shrink(len(self._names)))
-        self._material(uid, piece.friction_coefficient, shape.material.restitution, movable=mass > 0)
+        uid = load_shape(self._cid, self.settings, piece.shape, piece.pos, piece.quat, mass,
+                         shrink_of(self.settings, k))
+        set_material(self._cid, self.settings, uid, piece.friction_coefficient, piece.shape.material.restitution,
+                     mass > 0)
         self._names[uid] = piece.id
-        moments, principal = principal_frame(shape.inertia * (piece.mass / shape.mass))
-        return BodyInfo(piece.id, uid, mass, shape.com.copy(), principal, moments, piece.fixed,
-                        np.asarray(piece.quat, dtype=float))
+        return body_info(piece, uid)
 
-    def _material(self, uid: int, friction: float, restitution: float, movable: bool) -> None:
-        """Bullet multiplies the two bodies' coefficients: each gets the square root of its own,
-        so that a contact's coefficient is the geometric mean (``sim.contact.contact_friction``).
-        Static bodies keep the sleeping state Bullet gives them (see :mod:`sim.physics.sleep`)."""
-        s = self.settings
-        kwargs = {}
-        if s.configure_engine:
-            kwargs = dict(linearDamping=s.damping, angularDamping=s.damping, frictionAnchor=int(s.friction_anchors),
-                          rollingFriction=0.0, spinningFriction=0.0)
-            if movable and not s.sleeping:
-                kwargs["activationState"] = pb.ACTIVATION_STATE_DISABLE_SLEEPING
-            elif not movable:  # inactive, as Bullet means static bodies to be: nothing is computed against
-                kwargs["activationState"] = pb.ACTIVATION_STATE_SLEEP  # a sleeping piece resting on them
-        pb.changeDynamics(uid, -1, lateralFriction=float(np.sqrt(friction)),
-                          restitution=float(np.sqrt(restitution)), physicsClientId=self._cid, **kwargs)
-
-    def _check_overlaps(self) -> None:
+    def _check_overlaps(self, only: str | None = None) -> None:
+        """Raise :class:`OverlapError` for pieces interpenetrating deeper than ``tol.overlap``
+        (all pairs, or those of the piece ``only``)."""
         pb.performCollisionDetection(physicsClientId=self._cid)
         depth: dict[tuple[str, str], float] = {}
         limit = -tol.overlap * self._scale - 2 * HULL_MARGIN
-        for c in pb.getContactPoints(physicsClientId=self._cid):
+        kwargs = {} if only is None else {"bodyA": self.bodies[only].uid}
+        for c in pb.getContactPoints(physicsClientId=self._cid, **kwargs):
             if c[8] < limit:
                 a, b = sorted((self._names[c[1]], self._names[c[2]]))
                 depth[(a, b)] = max(depth.get((a, b), 0.0), (-c[8] - 2 * HULL_MARGIN) / self._scale)
         if depth:
             pairs = sorted(((a, b, d) for (a, b), d in depth.items()), key=lambda t: -t[2])
-            raise OverlapError(self.scene.source or "<scene>", pairs)
+            raise OverlapError(self.source, pairs)
+
+    @property
+    def movable(self) -> list[BodyInfo]:
+        """The movable (not fixed) pieces' bodies, scene order: the rows of :meth:`kinetic_energies`."""
+        if self._movable is None:
+            self._movable = [b for b in (self.bodies[i] for i in self.ids) if not b.fixed]
+            self._masses = np.array([b.mass for b in self._movable])
+            self._inertias = np.array([b.inertia for b in self._movable]).reshape(-1, 3)
+        return self._movable
+
+    def piece(self, piece_id: str) -> Piece:
+        """The piece ``piece_id`` as it was given to the world (its pose the one it was given with).
+
+        Raises:
+            KeyError: no such piece.
+        """
+        return self._pieces[piece_id]
+
+    def name_of(self, uid: int) -> str | None:
+        """The piece id (or ``board``/``table``) of a pybullet body id; None for a body the world did not make."""
+        return self._names.get(uid)
+
+    # --- changing the world ---------------------------------------------------------------------
+
+    def add_piece(self, piece: Piece, velocity=None) -> BodyInfo:
+        """Add a piece while the world runs (the body is made at the piece's pose).
+
+        Args:
+            piece: the piece (its id new to the world).
+            velocity: (6,) linear (m/s) and angular (rad/s) velocity to start with; at rest by default.
+
+        Raises:
+            ValueError: the id is taken (or reserved).
+            OverlapError: it interpenetrates another piece or the board; the world is left unchanged.
+        """
+        if piece.id in self.bodies or piece.id in (BOARD, TABLE):
+            raise ValueError(f"piece {piece.id!r} is already in the world")
+        info = self._make_body(piece, len(self._names))
+        self.bodies[piece.id] = info
+        self.ids.append(piece.id)
+        self._pieces[piece.id] = piece
+        self.scene = self.scene.with_pieces([*self.scene.pieces, piece])
+        self._movable = None
+        try:
+            self._check_overlaps(piece.id)
+        except OverlapError:
+            self.remove_piece(piece.id)
+            raise
+        if velocity is not None:
+            self._set_velocity(info, velocity)
+        self._changed()
+        return info
+
+    def remove_piece(self, piece_id: str) -> None:
+        """Take a piece out of the world; what touched it wakes (see :meth:`wake`).
+
+        Raises:
+            KeyError: no such piece.
+        """
+        info = self.bodies[piece_id]
+        if self._sleep is not None:
+            self._sleep.wake_touching([piece_id])
+        pb.removeBody(info.uid, physicsClientId=self._cid)
+        del self._names[info.uid]
+        del self.bodies[piece_id]
+        del self._pieces[piece_id]
+        self.ids.remove(piece_id)
+        self.scene = self.scene.with_pieces(p for p in self.scene.pieces if p.id != piece_id)
+        self._movable = None
+        self._changed()
+
+    def set_pose(self, piece_id: str, pose, velocity=None) -> None:
+        """Put a piece at a pose (a teleport): what it touched there and touches here wakes.
+
+        Args:
+            piece_id: the piece.
+            pose: (7,) position (m) of its frame and quaternion xyzw.
+            velocity: (6,) linear (m/s) and angular (rad/s) velocity; at rest by default.
+        """
+        info = self.bodies[piece_id]
+        if self._sleep is not None:
+            self._sleep.wake_touching([piece_id])
+        self._place(info, np.asarray(pose, dtype=float))
+        self._set_velocity(info, np.zeros(6) if velocity is None else velocity)
+        self._changed(touching=[piece_id])
+
+    def _place(self, info: BodyInfo, pose: np.ndarray) -> None:
+        rot = Rotation.from_quat(pose[3:])
+        centre = pose[:3] + rot.apply(info.com)
+        quat = (rot * Rotation.from_quat(info.principal)).as_quat()
+        pb.resetBasePositionAndOrientation(info.uid, list(centre * self._scale), list(quat),
+                                           physicsClientId=self._cid)
+
+    def _set_velocity(self, info: BodyInfo, velocity) -> None:
+        v = np.asarray(velocity, dtype=float)
+        pb.resetBaseVelocity(info.uid, list(v[:3] * self._scale), list(v[3:]), physicsClientId=self._cid)
+
+    def _changed(self, touching=()) -> None:
+        """After a change from outside: the sleep bookkeeping follows the bodies, what is touched wakes,
+        and the energy watch counts from here."""
+        if self._sleep is not None:
+            self._sleep.follow()
+            if touching:
+                self._sleep.wake_touching(touching)
+        self.rebase_energy()
+
+    # --- state -------------------------------------------------------------------------------------
+
+    def get_state(self) -> WorldState:
+        """The full state: pieces and poses, velocities, who sleeps, time, probe and solver precision."""
+        scene = self.scene.with_poses(dict(zip(self.ids, self.poses())))
+        return WorldState(scene, self.velocities(), tuple(self.asleep()), self.time, self.steps, self._probe,
+                          self._precision)
+
+    def set_state(self, state: WorldState) -> None:
+        """Go back (or on) to a state from :meth:`get_state`, of this world or another built alike.
+
+        Every piece's body is made afresh at its pose, in the order a new world would make them:
+        Bullet keeps contact caches, the order it solves contacts in and a world-frame inertia
+        that a pose reset does not refresh, so only new bodies make what follows depend on the
+        state alone: the same state and the same steps give the same poses, bit for bit.
+        """
+        for info in self.bodies.values():
+            pb.removeBody(info.uid, physicsClientId=self._cid)
+            del self._names[info.uid]
+        self.scene = state.scene
+        self._build(state.scene.pieces)
+        for i, v in zip(self.ids, state.velocities):
+            self._set_velocity(self.bodies[i], v)
+        self.time, self.steps = state.time, state.steps
+        self._probe = state.probe
+        self.set_precision(*(state.precision or (self.settings.residual_velocity, self.settings.solver_iterations)))
+        self._precision = state.precision
+        self.refresh_gravity()
+        if self._sleep is not None:
+            self._sleep.follow()
+            self._sleep.put_to_sleep(state.asleep)
+        self.rebase_energy()
 
     # --- gravity and the probe ----------------------------------------------------------------
 
@@ -293,34 +351,51 @@ class World:
                 starting along +x.
         """
         self._probe = (float(accel_g), direction_deg)
-        self._apply_gravity()
+        self.refresh_gravity()
         if self._sleep is not None:  # a new push: every island must withstand it afresh
             self._sleep.wake()
 
-    def set_precision(self, residual_velocity: float, iterations: int | None = None) -> None:
-        """The solver's convergence tolerance (m/s) and iteration bound from now on.
-
-        See ``PhysicsSettings.residual_velocity`` and ``solver_iterations``.
-        """
-        if self.settings.configure_engine:
-            pb.setPhysicsEngineParameter(solverResidualThreshold=(residual_velocity * self._scale) ** 2,
-                                         numSolverIterations=iterations or self.settings.solver_iterations,
-                                         physicsClientId=self._cid)
+    @property
+    def probe(self) -> tuple[float, float | None]:
+        """The probe: (acceleration in g, direction in degrees, None while it turns)."""
+        return self._probe
 
     @property
     def probe_direction(self) -> float | None:
         """The probe's fixed direction (degrees), None when it turns (or is off)."""
         return self._probe[1] if self._probe[0] != 0.0 else None
 
-    def _apply_gravity(self) -> None:
+    @property
+    def probe_turning(self) -> bool:
+        """The probe is on and turns around."""
+        return self._probe[0] != 0.0 and self._probe[1] is None
+
+    @property
+    def gravity(self) -> np.ndarray:
+        """(3,) the acceleration every piece feels (m/s²): gravity tilted by the probe."""
+        return self._gravity.copy()
+
+    def refresh_gravity(self) -> None:
+        """Give the engine the current gravity (the probe's direction at the current time).
+
+        Bullet keeps the gravity a body had when it fell asleep: a woken body needs it again.
+        """
         accel, direction = self._probe
-        if direction is None:
-            angle = 2 * np.pi * self.time / self.settings.probe_period
-        else:
-            angle = np.radians(direction)
+        angle = 2 * np.pi * self.time / self.settings.probe_period if direction is None else np.radians(direction)
         g = GRAVITY * np.array([accel * np.cos(angle), accel * np.sin(angle), -1.0])
         self._gravity = g
         pb.setGravity(*(g * self._scale), physicsClientId=self._cid)
+
+    def set_precision(self, residual_velocity: float, iterations: int | None = None) -> None:
+        """The solver's convergence tolerance (m/s) and iteration bound from now on.
+
+        See ``PhysicsSettings.residual_velocity`` and ``solver_iterations``.
+        """
+        iterations = iterations or self.settings.solver_iterations
+        self._precision = (float(residual_velocity), int(iterations))
+        if self.settings.configure_engine:
+            pb.setPhysicsEngineParameter(solverResidualThreshold=(residual_velocity * self._scale) ** 2,
+                                         numSolverIterations=iterations, physicsClientId=self._cid)
 
     # --- stepping -------------------------------------------------------------------------------
 
@@ -330,12 +405,11 @@ class World:
         Raises:
             BlowUpError: NaN poses or kinetic energy beyond what gravity released.
         """
-        rotating = self._probe[0] != 0.0 and self._probe[1] is None
         every = max(1, int(round(self.settings.watch_seconds / self.settings.dt)))
         turn = max(1, int(round(self.settings.probe_update / self.settings.dt)))
         for _ in range(n):
-            if rotating and self.steps % turn == 0:
-                self._apply_gravity()
+            if self.probe_turning and self.steps % turn == 0:
+                self.refresh_gravity()
             pb.stepSimulation(physicsClientId=self._cid)
             self.steps += 1
             self.time = self.steps * self.settings.dt
@@ -348,24 +422,27 @@ class World:
         """Stop with :class:`BlowUpError` if a pose is not finite or the energy ran away.
 
         The pieces only lose mechanical energy (friction, inelastic impacts);
-        a world whose kinetic plus potential energy rose above the start's plus
-        what pushes gave, by more than lifting every piece ``tol.blowup_height``
-        would take, is numerically broken.
+        a world whose kinetic plus potential energy rose above the last
+        baseline (the start, or the last change from outside: :meth:`rebase_energy`)
+        plus what pushes gave, by more than lifting every piece
+        ``tol.blowup_height`` would take, is numerically broken.
         """
-        mass, inertia, frames, vel = self._centres()
+        mass, _, frames, vel = self._centres()
         bad = ~(np.isfinite(frames).all(axis=1) & np.isfinite(vel).all(axis=1))
         if bad.any():
-            raise BlowUpError(self.source, self.time, [b.id for b, x in zip(self._dynamic, bad) if x],
+            raise BlowUpError(self.source, self.time, [b.id for b, x in zip(self.movable, bad) if x],
                               "a pose became NaN")
-        spin = Rotation.from_quat(frames[:, 3:]).inv().apply(vel[:, 3:]) if len(mass) else vel[:, 3:]
-        kinetic = 0.5 * mass * np.sum(vel[:, :3] ** 2, axis=1) + 0.5 * np.sum(inertia * spin**2, axis=1)
-        potential = float(-np.sum(mass * (frames[:, :3] @ self._gravity)))
-        gained = kinetic.sum() + potential - self._energy0 - self._injected
+        kinetic, potential = self._energies()
+        gained = kinetic.sum() + potential - self._baseline
         allowed = mass.sum() * GRAVITY * tol.blowup_height
         if not np.isfinite(gained) or gained > allowed:
-            names = [self._dynamic[i].id for i in np.argsort(-kinetic)[:3]]
+            names = [self.movable[i].id for i in np.argsort(-kinetic)[:3]]
             raise BlowUpError(self.source, self.time, names,
                               f"the energy rose by {gained:.3g} J with nothing to give it")
+
+    def rebase_energy(self) -> None:
+        """Count the energy watch from the world's present energy (after work done from outside)."""
+        self._baseline = self.energy()
 
     def push(self, piece_id: str, velocity, spin=(0.0, 0.0, 0.0)) -> None:
         """Set a piece moving (a nudge); its kinetic energy counts as given, not as a blow-up.
@@ -380,11 +457,10 @@ class World:
             raise ValueError(f"piece {piece_id!r} is fixed")
         if self._sleep is not None:
             self._sleep.wake()
-        k = self._dynamic.index(b)
+        k = self.movable.index(b)
         before = self.kinetic_energies()[k]
-        pb.resetBaseVelocity(b.uid, list(np.asarray(velocity, dtype=float) * self._scale),
-                             list(np.asarray(spin, dtype=float)), physicsClientId=self._cid)
-        self._injected += max(self.kinetic_energies()[k] - before, 0.0)
+        self._set_velocity(b, [*np.asarray(velocity, dtype=float), *np.asarray(spin, dtype=float)])
+        self._baseline += max(self.kinetic_energies()[k] - before, 0.0)
 
     # --- reading the state ----------------------------------------------------------------------
 
@@ -417,40 +493,55 @@ class World:
         vel[:, :3] /= self._scale
         return vel
 
+    def centre_frames(self) -> np.ndarray:
+        """(m, 7) centre of mass (m) and principal-axes quaternion of every movable piece (:attr:`movable` order)."""
+        return self._centres()[2]
+
     def _centres(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Masses (m,), inertias (m, 3), centre-of-mass frames (m, 7) and velocities (m, 6) of the movable pieces."""
-        if not self._dynamic:
+        movable = self.movable
+        if not movable:
             return np.zeros(0), np.zeros((0, 3)), np.zeros((0, 7)), np.zeros((0, 6))
         frames = np.array([[*p, *q] for p, q in (pb.getBasePositionAndOrientation(b.uid, physicsClientId=self._cid)
-                                                 for b in self._dynamic)])
+                                                 for b in movable)])
         vel = np.array([[*v, *w] for v, w in (pb.getBaseVelocity(b.uid, physicsClientId=self._cid)
-                                              for b in self._dynamic)])
+                                              for b in movable)])
         frames[:, :3] /= self._scale
         vel[:, :3] /= self._scale
         return self._masses, self._inertias, frames, vel
 
-    def kinetic_energies(self) -> np.ndarray:
-        """(m,) kinetic energy (J) of every movable piece, in the order of ``self._dynamic``."""
+    def _energies(self) -> tuple[np.ndarray, float]:
+        """Kinetic energy (J) of every movable piece (:attr:`movable` order) and their potential energy
+        (J) in the current gravity, probe included: the one formula of both."""
         mass, inertia, frames, vel = self._centres()
         spin = Rotation.from_quat(frames[:, 3:]).inv().apply(vel[:, 3:]) if len(mass) else vel[:, 3:]
-        return 0.5 * mass * np.sum(vel[:, :3] ** 2, axis=1) + 0.5 * np.sum(inertia * spin**2, axis=1)
+        kinetic = 0.5 * mass * np.sum(vel[:, :3] ** 2, axis=1) + 0.5 * np.sum(inertia * spin**2, axis=1)
+        return kinetic, float(-np.sum(mass * (frames[:, :3] @ self._gravity)))
+
+    def kinetic_energies(self) -> np.ndarray:
+        """(m,) kinetic energy (J) of every movable piece, in :attr:`movable` order."""
+        return self._energies()[0]
 
     def potential_energy(self) -> float:
         """Potential energy (J) of the movable pieces in the current gravity (probe included)."""
-        mass, _, frames, _ = self._centres()
-        return float(-np.sum(mass * (frames[:, :3] @ self._gravity)))
+        return self._energies()[1]
+
+    def energy(self) -> float:
+        """Mechanical energy (J): kinetic plus potential, of the movable pieces."""
+        kinetic, potential = self._energies()
+        return float(kinetic.sum() + potential)
 
     def at_rest(self) -> np.ndarray:
         """(n,) bool: whether every point of each piece moves slower than ``tol.rest_speed``
         (the speed of its centre of mass plus its spin times the farthest corner of its bounding box)."""
         v = self.velocities()
-        fastest = np.linalg.norm(v[:, :3], axis=1) + np.linalg.norm(v[:, 3:], axis=1) * self._reach
+        reach = np.array([self.bodies[i].reach for i in self.ids])
+        fastest = np.linalg.norm(v[:, :3], axis=1) + np.linalg.norm(v[:, 3:], axis=1) * reach
         return fastest < tol.rest_speed
 
     def asleep(self) -> list[str]:
         """Ids of the pieces asleep (:mod:`sim.physics.sleep`), scene order."""
-        sleeping = set() if self._sleep is None else {b.id for b, x in zip(self._dynamic, self._sleep.asleep) if x}
-        return [i for i in self.ids if i in sleeping]
+        return [] if self._sleep is None else self._sleep.sleeping()
 
     def contact_state(self) -> dict[str, tuple[frozenset, frozenset]]:
         """What each piece touches now, and what holds it up, from the last step's contacts.
@@ -467,13 +558,27 @@ class World:
         for c in pb.getContactPoints(physicsClientId=self._cid):
             if c[8] > gap:
                 continue
-            a, b, nz = self._names[c[1]], self._names[c[2]], c[7][2]  # normal on b, pointing into a
+            a, b, nz = self._names.get(c[1]), self._names.get(c[2]), c[7][2]  # normal on b, pointing into a
             for this, other, up in ((a, b, nz), (b, a, -nz)):
-                if this in touching:
+                if this in touching and other is not None:
                     touching[this].add(other)
                     if up > upright:
                         below[this].add(other)
         return {i: (frozenset(touching[i]), frozenset(below[i])) for i in self.ids}
+
+    def ray_test(self, start, end) -> RayHit | None:
+        """The first body the segment from ``start`` to ``end`` (each (3,), m) meets, or None.
+
+        The ray runs against the very collision shapes the simulation uses (the viewer picks with it).
+        """
+        a, b = np.asarray(start, dtype=float), np.asarray(end, dtype=float)
+        uid, _, fraction, point, normal = pb.rayTest(list(a * self._scale), list(b * self._scale),
+                                                     physicsClientId=self._cid)[0]
+        name = self._names.get(uid)
+        if uid < 0 or name is None:
+            return None
+        return RayHit(name, np.asarray(point) / self._scale, np.asarray(normal, dtype=float),
+                      float(fraction * np.linalg.norm(b - a)))
 
     # --- lifetime --------------------------------------------------------------------------------
 

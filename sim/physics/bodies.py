@@ -1,0 +1,193 @@
+"""Pieces as pybullet bodies: the engine import, the inertial frame, loading a piece's compound and its material.
+
+Each piece becomes one rigid body whose collision shape is a compound of
+exactly its catalogue's convex parts, with the catalogue's mass, centre of
+mass and inertia (principal axes as the inertial frame). Bullet counts
+lengths in units of ``1 / settings.length_scale`` metres; this module takes
+SI and converts.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.spatial.transform import Rotation
+
+from sim.geometry.transforms import box_corners
+from sim.physics.hulls import body_file, face_corners, hull_file
+from sim.physics.settings import PhysicsSettings
+from sim.pieces import PieceShape
+
+
+def _quiet_import():
+    """Import pybullet without the build-time line it prints on stderr (the CLI's stderr is for errors)."""
+    try:
+        fd = sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):
+        import pybullet
+        return pybullet
+    sys.stderr.flush()
+    saved = os.dup(fd)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, fd)
+        import pybullet
+    finally:
+        os.dup2(saved, fd)
+        os.close(saved)
+        os.close(devnull)
+    return pybullet
+
+
+pb = _quiet_import()
+
+GRAVITY = 9.81
+"""Standard gravity (m/s²)."""
+
+HULL_MARGIN = 0.001
+"""pybullet's collision margin on every convex hull (Bullet units; 1 µm in a millimetre world, 1 mm in metres):
+contact distances count it twice, so the overlap check adds it back."""
+
+GOLDEN = 0.6180339887498949
+"""Fractional part of the golden ratio: spreads the bodies' narrowing so that no two get the same."""
+
+
+@dataclass(frozen=True)
+class BodyInfo:
+    """What the world knows about one piece's body.
+
+    Attributes:
+        id: the piece id.
+        uid: pybullet body id.
+        mass: kg (0 for fixed pieces).
+        com: (3,) centre of mass in the piece frame (m).
+        principal: (4,) xyzw rotation from the principal axes to the piece frame.
+        inertia: (3,) principal moments (kg m²).
+        fixed: a static piece.
+        start_quat: (4,) its orientation when the body was made; poses keep the quaternion's sign near it.
+        corners: (8, 3) corners of its bounding box in Bullet's frame of the body (centre of mass,
+            principal axes), metres.
+        reach: the farthest corner of its bounding box from its centre of mass (m).
+    """
+
+    id: str
+    uid: int
+    mass: float
+    com: np.ndarray
+    principal: np.ndarray
+    inertia: np.ndarray
+    fixed: bool
+    start_quat: np.ndarray
+    corners: np.ndarray
+    reach: float
+
+
+def principal_frame(inertia: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Principal moments and the rotation from the principal axes to the body axes.
+
+    Args:
+        inertia: (3, 3) symmetric inertia tensor (kg m²).
+
+    Returns:
+        moments (3,) and quaternion (4,) xyzw whose rotation matrix has the
+        principal axes as columns (a proper rotation).
+    """
+    moments, axes = np.linalg.eigh(0.5 * (inertia + inertia.T))
+    if np.linalg.det(axes) < 0:
+        axes[:, 2] = -axes[:, 2]
+    return moments, Rotation.from_matrix(axes).as_quat()
+
+
+def shrink_of(settings: PhysicsSettings, k: int) -> float:
+    """The k-th body's narrowing: between 1 and 2 times ``settings.shrink``, spread by the
+    golden ratio so that no two bodies get the same (``PhysicsSettings.shrink``)."""
+    return settings.shrink * (1.0 + (k * GOLDEN) % 1.0)
+
+
+def load_shape(client: int, settings: PhysicsSettings, shape: PieceShape, pos, quat, mass: float,
+               shrink: float) -> int:
+    """Load one body: the parts' hulls narrowed by ``shrink`` across the world's vertical, and
+    the inertia of ``mass`` kg (0: static) in principal axes.
+
+    Args:
+        client: the pybullet client.
+        settings: the world's settings.
+        shape: the catalogue piece (or board slab).
+        pos: (3,) position of the piece frame (m).
+        quat: (4,) its orientation, xyzw.
+        mass: kg; 0 for a static body.
+        shrink: relative narrowing perpendicular to the vertical (``PhysicsSettings.shrink``).
+
+    Returns:
+        The pybullet body id.
+    """
+    s = settings.length_scale
+    up = Rotation.from_quat(quat).inv().apply([0.0, 0.0, 1.0])
+    squeeze = 1.0 - shrink * (1.0 - up**2)  # the piece axes across the vertical narrow, the vertical not
+    parts = []
+    for part in shape.parts:
+        centre = (part.vertices.min(axis=0) + part.vertices.max(axis=0)) / 2
+        hull = part.hull  # cached
+        local = hull.vertices - centre
+        if len(shape.parts) > settings.array_parts:  # loaded from a URDF file: see ``swell``
+            half = np.abs(local).max(axis=0)
+            local = local * (1.0 + np.divide(settings.swell * up**2, half, out=np.zeros(3), where=half > 0))
+        parts.append((hull_file(local * s, hull.faces), centre * s))
+    moments, principal = principal_frame(shape.inertia * (mass / shape.mass))
+    sat = [settings.sat and face_corners(part.hull) <= settings.sat_corners for part in shape.parts]
+    base = list(np.asarray(pos, dtype=float) * s)
+    if len(parts) <= settings.array_parts:
+        shape_id = pb.createCollisionShapeArray(
+            [pb.GEOM_MESH] * len(parts), fileNames=[f for f, _ in parts],
+            collisionFramePositions=[list(c) for _, c in parts], meshScales=[list(squeeze)] * len(parts),
+            flags=[pb.URDF_INITIALIZE_SAT_FEATURES if x else 0 for x in sat], physicsClientId=client)
+        uid = pb.createMultiBody(
+            mass, shape_id, basePosition=base, baseOrientation=list(quat),
+            baseInertialFramePosition=list(shape.com * s), baseInertialFrameOrientation=list(principal),
+            useMaximalCoordinates=True, physicsClientId=client)
+        if mass > 0:
+            pb.changeDynamics(uid, -1, mass=mass, localInertiaDiagonal=list(moments * s * s), physicsClientId=client)
+        return uid
+    with warnings.catch_warnings():  # a gimbal-locked principal frame still converts exactly
+        warnings.simplefilter("ignore", UserWarning)
+        rpy = Rotation.from_quat(principal).as_euler("xyz")
+    flags = pb.URDF_USE_INERTIA_FROM_FILE | (pb.URDF_INITIALIZE_SAT_FEATURES if all(sat) else 0)
+    return pb.loadURDF(body_file(parts, squeeze, mass, shape.com * s, rpy, moments * s * s),
+                       basePosition=base, baseOrientation=list(quat), useMaximalCoordinates=True,
+                       useFixedBase=mass == 0.0, flags=flags, physicsClientId=client)
+
+
+def body_info(piece, uid: int) -> BodyInfo:
+    """The world's record of ``piece`` loaded as body ``uid``."""
+    shape = piece.shape
+    moments, principal = principal_frame(shape.inertia * (piece.mass / shape.mass))
+    box = box_corners(shape.bounds)
+    corners = (box - shape.com) @ Rotation.from_quat(principal).as_matrix()
+    return BodyInfo(piece.id, uid, 0.0 if piece.fixed else piece.mass, shape.com.copy(), principal, moments,
+                    piece.fixed, np.asarray(piece.quat, dtype=float), corners,
+                    float(np.linalg.norm(np.abs(shape.bounds - shape.com).max(axis=0))))
+
+
+def set_material(client: int, settings: PhysicsSettings, uid: int, friction: float, restitution: float,
+                 movable: bool) -> None:
+    """Give a body its friction and restitution, and the engine's damping, anchors and sleeping state.
+
+    Bullet multiplies the two bodies' coefficients: each gets the square root of its own,
+    so that a contact's coefficient is the geometric mean (``sim.contact.contact_friction``).
+    Static bodies are inactive, as Bullet means static bodies to be: nothing is computed
+    between them and a sleeping piece resting on them (see :mod:`sim.physics.sleep`).
+    """
+    kwargs = {}
+    if settings.configure_engine:
+        kwargs = dict(linearDamping=settings.damping, angularDamping=settings.damping,
+                      frictionAnchor=int(settings.friction_anchors), rollingFriction=0.0, spinningFriction=0.0)
+        if movable and not settings.sleeping:
+            kwargs["activationState"] = pb.ACTIVATION_STATE_DISABLE_SLEEPING
+        elif not movable:
+            kwargs["activationState"] = pb.ACTIVATION_STATE_SLEEP
+    pb.changeDynamics(uid, -1, lateralFriction=float(np.sqrt(friction)), restitution=float(np.sqrt(restitution)),
+                      physicsClientId=client, **kwargs)
