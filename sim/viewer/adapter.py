@@ -37,8 +37,16 @@ from sim.statics import analyze
 from sim.viewer.live import HAND_STRENGTH, Advance, LastAction, LiveEvent, Snapshot, Verdict
 from sim.viewer.stability import StaticsWorker
 
-HAND_PERIOD = 1.0 / 120.0
-"""How often (s) a hand corrects its piece's velocity."""
+HAND_PERIOD = 1.0 / 60.0
+"""The longest (s) a hand goes without correcting its piece's velocity. Each correction costs a pose
+reset in today's World (which wakes what the piece touches and recounts the energy, some 5 ms with
+60 pieces), so a frame of up to 1/30 s gets one correction, a longer one (a script's) one per period."""
+BUDGET_STEPS = 1
+STILL_ADVANCES = 5
+"""Advances in a row that a crowd of awake pieces must stand still before they are put to rest."""
+REST_AT_ONCE = 20
+"""Pieces a change must have woken before the adapter puts them to sleep itself (``_rest_woken``)."""
+"""With a frame budget, the clock is looked at every this many steps."""
 HAND_LAG = 0.06
 """The time (s) a hand takes to close most of the gap to its target (smooth carrying)."""
 HAND_SPEED = 0.6
@@ -60,7 +68,7 @@ class WorldAdapter:
     Args:
         scene: the scene to start from.
         settings: physics settings (default: the tuned ones), without the probe.
-        threaded_statics: judge on a worker thread (the window); False judges at once (scripts, tests).
+        threaded_statics: judge in a worker process (the window); False judges at once (scripts, tests).
         certify_rest: start the pieces the statics hold asleep.
     """
 
@@ -71,9 +79,13 @@ class WorldAdapter:
         self._hands: dict[str, _Hand] = {}
         self._revision = 0
         self._last: LastAction | None = None
-        self._statics = StaticsWorker(threaded=threaded_statics)
+        self._statics = StaticsWorker("process" if threaded_statics else "inline")
         self._pending: set[str] = set()  # pieces whose baseline contacts are taken after the next step
         self._supply: frozenset[str] = frozenset()
+        self._stamp = 0  # counts changes from outside: poses read since are stale
+        self._debt = 0.0  # wall seconds the last frame overran its budget by
+        self._still_for = 0  # advances in a row in which every awake piece stood still
+        self._poses_key = None
         interfaces = self._certify() if certify_rest else None
         self._track(interfaces)
         self._judge()
@@ -103,10 +115,16 @@ class WorldAdapter:
         return self._world.piece(piece_id)
 
     def poses(self) -> np.ndarray:
-        return self._world.poses()
+        """(n, 7) poses, read once per state of the world (every reader of a frame shares them)."""
+        key = (self._world.steps, self._stamp)
+        if self._poses_key != key:
+            self._poses, self._poses_key = self._world.poses(), key
+            self._row = {i: k for k, i in enumerate(self._world.ids)}
+        return self._poses.copy()
 
     def pose(self, piece_id: str) -> np.ndarray:
-        return self._world.pose(piece_id)
+        self.poses()
+        return self._poses[self._row[piece_id]].copy()
 
     def hands(self) -> dict[str, str]:
         return {h: hand.piece for h, hand in self._hands.items()}
@@ -179,6 +197,7 @@ class WorldAdapter:
         self._tracker.remove([piece_id])
         self._pending.discard(piece_id)
         self._world.set_pose(piece_id, self._world.pose(piece_id))  # awake, and what it touches too
+        self._rest_woken()
         self._judge()
 
     def move_hand(self, hand: str, target) -> None:
@@ -187,6 +206,7 @@ class WorldAdapter:
     def release(self, hand: str, pose=None) -> None:
         h = self._hands.pop(hand)
         self._world.set_pose(h.piece, self._world.pose(h.piece) if pose is None else np.asarray(pose, dtype=float))
+        self._rest_woken()
         self._follow(h.piece)
         self._judge()
 
@@ -204,19 +224,33 @@ class WorldAdapter:
     def advance(self, seconds: float, budget: float | None = None) -> Advance:
         start = clock.perf_counter()
         dt = self.dt
+        if budget is not None and self._debt > 0.0:  # the last frames overran: this one steps nothing
+            self._debt = max(self._debt - budget, 0.0)
+            return Advance(0, 0.0, clock.perf_counter() - start, 0.0, ())
         want = max(0, int(round(seconds / dt)))
-        period = max(1, int(round(HAND_PERIOD / dt)))
-        done = 0
+        # one hand correction for a frame of up to 2 periods, else one a period
+        period = max(1, want if seconds <= 2 * HAND_PERIOD + 1e-9 else int(round(HAND_PERIOD / dt)))
+        piece = want if budget is None else BUDGET_STEPS  # steps between looks at the clock
+        done, since, chunk = 0, period, 0.0
         while done < want:
-            if self._hands:
-                self._drive_hands(period * dt)
-            n = min(period, want - done)
+            if budget is not None and done and clock.perf_counter() - start + chunk > budget:
+                break  # the next chunk would overrun the frame's budget: slow down instead
+            if self._hands and since >= period:
+                self._drive_hands(min(period, want - done) * dt)
+                since = 0
+            n = min(piece, want - done, period - since) if self._hands else min(piece, want - done)
+            began = clock.perf_counter()
             self._world.step(n)
+            chunk = (clock.perf_counter() - began) / n * piece  # what the next chunk of steps will cost
             done += n
-            if budget is not None and clock.perf_counter() - start > budget:
-                break
+            since += n
         events = self._events() if done else ()
+        if done:
+            self._rest_if_still()
         wall = clock.perf_counter() - start
+        if budget is not None:
+            # a step longer than a frame's budget is paid back by frames that step nothing (at most two)
+            self._debt = min(max(wall - budget, 0.0), 2.0 * budget)
         return Advance(done, done * dt, wall, (done / want) if want else 1.0, events)
 
     def _drive_hands(self, period: float) -> None:
@@ -237,11 +271,12 @@ class WorldAdapter:
             v_new = v + _clip(v_want - v, accel)
             w_new = w + _clip(w_want - w, accel / max(info.reach, 1e-3))
             world.set_pose(hand.piece, pose, np.concatenate([v_new, w_new]))
+        self._stamp += 1
 
     def _events(self) -> tuple[LiveEvent, ...]:
         world = self._world
         index = {i: k for k, i in enumerate(world.ids)}
-        all_poses = world.poses()
+        all_poses = self.poses()
         if self._pending:  # new baselines, now that a step has found their contacts
             fresh = sorted(self._pending, key=index.__getitem__)
             self._pending.clear()
@@ -313,11 +348,40 @@ class WorldAdapter:
                                  for p in scene.pieces if p.id not in carried)
 
     def _judge(self) -> None:
+        self._stamp += 1
         self._revision += 1
         self._statics.submit(self._judged_scene(), self._revision)
 
+    def _rest_if_still(self) -> None:
+        """Many pieces awake, all standing still for :data:`STILL_ADVANCES` advances in a row: certified
+        rest for them (see :meth:`_rest_woken`). Decided by the simulation's state alone (deterministic)."""
+        world = self._world
+        asleep = set(world.asleep())
+        carried = {h.piece for h in self._hands.values()}
+        rest = world.at_rest()
+        awake = [r for i, r in zip(world.ids, rest) if i not in asleep and i not in carried]
+        if len(awake) < REST_AT_ONCE or not all(awake):
+            self._still_for = 0
+            return
+        self._still_for += 1
+        if self._still_for >= STILL_ADVANCES:
+            self._still_for = 0
+            self._certify()
+
+    def _rest_woken(self) -> None:
+        """After a change that woke a large island (a city's pieces all touch): statics-certified rest
+        at once, as at load, rather than after the world's own still spell (two seconds while the probe
+        turns: an age when a 140-piece island costs 50 ms a step). Below :data:`REST_AT_ONCE` awake
+        pieces the world's own sleeping is cheaper: a rest made afresh rebuilds every body."""
+        world = self._world
+        asleep = set(world.asleep())
+        carried = {h.piece for h in self._hands.values()}
+        if sum(1 for i in world.ids if i not in asleep and i not in carried) >= REST_AT_ONCE:
+            self._certify()
+
     def _certify(self) -> tuple | None:
-        """Start the pieces the statics hold asleep (they rest until something touches them).
+        """Put the pieces the statics hold to sleep now (they rest until something touches them); the
+        carried pieces, and those that cannot be held without them, stay awake.
 
         Returns:
             The interfaces the statics found (the baseline contacts), or None for an empty world.
@@ -325,9 +389,12 @@ class WorldAdapter:
         world = self._world
         if not world.ids:
             return None
-        result = analyze(world.scene, margin=False)
-        unheld = set(result.unheld)
-        world.set_state(replace(world.get_state(), asleep=tuple(i for i in world.ids if i not in unheld)))
+        carried = {h.piece for h in self._hands.values()}
+        scene = world.get_state().scene
+        result = analyze(scene.with_pieces(p for p in scene.pieces if p.id not in carried), margin=False)
+        awake = set(result.unheld) | carried
+        world.set_state(replace(world.get_state(), asleep=tuple(i for i in world.ids if i not in awake)))
+        self._stamp += 1
         return result.interfaces
 
     def _track(self, interfaces=None) -> None:

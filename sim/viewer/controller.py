@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -36,6 +37,8 @@ HANDS_PER_GAME = {"tohuwabohu": 2, "free": 2, "talo": 1, "babylon": 1}
 """How many hands a player builds with: Tohuwabohu's rule is two hands, one piece in each."""
 MAX_FRAME = 0.1
 """A frame longer than this (s, a stall) counts as this long: time never jumps."""
+PICK_LIFT = 0.004
+"""How far (m) a picked-up piece is first taken straight up, clear of its contacts."""
 QUIET_FRAMES = 15
 """Frames in a row a script waits to see nothing move (a piece let go rests for an instant before it settles)."""
 QUIET_LIMIT = 10.0
@@ -108,6 +111,7 @@ class Controller:
         self.speed = 1.0
         self.paused = False
         self.real_time_factor = 1.0
+        self._rtf: list[tuple[float, float]] = []
         self.hovered: str | None = None
         self.active_hand = HANDS[0]
         self.world: LiveWorld | None = None
@@ -230,12 +234,31 @@ class Controller:
         self._carry_ids += 1
         self.undo.push(Entry(f"{name} of {pid}", self._moment(), hand, self._carry_ids))
         pose = self.world.pose(pid)
+        self._lift_clear(pid, pose)
         self.world.grab(hand, pid)
         self.hands[hand] = HandState(pid, pose[:2].copy(), pose[3:].copy(), pose.copy(), self._carry_ids)
         self.supply.discard(pid)
         self.world.set_supply(self.supply)
         self._note(name, pid, hand)
         self._plan_hands()
+
+    def _lift_clear(self, pid: str, pose: np.ndarray) -> None:
+        """Take a piece straight up off what it stands on, as a hand does first (up to ``PICK_LIFT``, less
+        when something lies above it): it leaves its contacts at once, so that a city it stood in rests
+        (asleep) while it is carried, instead of being simulated, touch by touch, as the hand works it free."""
+        shape = self.world.piece(pid).shape
+        fp = footprint(shape.vertices, pose[3:])
+        room = PICK_LIFT
+        top = float(pose[2] + fp.top)
+        for dx, dy in fp.samples:
+            start = (pose[0] + dx, pose[1] + dy, top - 1e-4)
+            hit = self.world.ray_test(start, (start[0], start[1], top + PICK_LIFT + 2e-3))
+            if hit is not None and hit.piece != pid:
+                room = min(room, float(hit.point[2]) - top - 1e-3)
+        if room > 1e-3:
+            lifted = pose.copy()
+            lifted[2] += room
+            self.world.set_pose(pid, lifted)
 
     def _carrying(self, a: Action) -> tuple[str, HandState]:
         hand = self._hand(a, holding=True)
@@ -252,7 +275,6 @@ class Controller:
         s.xy = at[:2].copy()
         s.height = float(at[2]) if len(at) == 3 else None
         s.free = a["free"]
-        self._plan_hands()
 
     def _do_lift(self, a: Action) -> None:
         _, s = self._step_entry(a, "lift")
@@ -506,9 +528,8 @@ class Controller:
     def run(self, seconds: float) -> None:
         """Advance exactly ``seconds`` of simulated time in frames of :data:`FRAME` (scripts: no budget,
         the same every time)."""
-        frames = int(round(seconds / FRAME))
-        for _ in range(frames):
-            self._advance(FRAME, None)
+        for _ in range(int(round(seconds / FRAME))):
+            self.frame()
 
     def run_until_quiet(self, limit: float = QUIET_LIMIT) -> float:
         """Advance frame by frame until every hand has set down or reached its target and nothing
@@ -516,12 +537,17 @@ class Controller:
         start = self.world.time
         calm = 0
         while self.world.time - start < limit - 1e-9 and calm < QUIET_FRAMES:
-            calm = calm + 1 if self._quiet() else 0
+            calm = calm + 1 if self.quiet() else 0
             if calm < QUIET_FRAMES:
-                self._advance(FRAME, None)
+                self.frame()
         return self.world.time - start
 
-    def _quiet(self) -> bool:
+    def frame(self):
+        """One frame of :data:`FRAME` simulated seconds (scripts: no budget, the same every time)."""
+        return self._advance(FRAME, None)
+
+    def quiet(self) -> bool:
+        """Every hand has set down its piece or holds it at its target, and nothing else moves."""
         if any(s.lowering is not None for s in self.hands.values()):
             return False
         carried = self._held()
@@ -533,14 +559,15 @@ class Controller:
     def _advance(self, seconds: float, budget: float | None):
         self._plan_hands()
         adv = self.world.advance(seconds, budget)
-        self.real_time_factor = adv.real_time_factor
+        # the real-time factor over the last second or so: simulated over asked-for seconds
+        self._rtf = [(a, s) for a, s in self._rtf[-59:]] + [(seconds, adv.simulated)]
+        asked = sum(a for a, _ in self._rtf)
+        self.real_time_factor = sum(s for _, s in self._rtf) / asked if asked > 0 else 1.0
         for e in adv.events:
             self._event(e)
         self._settle_hands()
         if self.history.due(self.world.time):
             self.history.record(self._moment())
-        if adv.steps:
-            self.dirty = True
         return adv
 
     def _plan_hands(self) -> None:
@@ -548,7 +575,7 @@ class Controller:
         if not self.hands:
             self.carries = {}
             return
-        scene = self.world.scene()
+        scene = _LiveScene(self.world, self.scene0)
         skip = self._held()
         self.carries = {}
         for hand, s in self.hands.items():
@@ -602,6 +629,21 @@ class Controller:
             return origin + d * ((self.camera.floor - origin[2]) / d[2])
         return np.asarray(self.camera.goal.target, dtype=float)
 
+    def surface_at(self, px: float, py: float) -> np.ndarray | None:
+        """Where the ray through a pixel meets a piece, the board or the table, passing through the
+        carried pieces (the point a carried piece is taken to), or None."""
+        origin, d = self.camera.ray(px, py)
+        carried = self._held()
+        start = origin
+        for _ in range(4):
+            hit = self.world.ray_test(start, origin + d * 50.0)
+            if hit is None:
+                return self.table_point(px, py, self.camera.floor)
+            if hit.piece not in carried:
+                return np.asarray(hit.point, dtype=float)
+            start = np.asarray(hit.point, dtype=float) + d * 1e-4
+        return None
+
     def piece_at(self, px: float, py: float) -> str | None:
         """The piece under a pixel (picking with the physics world's ray test), or None."""
         origin, d = self.camera.ray(px, py)
@@ -615,6 +657,37 @@ class Controller:
             return None
         t = (height - origin[2]) / d[2]
         return origin + d * t if t > 0 else None
+
+
+class _Placed(NamedTuple):
+    id: str
+    kind: str
+    pos: tuple
+    quat: tuple
+    shape: object
+
+
+class _LiveScene:
+    """The scene now for the hands' planning: its pieces are read from the live world only when asked
+    (Talo's grid needs none of them; Babylon's spots and Tohuwabohu's points do)."""
+
+    def __init__(self, world, scene0: Scene):
+        self._world = world
+        self.game = scene0.game
+        self.board_info = scene0.board_info
+        self._pieces = None
+
+    def piece(self, piece_id: str):
+        return self._world.piece(piece_id)
+
+    @property
+    def pieces(self):
+        """The pieces as (id, kind, pos, quat, shape) records at their poses now (no scene is built)."""
+        if self._pieces is None:
+            w = self._world
+            self._pieces = [_Placed(i, w.piece(i).kind, tuple(p[:3]), tuple(p[3:]), w.piece(i).shape)
+                            for i, p in zip(w.ids, w.poses())]
+        return self._pieces
 
 
 def _copy_hand(s: HandState) -> HandState:

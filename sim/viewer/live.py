@@ -109,6 +109,7 @@ class Verdict:
             holds the configuration (statically indeterminate: one of many), or None.
         elapsed_ms: how long the verdict took.
         error: why no verdict could be reached (then ``feasible`` is False and the rest empty), else None.
+        partial: feasibility alone so far (the margin, nan, is being computed).
     """
 
     revision: int
@@ -122,11 +123,17 @@ class Verdict:
     forces: tuple[np.ndarray, np.ndarray] | None = None
     elapsed_ms: float = 0.0
     error: str | None = None
+    partial: bool = False
+
+    @property
+    def empty(self) -> bool:
+        """Nothing to judge: no piece that could move (everything is in the supply, or fixed)."""
+        return not any(not p.fixed for p in self.scene.pieces)
 
     @property
     def stands(self) -> bool:
         """Feasible (a knife edge, margin 0, does not stand)."""
-        return self.feasible and self.error is None and self.margin_g > 0.0
+        return self.feasible and self.error is None and (self.partial or self.margin_g > 0.0)
 
 
 @dataclass(frozen=True, eq=False)

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.spatial.transform import Rotation
 
+from sim.geometry.transforms import rotation_matrices
 from sim.viewer.carry import footprint, heading, snap_heading, square_up
 
 SNAP_RADIUS = 0.015
@@ -82,19 +83,26 @@ def _talo(grid, piece, xy, quat) -> Snap:
     return Snap(centre, q, f"field ({i}, {j})")
 
 
-def _places(scene, skip: set) -> list[tuple[np.ndarray, float, str]]:
-    """Babylon's places to stand on: (xy (2,), heading of the part (deg), label)."""
+def _places(scene, skip: set, near: np.ndarray, reach: float) -> list[tuple[np.ndarray, float, str]]:
+    """Babylon's places to stand on within ``reach`` (m) of ``near`` (2,): (xy (2,), heading of the
+    part (deg), label). Vectorised over the pieces: a city has hundreds of places."""
+    parts = [p for p in scene.pieces if p.id not in skip and p.kind in ("babylon.tower", "babylon.bridge")]
+    if not parts:
+        return []
+    pos = np.array([p.pos for p in parts])
+    rot = rotation_matrices(np.array([p.quat for p in parts]))
+    upright = np.abs(rot[:, 2, 2]) >= 0.99  # lying on its side: not a place
+    close = upright & (np.linalg.norm(pos[:, :2] - near, axis=1) <= reach + 0.05)
     out = []
-    for p in scene.pieces:
-        if p.id in skip or p.kind not in ("babylon.tower", "babylon.bridge"):
-            continue
-        rot = Rotation.from_quat(p.quat)
-        if abs(rot.apply([0.0, 0.0, 1.0])[2]) < 0.99:  # lying on its side: not a place
-            continue
-        h = heading(p.quat)
+    for k in np.flatnonzero(close):
+        p = parts[k]
+        h = None
         for a in p.shape.anchors:
             if a.kind == "spot" or (a.kind == "top" and p.kind == "babylon.tower"):
-                where = np.asarray(p.pos) + rot.apply(a.position)
+                where = pos[k] + rot[k] @ np.asarray(a.position)
+                if np.linalg.norm(where[:2] - near) > reach:
+                    continue
+                h = heading(p.quat) if h is None else h
                 name = "top" if a.kind == "top" else a.name.replace("spot-", "") + " spot"
                 out.append((where[:2], h, f"{name} of {p.id}"))
     return out
@@ -104,13 +112,14 @@ def _babylon(scene, piece, xy, quat, skip: set) -> Snap:
     if piece.kind not in ("babylon.tower", "babylon.bridge", "babylon.noble"):
         return Snap(xy, quat)
     q = square_up(quat) if piece.kind != "babylon.noble" else quat
-    places = _places(scene, skip | {piece.id})
-    if not places:
-        return Snap(xy, q)
     # the carried piece's own points that stand on a place: its centre, and a bridge's end spots
     offsets = [np.zeros(3)]
     if piece.kind == "babylon.bridge":
         offsets = [np.asarray(a.position) * np.array([1.0, 1.0, 0.0]) for a in piece.shape.anchors if a.kind == "spot"]
+    reach = SNAP_RADIUS + max(float(np.linalg.norm(o)) for o in offsets)
+    places = _places(scene, skip | {piece.id}, xy, reach)
+    if not places:
+        return Snap(xy, q)
     best = None
     for where, h, label in places:
         qq = snap_heading(q, h) if piece.kind != "babylon.noble" else q

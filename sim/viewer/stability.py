@@ -32,7 +32,7 @@ MODE_EXTRA_G = 0.005
 """... plus this much (g), so that a tiny margin still gets a load that breaks it."""
 
 
-def judge(scene: Scene, revision: int = 0) -> Verdict:
+def judge(scene: Scene, revision: int = 0, margin: bool = True) -> Verdict:
     """The statics' verdict of ``scene``: stands or falls, margin, weakest direction, what moves.
 
     Never raises for a configuration the statics cannot judge (a numerical failure on poses
@@ -41,18 +41,25 @@ def judge(scene: Scene, revision: int = 0) -> Verdict:
     Args:
         scene: the configuration (carried pieces already left out).
         revision: the live world's change counter for this configuration.
+        margin: also the margin, its direction and mode; without, feasibility alone
+            (``partial``: a feasible verdict's margin is nan).
     """
     start = time.perf_counter()
     try:
         interfaces = tuple(find_interfaces(scene))
-        result = analyze(scene, interfaces)
-        mode = result.unheld if not result.feasible else weakest_mode(scene, interfaces, result.margin_g,
-                                                                      result.weakest_direction_deg)
+        result = analyze(scene, interfaces, margin=margin)
+        if not result.feasible:
+            mode = result.unheld
+        elif not margin:
+            mode = ()
+        else:
+            mode = weakest_mode(scene, interfaces, result.margin_g, result.weakest_direction_deg)
     except (RuntimeError, ValueError, ArithmeticError, TowerlabError) as e:
         return Verdict(revision, scene, False, 0.0, None, error=f"the statics could not judge this: {e}",
                        elapsed_ms=(time.perf_counter() - start) * 1e3)
     return Verdict(revision, scene, result.feasible, result.margin_g, result.weakest_direction_deg,
-                   tuple(result.unheld), tuple(mode), interfaces, elapsed_ms=(time.perf_counter() - start) * 1e3)
+                   tuple(result.unheld), tuple(mode), interfaces, elapsed_ms=(time.perf_counter() - start) * 1e3,
+                   partial=result.feasible and not margin)
 
 
 def weakest_mode(scene: Scene, interfaces, margin_g: float, direction_deg: float | None) -> tuple[str, ...]:
@@ -60,7 +67,8 @@ def weakest_mode(scene: Scene, interfaces, margin_g: float, direction_deg: float
 
     The load is applied a little beyond the margin (:data:`MODE_BEYOND`). In each structure
     that then fails, the moving set grows from the highest piece down, every other piece held
-    fixed, until the set cannot be held: the topmost group that gives way (a whole harmonic
+    fixed, until the set cannot be held (found by bisection over how many of the highest pieces
+    it takes): the topmost group that gives way (a whole harmonic
     stack tipping about the table's edge, the pieces above a failing joint, a sliding base and
     all it carries). Then every piece whose fixing leaves the rest still failing is dropped
     from it (a strong tower beside a weak cantilever is not part of the cantilever's fall).
@@ -99,11 +107,15 @@ def _peel(part, test: TiltTest, alpha: np.ndarray) -> set[str]:
     def fails(bodies) -> bool:  # these bodies, all the others of the structure fixed
         return not TiltTest(part.subset(np.array(sorted(bodies)))).holds(alpha)
 
-    moving: list[int] = []
-    for i in np.argsort(-part.com[:, 2], kind="stable"):  # highest first
-        moving.append(int(i))
-        if fails(moving):
-            break
+    order = [int(i) for i in np.argsort(-part.com[:, 2], kind="stable")]  # highest first
+    lo, hi = 1, len(order)  # the fewest top pieces that fail, by bisection (the whole structure fails)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if fails(order[:mid]):
+            hi = mid
+        else:
+            lo = mid + 1
+    moving = order[:lo]
     for i in list(moving):
         rest = [j for j in moving if j != i]
         if rest and fails(rest):
@@ -160,79 +172,119 @@ def contact_forces(scene: Scene, interfaces) -> tuple[np.ndarray, np.ndarray] | 
     return eq.points[keep], forces[keep]
 
 
+def _judge_remote(data: dict, revision: int, margin: bool) -> dict:
+    """:func:`judge` in a worker process: the scene comes as its file form, the verdict goes back without it."""
+    from sim.scene import from_dict
+
+    v = judge(from_dict(data), revision, margin)
+    return {f: getattr(v, f) for f in ("feasible", "margin_g", "weakest_direction_deg", "unheld", "mode",
+                                       "interfaces", "elapsed_ms", "error", "partial")}
+
+
 class StaticsWorker:
-    """Judges configurations on a thread of its own: the newest request wins, stale ones are dropped.
+    """Judges configurations off the frame path: the newest request wins, stale ones are dropped.
+
+    Each configuration is judged twice: first feasibility alone (what stands, what falls: some
+    100 ms for a 140-piece city), then the margin, the weakest direction and its mode (seconds for
+    that city), so that the panel answers quickly and completes itself.
 
     Args:
-        judge_fn: ``judge_fn(scene, revision) -> Verdict`` (default :func:`judge`).
-        threaded: run on a thread; False judges at once in :meth:`submit` (scripts, tests).
+        mode: ``process`` (a worker process: the statics, pure Python for much of the margin search,
+            then never hold the window's interpreter), ``thread``, or ``inline`` (at once in
+            :meth:`submit`: scripts and tests, deterministic).
     """
 
-    def __init__(self, judge_fn=judge, threaded: bool = True):
-        self._judge = judge_fn
-        self._threaded = threaded
-        self._lock = threading.Condition()
-        self._request: tuple[Scene, int] | None = None
+    def __init__(self, mode: str = "process"):
+        if mode not in ("process", "thread", "inline"):
+            raise ValueError(f"mode must be process, thread or inline, got {mode!r}")
+        self.mode = mode
+        self._lock = threading.Lock()
+        self._request: tuple[Scene, int] | None = None  # waiting to be sent
+        self._flight = None  # (future, scene, revision, margin) being judged
         self._latest: Verdict | None = None
-        self._busy = False
-        self._closed = False
-        self._thread = None
-        if threaded:
-            self._thread = threading.Thread(target=self._run, name="towerlab-statics", daemon=True)
-            self._thread.start()
+        self._pool = None
+        if mode != "inline":
+            from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+            from multiprocessing import get_context
+
+            self._pool = (ProcessPoolExecutor(1, mp_context=get_context("spawn")) if mode == "process"
+                          else ThreadPoolExecutor(1, thread_name_prefix="towerlab-statics"))
 
     def submit(self, scene: Scene, revision: int) -> None:
         """Ask for the verdict of ``scene`` (a newer request replaces one not yet started)."""
-        if not self._threaded:
-            self._latest = self._judge(scene, revision)
+        if self.mode == "inline":
+            self._latest = judge(scene, revision)
             return
         with self._lock:
             self._request = (scene, revision)
-            self._lock.notify_all()
+        self._pump()
+
+    def _pump(self) -> None:
+        """Collect a finished verdict and send the next piece of work."""
+        with self._lock:
+            if self._flight is not None and self._flight[0].done():
+                future, scene, revision, margin = self._flight
+                self._flight = None
+                try:
+                    fields = future.result()
+                except Exception as e:  # noqa: BLE001 - a worker that died says so in the panel
+                    fields = {"feasible": False, "margin_g": 0.0, "weakest_direction_deg": None,
+                              "error": f"the statics worker failed: {e}"}
+                verdict = Verdict(revision, scene, **fields)
+                if self._latest is None or revision >= self._latest.revision:
+                    self._latest = verdict
+                if not margin and self._request is None and verdict.feasible and verdict.error is None:
+                    self._request = (scene, revision, True)  # now the margin of the same configuration
+            if self._flight is None and self._request is not None:
+                scene, revision, *rest = self._request
+                margin = bool(rest and rest[0])
+                self._request = None
+                if self.mode == "process":
+                    from sim.scene import to_dict
+
+                    future = self._pool.submit(_judge_remote, to_dict(scene), revision, margin)
+                else:
+                    future = self._pool.submit(judge, scene, revision, margin)
+                    future = _Unwrapped(future)
+                self._flight = (future, scene, revision, margin)
 
     def latest(self) -> Verdict | None:
         """The newest verdict reached (None before the first)."""
-        with self._lock:
-            return self._latest
+        self._pump()
+        return self._latest
 
     @property
     def pending(self) -> bool:
         """A request is waiting or being judged."""
-        with self._lock:
-            return self._request is not None or self._busy
+        self._pump()
+        return self._request is not None or self._flight is not None
 
     def wait(self, timeout: float | None = None) -> Verdict | None:
-        """Wait until every request is judged (at most ``timeout`` s); the newest verdict."""
+        """Wait until every request is judged, margin included (at most ``timeout`` s); the newest verdict."""
         deadline = None if timeout is None else time.monotonic() + timeout
-        with self._lock:
-            while self._request is not None or self._busy:
-                left = None if deadline is None else deadline - time.monotonic()
-                if left is not None and left <= 0:
-                    break
-                self._lock.wait(left)
-            return self._latest
-
-    def _run(self) -> None:
-        while True:
-            with self._lock:
-                while self._request is None and not self._closed:
-                    self._lock.wait()
-                if self._closed:
-                    return
-                scene, revision = self._request
-                self._request = None
-                self._busy = True
-            verdict = self._judge(scene, revision)
-            with self._lock:
-                if self._latest is None or verdict.revision >= self._latest.revision:
-                    self._latest = verdict
-                self._busy = False
-                self._lock.notify_all()
+        while self.pending:
+            if deadline is not None and time.monotonic() > deadline:
+                break
+            time.sleep(0.005)
+        return self._latest
 
     def close(self) -> None:
-        """Stop the thread (a verdict being judged is finished first)."""
-        with self._lock:
-            self._closed = True
-            self._lock.notify_all()
-        if self._thread is not None:
-            self._thread.join(timeout=5.0)
+        """Stop the worker (what it is judging is dropped)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+
+class _Unwrapped:
+    """A thread's future of a :class:`Verdict`, answering with its fields like a process's."""
+
+    def __init__(self, future):
+        self._future = future
+
+    def done(self) -> bool:
+        return self._future.done()
+
+    def result(self) -> dict:
+        v = self._future.result()
+        return {f: getattr(v, f) for f in ("feasible", "margin_g", "weakest_direction_deg", "unheld", "mode",
+                                           "interfaces", "elapsed_ms", "error", "partial")}
