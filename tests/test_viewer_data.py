@@ -137,3 +137,20 @@ def test_contact_forces_carry_each_weight():
     on_board = [f for f, pt in zip(forces, points) if abs(pt[2]) < 1e-6]
     assert sum(f[2] for f in on_board) == pytest.approx(total, rel=1e-6)  # the board carries every weight
     assert np.all(forces[:, 2] >= -1e-9)
+
+
+def test_the_statics_worker_process_answers_feasibility_first_then_the_margin():
+    from sim.viewer.stability import StaticsWorker
+
+    scene = harmonic_stack(3, 0.9, (120.0, 30.0, 24.0))
+    worker = StaticsWorker("process")
+    try:
+        worker.submit(scene, 7)
+        final = worker.wait(timeout=120)
+    finally:
+        worker.close()
+    inline = judge(scene, 7)
+    assert final.revision == 7 and not final.partial and final.scene is scene
+    assert final.margin_g == pytest.approx(inline.margin_g) and final.mode == inline.mode
+    quick = judge(scene, 7, margin=False)
+    assert quick.partial and quick.feasible and quick.stands and np.isnan(quick.margin_g)

@@ -119,8 +119,10 @@ def _window(scene, source, supply, script, screenshot, exit_after, saver, size) 
     try:
         window = ViewerWindow(controller, title, runner, None if screenshot is None else str(screenshot), exit_after,
                               offer)
-    except Exception as e:  # noqa: BLE001 - no window could open: one line
+    except Exception as e:
         controller.close()
+        if "open window" not in str(e):  # ShowBase's "Could not open window.": one line; anything else is a bug
+            raise
         raise ViewArgumentError(f"could not open a window on {os.environ.get('DISPLAY')}: {e}") from None
     if runner is not None:
         runner.shoot = window.shoot

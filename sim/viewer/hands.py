@@ -119,9 +119,10 @@ def plan(scene, hand: str, state: HandState, pose, ray: Callable, skip, floor: f
         arrive = travel
     at, bottom = xy, arrive
     if np.linalg.norm(xy - here) > TRAVEL:
-        bottom = max(travel, arrive)
+        # travelling: never lower (over a gap in a city it keeps its height), up first when too low
+        bottom = max(travel, arrive, low)
         if low < way + CLEARANCE / 2:
-            at = here  # too low to travel: up first
+            at = here
     target = np.concatenate([at, [bottom - fp.bottom], quat])
     outline = np.column_stack([fp.outline + xy, np.full(4, surface)])
     return Carry(hand, state.piece, target, ghost, outline, tuple(under), placed.label if placed else None,

@@ -172,13 +172,21 @@ def contact_forces(scene: Scene, interfaces) -> tuple[np.ndarray, np.ndarray] | 
     return eq.points[keep], forces[keep]
 
 
-def _judge_remote(data: dict, revision: int, margin: bool) -> dict:
-    """:func:`judge` in a worker process: the scene comes as its file form, the verdict goes back without it."""
+_FIELDS = ("feasible", "margin_g", "weakest_direction_deg", "unheld", "mode", "interfaces", "elapsed_ms", "error",
+           "partial")
+
+
+def _serve(conn) -> None:
+    """The worker process: judge each (scene as its file form, revision, margin) it is sent, until None."""
     from sim.scene import from_dict
 
-    v = judge(from_dict(data), revision, margin)
-    return {f: getattr(v, f) for f in ("feasible", "margin_g", "weakest_direction_deg", "unheld", "mode",
-                                       "interfaces", "elapsed_ms", "error", "partial")}
+    while True:
+        job = conn.recv()
+        if job is None:
+            return
+        data, revision, margin = job
+        v = judge(from_dict(data), revision, margin)
+        conn.send({f: getattr(v, f) for f in _FIELDS})
 
 
 class StaticsWorker:
@@ -199,16 +207,22 @@ class StaticsWorker:
             raise ValueError(f"mode must be process, thread or inline, got {mode!r}")
         self.mode = mode
         self._lock = threading.Lock()
-        self._request: tuple[Scene, int] | None = None  # waiting to be sent
-        self._flight = None  # (future, scene, revision, margin) being judged
+        self._request: tuple | None = None  # (scene, revision[, margin]) waiting to be sent
+        self._flight = None  # (scene, revision, margin) being judged
         self._latest: Verdict | None = None
-        self._pool = None
-        if mode != "inline":
-            from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+        self._conn = self._proc = self._pool = self._future = None
+        if mode == "process":
             from multiprocessing import get_context
 
-            self._pool = (ProcessPoolExecutor(1, mp_context=get_context("spawn")) if mode == "process"
-                          else ThreadPoolExecutor(1, thread_name_prefix="towerlab-statics"))
+            ctx = get_context("spawn")  # no fork of a process with a window and its threads
+            self._conn, child = ctx.Pipe()
+            self._proc = ctx.Process(target=_serve, args=(child,), name="towerlab-statics", daemon=True)
+            self._proc.start()
+            child.close()
+        elif mode == "thread":
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._pool = ThreadPoolExecutor(1, thread_name_prefix="towerlab-statics")
 
     def submit(self, scene: Scene, revision: int) -> None:
         """Ask for the verdict of ``scene`` (a newer request replaces one not yet started)."""
@@ -219,22 +233,34 @@ class StaticsWorker:
             self._request = (scene, revision)
         self._pump()
 
+    def _done(self) -> dict | None:
+        """The fields of the verdict in flight, when it is ready."""
+        if self.mode == "process":
+            if not self._conn.poll():
+                return None
+            try:
+                return self._conn.recv()
+            except (EOFError, OSError) as e:
+                return {"feasible": False, "margin_g": 0.0, "weakest_direction_deg": None,
+                        "error": f"the statics worker stopped ({e.__class__.__name__})"}
+        if not self._future.done():
+            return None
+        v = self._future.result()
+        return {f: getattr(v, f) for f in _FIELDS}
+
     def _pump(self) -> None:
         """Collect a finished verdict and send the next piece of work."""
         with self._lock:
-            if self._flight is not None and self._flight[0].done():
-                future, scene, revision, margin = self._flight
-                self._flight = None
-                try:
-                    fields = future.result()
-                except Exception as e:  # noqa: BLE001 - a worker that died says so in the panel
-                    fields = {"feasible": False, "margin_g": 0.0, "weakest_direction_deg": None,
-                              "error": f"the statics worker failed: {e}"}
-                verdict = Verdict(revision, scene, **fields)
-                if self._latest is None or revision >= self._latest.revision:
-                    self._latest = verdict
-                if not margin and self._request is None and verdict.feasible and verdict.error is None:
-                    self._request = (scene, revision, True)  # now the margin of the same configuration
+            if self._flight is not None:
+                fields = self._done()
+                if fields is not None:
+                    scene, revision, margin = self._flight
+                    self._flight = None
+                    verdict = Verdict(revision, scene, **fields)
+                    if self._latest is None or revision >= self._latest.revision:
+                        self._latest = verdict
+                    if not margin and self._request is None and verdict.feasible and verdict.error is None:
+                        self._request = (scene, revision, True)  # now the margin of the same configuration
             if self._flight is None and self._request is not None:
                 scene, revision, *rest = self._request
                 margin = bool(rest and rest[0])
@@ -242,11 +268,10 @@ class StaticsWorker:
                 if self.mode == "process":
                     from sim.scene import to_dict
 
-                    future = self._pool.submit(_judge_remote, to_dict(scene), revision, margin)
+                    self._conn.send((to_dict(scene), revision, margin))
                 else:
-                    future = self._pool.submit(judge, scene, revision, margin)
-                    future = _Unwrapped(future)
-                self._flight = (future, scene, revision, margin)
+                    self._future = self._pool.submit(judge, scene, revision, margin)
+                self._flight = (scene, revision, margin)
 
     def latest(self) -> Verdict | None:
         """The newest verdict reached (None before the first)."""
@@ -269,22 +294,14 @@ class StaticsWorker:
         return self._latest
 
     def close(self) -> None:
-        """Stop the worker (what it is judging is dropped)."""
+        """Stop the worker (what it is judging is dropped: a city's margin takes seconds)."""
+        if self._proc is not None:
+            self._proc.terminate()
+            self._proc.join(timeout=5)
+            self._conn.close()
+            self._proc = None
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
 
 
-class _Unwrapped:
-    """A thread's future of a :class:`Verdict`, answering with its fields like a process's."""
-
-    def __init__(self, future):
-        self._future = future
-
-    def done(self) -> bool:
-        return self._future.done()
-
-    def result(self) -> dict:
-        v = self._future.result()
-        return {f: getattr(v, f) for f in ("feasible", "margin_g", "weakest_direction_deg", "unheld", "mode",
-                                           "interfaces", "elapsed_ms", "error", "partial")}

@@ -104,6 +104,7 @@ class ViewerWindow(ShowBase):
         self._scene_key = None
         self._last_poses = None
         self._last_view = None
+        self._shadow_frames = 0
         self._changed_at = time.monotonic()
         self._press = None
         self._drag = None
@@ -462,7 +463,10 @@ class ViewerWindow(ShowBase):
         moved = self._last_poses is None or poses.shape != self._last_poses.shape or not np.array_equal(
             poses, self._last_poses)
         looked = view != self._last_view
-        self.look.shadows(moved or looked or force)
+        if moved or looked or force:
+            self._shadow_frames = 2  # this frame's drawing, and the next (a change made before any drawing)
+        self.look.shadows(self._shadow_frames > 0)
+        self._shadow_frames = max(self._shadow_frames - 1, 0)
         if moved or looked or c.dirty or force:
             if moved:
                 self.look.set_poses(poses)
