@@ -280,3 +280,27 @@ def test_camera_presets_orbit_pan_zoom_and_toggles(two_blocks):
     assert c.hovered == "a" and c.describe("a")["kind"] == "talo.block"
     do(c, "screenshot", settle=False, path="x.png", size=[320, 200])
     assert c.requests[-1].kind == "screenshot" and c.requests[-1].args["size"] == (320, 200)
+
+
+def test_a_snapshot_restored_and_the_same_hand_work_give_the_same_poses_bit_for_bit():
+    from sim.viewer.adapter import WorldAdapter
+
+    world = WorldAdapter(talo(("a", 3, (2, 2), 0, "x"), ("b", 2, (6, 6), 0, "y")), threaded_statics=False)
+    snap = world.snapshot()
+    runs = []
+    for _ in range(2):
+        world.restore(snap)
+        world.grab("right", "b")
+        target = world.pose("b")
+        target[:3] = [-0.05, -0.05, 0.06]
+        world.move_hand("right", target)
+        for _ in range(40):
+            world.advance(1 / 60)
+        world.release("right")
+        world.push("a", world.pose("a")[:3], [0.002, 0.0, 0.0])
+        for _ in range(30):
+            world.advance(1 / 60)
+        runs.append(world.poses())
+    world.close()
+    assert np.array_equal(runs[0], runs[1])
+    assert not np.allclose(runs[0], snap.state[0].scene.poses())  # something did happen

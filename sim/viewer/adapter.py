@@ -263,8 +263,13 @@ class WorldAdapter:
             rot, goal = Rotation.from_quat(pose[3:]), Rotation.from_quat(hand.target[3:])
             centre = pose[:3] + rot.apply(info.com)
             aim = hand.target[:3] + goal.apply(info.com)
-            v_want = _clip((aim - centre) / max(HAND_LAG, period), HAND_SPEED)
-            v_want[2] += GRAVITY * period / 2.0  # what gravity takes from it until the next correction
+            lag = max(HAND_LAG, period)
+            v_want = np.concatenate([_clip((aim - centre)[:2] / lag, HAND_SPEED),  # across, and up and down,
+                                     _clip((aim - centre)[2:] / lag, HAND_SPEED)])  # each at its own pace
+            # what gravity takes from it over the n steps to the next correction (semi-implicit Euler:
+            # it falls g dt² n (n + 1) / 2), given back on average
+            n = max(1, int(round(period / self.dt)))
+            v_want[2] += GRAVITY * self.dt * (n + 1) / 2.0
             w_want = _clip((goal * rot.inv()).as_rotvec() / max(HAND_LAG, period), HAND_SPIN)
             v, w = vel[world.ids.index(hand.piece)].reshape(2, 3)
             accel = max(hand.force_limit / info.mass - GRAVITY, 0.0) * period + GRAVITY * period

@@ -579,7 +579,8 @@ class Controller:
         skip = self._held()
         self.carries = {}
         for hand, s in self.hands.items():
-            c = plan(scene, hand, s, self.world.pose(s.piece), self.world.ray_test, skip, self.camera.floor)
+            c = plan(scene, hand, s, self.world.pose(s.piece), self.world.ray_test, skip, self.camera.floor,
+                     self.world.revision)
             self.carries[hand] = c
             self.world.move_hand(hand, c.target)
 
@@ -692,4 +693,4 @@ class _LiveScene:
 
 def _copy_hand(s: HandState) -> HandState:
     return HandState(s.piece, s.xy.copy(), s.quat.copy(), s.start.copy(), s.carry, s.lift, s.height, s.free,
-                     s.lowering)
+                     s.lowering, s.way, s.travel)

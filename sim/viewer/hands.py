@@ -14,9 +14,10 @@ import numpy as np
 from sim.viewer.carry import CLEARANCE, RAY_TOP, SET_DOWN_GAP, footprint, inside, support_height
 from sim.viewer.snapping import snap
 
-PATH_STEP = 0.012
-"""Along the way to its target a carried piece looks every this far (m) for what it must clear."""
-MAX_PATH_POINTS = 12
+PATH_STEP = 0.008
+"""Along the way to its target a carried piece looks every this far (m) for what it must clear: less
+than the smallest piece (a 12 mm figure)."""
+MAX_PATH_POINTS = 48
 TRAVEL = 3e-3
 """A piece farther than this (m) from where it goes travels at its carrying height before it comes down."""
 PRESS = 1e-3
@@ -45,6 +46,8 @@ class HandState:
         lowering: simulated time the set-down began, or None while carrying.
         start: (7,) where it was picked up (cancel puts it back).
         carry: which carry it is (for the undo stack).
+        way: (destination, height) of the highest surface on the way there, looked up once.
+        travel: the height (m) of its bottom while it travels (never lowered on the way), or None.
     """
 
     piece: str
@@ -56,6 +59,8 @@ class HandState:
     height: float | None = None
     free: bool = False
     lowering: float | None = None
+    way: tuple | None = None
+    travel: float | None = None
 
 
 @dataclass(frozen=True)
@@ -81,7 +86,7 @@ class Carry:
     pose: np.ndarray = field(default_factory=lambda: np.zeros(7))
 
 
-def plan(scene, hand: str, state: HandState, pose, ray: Callable, skip, floor: float) -> Carry:
+def plan(scene, hand: str, state: HandState, pose, ray: Callable, skip, floor: float, revision: int = 0) -> Carry:
     """Where a hand takes its piece this frame.
 
     Args:
@@ -92,6 +97,7 @@ def plan(scene, hand: str, state: HandState, pose, ray: Callable, skip, floor: f
         ray: the live world's ray test.
         skip: the carried pieces (no support for anything).
         floor: the height (m) of the table when a ray meets nothing.
+        revision: the live world's change counter: what lies on the way is looked up again after a change.
     """
     piece = scene.piece(state.piece)
     placed = snap(scene, piece, state.xy, state.quat, skip) if not state.free else None
@@ -109,7 +115,11 @@ def plan(scene, hand: str, state: HandState, pose, ray: Callable, skip, floor: f
     # on the way it clears whatever lies between here and there: a hand lifts, travels, then comes down
     here = np.asarray(pose[:2], dtype=float)
     low = float(pose[2] + now.bottom)
-    way = max(_path_height(ray, here, xy, fp, now.outline + here, float(pose[2]), skip, floor), surface)
+    # what lies on the way, looked up once per destination (the piece comes nearer along the same way)
+    key = (tuple(np.round(xy, 5)), tuple(np.round(quat, 4)), revision)
+    if state.way is None or state.way[0] != key:
+        state.way = (key, _path_height(ray, here, xy, fp, now.outline + here, float(pose[2]), skip, floor))
+    way = max(state.way[1], surface)
     travel = way + CLEARANCE + float(np.clip(state.lift, -CLEARANCE + SET_DOWN_GAP, MAX_LIFT))
     if state.lowering is not None:
         arrive = surface - PRESS  # pressed onto its support, so that it lands rather than drops
@@ -120,9 +130,12 @@ def plan(scene, hand: str, state: HandState, pose, ray: Callable, skip, floor: f
     at, bottom = xy, arrive
     if np.linalg.norm(xy - here) > TRAVEL:
         # travelling: never lower (over a gap in a city it keeps its height), up first when too low
-        bottom = max(travel, arrive, low)
+        bottom = max(travel, arrive, state.travel if state.travel is not None else -np.inf)
+        state.travel = bottom
         if low < way + CLEARANCE / 2:
             at = here
+    else:
+        state.travel = None
     target = np.concatenate([at, [bottom - fp.bottom], quat])
     outline = np.column_stack([fp.outline + xy, np.full(4, surface)])
     return Carry(hand, state.piece, target, ghost, outline, tuple(under), placed.label if placed else None,
@@ -138,7 +151,7 @@ def _path_height(ray, here: np.ndarray, there: np.ndarray, fp, outline: np.ndarr
     if length < 3e-3:
         return floor
     n = int(min(MAX_PATH_POINTS, np.ceil(length / PATH_STEP)))
-    pts = np.vstack([fp.outline * 0.95, [[0.0, 0.0]]])
+    pts = fp.samples  # the whole footprint: a 20 mm cube beside the line of a 60 mm block's centre is in its way
     best = floor
     for t in np.linspace(0.0, 1.0, n + 1)[1:-1] if n > 1 else [0.5]:
         xy = here + (there - here) * t

@@ -30,6 +30,7 @@ from panda3d.core import (
     CardMaker,
     ColorWriteAttrib,
     LQuaternionf,
+    LVecBase2f,
     LVecBase3f,
     LVecBase4f,
     NodePath,
@@ -56,6 +57,7 @@ _VERTEX = """#version 330
 uniform mat4 p3d_ModelViewProjectionMatrix;
 uniform mat4 p3d_ModelMatrix;
 uniform mat4 u_shadow_matrix;
+uniform vec2 u_shadow_bias;  // x: normal offset (m), y: depth bias (shadow map depth units)
 uniform vec3 u_key_dir;
 uniform vec3 u_key_color;
 uniform vec3 u_fill_dir;
@@ -81,7 +83,8 @@ void main() {
     v_base = albedo * (u_fill_color * max(dot(n, u_fill_dir), 0.0) + mix(u_ground, u_sky, 0.5 + 0.5 * n.z));
     vec3 h = normalize(u_key_dir + normalize(u_eye - world.xyz));
     v_key = u_key_color * ndl * (albedo + u_finish.x * pow(max(dot(n, h), 0.0), u_finish.y));
-    v_shadow = u_shadow_matrix * vec4(world.xyz + n * 4e-4, 1.0);
+    v_shadow = u_shadow_matrix * vec4(world.xyz + n * u_shadow_bias.x, 1.0);
+    v_shadow.z -= u_shadow_bias.y * v_shadow.w;
     gl_Position = p3d_ModelViewProjectionMatrix * p3d_Vertex;
 }
 """
@@ -99,7 +102,7 @@ in vec4 v_shadow;
 out vec4 frag_color;
 void main() {
     vec3 p = v_shadow.xyz / v_shadow.w;
-    float lit = texture(u_live_shadow, vec3(p.xy, p.z - 2e-4));
+    float lit = texture(u_live_shadow, p);
     vec3 c = v_base + v_key * lit;
     vec3 d = u_bevel.xyz - abs(v_local);  // eased edges of a box (u_bevel.w 1) read as separate pieces
     float edge = d.x + d.y + d.z - min(d.x, min(d.y, d.z)) - max(d.x, max(d.y, d.z));
@@ -268,6 +271,8 @@ class LiveLook:
         light = fit_light(casters, key, floor_z)
         self.shadow.place(light)
         self.root.set_shader_input("u_shadow_matrix", _matrix(light.texture_matrix()))
+        texel = light.texel(LIVE_SHADOW_MAP)  # the renderer's offsets, in texels of the live map
+        self.root.set_shader_input("u_shadow_bias", LVecBase2f(1.5 * texel, texel / (light.far - light.near)))
         extent = max(float(np.max(np.ptp(casters[:, :2], axis=0))) if len(casters) > 1 else 0.1, 0.05)
         centre = casters.mean(axis=0)
         if scene.board_info.shape is None:  # the endless table: far, fading into the backdrop

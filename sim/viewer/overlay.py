@@ -73,8 +73,11 @@ class Overlay:
                                      align=TextNode.A_right, mayChange=True, bg=PANEL, text="")
         self.help = DirectFrame(parent=base.aspect2d, frameColor=(0.05, 0.06, 0.07, 0.90),
                                 frameSize=(-1.55, 1.55, -0.95, 0.95))
-        for k, block in enumerate(help_text(2)):
-            OnscreenText(parent=self.help, text=block, pos=(-1.5 + 1.55 * k, 0.86), scale=0.036, fg=TEXT,
+        for k, (keys, helps) in enumerate(help_text(2)):
+            x = -1.5 + 1.55 * k
+            OnscreenText(parent=self.help, text=keys, pos=(x, 0.86), scale=0.034, fg=(0.7, 0.8, 1.0, 1.0),
+                         align=TextNode.A_left)
+            OnscreenText(parent=self.help, text=helps, pos=(x + 0.48, 0.86), scale=0.034, fg=TEXT,
                          align=TextNode.A_left)
         OnscreenText(parent=self.help, text="F1 or Esc closes this help", pos=(0.0, -0.9), scale=0.034,
                      fg=(0.7, 0.8, 1.0, 1.0))
