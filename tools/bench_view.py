@@ -5,7 +5,9 @@ little every frame so the full-quality still never steps in).
 Each case runs in a process of its own, in a real window: on the desktop's display, else under an
 Xvfb this script starts. Prints frames per second (wall), CPU milliseconds per frame (both of the
 process's threads: Python and llvmpipe's), the real-time factor and the ratio to the empty table.
-The machine is shared: read the ratios, and the CPU time, before the wall-clock figures.
+The machine is shared: read the ratios, and the CPU time, before the wall-clock figures. Talo's block
+is carried from its stock to circles over the board; Babylon's noble from the top of the city in
+circles over it.
 
     python tools/bench_view.py [--frames 150] [--size 1280x800] [--json]
 """
@@ -24,10 +26,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-CASES = {
-    "empty": ("free", None),
-    "talo": ("talo", "b2-8"),
-    "babylon": (str(ROOT / "scenes" / "babylon" / "bench-140.json"), "n-red-small-28"),
+CASES = {  # what is set up, the piece carried, the centre of its circle (mm; None: where it was)
+    "empty": ("free", None, None),
+    "talo": ("talo", "b2-8", (0.0, 0.0)),  # from the stock to circles over the board
+    "babylon": (str(ROOT / "scenes" / "babylon" / "bench-140.json"), "n-red-small-28", None),  # over the city
 }
 LABELS = {"empty": "empty table", "talo": "Talo: board and full stock (61 pieces)",
           "babylon": "Babylon bench (140 pieces)"}
@@ -43,7 +45,7 @@ def run_case(name: str, frames: int, size: tuple[int, int]) -> dict:
     from sim.viewer.setup import setup
     from sim.viewer.window import ViewerWindow
 
-    what, piece = CASES[name]
+    what, piece, around = CASES[name]
     if what.endswith(".json"):
         scene, supply = load_scene(what), ()
     else:
@@ -56,7 +58,7 @@ def run_case(name: str, frames: int, size: tuple[int, int]) -> dict:
         step()
     centre = np.zeros(2)
     if piece is not None:
-        centre = controller.world.pose(piece)[:2] * 1000.0
+        centre = controller.world.pose(piece)[:2] * 1000.0 if around is None else np.array(around)
         controller.apply(action("pick", piece=piece))
 
     def frame(k: int) -> None:

@@ -363,6 +363,9 @@ class WorldAdapter:
         world = self._world
         asleep = set(world.asleep())
         carried = {h.piece for h in self._hands.values()}
+        if len(world.ids) - len(asleep) - len(carried) < REST_AT_ONCE:  # few awake: nothing to look at
+            self._still_for = 0
+            return
         rest = world.at_rest()
         awake = [r for i, r in zip(world.ids, rest) if i not in asleep and i not in carried]
         if len(awake) < REST_AT_ONCE or not all(awake):
