@@ -148,8 +148,38 @@ def step_babylon(out: Path) -> None:
          str(ROOT / "scenes/babylon/second-turn.json"), "--player", "blue"])
 
 
+VIEWER_SESSION = [
+    {"action": "camera", "preset": "iso"},
+    {"action": "zoom", "factor": 0.55, "at": [640, 420]},
+    {"action": "pick", "piece": "b5-1"}, {"action": "move-to", "at": [-30, 10]}, {"action": "drop"},
+    {"action": "pick", "piece": "b5-2"}, {"action": "move-to", "at": [30, 10]}, {"action": "drop"},
+    {"action": "screenshot", "path": "1-two-posts.png"},
+    {"action": "pick", "piece": "b7-1"}, {"action": "move-to", "at": [0, 10, 20]}, {"action": "drop"},
+    {"action": "screenshot", "path": "2-a-beam-across.png"},
+    {"action": "pick", "piece": "b2-1"}, {"action": "move-to", "at": [-60, 10, 40], "free": True},
+    {"action": "drop", "free": True},
+    {"action": "poke", "piece": "b2-1", "direction": [-1, 0, 0], "speed": 0.6}, {"action": "wait", "seconds": 1.0},
+    {"action": "screenshot", "path": "3-poked-off.png"},
+    {"action": "undo"},
+    {"action": "screenshot", "path": "4-undone.png"},
+    {"action": "save", "path": "built.json"},
+]
+
+
+def step_viewer(out: Path) -> None:
+    """The viewer, scripted: a Talo session through the viewer's controller, offscreen, with its pictures."""
+    folder = out / "viewer"
+    folder.mkdir(parents=True, exist_ok=True)
+    session = [dict(a, path=str(folder / a["path"])) if "path" in a else a for a in VIEWER_SESSION]
+    actions = folder / "session.json"
+    write_text(actions, "[\n" + ",\n".join("  " + json.dumps(a) for a in session) + "\n]\n")
+    run(["view", "--game", "talo", "--offscreen", "--actions", str(actions), "--size", "1280x800"])
+    console.print(f"Viewer session: {actions}; its pictures and the saved scene in {folder}"
+                  + ("; `make demo` opens the viewer next" if os.environ.get("DISPLAY") else ""))
+
+
 STEPS = [step_scenes, step_catalogue, step_stability, step_collapse, step_pictures, step_tohuwabohu,
-         step_talo, step_babylon]
+         step_talo, step_babylon, step_viewer]
 
 
 def main(argv=None) -> int:
