@@ -435,6 +435,9 @@ class World(Readout):
         every = max(1, int(round(self.settings.watch_seconds / self.settings.dt)))
         turn = max(1, int(round(self.settings.probe_update / self.settings.dt)))
         for _ in range(n):
+            if self.all_asleep():
+                self.idle(1)  # nothing moves until something from outside wakes it: no step to take
+                continue
             if self.probe_turning and self.steps % turn == 0:
                 self.refresh_gravity()
             pb.stepSimulation(physicsClientId=self._cid)
@@ -444,6 +447,11 @@ class World(Readout):
                 self.watch()
             if self._sleep is not None and self.steps % turn == 0:
                 self._sleep.update()
+
+    def all_asleep(self) -> bool:
+        """Every movable piece sleeps (:mod:`sim.physics.sleep`): until a push, a new probe or a change,
+        nothing moves."""
+        return self._sleep is not None and self._sleep.all_asleep
 
     def idle(self, n: int = 1) -> None:
         """Advance the clock ``n`` steps without simulating: for a world whose movable pieces are all

@@ -174,7 +174,7 @@ class LiveWorld:
         world = rot.apply(corners) + pose[:3]
         bottom = world[:, 2].min()
         starts = np.vstack([world, world.mean(axis=0)])
-        starts[:, 2] = bottom - 1e-6
+        starts[:, 2] = bottom - tol.touch_gap  # just under it: the piece itself is not hit
         ends = starts.copy()
         ends[:, 2] = -10.0
         scale = self.world.settings.length_scale
