@@ -148,6 +148,16 @@ def step_babylon(out: Path) -> None:
          str(ROOT / "scenes/babylon/second-turn.json"), "--player", "blue"])
 
 
+def step_experiment(out: Path) -> None:
+    """An experiment: how placement noise brings down the Talo counterweight, with 95% intervals."""
+    folder = out / "experiment"
+    folder.mkdir(parents=True, exist_ok=True)
+    prefix = folder / "counterweight-noise"
+    run(["experiment", str(ROOT / "scenes/talo/counterweight.json"), "-n", "200", "--seed", "1",
+         "-p", "noise:sigma_mm=1", "--sweep", "noise.sigma_mm=0:8:9", "--no-margin", "--sweep-out", str(prefix)])
+    console.print(f"P(collapse) against the noise's sigma: {prefix}.png (the trials' table: {prefix}.csv)")
+
+
 VIEWER_SESSION = [
     {"action": "camera", "preset": "iso"},
     {"action": "zoom", "factor": 0.55, "at": [640, 420]},
@@ -179,7 +189,7 @@ def step_viewer(out: Path) -> None:
 
 
 STEPS = [step_scenes, step_catalogue, step_stability, step_collapse, step_pictures, step_tohuwabohu,
-         step_talo, step_babylon, step_viewer]
+         step_talo, step_babylon, step_experiment, step_viewer]
 
 
 def main(argv=None) -> int:
