@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from sim.geometry.transforms import box_corners
+from sim.geometry.solids import box
 from sim.physics.hulls import body_file, face_corners, hull_file
 from sim.physics.settings import PhysicsSettings
 from sim.pieces import PieceShape
@@ -196,7 +196,7 @@ def load_table(client: int, settings: PhysicsSettings, top: float) -> int:
     """
     s = settings.length_scale
     half, depth = settings.table_size / 2, settings.table_size / 20
-    corners = box_corners(np.array([[-half, -half, -depth], [half, half, 0.0]]))
+    corners = box([-half, -half, -depth], [half, half, 0.0])
     shape_id = pb.createCollisionShapeArray([pb.GEOM_MESH], fileNames=[hull_file(corners * s)],
                                             collisionFramePositions=[[0.0, 0.0, 0.0]], meshScales=[[1.0, 1.0, 1.0]],
                                             flags=[pb.URDF_INITIALIZE_SAT_FEATURES if settings.sat else 0],
@@ -209,8 +209,7 @@ def body_info(piece, uid: int) -> BodyInfo:
     """The world's record of ``piece`` loaded as body ``uid``."""
     shape = piece.shape
     moments, principal = principal_frame_of(shape, piece.mass)
-    box = box_corners(shape.bounds)
-    corners = (box - shape.com) @ Rotation.from_quat(principal).as_matrix()
+    corners = (shape.box_corners - shape.com) @ Rotation.from_quat(principal).as_matrix()
     return BodyInfo(piece.id, uid, 0.0 if piece.fixed else piece.mass, shape.com.copy(), principal, moments,
                     piece.fixed, np.asarray(piece.quat, dtype=float), corners,
                     float(np.linalg.norm(np.abs(shape.bounds - shape.com).max(axis=0))))

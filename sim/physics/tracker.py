@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim.geometry.transforms import box_corners, quat_to_matrix, rotation_angle, tilt_angle
+from sim.geometry.solids import box
+from sim.geometry.transforms import quat_to_matrix, rotation_angle, tilt_angle
 from sim.names import GROUND
 from sim.tol import Tolerances, tol
 
@@ -178,7 +179,7 @@ class MotionTracker:
         ids = list(ids)
         if not ids:
             return
-        corners = np.array([box_corners(b) for b in bounds]).reshape(len(ids), 8, 3)
+        corners = np.array([box(*b) for b in bounds]).reshape(len(ids), 8, 3)
         poses = np.asarray(poses, dtype=float).reshape(len(ids), 7)
         self.ids += ids
         self._corners = np.concatenate([self._corners, corners])

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim.geometry.transforms import box_corners, quat_to_matrix
+from sim.geometry.transforms import quat_to_matrix
 from sim.names import BOARD, GROUND
 from sim.physics.bodies import pb
 from sim.scene import Scene
@@ -90,7 +90,7 @@ def _near(scene: Scene, changed: set) -> set:
     """The pieces whose bounding boxes (grown by the contact gap) meet those of the ``changed`` ones, and those."""
     boxes = []
     for p in scene.pieces:
-        corners = box_corners(p.shape.bounds) @ quat_to_matrix(p.quat).T + np.asarray(p.pos)
+        corners = p.shape.box_corners @ quat_to_matrix(p.quat).T + np.asarray(p.pos)
         boxes.append((corners.min(axis=0) - tol.coplanar, corners.max(axis=0) + tol.coplanar))
     lo, hi = np.array([b[0] for b in boxes]), np.array([b[1] for b in boxes])
     ids = scene.ids
