@@ -11,6 +11,7 @@ from sim.errors import UnknownKindError
 from sim.pieces import babylon, boards, generic, talo, tohuwabohu
 from sim.pieces import dimensions as dim
 from sim.pieces.model import PieceShape
+from sim.pieces.talo import BLOCK, PAWN
 
 
 @dataclass(frozen=True)
@@ -73,10 +74,10 @@ KINDS: dict[str, KindSpec] = {k.kind: k for k in [
              tohuwabohu.level),
     KindSpec("tohuwabohu.figure", "tohuwabohu", "figure, base 12, height 22",
              (Param("color", "figure colour", dim.TOHU_FIGURE_COLORS),), tohuwabohu.figure),
-    KindSpec("talo.block", "talo", "beech block 20 x 20 x 20n",
+    KindSpec(BLOCK, "talo", "beech block 20 x 20 x 20n",
              (Param("length", "length in grid fields", tuple(range(1, dim.TALO_MAX_LENGTH + 1))),),
              talo.block),
-    KindSpec("talo.pawn", "talo", "halma pawn, base 14, height 32",
+    KindSpec(PAWN, "talo", "halma pawn, base 14, height 32",
              (Param("color", "pawn colour", dim.TALO_PAWN_COLORS),), talo.pawn),
     KindSpec("babylon.tower", "babylon", "hollow tower 25 x 25 x 20, side opening and top slit",
              (), babylon.tower),
