@@ -38,8 +38,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from sim.contact import Interface, find_interfaces
-from sim.statics.model import equilibrium
 from sim.statics.cone import problem_for
+from sim.statics.model import equilibrium
 from sim.statics.problem import MARGIN_CAP_G
 from sim.statics.search import search
 from sim.statics.tilt import TiltTest
