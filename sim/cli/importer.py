@@ -60,6 +60,10 @@ def compas(
                                           "through the origin first (a tilting-table test, as compas_cra's "
                                           "examples do).")] = 0.0,
     about: Annotated[str, typer.Option("--about", help="The axis X,Y,Z of --rotate.")] = "0,1,0",
+    decomposition: Annotated[str, typer.Option("--decomposition", help="How blocks that are not convex become "
+                                               "convex parts: exact (cut along their reflex edges) or coacd "
+                                               "(approximate, for curved blocks; needs the coacd package).")
+                             ] = "exact",
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON report instead of text.")] = False,
 ) -> None:
     """Import a COMPAS assembly as a scene: blocks as hull (or mesh) pieces, supports as fixed pieces.
@@ -79,6 +83,8 @@ def compas(
         raise OptionError(f"--snap: expected mm, 0 to 1000, got {snap:g}")
     if not math.isfinite(rotate):
         raise OptionError(f"--rotate: expected degrees, got {rotate:g}")
+    if decomposition not in ("exact", "coacd"):
+        raise OptionError(f"--decomposition: expected exact or coacd, got {decomposition!r}")
     keys = [k.strip() for s in (support or []) for k in s.split(",") if k.strip()]
     with progress(f"importing {file.name}", quiet=as_json) as update:
         assembly = read_assembly(file)
@@ -86,7 +92,8 @@ def compas(
             update(1, 4)
         folder = f"{out.stem}-meshes"
         imported = to_scene(assembly, scale=scale, supports=keys, friction=friction, density=density, snap=snap,
-                            rotate=None if rotate == 0.0 else (_axis(about), rotate), mesh_folder=folder)
+                            rotate=None if rotate == 0.0 else (_axis(about), rotate), mesh_folder=folder,
+                            decomposition=decomposition)
         if update is not None:
             update(2, 4)
         parent = out.parent if str(out.parent) else Path(".")

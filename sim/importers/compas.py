@@ -13,7 +13,8 @@ Every block becomes one piece of a free scene on the endless table:
 * a convex block is a ``hull`` piece (its corners);
 * a block that is not convex is a ``mesh`` piece: its faces written to an OBJ
   file beside the scene, cut into convex parts exactly (``decomposition:
-  "exact"``);
+  "exact"``), or, where that would take too many cuts (a curved block), by
+  CoACD (``"coacd"``, approximate);
 * with ``snap`` > 0, blocks convex within ``snap`` have their meeting faces
   cut to shared planes first (:mod:`sim.importers.planes`) and are hulls.
 
@@ -231,7 +232,8 @@ def rotation(axis, degrees: float) -> np.ndarray:
 
 def to_scene(assembly: Assembly, *, scale: float = DEFAULT_SCALE, supports=(), friction: float = DEFAULT_FRICTION,
              density: float = DEFAULT_DENSITY, snap: float = 0.0, min_area: float = DEFAULT_MIN_AREA,
-             rotate: tuple | None = None, mesh_folder: str = "meshes", title: str | None = None) -> Imported:
+             rotate: tuple | None = None, mesh_folder: str = "meshes", title: str | None = None,
+             decomposition: str = "exact") -> Imported:
     """An assembly as a scene's data and the mesh files its non-convex blocks need.
 
     Args:
@@ -246,6 +248,8 @@ def to_scene(assembly: Assembly, *, scale: float = DEFAULT_SCALE, supports=(), f
             as compas_cra's examples tilt theirs.
         mesh_folder: the folder, relative to the scene file, that the mesh files go to.
         title: the scene's title (default: the assembly's name or the file's stem).
+        decomposition: how a block that is not convex becomes convex parts: ``exact`` (cuts along its
+            reflex edges) or ``coacd`` (approximate; for curved blocks that would need too many cuts).
 
     Raises:
         CompasError: an unknown support key, a block whose faces do not close, a density out of bounds,
@@ -294,13 +298,13 @@ def to_scene(assembly: Assembly, *, scale: float = DEFAULT_SCALE, supports=(), f
             centre = (v.min(axis=0) + v.max(axis=0)) / 2.0
             name = f"{mesh_folder}/{pid}.obj"
             meshes[name] = _obj(geometry, f"block {b.key} of {source}")
-            piece.update(file=name, decomposition="exact")
+            piece.update(file=name, decomposition=decomposition)
         piece["pos"] = [_mm(centre[0]), _mm(centre[1]), _mm(centre[2] + lift)]
         if b.key in held:
             piece["fixed"] = True
         piece.update(friction=friction, density=round(rho, 9))
         pieces.append(piece)
-    notes = _notes(assembly, scale, held, lift, friction, density, rotate, snapped, len(meshes))
+    notes = _notes(assembly, scale, held, lift, friction, density, rotate, snapped, len(meshes), decomposition)
     change = (0.0, 0.0) if snapped is None else (float(snapped.change.min()), float(snapped.change.max()))
     stem = re.sub(r"\.json$", "", source.replace("\\", "/").rsplit("/", 1)[-1])
     scene = {"format": FORMAT, "game": "free", "board": "table", "title": title or assembly.name or stem,
@@ -360,7 +364,8 @@ def _obj(mesh: trimesh.Trimesh, what: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _notes(assembly: Assembly, scale, held, lift, friction, density, rotate, snapped, meshes) -> list[str]:
+def _notes(assembly: Assembly, scale, held, lift, friction, density, rotate, snapped, meshes,
+           decomposition: str) -> list[str]:
     n = len(assembly.blocks)
     out = [f"Imported from {assembly.source} ({assembly.kind}, {n} blocks, {len(held)} supports) by towerlab "
            "import compas.",
@@ -372,11 +377,14 @@ def _notes(assembly: Assembly, scale, held, lift, friction, density, rotate, sna
         out.append("Supports (fixed): " + ", ".join(f"block-{k}" for k in sorted(held, key=_natural)) + ".")
     else:
         out.append("No supports: the assembly stands on the table.")
-    if lift:
+    if lift > 0:
         out.append(f"Lifted by {lift:.6g} mm" + (" so that only the supports can hold it." if held else
                                                  " onto the table."))
+    elif lift < 0:
+        out.append(f"Lowered by {-lift:.6g} mm onto the table.")
     if meshes:
-        out.append(f"{meshes} blocks are not convex: mesh files, cut into convex parts exactly.")
+        out.append(f"{meshes} blocks are not convex: mesh files, " + ("cut into convex parts exactly."
+                   if decomposition == "exact" else "decomposed into convex parts by CoACD (approximate)."))
     if snapped is not None:
         out.append(f"Faces within the snap tolerance joined in {snapped.groups} shared planes"
                    + (f", {snapped.separated} overlapping pairs cut apart" if snapped.separated else "")

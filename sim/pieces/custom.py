@@ -14,7 +14,6 @@ the file and the piece.
 from __future__ import annotations
 
 import hashlib
-import math
 from pathlib import Path
 
 import numpy as np
@@ -177,9 +176,10 @@ def _closed_mesh(data: bytes, path: Path, scale: float) -> trimesh.Trimesh:
     if not solid.is_winding_consistent:
         raise ShapeError("file", f"{path}: the triangles are not consistently oriented (some face inwards)")
     extent = np.ptp(solid.vertices, axis=0)
-    if solid.volume < 0.0:
+    volume = _signed_volume(solid)
+    if volume < 0.0:
         solid.invert()  # wound inside out as a whole: a common export mistake, and unambiguous
-    if solid.volume <= tol.volume_rel * float(np.prod(extent)):
+    if abs(volume) <= tol.volume_rel * float(np.prod(extent)):
         raise ShapeError("file", f"{path}: the mesh encloses no volume (degenerate)")
     bodies = solid.split(only_watertight=False) if solid.body_count > 1 else [solid]
     if any(b.volume <= 0.0 for b in bodies):
@@ -187,9 +187,13 @@ def _closed_mesh(data: bytes, path: Path, scale: float) -> trimesh.Trimesh:
     if len(bodies) > 1:
         _check_disjoint(bodies, path)
     _check_size(extent, "file", "the mesh")
-    if not math.isfinite(float(solid.volume)):
-        raise ShapeError("file", f"{path}: the mesh's volume is not finite")
     return solid
+
+
+def _signed_volume(mesh: trimesh.Trimesh) -> float:
+    """The volume a closed mesh encloses, negative when it is wound inwards (before any mass property)."""
+    a, b, c = (mesh.vertices[mesh.faces[:, k]] for k in range(3))
+    return float(np.einsum("ij,ij->", a, np.cross(b, c))) / 6.0
 
 
 def _check_disjoint(bodies, path: Path) -> None:
