@@ -61,6 +61,7 @@ def test_a_sample_imports_and_round_trips_through_a_scene_file(tmp_path):
     assert [(p.id, p.kind, p.params["vertices"], p.pos, p.fixed) for p in again.pieces] == \
         [(p.id, p.kind, p.params["vertices"], p.pos, p.fixed) for p in scene.pieces]
     assert "Units: 1 unit = 1000 mm (metres)." in again.notes
+    assert again.title == "cubes"  # the file's stem: its name is only the class's ("Assembly")
 
 
 def test_the_cli_writes_the_scene_and_the_meshes_of_non_convex_blocks(tmp_path, capsys):

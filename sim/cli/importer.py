@@ -64,6 +64,8 @@ def compas(
                                                "convex parts: exact (cut along their reflex edges) or coacd "
                                                "(approximate, for curved blocks; needs the coacd package).")
                              ] = "exact",
+    title: Annotated[str | None, typer.Option("--title", help="The scene's title (default: the assembly's name "
+                                              "or the file's stem).", show_default=False)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON report instead of text.")] = False,
 ) -> None:
     """Import a COMPAS assembly as a scene: blocks as hull (or mesh) pieces, supports as fixed pieces.
@@ -93,7 +95,7 @@ def compas(
         folder = f"{out.stem}-meshes"
         imported = to_scene(assembly, scale=scale, supports=keys, friction=friction, density=density, snap=snap,
                             rotate=None if rotate == 0.0 else (_axis(about), rotate), mesh_folder=folder,
-                            decomposition=decomposition)
+                            decomposition=decomposition, title=title)
         if update is not None:
             update(2, 4)
         parent = out.parent if str(out.parent) else Path(".")

@@ -307,7 +307,8 @@ def to_scene(assembly: Assembly, *, scale: float = DEFAULT_SCALE, supports=(), f
     notes = _notes(assembly, scale, held, lift, friction, density, rotate, snapped, len(meshes), decomposition)
     change = (0.0, 0.0) if snapped is None else (float(snapped.change.min()), float(snapped.change.max()))
     stem = re.sub(r"\.json$", "", source.replace("\\", "/").rsplit("/", 1)[-1])
-    scene = {"format": FORMAT, "game": "free", "board": "table", "title": title or assembly.name or stem,
+    named = assembly.name if assembly.name not in (None, "Assembly", "CRA_Assembly") else None  # not a class name
+    scene = {"format": FORMAT, "game": "free", "board": "table", "title": title or named or stem,
              "notes": "\n".join(notes), "pieces": pieces}
     return Imported(scene, meshes, ids, tuple(notes), change)
 
