@@ -189,3 +189,15 @@ def test_compas_errors_are_scene_errors_naming_the_source():
     with pytest.raises(CompasError) as e:
         parse_assembly({"dtype": 3}, "x.json")
     assert str(e.value) == "x.json: dtype: expected a COMPAS type name, got 3"
+
+
+def test_check_and_render_take_an_imported_assembly(tmp_path, capsys):
+    out = tmp_path / "bridge.json"
+    assert main(["import", "compas", str(DATA / "bridge.json"), "-o", str(out), "--support", "0,1",
+                 "--friction", "0.9"]) == 0
+    capsys.readouterr()
+    assert main(["check", str(out), "--seconds", "0.5", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["stable"] is True and report["statics"]["feasible"] is True  # statics and pybullet agree
+    assert main(["render", str(out), "-o", str(tmp_path / "bridge.png"), "--size", "64x48"]) == 0
+    assert (tmp_path / "bridge.png").stat().st_size > 500
