@@ -2,4 +2,5 @@
 
 from sim.cli import run
 
-run()
+if __name__ == "__main__":  # not again in a worker process that imports the main module (multiprocessing's spawn)
+    run()

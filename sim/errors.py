@@ -28,6 +28,22 @@ class UnknownKindError(TowerlabError):
     """A piece kind or parameter combination the catalogue does not know."""
 
 
+class ShapeError(TowerlabError):
+    """A piece whose geometry cannot be built: a hull of points in one plane, a mesh file that is not closed.
+
+    The scene loader turns it into a :class:`SceneError` naming the file and the piece's field.
+
+    Args:
+        field: the parameter at fault (``vertices``, ``file``, ``decomposition``).
+        reason: what is wrong, in one line.
+    """
+
+    def __init__(self, field: str, reason: str):
+        self.field = field
+        self.reason = reason
+        super().__init__(f"{field}: {reason}")
+
+
 def printable(text: str) -> str:
     """``text`` with every character a terminal would act on or cannot show escaped, as Python writes it.
 

@@ -36,6 +36,13 @@ class Tolerances:
             more is reported as overlapping pieces.
         volume_rel: relative tolerance of volume comparisons between a mesh and
             the parts it was built from.
+        convex: how far (m) the faces of a mesh may fold inwards at an edge, seen from
+            either face's plane, and the edge still count as flat (the body convex):
+            1 µm, fifty times below the contact gap (``coplanar``), so a convex
+            part taken over such a fold touches exactly what the mesh touches; the
+            rounding of a mesh written in millimetres or metres with eight digits
+            and of a nearly planar quad split in two triangles lies below it. Cuts
+            of a convex decomposition are laid a tenth of it off their face.
         unit_quat: a quaternion read from a scene file whose squared length is
             within this of 1 is taken as it is, so that a saved quaternion (17
             significant digits) loads back bit for bit; any other is normalised.
@@ -169,6 +176,7 @@ class Tolerances:
     polygon_edge: float = 1e-12
     overlap: float = 2e-4
     volume_rel: float = 1e-6
+    convex: float = 1e-6
     unit_quat: float = 1e-12
     talo_snap: float = 3e-3
     talo_snap_angle: float = 0.0873

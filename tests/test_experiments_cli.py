@@ -129,3 +129,15 @@ def test_ctrl_c_exits_130_and_writes_nothing(scene_file, tmp_path, capsys, monke
     monkeypatch.setattr(runs, "execute", interrupted)
     code, out, _ = run(capsys, "experiment", scene_file, "-n", 5, "-p", "noise", "-o", tmp_path / "r.csv")
     assert code == 130 and out == "" and list(tmp_path.iterdir()) == [scene_file]
+
+
+def test_without_margins_no_margin_distribution_is_reported(tmp_path, capsys):
+    """With --no-margin only the trials that cannot be held have a margin (0 g): no distribution of those."""
+    from sim.cases import talo_counterweight
+
+    scene = tmp_path / "cw.json"
+    scene.write_text(dumps(talo_counterweight()))
+    code, out, _ = run(capsys, "experiment", scene, "-n", 60, "--seed", 3, "-p", "noise:sigma_mm=6", "--no-margin",
+                       "-j", 1, "--json")
+    r = json.loads(out)
+    assert code == 0 and 0 < r["collapsed"] < 60 and r["margin_g"] is None

@@ -52,7 +52,11 @@ def test_check_text_says_whether_it_stands(tmp_path, capsys):
     (["check", "missing.json"], "cannot read"),
     (["check", "{scene}", "--seconds", "0"], "--seconds"),
     (["check", "{overlap}"], "overlapping pieces: a and b"),
-    (["simulate", "{scene}", "-o", "{dir}"], "is a directory"),
+    (["simulate", "{scene}", "-o", "{dir}"], "is a folder"),
+    (["simulate", "{scene}", "-o", "{scene}/x.json"], "is a file, not a folder"),
+    (["simulate", "{scene}"], "-o/--out is required"),
+    (["simulate", "{scene}", "-o", "{dir}/a.json", "--output", "{dir}/b.json"], "give -o/--out once"),
+    (["check", "{scene}", "--seconds", "nan"], "--seconds"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, args, message):
     scene = write(tmp_path, talo_balance(3))
@@ -115,3 +119,14 @@ def test_check_reports_progress_from_the_start():
     calls = []
     check(talo_balance(3), seconds=0.5, progress=lambda done, total: calls.append((done, total)))
     assert calls[0] == (0.0, 0.5) and calls[-1][0] == pytest.approx(0.5)
+
+
+def test_simulate_takes_the_old_output_spelling_and_checks_the_place_before_simulating(tmp_path, capsys, monkeypatch):
+    scene = write(tmp_path, talo_balance(3))
+    out = tmp_path / "settled.json"
+    assert main(["simulate", str(scene), "--output", str(out), "--seconds", "0.05"]) == 0 and out.exists()
+
+    def no_simulation(*a, **k):
+        raise AssertionError("simulated before checking the output place")
+    monkeypatch.setattr("sim.physics.simulate", no_simulation)
+    assert main(["simulate", str(scene), "-o", str(scene / "x.json")]) == 2

@@ -244,3 +244,15 @@ def test_the_public_api_names_the_client_and_the_movable_bodies():
         w.set_probe(0.5, 90.0)
         np.testing.assert_allclose(w.gravity, [0.0, 0.5 * GRAVITY, -GRAVITY], atol=1e-12)
         assert w.energy() == pytest.approx(w.potential_energy())
+
+
+def test_a_static_piece_holds_what_rests_on_it_and_falls_once_let_go():
+    s = scene(box("a", (0, 0, 60)), box("b", (0, 0, 80)))  # 50 mm above the board
+    with World(s, TUNED.with_(sleeping=False)) as w:
+        w.set_static(["a"])
+        assert [b.id for b in w.active] == ["b"]
+        w.step(240)
+        assert np.array_equal(w.pose("a"), s.poses()[0]) and w.pose("b")[2] == pytest.approx(0.08, abs=2e-5)
+        w.set_static(["a"], False)
+        w.step(480)
+        assert w.pose("a")[2] == pytest.approx(0.01, abs=2e-5) and w.pose("b")[2] == pytest.approx(0.03, abs=2e-5)

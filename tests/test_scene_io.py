@@ -279,8 +279,9 @@ def test_the_schema_takes_every_kind_and_parameter_from_the_catalogue():
     for kind, spec in KINDS.items():
         for param in spec.params:
             assert param.name in PIECE_MODELS[kind].model_fields
-            if param.choices:  # a value the catalogue does not list is refused, naming the field
-                piece = {"id": "x", "kind": kind, "pos": [0, 0, 50], **{p.name: p.choices[0] for p in spec.params}}
+            if param.choices and spec.variants():  # a value the catalogue does not list is refused, naming the field
+                valid = {k: list(v) if isinstance(v, tuple) else v for k, v in spec.variants()[0].items()}
+                piece = {"id": "x", "kind": kind, "pos": [0, 0, 50], **valid}
                 piece[param.name] = "nonsense"
                 with pytest.raises(Exception, match=rf"pieces\[0\]\.{param.name}: expected "):
                     loads(json.dumps(_scene([piece])))

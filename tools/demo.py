@@ -148,6 +148,46 @@ def step_babylon(out: Path) -> None:
          str(ROOT / "scenes/babylon/second-turn.json"), "--player", "blue"])
 
 
+def step_experiment(out: Path) -> None:
+    """An experiment: how placement noise brings down the Talo counterweight, with 95% intervals."""
+    folder = out / "experiment"
+    folder.mkdir(parents=True, exist_ok=True)
+    prefix = folder / "counterweight-noise"
+    run(["experiment", str(ROOT / "scenes/talo/counterweight.json"), "-n", "200", "--seed", "1",
+         "-p", "noise:sigma_mm=1", "--sweep", "noise.sigma_mm=0:8:9", "--no-margin", "--sweep-out", str(prefix)])
+    console.print(f"P(collapse) against the noise's sigma: {prefix}.png (the trials' table: {prefix}.csv)")
+
+
+VIEWER_SESSION = [
+    {"action": "camera", "preset": "iso"},
+    {"action": "zoom", "factor": 0.55, "at": [640, 420]},
+    {"action": "pick", "piece": "b5-1"}, {"action": "move-to", "at": [-30, 10]}, {"action": "drop"},
+    {"action": "pick", "piece": "b5-2"}, {"action": "move-to", "at": [30, 10]}, {"action": "drop"},
+    {"action": "screenshot", "path": "1-two-posts.png"},
+    {"action": "pick", "piece": "b7-1"}, {"action": "move-to", "at": [0, 10, 20]}, {"action": "drop"},
+    {"action": "screenshot", "path": "2-a-beam-across.png"},
+    {"action": "pick", "piece": "b2-1"}, {"action": "move-to", "at": [-60, 10, 40], "free": True},
+    {"action": "drop", "free": True},
+    {"action": "poke", "piece": "b2-1", "direction": [-1, 0, 0], "speed": 0.6}, {"action": "wait", "seconds": 1.0},
+    {"action": "screenshot", "path": "3-poked-off.png"},
+    {"action": "undo"},
+    {"action": "screenshot", "path": "4-undone.png"},
+    {"action": "save", "path": "built.json"},
+]
+
+
+def step_viewer(out: Path) -> None:
+    """The viewer, scripted: a Talo session through the viewer's controller, offscreen, with its pictures."""
+    folder = out / "viewer"
+    folder.mkdir(parents=True, exist_ok=True)
+    session = [dict(a, path=str(folder / a["path"])) if "path" in a else a for a in VIEWER_SESSION]
+    actions = folder / "session.json"
+    write_text(actions, "[\n" + ",\n".join("  " + json.dumps(a) for a in session) + "\n]\n")
+    run(["view", "--game", "talo", "--offscreen", "--actions", str(actions), "--size", "1280x800"])
+    console.print(f"Viewer session: {actions}; its pictures and the saved scene in {folder}"
+                  + ("; `make demo` opens the viewer next" if os.environ.get("DISPLAY") else ""))
+
+
 def step_replay(out: Path) -> None:
     """A recorded Talo collapse: replayed into a video, and settled by the rules."""
     from sim.physics.live import LiveWorld
@@ -179,7 +219,7 @@ def step_replay(out: Path) -> None:
 
 
 STEPS = [step_scenes, step_catalogue, step_stability, step_collapse, step_pictures, step_tohuwabohu,
-         step_talo, step_babylon, step_replay]
+         step_talo, step_babylon, step_experiment, step_replay, step_viewer]
 
 
 def main(argv=None) -> int:

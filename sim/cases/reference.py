@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 
 from sim.pieces import dimensions as dim
+from sim.pieces.talo import BLOCK
 from sim.scene import Scene, from_dict
 
 FORMAT = "towerlab-scene/1"
@@ -114,8 +115,8 @@ def talo_balance(length: int, support: int = 2) -> Scene:
     """
     i0 = 4
     pieces = [
-        {"id": "post", "kind": "talo.block", "length": support, "cell": [i0, 4], "layer": 0, "axis": "z"},
-        {"id": "beam", "kind": "talo.block", "length": length, "cell": [i0 - (length - 1) // 2, 4],
+        {"id": "post", "kind": BLOCK, "length": support, "cell": [i0, 4], "layer": 0, "axis": "z"},
+        {"id": "beam", "kind": BLOCK, "length": length, "cell": [i0 - (length - 1) // 2, 4],
          "layer": support, "axis": "x"},
     ]
     return from_dict({"format": FORMAT, "game": "talo", "title": f"balance {length} on {support}",
@@ -129,9 +130,9 @@ def talo_counterweight() -> Scene:
     1 on its short end brings the pair's centre of mass 6 mm inside.
     """
     pieces = [
-        {"id": "post", "kind": "talo.block", "length": 1, "cell": [4, 4], "layer": 0, "axis": "z"},
-        {"id": "four", "kind": "talo.block", "length": 4, "cell": [3, 4], "layer": 1, "axis": "x"},
-        {"id": "weight", "kind": "talo.block", "length": 1, "cell": [3, 4], "layer": 2, "axis": "z"},
+        {"id": "post", "kind": BLOCK, "length": 1, "cell": [4, 4], "layer": 0, "axis": "z"},
+        {"id": "four", "kind": BLOCK, "length": 4, "cell": [3, 4], "layer": 1, "axis": "x"},
+        {"id": "weight", "kind": BLOCK, "length": 1, "cell": [3, 4], "layer": 2, "axis": "z"},
     ]
     return from_dict({"format": FORMAT, "game": "talo", "title": "4 + 1 counterweight",
                       "pieces": pieces}, "<talo counterweight>")
@@ -153,7 +154,7 @@ def tohu_plate(under: str) -> Scene:
 
 def cube_tower(n: int = 10) -> Scene:
     """``n`` Talo 1-blocks stacked on one field."""
-    pieces = [{"id": f"c{k}", "kind": "talo.block", "length": 1, "cell": [4, 4], "layer": k, "axis": "z"}
+    pieces = [{"id": f"c{k}", "kind": BLOCK, "length": 1, "cell": [4, 4], "layer": k, "axis": "z"}
               for k in range(n)]
     return from_dict({"format": FORMAT, "game": "talo", "title": f"{n}-cube tower", "pieces": pieces},
                      f"<cube tower {n}>")
@@ -181,7 +182,7 @@ def talo_all_blocks() -> Scene:
         for length in row:
             axis = "y" if layer == 1 else "x"
             cell = [line, along] if axis == "y" else [along, line]
-            pieces.append({"id": f"r{r}-{along}", "kind": "talo.block", "length": length, "cell": cell,
+            pieces.append({"id": f"r{r}-{along}", "kind": BLOCK, "length": length, "cell": cell,
                            "layer": layer, "axis": axis})
             along += length
     return from_dict({"format": FORMAT, "game": "talo", "title": "all 55 blocks", "pieces": pieces},

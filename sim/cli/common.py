@@ -169,3 +169,17 @@ def writable_output(path: Path, option: str = "-o", *, directory: bool = False) 
     if not os.access(parent, os.W_OK | os.X_OK):
         raise OutputError(f"{option} {path}: cannot write in {parent} (permission denied)")
     return path
+
+
+def one_output(out: Path | None, old: Path | None, old_name: str = "--output", what: str = "a file",
+               required: bool = True) -> Path | None:
+    """The one output path given by ``-o/--out`` or by its old spelling (a hidden alias).
+
+    Raises:
+        OptionError: both given, or (when ``required``) neither; ``what`` says what ``-o`` takes.
+    """
+    if out is not None and old is not None:
+        raise OptionError(f"give -o/--out once ({old_name} is its old name)")
+    if out is None and old is None and required:
+        raise OptionError(f"-o/--out is required: {what}")
+    return out if out is not None else old

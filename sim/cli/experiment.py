@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from sim.cli.common import console, emit_json, err_console, writable_output
+from sim.cli.common import console, emit_json, err_console, one_output, writable_output
 from sim.errors import TowerlabError
 
 
@@ -66,8 +66,8 @@ def experiment(
     scheduler: Annotated[str | None, typer.Option(
         "--scheduler", metavar="tcp://HOST:PORT", help="Run on a Dask cluster instead of local processes.",
         show_default=False)] = None,
-    output: Annotated[Path | None, typer.Option(
-        "-o", "--output", help="Write every trial's record to this .csv or .parquet file.",
+    out: Annotated[Path | None, typer.Option(
+        "-o", "--out", help="Write every trial's record to this .csv or .parquet file.",
         show_default=False)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
     sweep: Annotated[str | None, typer.Option(
@@ -84,6 +84,7 @@ def experiment(
                                      "faster; no margin distribution).")] = True,
     interval: Annotated[str, typer.Option(
         "--interval", help="The 95% interval: wilson or clopper-pearson.")] = "wilson",
+    old_output: Annotated[Path | None, typer.Option("--output", hidden=True, show_default=False)] = None,
 ) -> None:
     """How likely does a structure collapse under perturbations? Many trials, each its own random draw.
 
@@ -112,6 +113,7 @@ def experiment(
         raise ExperimentArgumentError(f"--interval: expected wilson or clopper-pearson, got {interval!r}")
     if not perturb and not sweep:
         raise ExperimentArgumentError("give at least one --perturb MODEL:key=value (or a --sweep)")
+    output = one_output(out, old_output, required=False)
     if output is not None:
         check_format(writable_output(output))
     perturbations = [parse(text) for text in perturb or []]
@@ -123,7 +125,7 @@ def experiment(
             writable_output(sweep_out.with_name(sweep_out.name + suffix), "--sweep-out")
     elif sweep_out is not None:
         raise ExperimentArgumentError("--sweep-out: only with --sweep")
-    scene = load_scene(scene_path)
+    scene = load_scene(scene_path, solid=True)
     seed = secrets.randbits(32) if seed is None else seed
     exp = make_experiment(scene, perturbations, method, seed, seconds=seconds, margin=margin)
     total = trials * (len(grid.values) if grid else 1)

@@ -2,35 +2,24 @@
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from sim.cli.common import console, emit_json, progress, writable_output
+from sim.cli.common import console, emit_json, one_output, progress, safe, seconds_option, writable_output
 from sim.errors import TowerlabError
-
-MAX_SECONDS = 600.0  # a longer run is a typo, not an experiment
-
 
 RECORD_HELP = "Also write the run as a recording R (towerlab replay R, towerlab penalty R)."
 
 
 class PhysicsArgumentError(TowerlabError):
-    """A physics option that cannot be used (duration, output)."""
+    """A physics output that cannot be written."""
 
 
 def register(app: typer.Typer) -> None:
     app.command()(check)
     app.command()(simulate)
-
-
-def _seconds(value: float | None, option: str = "--seconds") -> float | None:
-    if value is not None and not (math.isfinite(value) and 0.0 < value <= MAX_SECONDS):
-        raise PhysicsArgumentError(f"{option}: expected a duration in seconds, 0 < S <= {MAX_SECONDS:g}, "
-                                   f"got {value:g}")
-    return value
 
 
 def check(
@@ -52,8 +41,8 @@ def check(
     from sim.physics import check as physics_check
     from sim.scene import load_scene
 
-    seconds = _seconds(seconds) or DEFAULT_SECONDS
-    scene = load_scene(scene_path)
+    seconds = seconds_option(seconds) or DEFAULT_SECONDS
+    scene = load_scene(scene_path, solid=True)
     if record is not None:
         writable_output(record, "--record")
     with progress(f"checking {scene_path.name}", quiet=as_json, unit="s simulated") as update:
@@ -72,19 +61,19 @@ def _print_check(path: Path, r) -> None:
     from rich.table import Table
 
     if not r.judged:
-        console.print(f"{path}: nothing to judge (no movable pieces)")
+        console.print(f"{safe(path)}: nothing to judge (no movable pieces)")
         return
     verdict = "[bold green]stands[/]" if r.stable else "[bold red]does not stand[/]"
-    console.print(f"{path}: {verdict}")
+    console.print(f"{safe(path)}: {verdict}")
     s = r.statics
     if s.feasible:
         towards = "" if r.weakest_direction_deg is None else f", weakest towards {r.weakest_direction_deg:.1f}°"
         console.print(f"  statics:  equilibrium, margin {r.margin_g:.4g} g{towards}")
     else:
-        console.print(f"  statics:  no equilibrium; cannot hold {', '.join(s.unheld)}")
+        console.print(f"  statics:  no equilibrium; cannot hold {safe(', '.join(s.unheld))}")
     d = r.dynamics
     state = "settled" if d.settled else "still moving"
-    moved = f"moved: {', '.join(d.moved)}" if d.moved else "nothing moved"
+    moved = f"moved: {safe(', '.join(d.moved))}" if d.moved else "nothing moved"
     console.print(f"  dynamics: {d.sim_seconds:g} s simulated, {state}, max displacement "
                   f"{d.max_displacement_mm:.3f} mm, {moved}")
     if d.moved:
@@ -93,7 +82,7 @@ def _print_check(path: Path, r) -> None:
             table.add_column(col, justify="left" if col == "piece" else "right")
         for pid in d.moved:
             p = r.pieces[pid]
-            table.add_row(pid, f"{p.displacement_mm:.2f}", f"{p.tilt_deg:.1f}", "yes" if p.knocked_down else "")
+            table.add_row(safe(pid), f"{p.displacement_mm:.2f}", f"{p.tilt_deg:.1f}", "yes" if p.knocked_down else "")
         console.print(table)
     if r.disagreement:
         console.print(f"  [yellow]disagreement:[/] {r.disagreement}")
@@ -103,13 +92,14 @@ def _print_check(path: Path, r) -> None:
 
 def simulate(
     scene_path: Annotated[Path, typer.Argument(metavar="SCENE", help="Scene file to simulate.", show_default=False)],
-    output: Annotated[Path, typer.Option("-o", "--output", help="Where to write the settled scene.",
-                                         show_default=False)],
+    out: Annotated[Path | None, typer.Option("-o", "--out", help="Where to write the settled scene (a .json file).",
+                                             show_default=False)] = None,
     seconds: Annotated[float | None, typer.Option(
         "--seconds", help="Simulate exactly this long in seconds (default: until every piece rests, at most 10 s).",
         show_default=False)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print what happened as JSON.")] = False,
     record: Annotated[Path | None, typer.Option("--record", metavar="R", help=RECORD_HELP, show_default=False)] = None,
+    old_output: Annotated[Path | None, typer.Option("--output", hidden=True, show_default=False)] = None,
 ) -> None:
     """Let a scene's pieces fall and settle; write the scene at rest and report what moved.
 
@@ -119,12 +109,11 @@ def simulate(
     from sim.physics import simulate as physics_simulate
     from sim.scene import load_scene, save_scene
 
-    seconds = _seconds(seconds)
-    scene = load_scene(scene_path)
-    if output.exists() and output.is_dir():
-        raise PhysicsArgumentError(f"-o {output}: is a directory; give a file name")
+    seconds = seconds_option(seconds)
+    output = writable_output(one_output(out, old_output, what="the settled scene file"))
     if record is not None:
         writable_output(record, "--record")
+    scene = load_scene(scene_path, solid=True)
     with progress(f"simulating {scene_path.name}", quiet=as_json, unit="s simulated") as update:
         timeline = physics_simulate(scene, seconds, until_settled=seconds is None, progress=update)
     try:
@@ -146,9 +135,9 @@ def simulate(
         emit_json(report)
         return
     state = "settled" if timeline.settled else "still moving"
-    console.print(f"{scene_path} -> {output}: {timeline.seconds:.2f} s simulated, {state}")
+    console.print(f"{safe(scene_path)} -> {safe(output)}: {timeline.seconds:.2f} s simulated, {state}")
     for e in timeline.events:
-        pieces = f": {', '.join(e.pieces)}" if e.pieces else ""
+        pieces = f": {safe(', '.join(e.pieces))}" if e.pieces else ""
         console.print(f"  {e.time:6.2f} s  {e.kind.replace('_', ' ')}{pieces}")
     if not timeline.events:
         console.print("  nothing moved")

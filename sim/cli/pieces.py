@@ -53,6 +53,15 @@ def catalogue_report() -> dict:
     return {"kinds": kinds, "boards": boards}
 
 
+def _shown(name: str, value) -> str:
+    """A parameter's value in the table: sizes joined by x, a hull's points counted."""
+    if isinstance(value, list) and value and isinstance(value[0], (list, tuple)):
+        return f"{len(value)} points"
+    if isinstance(value, list):
+        return "x".join(f"{x:g}" for x in value)
+    return f"{name}={value}" if name in ("radius", "height", "length") else str(value)
+
+
 def pieces(
     as_json: Annotated[bool, typer.Option("--json", help="Print the catalogue as JSON.")] = False,
 ) -> None:
@@ -73,15 +82,15 @@ def pieces(
     table.add_column("parts", justify="right", overflow="fold")
     for k in report["kinds"]:
         for i, v in enumerate(k["variants"]):
-            params = " ".join("x".join(f"{x:g}" for x in val) if isinstance(val, list) else f"{n}={val}"
-                              if n in ("radius", "height", "length") else str(val)
-                              for n, val in v["params"].items())
+            params = " ".join(_shown(n, val) for n, val in v["params"].items())
             table.add_row(k["kind"] if i == 0 else "", params or "—",
                           " × ".join(f"{x:g}" for x in v["dimensions_mm"]), f"{v['mass_g']:.2f}",
                           str(v["convex_parts"]))
+        if not k["variants"]:  # a kind read from a file (mesh): nothing to show but its parameters
+            table.add_row(k["kind"], " ".join(k["params"]), "from the file", "—", "—")
         table.add_section()
     console.print(table)
     console.print("Boards: " + "; ".join(
         f"{b['board']} " + ("(endless)" if b["endless"] else " × ".join(f"{x:g}" for x in b["dimensions_mm"][:2]))
         for b in report["boards"]))
-    console.print("box and cylinder take any size; the rows above are examples.")
+    console.print("box, cylinder and hull take any size; the rows above are examples.")

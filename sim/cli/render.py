@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from sim.cli.common import console, emit_json, progress, writable_output
+from sim.cli.common import console, emit_json, one_output, progress, writable_output
 from sim.errors import TowerlabError
 
 MIN_SIZE, MAX_SIZE = 16, 8192  # pixels per side
@@ -102,15 +102,6 @@ def _settle_function():
     return settle
 
 
-def _output_option(out: Path | None, output: Path | None) -> Path:
-    """The one output path given by ``-o/--out`` or the old ``--output``."""
-    if out is not None and output is not None:
-        raise RenderArgumentError("give -o/--out once (--output is its old name)")
-    if out is None and output is None:
-        raise RenderArgumentError("-o/--out is required: a .png or .jpg file for one scene, or a folder")
-    return out if out is not None else output
-
-
 def render(
     scenes: Annotated[list[Path], typer.Argument(help="Scene files to draw.", show_default=False)],
     out: Annotated[Path | None, typer.Option("-o", "--out", help=OUT_HELP, show_default=False)] = None,
@@ -148,7 +139,7 @@ def render(
         raise CameraError(f"--camera: expected one of {', '.join(CAMERAS)}, got {camera!r}")
     if antialias not in ANTIALIAS:
         raise RenderArgumentError(f"--antialias: expected one of {', '.join(ANTIALIAS)}, got {antialias!r}")
-    out = _output_option(out, output)
+    out = one_output(out, output, what="a .png or .jpg file for one scene, or a folder")
     targets = output_paths(scenes, out)
     if transparent and any(t.suffix.lower() != ".png" for t in targets):
         raise RenderArgumentError(f"--transparent needs a .png file (JPEG has no alpha), got -o {out}")

@@ -100,7 +100,10 @@ def summarise(records, method: str, interval_method: str = "wilson") -> dict:
     main = proportion([r.collapsed for r in records], interval_method)
     out = {"trials": len(records), **main.to_json(), "interval": interval_method, "method": method,
            "knocked_down_mean": float(np.mean([r.knocked_down for r in records])) if records else math.nan,
-           "margin_g": distribution(r.margin_g for r in records),
+           # a margin distribution only where every trial found its margin: with --no-margin the infeasible
+           # trials alone have one (0 g), and their distribution would say nothing of the others
+           "margin_g": distribution(r.margin_g for r in records) if all(r.margin_g is not None for r in records)
+           else None,
            "max_displacement_mm": distribution(r.max_displacement_mm for r in records),
            "peak_displacement_mm": distribution(r.peak_displacement_mm for r in records),
            "placement_mm": distribution(r.placement_mm for r in records)}

@@ -64,12 +64,6 @@ def transform_points(points, pos, quat) -> np.ndarray:
     return np.asarray(points, dtype=float) @ quat_to_matrix(quat).T + np.asarray(pos, dtype=float)
 
 
-def box_corners(bounds) -> np.ndarray:
-    """(8, 3) corners of an axis-aligned box given as (2, 3) lower and upper bounds, x slowest, z fastest."""
-    b = np.asarray(bounds, dtype=float)
-    return np.array([[b[x][0], b[y][1], b[z][2]] for x in (0, 1) for y in (0, 1) for z in (0, 1)])
-
-
 def rotation_angle(quat_a, quat_b) -> np.ndarray:
     """Angle (rad) of the rotation taking ``quat_a`` to ``quat_b``; broadcasts over (n, 4)."""
     a = np.asarray(quat_a, dtype=float)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from sim.geometry.transforms import box_corners
+from sim.geometry.solids import box
 from sim.physics.hulls import body_file, face_corners, hull_file
 from sim.physics.settings import PhysicsSettings
 from sim.pieces import PieceShape
@@ -102,6 +102,25 @@ def principal_frame(inertia: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return moments, Rotation.from_matrix(axes).as_quat()
 
 
+_FRAMES: dict = {}
+"""(id of a catalogue shape, mass) -> (shape, moments, principal quaternion): a scene of 5000 cubes needs
+the eigen-decomposition of one tensor, not of 10 000 (the shape is kept, so its id stays its own)."""
+
+
+def principal_frame_of(shape: PieceShape, mass: float) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`principal_frame` of ``shape``'s inertia scaled to ``mass`` kg, computed once per shape and mass."""
+    key = (id(shape), float(mass))
+    hit = _FRAMES.get(key)
+    if hit is None or hit[0] is not shape:
+        hit = _FRAMES[key] = (shape, *principal_frame(shape.inertia * (mass / shape.mass)))
+    return hit[1], hit[2]
+
+
+_PARTS: dict = {}
+"""id of a catalogue shape -> (shape, [(hull file, centre (m), separating-axis flag)]) for shapes loaded
+as arrays of hulls, whose files depend on the parts alone."""
+
+
 def shrink_of(settings: PhysicsSettings, k: int) -> float:
     """The k-th body's narrowing: between 1 and 2 times ``settings.shrink``, spread by the
     golden ratio so that no two bodies get the same (``PhysicsSettings.shrink``)."""
@@ -128,17 +147,24 @@ def load_shape(client: int, settings: PhysicsSettings, shape: PieceShape, pos, q
     s = settings.length_scale
     up = Rotation.from_quat(quat).inv().apply([0.0, 0.0, 1.0])
     squeeze = np.where(np.abs(up) < np.sqrt(0.5), 1.0 - shrink, 1.0)  # axes near the vertical keep their length
-    parts = []
-    for part in shape.parts:
-        centre = (part.vertices.min(axis=0) + part.vertices.max(axis=0)) / 2
-        hull = part.hull  # cached
-        local = hull.vertices - centre
-        if len(shape.parts) > settings.array_parts:  # loaded from a URDF file: see ``swell``
-            half = np.abs(local).max(axis=0)
-            local = local * (1.0 + np.divide(settings.swell * up**2, half, out=np.zeros(3), where=half > 0))
-        parts.append((hull_file(local * s, hull.faces), centre * s))
-    moments, principal = principal_frame(shape.inertia * (mass / shape.mass))
-    sat = [settings.sat and face_corners(part.hull) <= settings.sat_corners for part in shape.parts]
+    arrayed = len(shape.parts) <= settings.array_parts
+    cached = _PARTS.get(id(shape)) if arrayed else None
+    if cached is not None and cached[0] is shape and cached[2] == (s, settings.sat, settings.sat_corners):
+        parts, sat = cached[1]
+    else:
+        parts = []
+        for part in shape.parts:
+            centre = (part.vertices.min(axis=0) + part.vertices.max(axis=0)) / 2
+            hull = part.hull  # cached
+            local = hull.vertices - centre
+            if not arrayed:  # loaded from a URDF file: see ``swell``
+                half = np.abs(local).max(axis=0)
+                local = local * (1.0 + np.divide(settings.swell * up**2, half, out=np.zeros(3), where=half > 0))
+            parts.append((hull_file(local * s, hull.faces), centre * s))
+        sat = [settings.sat and face_corners(part.hull) <= settings.sat_corners for part in shape.parts]
+        if arrayed:
+            _PARTS[id(shape)] = (shape, (parts, sat), (s, settings.sat, settings.sat_corners))
+    moments, principal = principal_frame_of(shape, mass)
     base = list(np.asarray(pos, dtype=float) * s)
     if len(parts) <= settings.array_parts:
         shape_id = pb.createCollisionShapeArray(
@@ -170,7 +196,7 @@ def load_table(client: int, settings: PhysicsSettings, top: float) -> int:
     """
     s = settings.length_scale
     half, depth = settings.table_size / 2, settings.table_size / 20
-    corners = box_corners(np.array([[-half, -half, -depth], [half, half, 0.0]]))
+    corners = box([-half, -half, -depth], [half, half, 0.0])
     shape_id = pb.createCollisionShapeArray([pb.GEOM_MESH], fileNames=[hull_file(corners * s)],
                                             collisionFramePositions=[[0.0, 0.0, 0.0]], meshScales=[[1.0, 1.0, 1.0]],
                                             flags=[pb.URDF_INITIALIZE_SAT_FEATURES if settings.sat else 0],
@@ -182,9 +208,8 @@ def load_table(client: int, settings: PhysicsSettings, top: float) -> int:
 def body_info(piece, uid: int) -> BodyInfo:
     """The world's record of ``piece`` loaded as body ``uid``."""
     shape = piece.shape
-    moments, principal = principal_frame(shape.inertia * (piece.mass / shape.mass))
-    box = box_corners(shape.bounds)
-    corners = (box - shape.com) @ Rotation.from_quat(principal).as_matrix()
+    moments, principal = principal_frame_of(shape, piece.mass)
+    corners = (shape.box_corners - shape.com) @ Rotation.from_quat(principal).as_matrix()
     return BodyInfo(piece.id, uid, 0.0 if piece.fixed else piece.mass, shape.com.copy(), principal, moments,
                     piece.fixed, np.asarray(piece.quat, dtype=float), corners,
                     float(np.linalg.norm(np.abs(shape.bounds - shape.com).max(axis=0))))

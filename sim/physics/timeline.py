@@ -181,12 +181,16 @@ def run(world: World, seconds: float, *, until_settled: bool = False, min_second
     tracker = MotionTracker(world.ids, [world.piece(i).shape.bounds for i in world.ids], start,
                             world.contact_state(), TIMELINE_THRESHOLDS)
     times, frames = [0.0], [start]
+    resting = None
     while done < total:
         n = min(every, total - done)
         world.step(n)
         done += n
-        poses = world.poses()
-        tracker.frame(world.time, poses, world.contact_state, world.at_rest())
+        if world.all_asleep() and resting is not None and resting.all():
+            poses = frames[-1]  # asleep: nothing moved since the last frame (the tracker sees the same poses)
+        else:
+            poses, resting = world.poses(), world.at_rest()
+        tracker.frame(world.time, poses, world.contact_state, resting)
         times.append(world.time)
         frames.append(poses)
         if progress is not None:

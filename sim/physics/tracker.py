@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim.geometry.transforms import box_corners, quat_to_matrix, rotation_angle, tilt_angle
+from sim.geometry.solids import box
+from sim.geometry.transforms import quat_to_matrix, rotation_angle, tilt_angle
 from sim.names import GROUND
 from sim.tol import Tolerances, tol
 
@@ -53,7 +54,7 @@ class MotionThresholds:
     knocked_drop: float
     rest_window: float
     still_fraction: float = 0.1
-    clock: float = 1e-9
+    clock: float = tol.clock
 
     @classmethod
     def from_tolerances(cls, t: Tolerances) -> MotionThresholds:
@@ -165,6 +166,7 @@ class MotionTracker:
         self._rested: set[str] = set()
         self._rest_since: dict[str, float | None] = {}
         self.events: list[Event] = []
+        self._last = None  # the poses array of the last frame, when it is handed in again nothing is measured
         self.rest_since: float | None = time
         self._settled_reported = True
         self.add(ids, bounds, poses, contacts, time)
@@ -173,10 +175,11 @@ class MotionTracker:
 
     def add(self, ids, bounds, poses, contacts: Contacts, time: float) -> None:
         """Track more pieces from ``time`` on, with these baseline poses (n, 7) and contacts."""
+        self._last = None
         ids = list(ids)
         if not ids:
             return
-        corners = np.array([box_corners(b) for b in bounds]).reshape(len(ids), 8, 3)
+        corners = np.array([box(*b) for b in bounds]).reshape(len(ids), 8, 3)
         poses = np.asarray(poses, dtype=float).reshape(len(ids), 7)
         self.ids += ids
         self._corners = np.concatenate([self._corners, corners])
@@ -187,6 +190,7 @@ class MotionTracker:
 
     def remove(self, ids) -> None:
         """Stop tracking the pieces ``ids`` (taken out of the world)."""
+        self._last = None
         gone = set(ids)
         keep = np.array([i not in gone for i in self.ids], dtype=bool)
         self.ids = [i for i in self.ids if i not in gone]
@@ -208,6 +212,7 @@ class MotionTracker:
         rows = [index[i] for i in ids]
         if not rows:
             return
+        self._last = None
         self.start[rows] = np.asarray(poses, dtype=float).reshape(len(rows), 7)
         self._start_corners[rows] = self._world(self._corners[rows], self.start[rows])
         for i in ids:
@@ -268,6 +273,12 @@ class MotionTracker:
             The events first seen in this frame (also appended to :attr:`events`).
         """
         th = self.thresholds
+        if poses is self._last and resting is not None:
+            # the very poses of the last frame (everything asleep): the flags cannot change, only the rest clock
+            found = self._rest(t, np.asarray(resting, dtype=bool))
+            self.events += found
+            return found
+        self._last = poses
         m = self.measure(poses)
         still = (m["reach"] < th.still_fraction * th.moved_distance) & (m["tilt"] < th.still_fraction * th.moved_angle)
         state = None if still.all() or contacts is None else (contacts() if callable(contacts) else contacts)

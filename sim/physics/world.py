@@ -28,6 +28,7 @@ from sim.physics.bodies import (
     shrink_of,
 )
 from sim.physics.errors import BlowUpError, OverlapError
+from sim.physics.gravity import Gravity
 from sim.physics.readout import RayHit, Readout
 from sim.physics.seating import prime_contacts
 from sim.physics.settings import TUNED, PhysicsSettings
@@ -61,7 +62,7 @@ class WorldState:
     precision: tuple[float, int] | None = None
 
 
-class World(Readout):
+class World(Readout, Gravity):
     """A scene compiled into its own pybullet client (DIRECT, no globals); pieces addressed by id.
 
     Args:
@@ -366,64 +367,6 @@ class World(Readout):
             self._sleep.put_to_sleep(state.asleep)
         self.rebase_energy()
 
-    # --- gravity and the probe ----------------------------------------------------------------
-
-    def set_probe(self, accel_g: float, direction_deg: float | None = None) -> None:
-        """A uniform horizontal acceleration on every piece (a tilt of gravity).
-
-        Args:
-            accel_g: magnitude as a fraction of g (0 switches it off).
-            direction_deg: its direction in the xy plane (degrees from +x);
-                None turns it once around every ``settings.probe_period`` seconds,
-                starting along +x.
-        """
-        self._probe = (float(accel_g), direction_deg)
-        self.refresh_gravity()
-        if self._sleep is not None:  # a new push: every island must withstand it afresh
-            self._sleep.wake()
-
-    @property
-    def probe(self) -> tuple[float, float | None]:
-        """The probe: (acceleration in g, direction in degrees, None while it turns)."""
-        return self._probe
-
-    @property
-    def probe_direction(self) -> float | None:
-        """The probe's fixed direction (degrees), None when it turns (or is off)."""
-        return self._probe[1] if self._probe[0] != 0.0 else None
-
-    @property
-    def probe_turning(self) -> bool:
-        """The probe is on and turns around."""
-        return self._probe[0] != 0.0 and self._probe[1] is None
-
-    @property
-    def gravity(self) -> np.ndarray:
-        """(3,) the acceleration every piece feels (m/s²): gravity tilted by the probe."""
-        return self._gravity.copy()
-
-    def refresh_gravity(self) -> None:
-        """Give the engine the current gravity (the probe's direction at the current time).
-
-        Bullet keeps the gravity a body had when it fell asleep: a woken body needs it again.
-        """
-        accel, direction = self._probe
-        angle = 2 * np.pi * self.time / self.settings.probe_period if direction is None else np.radians(direction)
-        g = GRAVITY * np.array([accel * np.cos(angle), accel * np.sin(angle), -1.0])
-        self._gravity = g
-        pb.setGravity(*(g * self._scale), physicsClientId=self._cid)
-
-    def set_precision(self, residual_velocity: float, iterations: int | None = None) -> None:
-        """The solver's convergence tolerance (m/s) and iteration bound from now on.
-
-        See ``PhysicsSettings.residual_velocity`` and ``solver_iterations``.
-        """
-        iterations = iterations or self.settings.solver_iterations
-        self._precision = (float(residual_velocity), int(iterations))
-        if self.settings.configure_engine:
-            pb.setPhysicsEngineParameter(solverResidualThreshold=(residual_velocity * self._scale) ** 2,
-                                         numSolverIterations=iterations, physicsClientId=self._cid)
-
     # --- stepping -------------------------------------------------------------------------------
 
     def step(self, n: int = 1) -> None:
@@ -435,6 +378,9 @@ class World(Readout):
         every = max(1, int(round(self.settings.watch_seconds / self.settings.dt)))
         turn = max(1, int(round(self.settings.probe_update / self.settings.dt)))
         for _ in range(n):
+            if self.all_asleep():
+                self.idle(1)  # nothing moves until something from outside wakes it: no step to take
+                continue
             if self.probe_turning and self.steps % turn == 0:
                 self.refresh_gravity()
             pb.stepSimulation(physicsClientId=self._cid)
@@ -444,6 +390,11 @@ class World(Readout):
                 self.watch()
             if self._sleep is not None and self.steps % turn == 0:
                 self._sleep.update()
+
+    def all_asleep(self) -> bool:
+        """Every movable piece sleeps (:mod:`sim.physics.sleep`): until a push, a new probe or a change,
+        nothing moves."""
+        return self._sleep is not None and self._sleep.all_asleep
 
     def idle(self, n: int = 1) -> None:
         """Advance the clock ``n`` steps without simulating: for a world whose movable pieces are all

@@ -8,27 +8,37 @@ from dataclasses import dataclass
 from functools import cache
 
 from sim.errors import UnknownKindError
-from sim.pieces import babylon, boards, generic, talo, tohuwabohu
+from sim.pieces import babylon, boards, custom, generic, talo, tohuwabohu
 from sim.pieces import dimensions as dim
 from sim.pieces.model import PieceShape
+from sim.pieces.talo import BLOCK, PAWN
 
 
 @dataclass(frozen=True)
 class Param:
-    """A kind's parameter.
+    """A kind's parameter; the scene schema (``sim.scene.schema``) checks every one from these fields.
 
     Attributes:
         name: the field name in scene files.
         description: what it means, for ``towerlab pieces``.
-        choices: the allowed values when they are few; empty for sizes (mm).
-        count: how many sizes a parameter without choices takes (3 for a box's ``[x, y, z]``);
-            the scene schema (``sim.scene.schema``) checks every parameter from these fields.
+        choices: the allowed values when they are few; empty for the other values.
+        count: how many sizes a ``size`` parameter takes (3 for a box's ``[x, y, z]``).
+        value: what a parameter without choices holds: ``size`` (mm, or ``count`` of them),
+            ``points`` (a list of ``[x, y, z]`` mm), ``file`` (a path, relative to the scene file),
+            ``number`` (within ``bounds``).
+        bounds: (least, greatest) of a ``number``.
+        required: whether a piece must give it; else ``default`` is what the builder takes.
+        default: the value of an optional parameter that is left out (not written back).
     """
 
     name: str
     description: str
     choices: tuple = ()
     count: int = 1
+    value: str = "size"
+    bounds: tuple = ()
+    required: bool = True
+    default: object = None
 
 
 @dataclass(frozen=True)
@@ -73,10 +83,10 @@ KINDS: dict[str, KindSpec] = {k.kind: k for k in [
              tohuwabohu.level),
     KindSpec("tohuwabohu.figure", "tohuwabohu", "figure, base 12, height 22",
              (Param("color", "figure colour", dim.TOHU_FIGURE_COLORS),), tohuwabohu.figure),
-    KindSpec("talo.block", "talo", "beech block 20 x 20 x 20n",
+    KindSpec(BLOCK, "talo", "beech block 20 x 20 x 20n",
              (Param("length", "length in grid fields", tuple(range(1, dim.TALO_MAX_LENGTH + 1))),),
              talo.block),
-    KindSpec("talo.pawn", "talo", "halma pawn, base 14, height 32",
+    KindSpec(PAWN, "talo", "halma pawn, base 14, height 32",
              (Param("color", "pawn colour", dim.TALO_PAWN_COLORS),), talo.pawn),
     KindSpec("babylon.tower", "babylon", "hollow tower 25 x 25 x 20, side opening and top slit",
              (), babylon.tower),
@@ -92,6 +102,20 @@ KINDS: dict[str, KindSpec] = {k.kind: k for k in [
     KindSpec("cylinder", "generic", "solid upright cylinder (density 0.7)",
              (Param("radius", "mm"), Param("height", "mm")), generic.cylinder,
              examples=({"radius": 10.0, "height": 40.0},)),
+    KindSpec("hull", "generic", "convex block: the convex hull of its vertices (density 0.7)",
+             (Param("vertices", "[[x, y, z], ...] mm, at least four not in one plane", value="points"),),
+             custom.hull, examples=({"vertices": ((0.0, 0.0, 0.0), (100.0, 0.0, 0.0), (0.0, 100.0, 0.0),
+                                                  (0.0, 0.0, 100.0))},)),
+    KindSpec("mesh", "generic", "block read from a closed mesh file: OBJ, STL, PLY or glTF (density 0.7)",
+             (Param("file", "the mesh file, relative to the scene file", value="file"),
+              Param("scale", "mm per unit of the file", value="number", bounds=(1e-6, 1e6), required=False,
+                    default=1.0),
+              Param("decomposition", "how a mesh not made of convex bodies becomes convex parts: none "
+                    "(refused), exact (cut along its reflex edges), coacd (approximate)",
+                    choices=custom.DECOMPOSITIONS, required=False, default="none"),
+              Param("threshold", "CoACD's concavity threshold (with decomposition coacd)", value="number",
+                    bounds=(0.01, 1.0), required=False, default=custom.COACD_THRESHOLD)),
+             custom.mesh),
 ]}
 
 

@@ -86,6 +86,8 @@ TOHU_AREA_BORDER = 6.0  # the printed border around Tohuwabohu's playing area
 # --- generic pieces (free scenes) --------------------------------------------
 BOX_DENSITY = 0.70
 BOX_FRICTION = 0.5
+MIN_SIZE = 1.0  # mm: the thinnest a generic piece may be (a box side, a radius, a hull's or mesh's width)
+MAX_SIZE = 10_000.0  # mm: the largest side of a generic piece, a tenth of the 100 m a position may reach
 
 # --- colours (sRGB-encoded display values 0..1, with alpha) --------------------
 COLORS = {

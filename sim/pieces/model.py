@@ -119,6 +119,10 @@ class PieceShape:
         color: RGBA 0..1 of its body.
         anchors: marked places rules refer to.
         decals: printed areas drawn on its faces.
+        solid: the closed mesh the parts were made from (m, piece frame), for a piece read from a mesh
+            file: its mass properties and volume come from it; None for the catalogue's pieces.
+        approximation: how the parts differ from ``solid`` (an approximate convex decomposition),
+            one sentence; None where the parts are the solid exactly.
     """
 
     kind: str
@@ -129,6 +133,8 @@ class PieceShape:
     color: tuple[float, float, float, float]
     anchors: tuple[Anchor, ...] = ()
     decals: tuple[Decal, ...] = ()
+    solid: trimesh.Trimesh | None = field(default=None, repr=False)
+    approximation: str | None = None
     _mass_props: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self):
@@ -162,7 +168,9 @@ class PieceShape:
 
     @cached_property
     def volume(self) -> float:
-        """Sum of the parts' volumes (m³)."""
+        """Volume (m³): the solid's where there is one, else the sum of the parts' volumes."""
+        if self.solid is not None:
+            return float(self.solid.volume)
         return float(sum(p.volume for p in self.parts))
 
     @property
@@ -189,8 +197,8 @@ class PieceShape:
 
     def _mass_properties(self):
         if not self._mass_props:
-            m, c, i = combine_mass_properties(
-                [p.hull for p in self.parts], self.material.density)
+            meshes = [self.solid] if self.solid is not None else [p.hull for p in self.parts]
+            m, c, i = combine_mass_properties(meshes, self.material.density)
             self._mass_props.update(mass=m, com=c, inertia=i)
         return self._mass_props["mass"], self._mass_props["com"], self._mass_props["inertia"]
 
@@ -223,7 +231,8 @@ def combine_mass_properties(meshes, density: float):
 
 
 def assemble(kind: str, variant: str, params: Mapping, parts_mm, material: Material, color,
-             anchors_mm=(), decals_mm=()) -> PieceShape:
+             anchors_mm=(), decals_mm=(), *, solid_mm: trimesh.Trimesh | None = None,
+             approximation: str | None = None) -> PieceShape:
     """Build a :class:`PieceShape` from geometry drawn in millimetres in any frame.
 
     Everything is converted to metres and shifted together so that the bounding
@@ -233,6 +242,9 @@ def assemble(kind: str, variant: str, params: Mapping, parts_mm, material: Mater
         parts_mm: ``(name, (k, 3) vertices)`` pairs.
         anchors_mm: :class:`Anchor` objects with positions and radii in mm.
         decals_mm: :class:`Decal` objects with polygons and z in mm.
+        solid_mm: the closed mesh the parts were made from (mm, same frame), which the mass
+            properties then come from (see :attr:`PieceShape.solid`).
+        approximation: how the parts differ from the solid (see :attr:`PieceShape.approximation`).
     """
     named = [(n, np.asarray(v, dtype=float) * MM) for n, v in parts_mm]
     allv = np.vstack([v for _, v in named])
@@ -246,4 +258,9 @@ def assemble(kind: str, variant: str, params: Mapping, parts_mm, material: Mater
         Decal(d.name, tuple(np.asarray(p, dtype=float) * MM - centre[:2] for p in d.polygons),
               d.z * MM - centre[2], d.color)
         for d in decals_mm)
-    return PieceShape(kind, variant, params, parts, material, tuple(color), anchors, decals)
+    solid = None
+    if solid_mm is not None:
+        import trimesh
+
+        solid = trimesh.Trimesh(np.asarray(solid_mm.vertices) * MM - centre, solid_mm.faces, process=False)
+    return PieceShape(kind, variant, params, parts, material, tuple(color), anchors, decals, solid, approximation)

@@ -150,6 +150,7 @@ class Renderer:
         self._post_card.set_shader(shader(shaders.RESOLVE_VERTEX, shaders.FXAA_FRAGMENT))
         self._shadow = DepthPass(self.backend, self.root, "shadow", shadow_map)
         self._occlusion = DepthPass(self.backend, self.root, "occlusion", OCCLUSION_MAP)
+        self._set_depth_passes(False)  # drawn only in draw(): a window's own frames must not pay for them
         light, bd = self.lighting, self.backdrop
         inputs = {
             "u_shadow_map": self._shadow.depth,

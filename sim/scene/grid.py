@@ -7,8 +7,9 @@ import numpy as np
 from sim.geometry.transforms import euler_to_quat
 from sim.pieces import Grid
 from sim.pieces import shape as catalogue_shape
+from sim.pieces.talo import BLOCK, PAWN
 
-SHORTHAND_KINDS = {"talo.block": True, "talo.pawn": False}
+SHORTHAND_KINDS = {BLOCK: True, PAWN: False}
 """The kinds that may be given on the grid (``cell``, ``layer``), and whether they also take an ``axis``."""
 
 _AXIS_ROT = {"x": (0.0, 0.0, 0.0), "y": (0.0, 0.0, 90.0), "z": (0.0, 90.0, 0.0)}
@@ -33,7 +34,7 @@ def grid_pose(kind: str, params, placement, grid: Grid):
     i, j = placement.cell
     bottom = placement.layer * grid.cell
     x0, y0 = grid.centre(i, j)
-    if kind == "talo.pawn":
+    if kind == PAWN:
         height = catalogue_shape(kind, **params).extent[2]
         return (float(x0), float(y0), float(bottom + height / 2)), (0.0, 0.0, 0.0, 1.0)
     n = params["length"]

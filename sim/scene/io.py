@@ -8,13 +8,14 @@ and Euler angles back as they were given, so a scene round-trips unchanged.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
 from pydantic import ValidationError
 
 from sim.atomic import write_text
-from sim.errors import SceneError, UnknownKindError
+from sim.errors import SceneError, ShapeError, UnknownKindError
 from sim.geometry.transforms import canonical_quat, euler_to_quat
 from sim.jsontext import dumps_one_per_line
 from sim.names import RESERVED_IDS
@@ -53,7 +54,7 @@ def load_scene(path, *, solid: bool = False) -> Scene:
             not one of solid pieces).
     """
     path = Path(path)
-    scene = from_dict(read_json(path), str(path))
+    scene = from_dict(read_json(path), str(path), base=path.parent)
     return refuse_overlaps(scene) if solid else scene
 
 
@@ -95,13 +96,20 @@ def parse_json(text: str, source: str = "<scene>"):
             from None
 
 
-def loads(text: str, source: str = "<scene>") -> Scene:
-    """Parse and validate a scene from JSON text; ``source`` names it in errors."""
-    return from_dict(parse_json(text, source), source)
+def loads(text: str, source: str = "<scene>", *, base=None) -> Scene:
+    """Parse and validate a scene from JSON text; ``source`` names it in errors, ``base`` as in :func:`from_dict`."""
+    return from_dict(parse_json(text, source), source, base=base)
 
 
-def from_dict(data, source: str = "<scene>") -> Scene:
-    """Validate a scene given as parsed JSON data."""
+def from_dict(data, source: str = "<scene>", *, base=None) -> Scene:
+    """Validate a scene given as parsed JSON data.
+
+    Args:
+        data: the parsed JSON.
+        source: names the scene in errors.
+        base: the folder that file names in it (a ``mesh`` piece's ``file``) are relative to:
+            the scene file's folder; the current one when None.
+    """
     if not isinstance(data, dict):
         raise SceneError(source, "", f"expected a JSON object, got {type(data).__name__}")
     pieces_raw = data.get("pieces")
@@ -118,7 +126,7 @@ def from_dict(data, source: str = "<scene>") -> Scene:
     pieces = []
     seen: dict[str, int] = {}
     for i, raw in enumerate(header.pieces):
-        piece = _piece(raw, f"pieces[{i}]", header.game, board_name, header.players, source)
+        piece = _piece(raw, f"pieces[{i}]", header.game, board_name, header.players, source, base)
         if piece.id in RESERVED_IDS:
             raise SceneError(source, where_id(i), f"{got(piece.id)} is reserved for the board and table; "
                                                   "choose another id")
@@ -130,7 +138,7 @@ def from_dict(data, source: str = "<scene>") -> Scene:
     return Scene(header.game, board_name, tuple(pieces), header.title, header.notes, header.players, source)
 
 
-def _piece(raw, where: str, game: str, board_name: str, players, source: str) -> Piece:
+def _piece(raw, where: str, game: str, board_name: str, players, source: str, base) -> Piece:
     if not isinstance(raw, dict):
         raise SceneError(source, where, f"expected a piece object, got {got(raw)}")
     kind = raw.get("kind")
@@ -146,7 +154,11 @@ def _piece(raw, where: str, game: str, board_name: str, players, source: str) ->
         m = schema.PIECE_MODELS[kind].model_validate(raw)
     except ValidationError as e:
         raise SceneError(source, *schema.first_error(e, where)) from None
-    params = {p.name: getattr(m, p.name) for p in spec.params}
+    given = m.model_fields_set
+    params = {p.name: getattr(m, p.name) for p in spec.params if p.required or p.name in given}
+    for p in spec.params:
+        if p.value == "file" and p.name in params:
+            params[p.name] = str(Path(os.path.abspath(Path(base or ".") / params[p.name])))
     if players is not None and m.owner is not None and m.owner not in players:
         raise SceneError(source, f"{where}.owner", f"expected one of the players {', '.join(players)}, "
                                                    f"got {got(m.owner)}")
@@ -175,9 +187,14 @@ def _piece(raw, where: str, game: str, board_name: str, players, source: str) ->
             quat = _unit_quat(m.quat)
         else:
             quat = (0.0, 0.0, 0.0, 1.0)
-    return Piece(
+    piece = Piece(
         id=m.id, kind=kind, params=params, pos=pos, quat=quat, owner=m.owner, fixed=m.fixed,
         friction=m.friction, density=None if m.density is None else m.density * G_CM3, grid=grid, rot=rot)
+    try:
+        piece.shape  # noqa: B018 - built now (cached), so that a piece's geometry is checked with the file
+    except ShapeError as e:
+        raise SceneError(source, f"{where}.{e.field}", e.reason) from None
+    return piece
 
 
 def _unit_quat(q) -> tuple[float, float, float, float]:
@@ -219,11 +236,29 @@ def _num(x: float) -> float | int:
     return int(r) if r == int(r) else r
 
 
-def piece_to_dict(p: Piece) -> dict:
-    """The file form of one piece."""
+def _value(v):
+    """A parameter's value for JSON: numbers as :func:`_num`, lists (of lists) of them too."""
+    if isinstance(v, tuple):
+        return [_value(x) for x in v]
+    return _num(v) if isinstance(v, float) else v
+
+
+def _file_name(path: str, base) -> str:
+    """A file's path as a scene file in ``base`` names it: relative to it (POSIX separators) when it can be."""
+    if base is None:
+        return path
+    try:
+        return Path(os.path.relpath(path, os.path.abspath(base))).as_posix()
+    except ValueError:  # another drive (Windows): only the absolute path names it
+        return path
+
+
+def piece_to_dict(p: Piece, base=None) -> dict:
+    """The file form of one piece; file names relative to ``base`` (the folder it is saved in), absolute if None."""
     d: dict = {"id": p.id, "kind": p.kind}
+    files = {q.name for q in KINDS[p.kind].params if q.value == "file"}
     for k, v in p.params.items():
-        d[k] = [_num(x) for x in v] if isinstance(v, tuple) else (_num(v) if isinstance(v, float) else v)
+        d[k] = _file_name(v, base) if k in files else _value(v)
     if p.grid is not None:
         d["cell"] = list(p.grid.cell)
         d["layer"] = p.grid.layer
@@ -246,23 +281,23 @@ def piece_to_dict(p: Piece) -> dict:
     return d
 
 
-def to_dict(scene: Scene) -> dict:
-    """The file form of a scene."""
+def to_dict(scene: Scene, base=None) -> dict:
+    """The file form of a scene; file names relative to the folder ``base`` (absolute when None)."""
     d: dict = {"format": schema.FORMAT, "game": scene.game, "board": scene.board}
     for k in ("title", "notes"):
         if getattr(scene, k) is not None:
             d[k] = getattr(scene, k)
     if scene.players is not None:
         d["players"] = list(scene.players)
-    d["pieces"] = [piece_to_dict(p) for p in scene.pieces]
+    d["pieces"] = [piece_to_dict(p, base) for p in scene.pieces]
     return d
 
 
-def dumps(scene: Scene) -> str:
-    """The scene as JSON text, one piece per line (diff-friendly)."""
-    return dumps_one_per_line(to_dict(scene), "pieces")
+def dumps(scene: Scene, base=None) -> str:
+    """The scene as JSON text, one piece per line (diff-friendly); file names as :func:`to_dict`."""
+    return dumps_one_per_line(to_dict(scene, base), "pieces")
 
 
 def save_scene(scene: Scene, path) -> Path:
-    """Write a scene file atomically; returns its path."""
-    return write_text(path, dumps(scene))
+    """Write a scene file atomically (file names relative to its folder); returns its path."""
+    return write_text(path, dumps(scene, Path(path).parent))

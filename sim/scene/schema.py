@@ -19,6 +19,7 @@ from pydantic_core import PydanticCustomError
 from sim.errors import printable
 from sim.pieces import KINDS, KindSpec
 from sim.pieces import dimensions as dim
+from sim.pieces.custom import MAX_HULL_POINTS
 from sim.scene.grid import SHORTHAND_KINDS
 
 FORMAT = "towerlab-scene/1"
@@ -27,13 +28,13 @@ MAX_COORD_MM = 100_000.0  # 100 m: anything further is a typo, not a scene
 MAX_GRID = 1000
 GAMES = ("tohuwabohu", "talo", "babylon", "free")
 
-MIN_SIZE_MM = 1.0
+MIN_SIZE_MM = dim.MIN_SIZE
 """The smallest side of a box and the smallest radius or height of a cylinder (mm).
 
 Five times the interpenetration the contact layer tolerates (``tol.overlap``, 0.2 mm) and
 twenty times its contact gap (``tol.coplanar``, 0.05 mm): a piece any thinner could sink
 into another unnoticed, and its opposite faces would touch the same neighbour."""
-MAX_SIZE_MM = 10_000.0
+MAX_SIZE_MM = dim.MAX_SIZE
 """The largest side, radius or height (mm): 10 m, a tenth of the 100 m a position may reach."""
 MIN_DENSITY = 0.001
 """The lowest density (g/cm³, = 1 kg/m³): the lightest aerogels; no solid one can build with is lighter."""
@@ -234,20 +235,42 @@ class GridAxis(_Strict):
     axis: V(one_of("x", "y", "z")) = None
 
 
+def point_list(v: Any):
+    """A hull's points: a list of at least four ``[x, y, z]`` (mm), each coordinate within 100 m."""
+    expected = f"a list of 4 to {MAX_HULL_POINTS} points [x, y, z] in mm"
+    if not isinstance(v, list) or not 4 <= len(v) <= MAX_HULL_POINTS:
+        _fail(expected, v)
+    point = vector(3, coordinate, "numbers [x, y, z] in mm")
+    return tuple(point(x) for x in v)
+
+
+def file_name(v: Any) -> str:
+    """A file's path (relative to the scene file, or absolute): a non-empty name of printable characters."""
+    if not isinstance(v, str) or not v.strip():
+        _fail("a file name", v)
+    return _printable(v, "a file name of printable characters")
+
+
 def _param_check(param):
     """The validator of a kind's parameter, from its catalogue entry."""
-    if not param.choices:
-        return size_mm if param.count == 1 else vector(param.count, size_mm, f"sizes {param.description}")
-    if all(isinstance(c, int) for c in param.choices):
-        return int_range(min(param.choices), max(param.choices))
-    return one_of(*param.choices)
+    if param.choices:
+        if all(isinstance(c, int) for c in param.choices):
+            return int_range(min(param.choices), max(param.choices))
+        return one_of(*param.choices)
+    if param.value == "points":
+        return point_list
+    if param.value == "file":
+        return file_name
+    if param.value == "number":
+        return bounded(*param.bounds, "a number")
+    return size_mm if param.count == 1 else vector(param.count, size_mm, f"sizes {param.description}")
 
 
 def _piece_model(spec: KindSpec) -> type[PieceCommon]:
     bases = (PieceCommon,)
     if spec.kind in SHORTHAND_KINDS:
         bases += (GridFields, GridAxis) if SHORTHAND_KINDS[spec.kind] else (GridFields,)
-    fields = {p.name: (V(_param_check(p)), ...) for p in spec.params}
+    fields = {p.name: (V(_param_check(p)), ... if p.required else p.default) for p in spec.params}
     name = "".join(w.capitalize() for w in spec.kind.replace(".", " ").split())
     return create_model(name, __base__=bases, __doc__=spec.summary, **fields)
 

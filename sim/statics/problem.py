@@ -81,6 +81,11 @@ class Problem:
         loose = ~held[np.maximum(eq.above, 0)] & (eq.above >= 0) | ~held[np.maximum(eq.below, 0)] & (eq.below >= 0)
         self._seed(np.flatnonzero(support | loose))
 
+    @property
+    def solves(self) -> int:
+        """LP solves so far."""
+        return self.lp.solves
+
     # --- generators ---------------------------------------------------------------------------
 
     def _seed(self, point: np.ndarray) -> None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from sim.statics.blocks import block_bounds
+from sim.statics.cone import problem_for
 from sim.statics.model import Equilibrium
 from sim.statics.planar import crossing_normals, directions, lowest_bound, support_along
 from sim.statics.problem import FIRST_DIRECTION_DEG, MARGIN_CAP_G, MAX_DIRECTIONS, Problem
@@ -92,7 +93,7 @@ def search(eq: Equilibrium, problem: Problem | None = None, best: float = math.i
     closed, theta, tip = _closed_form(eq, tilt)
     if closed is not None:
         return closed
-    problem = problem if problem is not None else Problem(eq, warm)
+    problem = problem if problem is not None else problem_for(eq, warm)
     problem.start_margin()
     found = Bounds(problem=problem)
     found.add(theta, *problem.support(theta))

@@ -38,8 +38,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from sim.contact import Interface, find_interfaces
+from sim.statics.cone import problem_for
 from sim.statics.model import equilibrium
-from sim.statics.problem import MARGIN_CAP_G, Problem
+from sim.statics.problem import MARGIN_CAP_G
 from sim.statics.search import search
 from sim.statics.tilt import TiltTest
 from sim.tol import tol
@@ -108,7 +109,7 @@ def analyze(scene, interfaces=None, *, margin: bool = True, warm: bool | None = 
     tests = [TiltTest(part) for part in parts]
     upright = [test.holds(np.zeros(2)) for test in tests]  # vertical forces alone hold it
     # a structure held by vertical forces needs its LP only for the margin: built then
-    problems = [None if up else Problem(part, warm, friction=True) for part, up in zip(parts, upright)]
+    problems = [None if up else problem_for(part, warm, friction=True) for part, up in zip(parts, upright)]
     unheld = sorted(int(g[i]) for g, p, t in zip(groups, problems, tests)
                     for i in ([] if p is None else p.unheld(t)))
     unheld = tuple(eq.bodies[i] for i in unheld)
@@ -131,7 +132,7 @@ def analyze(scene, interfaces=None, *, margin: bool = True, warm: bool | None = 
 
 def _solves(problems: list) -> int:
     """LP solves of the problems (each counted once; None for no LP)."""
-    return sum(p.lp.solves for p in {id(p): p for p in problems if p is not None}.values())
+    return sum(p.solves for p in {id(p): p for p in problems if p is not None}.values())
 
 
 def _weakest(parts: list, problems: list, tests: list[TiltTest], warm: bool | None):

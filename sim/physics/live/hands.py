@@ -147,7 +147,7 @@ def _rotvec(q: np.ndarray) -> np.ndarray:
     """The rotation vector (axis times angle, rad, the short way round) of a unit quaternion."""
     q = q if q[3] >= 0 else -q
     s = float(np.linalg.norm(q[:3]))
-    if s < 1e-12:
+    if s < 1e-12:  # below double precision's reach of arctan: the small-angle form is exact there
         return 2.0 * q[:3]
     return q[:3] * (2.0 * np.arctan2(s, q[3]) / s)
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from sim.physics.world import WorldState
+from sim.tol import tol
 
 SNAPSHOT_EVERY = 1.0
 """Simulated seconds between the history's own snapshots (a rewind replays at most this much)."""
@@ -105,7 +106,7 @@ class History:
         """Keep this frame's poses; take a snapshot once a second."""
         lw = self.live
         self.frames.append((lw.time, tuple(lw.ids), poses))
-        if lw.time - self._snapshots[-1].time >= SNAPSHOT_EVERY - 1e-9:
+        if lw.time - self._snapshots[-1].time >= SNAPSHOT_EVERY - tol.clock:
             self._snapshots.append(self.capture())
 
     def repeat(self) -> None:
@@ -116,7 +117,7 @@ class History:
             _, ids, poses = self.frames[-1]
             self.frames.append((lw.time, ids, poses))
         last = self._snapshots[-1]
-        if lw.time - last.time >= SNAPSHOT_EVERY - 1e-9:
+        if lw.time - last.time >= SNAPSHOT_EVERY - tol.clock:
             state = replace(last.state, time=lw.time, steps=lw.world.steps)
             self._snapshots.append(replace(last, state=state))
 
@@ -124,7 +125,7 @@ class History:
         """(ids, poses (n, 7)) of the last frame at or before ``t``, or None before the history begins."""
         best = None
         for time, ids, poses in self.frames:
-            if time > t + 1e-9:
+            if time > t + tol.clock:
                 break
             best = (ids, poses)
         return best
@@ -133,9 +134,9 @@ class History:
         """Go back to simulated time ``t``: restore the last snapshot at or before it and replay the actions
         made between, step by step (deterministic: the same rewind gives the same world)."""
         lw = self.live
-        earlier = [s for s in self._snapshots if s.time <= t + 1e-9] or [self._snapshots[0]]
+        earlier = [s for s in self._snapshots if s.time <= t + tol.clock] or [self._snapshots[0]]
         snap = earlier[-1]
-        replay = [a for a in lw.actions[snap.actions:] if a.time <= t + 1e-9]
+        replay = [a for a in lw.actions[snap.actions:] if a.time <= t + tol.clock]
         self.restore(snap)
         dt = lw.world.settings.dt
         for action in replay:

@@ -6,7 +6,8 @@ every piece except those carried or moving, at its current pose, feasibility
 only (the rigid-block equilibrium of ``sim.statics``, no margin search).
 Held pieces become static bodies (see ``World.set_static``): they cost
 nothing a step and never creep, however long; the others, and what rests on
-them, are simulated and fall.
+them, are simulated and fall. :class:`CertifiedRest` is the part of the live
+world that does it, and wakes held pieces that moving or carried ones touch.
 """
 
 from __future__ import annotations
@@ -15,10 +16,25 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim.geometry.transforms import box_corners, quat_to_matrix
+from sim.geometry.transforms import quat_to_matrix
 from sim.names import BOARD, GROUND
+from sim.physics.bodies import pb
 from sim.scene import Scene
 from sim.tol import tol
+
+TOUCH_SPEED = 0.02
+"""A free piece wakes the held pieces it touches when some point of it moves faster than this (m/s): ten
+times ``tol.rest_speed``, so that a woken piece settling into place does not wake the next, and that the
+next, through a whole tower; a falling or struck piece is far faster. A carried piece wakes what it
+touches at any speed (the hand pushes)."""
+
+SETTLE_SPEED = 0.02
+"""A free piece is asked about again once no point of it has moved faster than this (m/s) for
+``tol.rest_window``: a tall free pile that the solver keeps trembling at a few mm/s is held again where it
+stands, if the statics hold it there, instead of costing a whole solver run every step."""
+
+RECERTIFY_SECONDS = 0.1
+"""While pieces come to rest one after another, the statics are asked at most this often (s)."""
 
 
 @dataclass(frozen=True)
@@ -74,7 +90,7 @@ def _near(scene: Scene, changed: set) -> set:
     """The pieces whose bounding boxes (grown by the contact gap) meet those of the ``changed`` ones, and those."""
     boxes = []
     for p in scene.pieces:
-        corners = box_corners(p.shape.bounds) @ quat_to_matrix(p.quat).T + np.asarray(p.pos)
+        corners = p.shape.box_corners @ quat_to_matrix(p.quat).T + np.asarray(p.pos)
         boxes.append((corners.min(axis=0) - tol.coplanar, corners.max(axis=0) + tol.coplanar))
     lo, hi = np.array([b[0] for b in boxes]), np.array([b[1] for b in boxes])
     ids = scene.ids
@@ -111,3 +127,81 @@ def certify(scene: Scene, exclude, cache: InterfaceCache | None = None) -> Certi
     neighbours = {i: frozenset(j for j in graph.touching(i) if j not in GROUND) for i in judged.ids}
     below = {i: frozenset(graph.rests_on(i)) for i in judged.ids}
     return Certification(frozenset(movable) - unheld, unheld, neighbours, below, dict(statics.timings_ms))
+
+
+class CertifiedRest:
+    """The live world's certified rest (a part of :class:`~sim.physics.live.LiveWorld`): asking the
+    statics, holding and letting go, and waking what moving or carried pieces touch."""
+
+    def _rested(self, piece_id: str) -> bool:
+        since = self._rest_since.get(piece_id)
+        return since is not None and self.time - since >= tol.rest_window - tol.clock
+
+    def _certify(self, force: bool = False) -> None:
+        """Ask the statics which pieces are held; hold those, let the rest go (see :mod:`.rest`)."""
+        if self._shake is not None or (not force and self.time - self._last_certified < RECERTIFY_SECONDS):
+            return
+        self._last_certified = self.time
+        carried = set(self.carried())
+        unsettled = {i for i in self.free() if not self._rested(i)}
+        cert = certify(self.scene_now(), carried | unsettled, self._interfaces)
+        self.certification = cert
+        newly = sorted(cert.held - self.held)
+        lost = sorted(self.held & cert.unheld)
+        if newly:
+            self.world.set_static(newly, True)
+            self.held |= set(newly)
+            self._held_poses.update(zip(newly, self.world.poses(newly)))
+            contacts = None
+            fresh = [i for i in newly if i not in self.tracker.ids]
+            moved = [i for i in newly if i in self.tracker.began]
+            if fresh or moved:
+                contacts = self._contacts()
+            if fresh:
+                self.tracker.add(fresh, self._bounds(fresh), [self.pose(i) for i in fresh], contacts, self.time)
+            if moved:
+                self.tracker.rebase(moved, [self.pose(i) for i in moved], contacts, self.time)
+        if lost:
+            self.world.set_static(lost, False)
+        self.held -= set(lost)
+        for i in lost:
+            self._held_poses.pop(i, None)
+
+    def _wake(self, ids) -> None:
+        """Let held pieces go (something touches them, or their support changes)."""
+        ids = sorted(set(ids) & self.held)
+        if ids:
+            self.world.set_static(ids, False)
+            self.held -= set(ids)
+            for i in ids:
+                self._held_poses.pop(i, None)
+            for i in ids:
+                self._rest_since[i] = self.time
+
+    def _neighbours(self, piece_id: str) -> set[str]:
+        """What ``piece_id`` touched at the last certification (and what touches it now)."""
+        near = set(self.certification.neighbours.get(piece_id, ())) if self.certification else set()
+        near |= {j for j in self.world.contact_state().get(piece_id, (frozenset(), frozenset()))[0]
+                 if j in self.world.bodies}
+        return near
+
+    def _touches(self) -> None:
+        """Held pieces touched by a moving or carried piece wake, with their neighbours."""
+        if not self.held:
+            return
+        carried = set(self.carried())
+        movers = carried | set(self.moving(TOUCH_SPEED))
+        if not movers:
+            return
+        gap = tol.touch_gap * self.world.settings.length_scale
+        touched = set()
+        for i in movers:
+            uid = self.world.bodies[i].uid
+            for c in pb.getContactPoints(bodyA=uid, physicsClientId=self.world.client):
+                other = self.world.name_of(c[2])
+                if other in self.held and c[8] <= gap:
+                    touched.add(other)
+        if touched:
+            near = set().union(*(self._neighbours(i) for i in touched))
+            self._wake(touched | near)
+

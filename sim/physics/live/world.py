@@ -32,7 +32,7 @@ from sim.physics.bodies import GRAVITY, pb
 from sim.physics.live.hands import DEFAULT_STRENGTH, Hands
 from sim.physics.live.history import History, LiveSnapshot
 from sim.physics.live.records import Action, AdvanceReport, HandState, LiveEvent
-from sim.physics.live.rest import Certification, InterfaceCache, certify
+from sim.physics.live.rest import SETTLE_SPEED, Certification, CertifiedRest, InterfaceCache
 from sim.physics.readout import RayHit
 from sim.physics.settings import TUNED, PhysicsSettings
 from sim.physics.tracker import MotionThresholds, MotionTracker
@@ -43,21 +43,6 @@ from sim.tol import tol
 FRAME_HZ = 60.0
 """Frames per simulated second: events, history and the rest check are taken once a frame."""
 
-TOUCH_SPEED = 0.02
-"""A free piece wakes the held pieces it touches when some point of it moves faster than this (m/s): ten
-times ``tol.rest_speed``, so that a woken piece settling into place does not wake the next, and that the
-next, through a whole tower; a falling or struck piece is far faster. A carried piece wakes what it
-touches at any speed (the hand pushes)."""
-
-SETTLE_SPEED = 0.02
-"""A free piece is asked about again once no point of it has moved faster than this (m/s) for
-``tol.rest_window``: a tall free pile that the solver keeps trembling at a few mm/s is held again where it
-stands, if the statics hold it there, instead of costing a whole solver run every step."""
-
-RECERTIFY_SECONDS = 0.1
-"""While pieces come to rest one after another, the statics are asked at most this often (s)."""
-
-
 def live_settings(settings: PhysicsSettings | None = None) -> PhysicsSettings:
     """The live world's settings: the tuned ones without the verdict's probe or the world's own sleeping
     (certified rest replaces it), and a solver that stops at 0.1 mm/s with at most 1000 iterations a step
@@ -67,7 +52,7 @@ def live_settings(settings: PhysicsSettings | None = None) -> PhysicsSettings:
                                                                                               1000))
 
 
-class LiveWorld:
+class LiveWorld(CertifiedRest):
     """A world that runs while it is changed; see the module docstring.
 
     Args:
@@ -174,7 +159,7 @@ class LiveWorld:
         world = rot.apply(corners) + pose[:3]
         bottom = world[:, 2].min()
         starts = np.vstack([world, world.mean(axis=0)])
-        starts[:, 2] = bottom - 1e-6
+        starts[:, 2] = bottom - tol.touch_gap  # just under it: the piece itself is not hit
         ends = starts.copy()
         ends[:, 2] = -10.0
         scale = self.world.settings.length_scale
@@ -400,80 +385,6 @@ class LiveWorld:
                 self._rest_since.setdefault(i, self.time)
         if self._shake is None and any(self._rested(i) for i in self.free()):
             self._certify()
-
-    def _rested(self, piece_id: str) -> bool:
-        since = self._rest_since.get(piece_id)
-        return since is not None and self.time - since >= tol.rest_window - tol.clock
-
-    # --- certified rest --------------------------------------------------------------------------
-
-    def _certify(self, force: bool = False) -> None:
-        """Ask the statics which pieces are held; hold those, let the rest go (see :mod:`.rest`)."""
-        if self._shake is not None or (not force and self.time - self._last_certified < RECERTIFY_SECONDS):
-            return
-        self._last_certified = self.time
-        carried = set(self.carried())
-        unsettled = {i for i in self.free() if not self._rested(i)}
-        cert = certify(self.scene_now(), carried | unsettled, self._interfaces)
-        self.certification = cert
-        newly = sorted(cert.held - self.held)
-        lost = sorted(self.held & cert.unheld)
-        if newly:
-            self.world.set_static(newly, True)
-            self.held |= set(newly)
-            self._held_poses.update(zip(newly, self.world.poses(newly)))
-            contacts = None
-            fresh = [i for i in newly if i not in self.tracker.ids]
-            moved = [i for i in newly if i in self.tracker.began]
-            if fresh or moved:
-                contacts = self._contacts()
-            if fresh:
-                self.tracker.add(fresh, self._bounds(fresh), [self.pose(i) for i in fresh], contacts, self.time)
-            if moved:
-                self.tracker.rebase(moved, [self.pose(i) for i in moved], contacts, self.time)
-        if lost:
-            self.world.set_static(lost, False)
-        self.held -= set(lost)
-        for i in lost:
-            self._held_poses.pop(i, None)
-
-    def _wake(self, ids) -> None:
-        """Let held pieces go (something touches them, or their support changes)."""
-        ids = sorted(set(ids) & self.held)
-        if ids:
-            self.world.set_static(ids, False)
-            self.held -= set(ids)
-            for i in ids:
-                self._held_poses.pop(i, None)
-            for i in ids:
-                self._rest_since[i] = self.time
-
-    def _neighbours(self, piece_id: str) -> set[str]:
-        """What ``piece_id`` touched at the last certification (and what touches it now)."""
-        near = set(self.certification.neighbours.get(piece_id, ())) if self.certification else set()
-        near |= {j for j in self.world.contact_state().get(piece_id, (frozenset(), frozenset()))[0]
-                 if j in self.world.bodies}
-        return near
-
-    def _touches(self) -> None:
-        """Held pieces touched by a moving or carried piece wake, with their neighbours."""
-        if not self.held:
-            return
-        carried = set(self.carried())
-        movers = carried | set(self.moving(TOUCH_SPEED))
-        if not movers:
-            return
-        gap = tol.touch_gap * self.world.settings.length_scale
-        touched = set()
-        for i in movers:
-            uid = self.world.bodies[i].uid
-            for c in pb.getContactPoints(bodyA=uid, physicsClientId=self.world.client):
-                other = self.world.name_of(c[2])
-                if other in self.held and c[8] <= gap:
-                    touched.add(other)
-        if touched:
-            near = set().union(*(self._neighbours(i) for i in touched))
-            self._wake(touched | near)
 
     # --- helpers ---------------------------------------------------------------------------------
 

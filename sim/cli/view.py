@@ -1,0 +1,138 @@
+"""``towerlab view``: build in 3D on the desktop, with live physics and a live stability verdict."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from sim.cli.common import writable_output
+from sim.errors import TowerlabError
+
+GAMES = ("tohuwabohu", "talo", "babylon", "free")
+
+
+class ViewArgumentError(TowerlabError):
+    """A view option that cannot be used."""
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(view)
+
+
+def view(
+    scene: Annotated[Path | None, typer.Argument(help="A scene file; without one, the game's board and "
+                                                      "supply.")] = None,
+    game: Annotated[str | None, typer.Option("--game", help="tohuwabohu, talo, babylon or free (without a scene; "
+                                                           "default talo).")] = None,
+    players: Annotated[str | None, typer.Option("--players", help="Babylon's players, e.g. red,blue,green.")] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Shuffle of Tohuwabohu's pieces around the area.")] = 0,
+    actions: Annotated[Path | None, typer.Option("--actions", help="Run these actions (a JSON list) through the "
+                                                                   "viewer's controller.")] = None,
+    screenshot: Annotated[Path | None, typer.Option("--screenshot", help="Save a full-quality picture (.png/.jpg) "
+                                                                         "once the actions are done.")] = None,
+    exit_after: Annotated[bool, typer.Option("--exit", help="Close once the actions and the screenshot are done."
+                                             )] = False,
+    size: Annotated[str, typer.Option("--size", help="Window size WIDTHxHEIGHT.")] = "1280x800",
+    offscreen: Annotated[bool, typer.Option("--offscreen", help="No window: run the actions and take the "
+                                                                "screenshot offscreen (the default without a "
+                                                                "display).")] = False,
+    recovery: Annotated[Path | None, typer.Option("--recovery", help="The autosave file (default "
+                                                                     "~/.local/state/towerlab/recovery.json).")] = None,
+    no_recovery: Annotated[bool, typer.Option("--no-recovery", help="No autosave.")] = False,
+) -> None:
+    """Open the desktop viewer: pick pieces up, carry them, set them down, see what stands and how close it is to
+    falling; undo, save, step back in time. F1 in the window lists every control (docs/viewer.md)."""
+    from sim.cli.render import parse_size
+    from sim.scene import load_scene
+    from sim.viewer.actions import load_actions
+    from sim.viewer.setup import setup
+
+    w, h = parse_size(size)
+    if scene is not None:
+        loaded = load_scene(scene)  # a scene that does not load opens nothing: one line, exit 2
+        if game is not None and game != loaded.game:
+            raise ViewArgumentError(f"--game {game}: {scene} is a {loaded.game} scene")
+        supply, source = (), str(scene)
+    else:
+        if game is not None and game not in GAMES:
+            raise ViewArgumentError(f"--game: expected one of {', '.join(GAMES)}, got {game!r}")
+        names = tuple(p.strip() for p in players.split(",") if p.strip()) if players else None
+        loaded = setup(game or "talo", names, seed)
+        supply, source = tuple(p.id for p in loaded.pieces), None
+    script = load_actions(actions) if actions is not None else None
+    if script is not None:
+        from sim.viewer.script import check_pieces
+
+        check_pieces(script, loaded)
+    if screenshot is not None:
+        writable_output(screenshot, "--screenshot")
+        if screenshot.suffix.lower() not in (".png", ".jpg", ".jpeg"):
+            raise ViewArgumentError(f"--screenshot {screenshot}: expected a .png, .jpg or .jpeg file name")
+    headless = offscreen or not os.environ.get("DISPLAY")
+    if headless and script is None and screenshot is None and not exit_after:
+        raise ViewArgumentError("no display ($DISPLAY is not set) to open the viewer on; give --actions or "
+                                "--screenshot to run offscreen")
+    scripted = script is not None or screenshot is not None or exit_after
+    saver = None
+    if not no_recovery and (recovery is not None or not scripted):
+        from sim.viewer.recovery import Recovery
+
+        saver = Recovery(recovery)
+    if headless:
+        _offscreen(loaded, source, supply, script or [], screenshot, saver, (w, h))
+    else:
+        _window(loaded, source, supply, script, screenshot, exit_after, saver, (w, h))
+
+
+def _offscreen(scene, source, supply, script, screenshot, saver, size) -> None:
+    from sim.viewer.controller import Controller, Request
+    from sim.viewer.script import ScriptRunner, offscreen_shooter
+
+    controller = Controller(scene, source=source, threaded=False, recovery=saver, size=size, supply=supply)
+    try:
+        shoot = offscreen_shooter(controller)
+        ScriptRunner(controller, script, shoot).run()
+        if screenshot is not None:
+            shoot(Request("screenshot", {"path": str(screenshot), "size": None}))
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
+    finally:
+        controller.close()
+
+
+def _window(scene, source, supply, script, screenshot, exit_after, saver, size) -> None:
+    from sim.viewer.controller import Controller
+    from sim.viewer.window import ViewerWindow
+
+    scripted = script is not None
+    controller = Controller(scene, source=source, threaded=not scripted, recovery=saver, size=size, supply=supply)
+    offer = saver.pending() if saver is not None and not scripted else None
+    runner = None
+    if scripted:
+        from sim.viewer.script import ScriptRunner
+
+        runner = ScriptRunner(controller, script, lambda request: None)
+    title = f"towerlab view: {source or scene.title or scene.game}"
+    try:
+        window = ViewerWindow(controller, title, runner, None if screenshot is None else str(screenshot), exit_after,
+                              offer)
+    except Exception as e:
+        controller.close()
+        if "open window" not in str(e):  # ShowBase's "Could not open window.": one line; anything else is a bug
+            raise
+        raise ViewArgumentError(f"could not open a window on {os.environ.get('DISPLAY')}: {e}") from None
+    if runner is not None:
+        runner.shoot = window.shoot
+    try:
+        window.run()
+    except KeyboardInterrupt:
+        window.exit_code = 130
+    finally:
+        window.close()
+    if window.error:
+        raise ViewArgumentError(window.error)
+    if window.exit_code:
+        raise typer.Exit(window.exit_code)

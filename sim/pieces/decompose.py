@@ -1,0 +1,150 @@
+"""Closed meshes as convex parts: convex bodies as they are, others cut exactly or decomposed approximately.
+
+A piece is a set of convex parts (contacts, statics and the physics all work
+on them), so a mesh file becomes one of three things:
+
+* **convex bodies**: each connected body of the mesh whose edges all fold
+  outwards (to ``tol.convex``) is one part, exactly;
+* **exact cuts** (``decomposition: "exact"``): a body with reflex edges is cut
+  in two by the plane of a face at a reflex edge, the plane through most other
+  reflex edges first, until every piece is convex. A plane through a reflex
+  edge leaves it convex on both sides and makes no new reflex edge, so this
+  ends after at most as many cuts as the body has reflex edges, and the parts
+  are the body (to the tenth of ``tol.convex`` each cut is laid off its face,
+  so that the faces lying in the cut plane stay whole on their own side);
+* **CoACD** (``decomposition: "coacd"``, PyPI ``coacd``, optional): an
+  approximate convex decomposition within a concavity ``threshold``, for
+  curved or scanned shapes whose exact cuts would be too many.
+
+Pure: numpy, trimesh and manifold3d (for the cuts).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import trimesh
+
+from sim.errors import ShapeError
+from sim.tol import tol
+
+MAX_PARTS = 512
+"""The most convex parts one piece may have (the contact finder pairs them; more is a typo or a scan)."""
+
+
+def reflex_edges(mesh: trimesh.Trimesh, fold: float) -> np.ndarray:
+    """Which of a closed mesh's face adjacencies fold inwards (a reflex edge).
+
+    Args:
+        mesh: closed, consistently wound outwards.
+        fold: how far (mesh units) each face's far corner must lie above the other face's plane.
+
+    Returns:
+        (a,) bool over ``mesh.face_adjacency``. Both ways are asked, so that a step lower than
+        ``fold`` (a cut's offset) is flat however long its faces are.
+    """
+    adj, far = mesh.face_adjacency, mesh.face_adjacency_unshared
+    if len(adj) == 0:
+        return np.zeros(0, dtype=bool)
+    normals, corner = mesh.face_normals, mesh.vertices[mesh.faces[:, 0]]
+    up01 = np.einsum("ij,ij->i", mesh.vertices[far[:, 1]] - corner[adj[:, 0]], normals[adj[:, 0]])
+    up10 = np.einsum("ij,ij->i", mesh.vertices[far[:, 0]] - corner[adj[:, 1]], normals[adj[:, 1]])
+    return np.minimum(up01, up10) > fold
+
+
+def is_convex(body: trimesh.Trimesh, fold: float) -> bool:
+    """Whether a closed connected body is convex: no edge folds inwards by more than ``fold``.
+
+    A closed connected surface that is convex at every edge bounds a convex solid (Tietze's
+    theorem); its volume must then also be its hull's, which is checked as a guard.
+    """
+    if reflex_edges(body, fold).any():
+        return False
+    hull = trimesh.convex.convex_hull(body.vertices)
+    return bool(hull.volume - body.volume <= tol.volume_rel * body.volume + fold * hull.area)
+
+
+def convex_bodies(mesh: trimesh.Trimesh, fold: float) -> tuple[list[trimesh.Trimesh], list[trimesh.Trimesh]]:
+    """The mesh's connected bodies, split into the convex ones and the others.
+
+    Args:
+        mesh: closed, consistently wound outwards (every body of positive volume).
+        fold: see :func:`is_convex`.
+    """
+    bodies = mesh.split(only_watertight=False) if mesh.body_count > 1 else [mesh]
+    convex, other = [], []
+    for body in bodies:
+        (convex if is_convex(body, fold) else other).append(body)
+    return convex, other
+
+
+def exact_parts(body: trimesh.Trimesh, fold: float, most: int = MAX_PARTS) -> list[np.ndarray]:
+    """A closed body cut along the planes of its reflex edges into convex parts, exactly.
+
+    Args:
+        body: closed, consistently wound outwards.
+        fold: see :func:`is_convex`; each cut lies ``fold / 10`` off its face.
+        most: the most parts to make.
+
+    Returns:
+        Each part's vertices (k, 3), mesh units.
+
+    Raises:
+        ShapeError: (``decomposition``) more than ``most`` parts would be needed.
+    """
+    import manifold3d
+
+    solid = manifold3d.Manifold(manifold3d.Mesh64(np.ascontiguousarray(body.vertices, dtype=float),
+                                                  np.ascontiguousarray(body.faces, dtype=np.uint64)))
+    todo, parts = [solid], []
+    while todo:
+        for piece in todo.pop().decompose():
+            out = piece.to_mesh64()
+            mesh = trimesh.Trimesh(np.asarray(out.vert_properties)[:, :3], np.asarray(out.tri_verts, dtype=np.int64),
+                                   process=False)
+            reflex = reflex_edges(mesh, fold)
+            if not reflex.any():
+                parts.append(np.asarray(mesh.vertices))
+                continue
+            todo.extend(_cut(piece, mesh, reflex, fold))
+            if len(parts) + len(todo) > most:
+                raise ShapeError("decomposition", f"cutting it into convex parts exactly takes more than {most}; "
+                                                  "use decomposition \"coacd\" (approximate)")
+    return parts
+
+
+def _cut(piece, mesh: trimesh.Trimesh, reflex: np.ndarray, fold: float):
+    """The two halves of ``piece`` cut by the plane of a face at a reflex edge: the plane holding most
+    reflex edges (then the largest face), laid ``fold / 10`` outside its face."""
+    faces = np.unique(mesh.face_adjacency[reflex].ravel())
+    normals = mesh.face_normals[faces]
+    offsets = np.einsum("ij,ij->i", normals, mesh.vertices[mesh.faces[faces, 0]])
+    ends = mesh.vertices[mesh.face_adjacency_edges[reflex]]  # (r, 2, 3)
+    off_plane = np.abs(np.einsum("rkj,cj->crk", ends, normals) - offsets[:, None, None]).max(axis=2)
+    score = (off_plane <= fold).sum(axis=1) + mesh.area_faces[faces] / mesh.area  # count first, area breaks ties
+    for c in np.argsort(-score, kind="stable"):
+        above, below = piece.split_by_plane(normals[c].tolist(), float(offsets[c]) + fold / 10.0)
+        if not above.is_empty() and not below.is_empty():
+            return [above, below]
+    raise ShapeError("decomposition", "no plane of a reflex edge cuts it: the mesh is not a clean solid")
+
+
+def coacd_parts(body: trimesh.Trimesh, threshold: float, most: int = MAX_PARTS) -> list[np.ndarray]:
+    """An approximate convex decomposition by CoACD (deterministic: seed 0).
+
+    Args:
+        body: a closed body.
+        threshold: CoACD's concavity threshold (0.01 .. 1; lower is finer, more parts).
+        most: the most parts to make.
+
+    Raises:
+        ShapeError: (``decomposition``) the optional ``coacd`` package is not installed.
+    """
+    try:
+        import coacd
+    except ImportError:
+        raise ShapeError("decomposition", "\"coacd\" needs the optional package coacd "
+                                          "(pip install coacd, or towerlab[meshes])") from None
+    coacd.set_log_level("error")
+    hulls = coacd.run_coacd(coacd.Mesh(np.asarray(body.vertices, dtype=float), np.asarray(body.faces, dtype=np.int32)),
+                            threshold=threshold, max_convex_hull=most, seed=0)
+    return [np.asarray(v, dtype=float) for v, _ in hulls]

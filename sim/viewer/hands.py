@@ -1,0 +1,167 @@
+"""What each hand does with its piece, frame by frame: carried above what lies under it, snapped,
+turned, set down gently; and the ghost showing where it would land.
+
+Pure apart from the ray function it is given (the live world's ray test).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from sim.viewer.carry import CLEARANCE, RAY_TOP, SET_DOWN_GAP, footprint, inside, support_height
+from sim.viewer.snapping import snap
+
+PATH_STEP = 0.008
+"""Along the way to its target a carried piece looks every this far (m) for what it must clear: less
+than the smallest piece (a 12 mm figure)."""
+MAX_PATH_POINTS = 48
+TRAVEL = 3e-3
+"""A piece farther than this (m) from where it goes travels at its carrying height before it comes down."""
+PRESS = 1e-3
+"""A piece being set down is pressed this far (m) below its resting place, so that it lands on its
+support rather than being let go above it."""
+TOUCHING = 6e-4
+"""A piece being set down within this (m) above its resting place touches its support."""
+SET_DOWN_TIME = 1.5
+"""Simulated seconds a hand keeps lowering a piece that cannot reach its place (blocked) before it lets go."""
+ARRIVED = 1.5e-3
+"""A piece within this (m) of its place is there."""
+MAX_LIFT = 0.5
+
+
+@dataclass
+class HandState:
+    """What a hand holds and how it is asked to hold it.
+
+    Attributes:
+        piece: the piece it holds.
+        xy: (2,) where it is carried (before snapping), m.
+        quat: (4,) the orientation wanted.
+        lift: extra height (m) over the automatic one (negative brings it down to its landing).
+        height: an explicit height (m) of the piece's bottom, or None for the automatic one.
+        free: placed freely (no snapping).
+        lowering: simulated time the set-down began, or None while carrying.
+        start: (7,) where it was picked up (cancel puts it back).
+        carry: which carry it is (for the undo stack).
+        way: (destination, height) of the highest surface on the way there, looked up once.
+        travel: the height (m) of its bottom while it travels (never lowered on the way), or None.
+    """
+
+    piece: str
+    xy: np.ndarray
+    quat: np.ndarray
+    start: np.ndarray
+    carry: int
+    lift: float = 0.0
+    height: float | None = None
+    free: bool = False
+    lowering: float | None = None
+    way: tuple | None = None
+    travel: float | None = None
+
+
+@dataclass(frozen=True)
+class Carry:
+    """A hand's plan for this frame.
+
+    Attributes:
+        hand, piece: who carries what.
+        target: (7,) the pose the hand pulls the piece to.
+        ghost: (7,) where it would land if set down now: resting exactly on its support.
+        outline: (4, 3) its footprint on the surface under it (m, world).
+        under: what it would land on (piece ids, ``board``, ``table``).
+        snapped: what it snapped to, or None.
+    """
+
+    hand: str
+    piece: str
+    target: np.ndarray
+    ghost: np.ndarray
+    outline: np.ndarray
+    under: tuple[str, ...] = ()
+    snapped: str | None = None
+    pose: np.ndarray = field(default_factory=lambda: np.zeros(7))
+
+
+def plan(scene, hand: str, state: HandState, pose, ray: Callable, skip, floor: float, revision: int = 0) -> Carry:
+    """Where a hand takes its piece this frame.
+
+    Args:
+        scene: the scene now (pieces at their poses; its game says where to snap).
+        hand: the hand's name.
+        state: what it is asked to do.
+        pose: (7,) the piece's pose now.
+        ray: the live world's ray test.
+        skip: the carried pieces (no support for anything).
+        floor: the height (m) of the table when a ray meets nothing.
+        revision: the live world's change counter: what lies on the way is looked up again after a change.
+    """
+    piece = scene.piece(state.piece)
+    placed = snap(scene, piece, state.xy, state.quat, skip) if not state.free else None
+    xy = placed.xy if placed is not None else np.asarray(state.xy, dtype=float)
+    quat = placed.quat if placed is not None else np.asarray(state.quat, dtype=float)
+    fp = footprint(piece.shape.vertices, quat)
+    now = footprint(piece.shape.vertices, pose[3:])
+    # rays under the piece start inside it, at its centre's height: what it carries lies above that,
+    # what carries it below; rays elsewhere start high up
+    below = inside(fp.samples + xy, now.outline + np.asarray(pose[:2]))
+    tops = np.where(below, float(pose[2]), RAY_TOP)
+    surface, under = support_height(ray, xy, fp.samples, skip, floor, tops)
+    rest_z = surface - fp.bottom
+    ghost = np.concatenate([xy, [rest_z], quat])
+    # on the way it clears whatever lies between here and there: a hand lifts, travels, then comes down
+    here = np.asarray(pose[:2], dtype=float)
+    low = float(pose[2] + now.bottom)
+    # what lies on the way, looked up once per destination (the piece comes nearer along the same way)
+    key = (tuple(np.round(xy, 5)), tuple(np.round(quat, 4)), revision)
+    if state.way is None or state.way[0] != key:
+        state.way = (key, _path_height(ray, here, xy, fp, now.outline + here, float(pose[2]), skip, floor))
+    way = max(state.way[1], surface)
+    travel = way + CLEARANCE + float(np.clip(state.lift, -CLEARANCE + SET_DOWN_GAP, MAX_LIFT))
+    if state.lowering is not None:
+        arrive = surface - PRESS  # pressed onto its support, so that it lands rather than drops
+    elif state.height is not None:
+        arrive = max(state.height, surface)
+    else:
+        arrive = travel
+    at, bottom = xy, arrive
+    if np.linalg.norm(xy - here) > TRAVEL:
+        # travelling: never lower (over a gap in a city it keeps its height), up first when too low
+        bottom = max(travel, arrive, state.travel if state.travel is not None else -np.inf)
+        state.travel = bottom
+        if low < way + CLEARANCE / 2:
+            at = here
+    else:
+        state.travel = None
+    target = np.concatenate([at, [bottom - fp.bottom], quat])
+    outline = np.column_stack([fp.outline + xy, np.full(4, surface)])
+    return Carry(hand, state.piece, target, ghost, outline, tuple(under), placed.label if placed else None,
+                 np.asarray(pose, dtype=float))
+
+
+def _path_height(ray, here: np.ndarray, there: np.ndarray, fp, outline: np.ndarray, middle: float, skip,
+                 floor: float) -> float:
+    """The highest surface under the corners and centre of a footprint moved from ``here`` to ``there``
+    (the far end's own footprint the caller looks at fully). Rays under the piece's own ``outline``
+    (4, 2) now start inside it, at ``middle`` height: what rides on it is not in its way."""
+    length = float(np.linalg.norm(there - here))
+    if length < 3e-3:
+        return floor
+    n = int(min(MAX_PATH_POINTS, np.ceil(length / PATH_STEP)))
+    pts = fp.samples  # the whole footprint: a 20 mm cube beside the line of a 60 mm block's centre is in its way
+    best = floor
+    for t in np.linspace(0.0, 1.0, n + 1)[1:-1] if n > 1 else [0.5]:
+        xy = here + (there - here) * t
+        tops = np.where(inside(pts + xy, outline), middle, RAY_TOP)
+        h, _ = support_height(ray, xy, pts, skip, floor, tops)
+        best = max(best, h)
+    return best
+
+
+def arrived(carry: Carry, pose) -> bool:
+    """Whether a piece being set down sits on its support at its landing place."""
+    p = np.asarray(pose[:3], dtype=float)
+    return bool(np.linalg.norm(p[:2] - carry.ghost[:2]) < ARRIVED and p[2] - carry.ghost[2] < TOUCHING)

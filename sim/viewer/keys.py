@@ -1,0 +1,94 @@
+"""Every control of the viewer window, as data: the window binds them, the help overlay (F1) and
+docs/viewer.md list them, and a test checks that the two agree.
+
+Each control maps Panda3D event names to one of the window's small named methods.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Control:
+    """One control.
+
+    Attributes:
+        keys: how it is shown in the help (``Ctrl+Z``).
+        events: the Panda3D events that trigger it (``control-z``); empty for mouse gestures
+            the window follows itself (dragging, hovering).
+        method: the window's method it calls, or None for those gestures.
+        help: what it does.
+        group: its heading in the help.
+    """
+
+    keys: str
+    events: tuple[str, ...]
+    method: str | None
+    help: str
+    group: str
+
+
+def _c(keys, events, method, help, group):
+    return Control(keys, tuple(events), method, help, group)
+
+
+CONTROLS: tuple[Control, ...] = (
+    _c("Left click", (), None, "pick up the piece under the cursor / set down the one in hand", "Hands"),
+    _c("Move the mouse", (), None, "carry the piece in hand (it rises over what is below, snaps)", "Hands"),
+    _c("Ctrl (held)", (), None, "place freely: no snapping to grid, tops, spots or points", "Hands"),
+    _c("R / Shift+R", ("r", "shift-r"), None, "turn the piece in hand 90° anticlockwise / clockwise", "Hands"),
+    _c("[ / ]", ("[", "]"), None, "turn the piece in hand by 5° (fine rotation)", "Hands"),
+    _c("T", ("t",), "tip", "tip the piece in hand over: lying flat / standing on end", "Hands"),
+    _c("Page Up / Page Down", ("page_up", "page_down"), None, "lift / lower the piece in hand by 10 mm", "Hands"),
+    _c("Esc", ("escape",), "escape", "put the piece in hand back (or close a panel)", "Hands"),
+    _c("H", ("h",), "switch_hand", "switch hands (Tohuwabohu: two hands, one piece each)", "Hands"),
+    _c("Shift+click", ("shift-mouse1",), "poke", "poke the piece under the cursor (a push away from you)", "Hands"),
+    _c("N", ("n",), "add_like_hovered", "take a piece like the one under the cursor (from the supply)",
+       "Pieces"),
+    _c("Delete", ("delete",), "remove_hovered", "take the piece under the cursor off the table", "Pieces"),
+    _c("Ctrl+Z", ("control-z",), "undo", "undo (unlimited)", "Pieces"),
+    _c("Ctrl+Y / Ctrl+Shift+Z", ("control-y", "shift-control-z", "control-shift-z"), "redo", "redo", "Pieces"),
+    _c("Space", ("space",), "toggle_pause", "pause / resume the physics", "Time"),
+    _c(". (period)", ("period",), "step", "one step of 1/60 s (pauses)", "Time"),
+    _c(", (comma) / Shift+,", ("comma", "shift-comma"), None, "step back 0.1 s / 1 s (through the last 15 s)",
+       "Time"),
+    _c("- / =", ("-", "="), None, "slower / faster: 1, 1/2, 1/4, 1/8 of real time", "Time"),
+    _c("Backspace", ("backspace",), "reset", "back to the start (undoable)", "Time"),
+    _c("Left drag", (), None, "orbit the camera (drag, from anywhere)",
+       "Camera"),
+    _c("Right drag / Middle drag", (), None, "pan / orbit", "Camera"),
+    _c("Wheel", ("wheel_up", "wheel_down"), None, "zoom to the point under the cursor", "Camera"),
+    _c("1 2 3 4", ("1", "2", "3", "4"), None, "views: iso, front, side, top", "Camera"),
+    _c("F", ("f",), "frame_all", "frame every piece", "Camera"),
+    _c("Home", ("home",), "camera_reset", "the opening view", "Camera"),
+    _c("Ctrl+S", ("control-s",), "save", "save the scene (its file, else towerlab-scene.json)", "Files"),
+    _c("Ctrl+Shift+S", ("shift-control-s", "control-shift-s"), "save_as", "save the scene as ... (type a path)",
+       "Files"),
+    _c("Ctrl+O", ("control-o",), "open", "open a scene file (type a path)", "Files"),
+    _c("F12 / P", ("f12", "p"), "screenshot", "full-quality screenshot (towerlab-shot-<time>.png)", "Files"),
+    _c("F1", ("f1",), "toggle_help", "this help", "Show"),
+    _c("F2", ("f2",), "toggle_contacts", "contact points and forces that hold the structure", "Show"),
+    _c("F3", ("f3",), "toggle_centres", "centres of mass", "Show"),
+    _c("F4", ("f4",), "toggle_stability", "the stability panel and the weakest direction", "Show"),
+    _c("Ctrl+Q", ("control-q",), "quit", "quit (the session is autosaved)", "Show"),
+)
+"""Every control, in the order the help lists them."""
+
+
+def help_text(columns: int = 2) -> list[tuple[str, str]]:
+    """The help overlay's text: per column, the keys' lines and the descriptions' lines (groups whole,
+    a heading line each, the two texts line for line)."""
+    groups: dict[str, list[Control]] = {}
+    for c in CONTROLS:
+        groups.setdefault(c.group, []).append(c)
+    names = list(groups)
+    per = -(-len(names) // columns)
+    out = []
+    for i in range(0, len(names), per):
+        keys, helps = [], []
+        for name in names[i:i + per]:
+            keys += [name.upper()] + [c.keys for c in groups[name]] + [""]
+            helps += [""] + [c.help for c in groups[name]] + [""]
+        out.append(("\n".join(keys), "\n".join(helps)))
+    return out

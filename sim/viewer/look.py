@@ -1,0 +1,422 @@
+"""How the window draws: a live quality that holds the frame rate, and the renderer's full quality when
+nothing has moved for half a second.
+
+Both draw the very nodes of :class:`sim.render.graph.SceneGraph` (one upload of the
+geometry): the renderer (through :func:`sim.render.backend.hosted_backend` on the
+window's own context) attaches the graph under its root, the window instances it
+under :attr:`LiveLook.root` and overrides its shaders there.
+
+- **Live**: the renderer's lights, relative to the camera as in its pictures (key,
+  fill, sky and ground), its tone curve and colours, the eased edges of blocks and
+  one small shadow map from the key light with a single filtered look-up (hard-ish
+  shadows), no wood grain or contact occlusion, no multisampling: one shadow look-up
+  and a few operations a pixel, the lights summed per vertex. (A full-window textured
+  quad alone costs about 15 ms here, which is why the live picture is not drawn
+  smaller and stretched.) The floor reaches only as far as shadows fall (the
+  window's clear colour is the backdrop) and the shadow map is drawn only in frames
+  where something moved or the view turned. The live picture draws its own copy of
+  the graph's nodes (the same geometry), in the renderer's order: pieces front to
+  back, then the board, then the floor where they leave it seen.
+- **Still**: the renderer's picture (soft shadows, grain, 4x multisampling) is
+  drawn once into its offscreen buffer, read back and shown on a card behind the
+  3D scene; the pieces are then drawn into the depth buffer only, so that the
+  window's marks (ghost, arrows, highlights) stay hidden behind pieces as before.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from panda3d.core import (
+    CardMaker,
+    ColorWriteAttrib,
+    LQuaternionf,
+    LVecBase2f,
+    LVecBase3f,
+    LVecBase4f,
+    NodePath,
+    OrthographicLens,
+    Shader,
+    Texture,
+    TransparencyAttrib,
+)
+
+from sim.geometry.transforms import rotation_matrices
+from sim.names import BOARD
+from sim.render.backend import hosted_backend
+from sim.render.buffers import DepthPass
+from sim.render.camera import board_corners, piece_corners
+from sim.render.graph import SHADOW_MASK
+from sim.render.lightview import fit_light
+from sim.render.looks import BACKDROP, LIGHTING, TABLE
+from sim.render.renderer import PIECES_BIN, SHADOW_BOARD_LIMIT, Renderer
+
+LIVE_SHADOW_MAP = 512  # texels per side of the live shadow map
+OVERRIDE = 100  # priority of the live shaders over the renderer's own
+
+_VERTEX = """#version 330
+uniform mat4 p3d_ModelViewProjectionMatrix;
+uniform mat4 p3d_ModelMatrix;
+uniform mat4 u_shadow_matrix;
+uniform vec2 u_shadow_bias;  // x: normal offset (m), y: depth bias (shadow map depth units)
+uniform vec3 u_key_dir;
+uniform vec3 u_key_color;
+uniform vec3 u_fill_dir;
+uniform vec3 u_fill_color;
+uniform vec3 u_sky;
+uniform vec3 u_ground;
+uniform vec3 u_eye;
+uniform vec4 u_finish;
+in vec4 p3d_Vertex;
+in vec3 p3d_Normal;
+in vec4 p3d_Color;
+out vec3 v_local;
+out vec3 v_base;  // what the fill, the sky and the ground give (linear)
+out vec3 v_key;   // what the key light gives where it is not shadowed
+out vec4 v_shadow;
+void main() {
+    vec4 world = p3d_ModelMatrix * p3d_Vertex;
+    vec3 n = normalize(mat3(p3d_ModelMatrix) * p3d_Normal);
+    v_local = p3d_Vertex.xyz;
+    vec3 c = p3d_Color.rgb;
+    vec3 albedo = c * c;  // sRGB to linear, near enough for the live picture
+    float ndl = max(dot(n, u_key_dir), 0.0);
+    v_base = albedo * (u_fill_color * max(dot(n, u_fill_dir), 0.0) + mix(u_ground, u_sky, 0.5 + 0.5 * n.z));
+    vec3 h = normalize(u_key_dir + normalize(u_eye - world.xyz));
+    v_key = u_key_color * ndl * (albedo + u_finish.x * pow(max(dot(n, h), 0.0), u_finish.y));
+    v_shadow = u_shadow_matrix * vec4(world.xyz + n * u_shadow_bias.x, 1.0);
+    v_shadow.z -= u_shadow_bias.y * v_shadow.w;
+    gl_Position = p3d_ModelViewProjectionMatrix * p3d_Vertex;
+}
+"""
+
+# Lit per vertex (the pieces are flat-faced or finely tessellated): a pixel costs one shadow look-up
+# and a few operations, which measured cheaper than lighting per pixel on llvmpipe for every game.
+_FRAGMENT = """#version 330
+uniform sampler2DShadow u_live_shadow;
+uniform vec4 u_bevel;
+uniform vec4 u_tint;
+in vec3 v_local;
+in vec3 v_base;
+in vec3 v_key;
+in vec4 v_shadow;
+out vec4 frag_color;
+void main() {
+    vec3 p = v_shadow.xyz / v_shadow.w;
+    float lit = texture(u_live_shadow, p);
+    vec3 c = v_base + v_key * lit;
+    vec3 d = u_bevel.xyz - abs(v_local);  // eased edges of a box (u_bevel.w 1) read as separate pieces
+    float edge = d.x + d.y + d.z - min(d.x, min(d.y, d.z)) - max(d.x, max(d.y, d.z));
+    c *= 1.0 - 0.4 * u_bevel.w * (1.0 - smoothstep(0.0, 6e-4, edge));
+    c *= 0.8;  // the renderer's exposure and tone curve
+    c = clamp(c * (2.51 * c + 0.03) / (c * (2.43 * c + 0.59) + 0.14), 0.0, 1.0);
+    frag_color = vec4(mix(sqrt(c), u_tint.rgb, u_tint.a), 1.0);
+}
+"""
+
+# While the full-quality picture shows: only the tinted pieces are drawn (translucent), every piece
+# still fills the depth buffer so that the window's marks are hidden behind pieces.
+_MASK_FRAGMENT = """#version 330
+uniform vec4 u_tint;
+out vec4 frag_color;
+void main() {
+    frag_color = vec4(u_tint.rgb, 0.55 * u_tint.a);
+}
+"""
+
+_FLOOR_FRAGMENT = """#version 330
+uniform sampler2DShadow u_live_shadow;
+uniform vec3 u_floor_color;
+uniform vec4 u_floor_grid;   // minor, major spacing (m), minor, major strength
+uniform vec4 u_floor_fade;   // centre x, y, fade start, fade end (m)
+uniform vec3 u_bg;
+uniform float u_shadow_strength;
+in vec3 v_world;
+in vec4 v_shadow;
+out vec4 frag_color;
+void main() {
+    vec3 p = v_shadow.xyz / v_shadow.w;
+    float lit = texture(u_live_shadow, vec3(p.xy, p.z - 2e-4));
+#ifndef TABLE  // a board's floor: the backdrop, darkened where shadows fall
+    frag_color = vec4(u_bg * (1.0 - u_shadow_strength * (1.0 - lit)), 1.0);
+#else  // the endless table: its grid, fading into the backdrop
+    vec2 w = v_world.xy;
+    vec2 fw = fwidth(w);
+    vec2 a = abs(fract(w / u_floor_grid.x + 0.5) - 0.5) * u_floor_grid.x / fw;
+    vec2 b = abs(fract(w / u_floor_grid.y + 0.5) - 0.5) * u_floor_grid.y / fw;
+    float line = u_floor_grid.z * (1.0 - clamp(min(a.x, a.y), 0.0, 1.0))
+        + u_floor_grid.w * (1.0 - clamp(min(b.x, b.y), 0.0, 1.0));
+    vec3 c = sqrt(u_floor_color * (1.0 - line) * (1.0 - u_shadow_strength * (1.0 - lit)));
+    float fade = smoothstep(u_floor_fade.z, u_floor_fade.w, length(w - u_floor_fade.xy));
+    frag_color = vec4(mix(c, u_bg, fade), 1.0);
+#endif
+}
+"""
+
+
+def _quad(half: float) -> NodePath:
+    card = CardMaker("live-floor")
+    card.set_frame(-half, half, -half, half)
+    np_ = NodePath(card.generate())
+    np_.set_p(-90.0)  # the card faces -y; turned to face +z
+    return np_
+
+
+class LiveLook:
+    """The window's two qualities around one scene graph.
+
+    Args:
+        base: the ShowBase (its window, its render and render2d).
+    """
+
+    def __init__(self, base):
+        self.base = base
+        self.renderer = Renderer(hosted_backend(base.win, "window"), antialias="msaa")
+        self.root = base.render.attach_new_node("towerlab-live")
+        self.pieces = self.root.attach_new_node("pieces")
+        self.graph = None
+        self._live = Shader.make(Shader.SL_GLSL, _VERTEX, _FRAGMENT)
+        self._mask = Shader.make(Shader.SL_GLSL, _VERTEX, _MASK_FRAGMENT)
+        self.pieces.set_shader(self._live, OVERRIDE)
+        self.pieces.set_shader_input("u_tint", LVecBase4f(0, 0, 0, 0))
+        # its camera under render itself: under the pieces' node (its shaders, its bin) it draws nothing
+        self.shadow = DepthPass(self.renderer.backend, base.render, "live-shadow", LIVE_SHADOW_MAP)
+        self.root.set_shader_input("u_live_shadow", self.shadow.depth)
+        light = LIGHTING
+        for name, value in (("u_key_color", light.key_color), ("u_fill_color", light.fill_color),
+                            ("u_sky", light.sky), ("u_ground", light.ground)):
+            self.root.set_shader_input(name, LVecBase3f(*value))
+        self.root.set_shader_input("u_shadow_strength", light.shadow_strength)
+        self.floor = _quad(1.0)
+        self.floor.reparent_to(self.root)
+        self.floor.hide(SHADOW_MASK)
+        head, body = _FLOOR_FRAGMENT.split("\n", 1)
+        self._floor_shaders = {table: Shader.make(Shader.SL_GLSL, _VERTEX, head + ("\n#define TABLE\n" if table
+                                                                                   else "\n") + body)
+                               for table in (False, True)}
+        self.floor.set_bin("fixed", 10)  # after the pieces and the board: shaded only where they leave it seen
+        self.floor.set_depth_write(False)
+        self.base.win.set_clear_color((*BACKDROP.bottom, 1.0))
+        self.root.set_shader_input("u_bg", LVecBase3f(*BACKDROP.bottom))
+        self._still = None
+        self._still_region = None
+        self._still_texture = Texture("towerlab-still")
+        self._indexed_geoms: dict = {}
+        self.showing_still = False
+
+
+    # --- shadows --------------------------------------------------------------------------------
+
+    def shadows(self, redraw: bool) -> None:
+        """Draw the live shadow map in the coming frame (only when something moved or the view turned)."""
+        self.shadow.buffer.set_active(redraw)
+
+    # --- the scene -------------------------------------------------------------------------------
+
+    def show(self, scene) -> None:
+        """Build the scene graph of ``scene`` (a new board, or pieces in another order)."""
+        if self.graph is not None:
+            self.renderer.release()
+            self.graph.root.remove_node()
+            self.live_root.remove_node()
+        self.graph = self.renderer.graph(scene)
+        # The live picture draws its own copy of the graph's nodes (the same geometry, uploaded once)
+        # without the renderer's shaders on them: composing the renderer's per-surface shader states
+        # with the live override costs llvmpipe's host more than the drawing itself (26 against 2 ms
+        # for a 140-piece city). Poses go to both (:meth:`set_poses`).
+        self.live_root = self.graph.root.copy_to(self.pieces)
+        self.live_root.set_bin(PIECES_BIN, 0)  # pieces front to back: each pixel shaded about once
+        for node in self.live_root.find_all_matches("**"):
+            node.clear_shader()
+        for node in self.live_root.find_all_matches("**/+GeomNode"):
+            geom_node = node.node()
+            for k in range(geom_node.get_num_geoms()):
+                indexed = self._indexed(geom_node.get_geom(k))
+                if indexed is not None:
+                    geom_node.set_geom(k, indexed)
+        self.live_nodes = {pid: self.live_root.find(pid.replace("*", "\\*")) for pid in self.graph.nodes}
+        board = self.live_root.find(BOARD)
+        if not board.is_empty():
+            board.set_bin("fixed", 0)  # after the pieces, which hide much of it
+        self._local = np.array([p.shape.box_corners for p in scene.pieces]).reshape(-1, 8, 3)
+        self._tints: dict = {}
+        self.board_scene = scene
+        table = scene.board_info.shape is None
+        floor_z = -scene.board_info.thickness
+        self.floor.set_z(floor_z - 1e-4)
+        color = TABLE.color if table else BACKDROP.bottom  # a board's floor only catches the shadows
+        self.root.set_shader_input("u_floor_color", LVecBase3f(*(c * c for c in color)))
+        grid = (TABLE.minor, TABLE.major, TABLE.minor_strength, TABLE.major_strength) if table else (1, 1, 0, 0)
+        self.root.set_shader_input("u_floor_grid", LVecBase4f(*grid))
+        self.floor.set_shader(self._floor_shaders[table], OVERRIDE)
+
+    def place(self, view, scene, poses=None) -> None:
+        """Aim the window's camera and the live lights for ``view`` (a sim.render Camera) and ``scene``
+        (its pieces at ``poses`` (n, 7) when given, in the graph's order)."""
+        from sim.render.buffers import place_camera
+
+        base = self.base
+        place_camera(base.camera, base.camLens, view)
+        forward = view.basis[2]
+        key, fill = LIGHTING.key_direction(forward), LIGHTING.fill_direction(forward)
+        self.root.set_shader_input("u_key_dir", LVecBase3f(*key))
+        self.root.set_shader_input("u_fill_dir", LVecBase3f(*fill))
+        self.root.set_shader_input("u_eye", LVecBase3f(*view.eye))
+        floor_z = -scene.board_info.thickness
+        casters = self._corners(scene, poses)
+        board = board_corners(scene)
+        if len(board) and (len(casters) == 0 or np.ptp(board[:, 0]) <= SHADOW_BOARD_LIMIT):
+            casters = np.vstack([casters, board]) if len(casters) else board  # as the renderer: small boards
+        if len(casters) == 0:
+            casters = np.zeros((1, 3))
+        light = fit_light(casters, key, floor_z)
+        self.shadow.place(light)
+        self.root.set_shader_input("u_shadow_matrix", _matrix(light.texture_matrix()))
+        texel = light.texel(LIVE_SHADOW_MAP)  # the renderer's offsets, in texels of the live map
+        self.root.set_shader_input("u_shadow_bias", LVecBase2f(1.5 * texel, texel / (light.far - light.near)))
+        extent = max(float(np.max(np.ptp(casters[:, :2], axis=0))) if len(casters) > 1 else 0.1, 0.05)
+        centre = casters.mean(axis=0)
+        if scene.board_info.shape is None:  # the endless table: far, fading into the backdrop
+            self.floor.set_pos(centre[0], centre[1], floor_z - 1e-4)
+            self.floor.set_scale(TABLE.fade_end * extent, 1.0, TABLE.fade_end * extent)
+        else:  # a board's floor only where shadows fall (the backdrop's colour elsewhere)
+            fallen = casters - np.outer((casters[:, 2] - floor_z) / max(key[2], 0.1), key)
+            xy = np.vstack([casters[:, :2], fallen[:, :2]])
+            lo, hi = xy.min(axis=0) - 0.01, xy.max(axis=0) + 0.01
+            mid, half = (lo + hi) / 2, (hi - lo) / 2
+            self.floor.set_pos(mid[0], mid[1], floor_z - 1e-4)
+            self.floor.set_scale(half[0], 1.0, half[1])
+        self.root.set_shader_input("u_floor_fade", LVecBase4f(centre[0], centre[1], TABLE.fade_start * extent,
+                                                              TABLE.fade_end * extent))
+
+    def _indexed(self, geom):
+        """The same triangles with each distinct vertex once (indexed), made once per geometry (None
+        for a geometry that is not a plain list of triangles: it stays as it is).
+
+        The renderer's surfaces list three vertices a triangle; llvmpipe shades vertices on a
+        single thread, and a Babylon city has some 100 000 of them. Smooth surfaces (a noble's
+        body) share most of theirs: indexed, the live passes shade each once.
+        """
+        key = id(geom)
+        if key not in self._indexed_geoms:
+            import numpy as np
+            from panda3d.core import Geom, GeomTriangles, GeomVertexData
+
+            vdata = geom.get_vertex_data()
+            array = vdata.get_array(0)
+            stride = array.get_array_format().get_stride() // 4
+            rows = np.frombuffer(memoryview(array), dtype=np.float32).reshape(-1, stride)
+            prim = geom.get_primitive(0) if geom.get_num_primitives() == 1 else None
+            if (prim is None or prim.is_indexed() or prim.get_num_vertices() != len(rows) or len(rows) % 3
+                    or vdata.get_num_arrays() != 1):
+                self._indexed_geoms[key] = (geom, None)  # not the renderer's plain triangle list: as it is
+                return None
+            unique, inverse = np.unique(rows, axis=0, return_inverse=True)
+            data = GeomVertexData(vdata.get_name(), vdata.get_format(), Geom.UH_static)
+            data.unclean_set_num_rows(len(unique))
+            data.modify_array_handle(0).copy_data_from(np.ascontiguousarray(unique, dtype=np.float32))
+            tris = GeomTriangles(Geom.UH_static)
+            tris.set_index_type(Geom.NT_uint32)
+            for a, b, c in inverse.reshape(-1, 3).tolist():  # once per kind of piece: a few thousand at most
+                tris.add_vertices(a, b, c)
+            out = Geom(data)
+            out.add_primitive(tris)
+            self._indexed_geoms[key] = (geom, out)  # the original kept alive: its id stays its own
+        return self._indexed_geoms[key][1]
+
+    def set_poses(self, poses) -> None:
+        """Move every piece: (n, 7) in the graph's order, to the renderer's graph and the live copy."""
+        self.graph.set_poses(poses)
+        for node, row in zip(self.live_nodes.values(), np.asarray(poses, dtype=float)):
+            x, y, z, qx, qy, qz, qw = (float(v) for v in row)
+            node.set_pos_quat(LVecBase3f(x, y, z), LQuaternionf(qw, qx, qy, qz))
+
+    def _corners(self, scene, poses) -> np.ndarray:
+        """(8n, 3) the pieces' bounding-box corners at ``poses`` (the scene's own without), vectorised."""
+        if poses is None or self.graph is None or len(poses) != len(self._local):
+            return piece_corners(scene)
+        if not len(poses):
+            return np.zeros((0, 3))
+        rot = rotation_matrices(np.ascontiguousarray(poses[:, 3:]))
+        return (np.einsum("nij,nkj->nki", rot, self._local) + poses[:, None, :3]).reshape(-1, 3)
+
+    # --- tints -----------------------------------------------------------------------------------
+
+    def tint(self, tints: dict) -> None:
+        """Colour pieces over: id -> (r, g, b, strength) sRGB; every other piece plain."""
+        if self.graph is None or tints == self._tints:
+            return
+        for pid in set(tints) | set(self._tints):
+            node = self.live_nodes.get(pid)
+            if node is not None:
+                node.set_shader_input("u_tint", LVecBase4f(*tints.get(pid, (0.0, 0.0, 0.0, 0.0))))
+        self._tints = dict(tints)
+
+    # --- still ------------------------------------------------------------------------------------
+
+    def draw_still(self, view) -> None:
+        """Draw the full-quality picture of the graph from ``view`` and show it until :meth:`go_live`."""
+        r = self.renderer
+        r.update(self.graph, view)
+        r.draw()
+        image = r.read()
+        h, w = image.shape[:2]
+        tex = self._still_texture
+        tex.setup_2d_texture(w, h, Texture.T_unsigned_byte, Texture.F_rgba8)
+        tex.set_ram_image_as(np.ascontiguousarray(image[::-1]).tobytes(), "RGBA")
+        if self._still is None:
+            self._make_still_region()
+        self._still.set_texture(tex, 1)
+        self._still_region.set_active(True)
+        self.floor.hide()
+        self.pieces.set_shader(self._mask, OVERRIDE)
+        self.pieces.set_transparency(TransparencyAttrib.M_alpha, OVERRIDE)
+        self.pieces.set_attrib(ColorWriteAttrib.make(ColorWriteAttrib.C_all), OVERRIDE)
+        self.showing_still = True
+
+    def go_live(self) -> None:
+        """Back to the live quality."""
+        if not self.showing_still:
+            return
+        self._still_region.set_active(False)
+        self.floor.show()
+        self.pieces.set_shader(self._live, OVERRIDE)
+        self.pieces.clear_transparency()
+        self.showing_still = False
+
+    def _make_still_region(self) -> None:
+        """A display region behind the 3D scene showing the still picture on a full-window card."""
+        region = self.base.win.make_display_region()
+        region.set_sort(-20)
+        root = NodePath("towerlab-still")
+        lens = OrthographicLens()
+        lens.set_film_size(2.0, 2.0)
+        lens.set_near_far(-1.0, 1.0)
+        from panda3d.core import Camera
+
+        cam = root.attach_new_node(Camera("still-camera", lens))
+        region.set_camera(cam)
+        card = CardMaker("still")
+        card.set_frame(-1.0, 1.0, -1.0, 1.0)
+        card.set_uv_range((0.0, 0.0), (1.0, 1.0))
+        self._still = root.attach_new_node(card.generate())
+        self._still.set_y(0.5)
+        self._still.set_depth_write(False)
+        self._still.set_depth_test(False)
+        self._still_root = root
+        self._still_region = region
+
+    def screenshot(self, view) -> np.ndarray:
+        """The full-quality picture from ``view`` (its size): (h, w, 4) uint8."""
+        r = self.renderer
+        r.update(self.graph, view)
+        r.draw()
+        return r.read()
+
+    def close(self) -> None:
+        self.renderer.close()
+
+
+def _matrix(m: np.ndarray):
+    from panda3d.core import LMatrix4f
+
+    return LMatrix4f(*np.asarray(m, dtype=float).T.ravel())

@@ -1,0 +1,158 @@
+"""The window's marks in the 3D scene: ghosts of where carried pieces would land and their footprints,
+the weakest direction as an arrow on the board, contact points and forces, centres of mass.
+
+Drawn without the live shaders (flat colours), hidden from the light's camera (they cast no shadow).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from panda3d.core import LineSegs, NodePath, TransparencyAttrib
+
+from sim.render.graph import SHADOW_MASK
+from sim.viewer.live import Verdict
+
+GHOST = (0.35, 0.65, 1.0, 0.38)
+GHOST_BAD = (1.0, 0.35, 0.25, 0.38)
+FOOTPRINT = (0.15, 0.45, 0.95, 1.0)
+ARROW_STANDS = (0.10, 0.55, 0.20, 1.0)
+ARROW_WEAK = (0.95, 0.55, 0.05, 1.0)
+ARROW_FALLS = (0.85, 0.12, 0.10, 1.0)
+CONTACT = (0.1, 0.1, 0.1, 1.0)
+FORCE = (0.85, 0.15, 0.55, 1.0)
+CENTRE = (0.05, 0.05, 0.05, 1.0)
+NEWTONS_PER_M = 4.0  # force arrows: 1 N is 250 mm long... scaled down to the scene below
+WEAK_G = 0.2  # margins below this (g) draw the arrow in warning colour
+
+
+def margin_color(verdict: Verdict | None):
+    """The colour of the stability verdict: green stands, orange weak (below :data:`WEAK_G`), red falls."""
+    if verdict is None or not verdict.stands:
+        return ARROW_FALLS
+    return ARROW_WEAK if verdict.margin_g < WEAK_G else ARROW_STANDS
+
+
+class Marks:
+    """The marks under one node of the window's scene.
+
+    Args:
+        parent: the node to put them under (the window's render).
+    """
+
+    def __init__(self, parent: NodePath):
+        self.root = parent.attach_new_node("towerlab-marks")
+        self.root.hide(SHADOW_MASK)
+        self.root.set_light_off(1)
+        self._ghosts = self.root.attach_new_node("ghosts")
+        self._ghosts.set_transparency(TransparencyAttrib.M_alpha)
+        self._ghosts.set_depth_write(False)
+        self._ghosts.set_bin("fixed", 40)
+        self._lines: dict[str, NodePath] = {}
+
+    def _replace(self, name: str, node: NodePath | None) -> None:
+        old = self._lines.pop(name, None)
+        if old is not None:
+            old.remove_node()
+        if node is not None:
+            node.reparent_to(self.root)
+            self._lines[name] = node
+
+    # --- carrying -------------------------------------------------------------------------------
+
+    def carries(self, graph, carries, bad: set[str] = frozenset()) -> None:
+        """A ghost and a footprint outline for every carried piece (a :class:`sim.viewer.hands.Carry`)."""
+        self._ghosts.node().remove_all_children()
+        segs = LineSegs("footprints")
+        segs.set_thickness(2.0)
+        segs.set_color(*FOOTPRINT)
+        for c in carries:
+            node = graph.nodes.get(c.piece)
+            if node is None:
+                continue
+            ghost = self._ghosts.attach_new_node(f"ghost-{c.piece}")
+            for child in node.get_children():
+                child.instance_to(ghost)
+            x, y, z, qx, qy, qz, qw = (float(v) for v in c.ghost)
+            from panda3d.core import LQuaternionf
+
+            ghost.set_pos_quat((x, y, z), LQuaternionf(qw, qx, qy, qz))
+            ghost.set_color(*(GHOST_BAD if c.piece in bad else GHOST), 1)
+            ghost.set_shader_off(OVERRIDE_GHOST)
+            outline = np.vstack([c.outline, c.outline[:1]]) + [0.0, 0.0, 4e-4]
+            segs.move_to(*outline[0])
+            for p in outline[1:]:
+                segs.draw_to(*p)
+        self._replace("footprints", NodePath(segs.create()) if carries else None)
+
+    # --- stability ------------------------------------------------------------------------------
+
+    def weakest(self, verdict: Verdict | None, centre, floor: float, size: float, show: bool) -> None:
+        """The weakest direction as an arrow on the board, from ``centre`` (2,) (m), ``size`` long."""
+        from sim.statics import MARGIN_CAP_G
+
+        if (not show or verdict is None or verdict.weakest_direction_deg is None or not verdict.stands
+                or verdict.empty or verdict.margin_g >= MARGIN_CAP_G):
+            self._replace("arrow", None)
+            return
+        a = np.radians(verdict.weakest_direction_deg)
+        d = np.array([np.cos(a), np.sin(a)])
+        side = np.array([-d[1], d[0]])
+        z = floor + 6e-4
+        tail = np.asarray(centre, dtype=float)
+        tip = tail + d * size
+        segs = LineSegs("weakest")
+        segs.set_thickness(4.0)
+        segs.set_color(*margin_color(verdict))
+        segs.move_to(tail[0], tail[1], z)
+        segs.draw_to(tip[0], tip[1], z)
+        for s in (1.0, -1.0):
+            barb = tip - d * size * 0.22 + side * s * size * 0.14
+            segs.move_to(tip[0], tip[1], z)
+            segs.draw_to(barb[0], barb[1], z)
+        self._replace("arrow", NodePath(segs.create()))
+
+    def contacts(self, verdict: Verdict | None, forces, show_points: bool, scale: float) -> None:
+        """The statics' contact points and one set of forces holding the structure (``forces``:
+        (points (k, 3), forces (k, 3) N) or None)."""
+        if not show_points or verdict is None:
+            self._replace("contacts", None)
+            return
+        segs = LineSegs("contacts")
+        segs.set_thickness(5.0)
+        segs.set_color(*CONTACT)
+        for f in verdict.interfaces:
+            for p in np.asarray(f.polygon):
+                segs.move_to(*(p + [0, 0, 2e-4]))
+                segs.draw_to(*(p + [0, 0, 6e-4]))
+        if forces is not None:
+            points, vectors = forces
+            segs.set_thickness(2.0)
+            segs.set_color(*FORCE)
+            peak = float(np.max(np.linalg.norm(vectors, axis=1))) if len(vectors) else 1.0
+            for p, v in zip(points, vectors):
+                segs.move_to(*p)
+                segs.draw_to(*(p + v / max(peak, 1e-9) * scale))
+        self._replace("contacts", NodePath(segs.create()))
+
+    def centres(self, world, show: bool, size: float) -> None:
+        """A small cross at every piece's centre of mass."""
+        if not show:
+            self._replace("centres", None)
+            return
+        from scipy.spatial.transform import Rotation
+
+        segs = LineSegs("centres")
+        segs.set_thickness(2.0)
+        segs.set_color(*CENTRE)
+        for pid, pose in zip(world.ids, world.poses()):
+            c = pose[:3] + Rotation.from_quat(pose[3:]).apply(world.piece(pid).shape.com)
+            for axis in np.eye(3) * size:
+                segs.move_to(*(c - axis))
+                segs.draw_to(*(c + axis))
+        node = NodePath(segs.create())
+        node.set_depth_test(False)
+        node.set_bin("fixed", 50)
+        self._replace("centres", node)
+
+
+OVERRIDE_GHOST = 200  # the ghost's flat colour beats the live shader's override

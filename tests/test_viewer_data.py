@@ -1,0 +1,156 @@
+"""The viewer's plain-data parts: action files, the mode machine, autosave and recovery, the verdict."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from helpers import box_record, free_scene
+
+from sim.cases import harmonic_margin, harmonic_stack
+from sim.scene import from_dict, load_scene
+from sim.viewer.actions import SPECS, ActionError, action, dumps_actions, load_actions, parse_actions
+from sim.viewer.controller import Controller
+from sim.viewer.modes import ModeMachine
+from sim.viewer.recovery import Recovery
+from sim.viewer.stability import contact_forces, judge
+
+
+def test_every_action_has_a_handler_and_round_trips_through_its_file_form():
+    required = {"pick": {"piece": "a"}, "move-to": {"at": [1, 2]}, "poke": {"piece": "a"}, "add": {"kind": "box"},
+                "remove": {"piece": "a"}, "speed": {"factor": 0.5}, "save": {"path": "x"}, "load": {"path": "x"},
+                "camera": {"preset": "top"}, "orbit": {"degrees": [1, 2]}, "pan": {"fraction": [0, 1]},
+                "zoom": {"factor": 2}, "toggle": {"what": "help"}, "hand": {"name": "left"}, "wait": {"seconds": 1},
+                "screenshot": {"path": "x.png"}}
+    actions = [action(name, **required.get(name, {})) for name in SPECS]
+    for a in actions:
+        assert hasattr(Controller, "_do_" + a.name.replace("-", "_")), a.name
+    again = parse_actions(dumps_actions(actions), "x.json")
+    assert [a.to_json() for a in again] == [a.to_json() for a in actions]
+
+
+def test_action_files_name_the_line_and_the_field(tmp_path):
+    text = '[\n  {"action": "pick", "piece": "b1"},\n  {"action": "move-to", "at": "left"}\n]\n'
+    with pytest.raises(ActionError, match=r'^a\.json:3: actions\[1\]\.at: expected 2 or 3 numbers \(mm\), got "left"$'):
+        parse_actions(text, "a.json")
+    with pytest.raises(ActionError, match=r"^a\.json:2: actions\[1\]\.action: unknown action \"jump\""):
+        parse_actions('[{"action": "undo"},\n {"action": "jump"}]', "a.json")
+    with pytest.raises(ActionError, match=r"^a\.json:1: actions\[0\]\.speed: unknown field of 'pick'"):
+        parse_actions('[{"action": "pick", "piece": "x", "speed": 2}]', "a.json")
+    with pytest.raises(ActionError, match=r"^a\.json:1: actions\[0\]\.piece: required for 'pick'"):
+        parse_actions('[{"action": "pick"}]', "a.json")
+    with pytest.raises(ActionError, match=r"^a\.json:2: not JSON"):
+        parse_actions('[{"action": "undo"},\n {"action": }]', "a.json")
+    with pytest.raises(ActionError, match=r"^a\.json:1: expected a JSON list"):
+        parse_actions('{"action": "undo"}', "a.json")
+    with pytest.raises(ActionError, match=r"factor: expected one of 1\.0, 0\.5, 0\.25, 0\.125, got 3"):
+        action("speed", factor=3)
+    with pytest.raises(ActionError, match="no such file"):
+        load_actions(tmp_path / "none.json")
+    assert parse_actions("[]") == []
+
+
+def test_the_mode_machine_refuses_moves_its_table_does_not_allow():
+    m = ModeMachine()
+    seen = []
+    m.listen(lambda old, new: seen.append((old, new)))
+    assert m.go("carry") and m.go("history") and m.go("build")
+    assert not m.go("build")
+    assert seen == [("build", "carry"), ("carry", "history"), ("history", "build")]
+    with pytest.raises(ValueError):
+        ModeMachine("replay")
+
+
+def test_autosave_every_30_s_and_an_offer_to_recover_after_a_crash(tmp_path):
+    now = [1000.0]
+    path = tmp_path / "state" / "recovery.json"
+    scene = from_dict({"format": "towerlab-scene/1", "game": "talo", "pieces": [
+        {"id": "a", "kind": "talo.block", "length": 2, "cell": [3, 3], "layer": 0, "axis": "x"}]})
+    c = Controller(scene, threaded=False, recovery=Recovery(path, clock=lambda: now[0]), source="built.json")
+    c.tick(1 / 60)
+    assert not path.exists()
+    c.apply(action("pick", piece="a"))
+    c.apply(action("move-to", at=[61, 52]))
+    c.run_until_quiet()
+    now[0] += 30.0
+    c.tick(1 / 60)
+    assert path.exists()
+    data = json.loads(path.read_text())
+    assert data["format"] == "towerlab-recovery/1" and not data["clean"] and data["source"] == "built.json"
+    # the session "crashes" here: the next one is offered what was autosaved
+    found = Recovery(path).pending()
+    assert found is not None and found.source == "built.json"
+    np.testing.assert_allclose(found.scene.piece("a").pos[:2], [0.06, 0.05], atol=1e-9)  # where it would land
+    fresh = Controller(scene, threaded=False, recovery=Recovery(path))
+    fresh.apply(action("recover"))
+    assert fresh.source == "built.json"
+    np.testing.assert_allclose(fresh.world.pose("a")[:2], [0.06, 0.05], atol=1e-9)
+    fresh.close()  # a clean end: nothing to offer next time
+    assert Recovery(path).pending() is None
+    with pytest.raises(ActionError, match="no unfinished session"):
+        fresh.apply(action("recover"))
+
+
+def test_an_autosave_that_cannot_be_written_is_said_and_loses_nothing(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    now = [0.0]
+    scene = from_dict({"format": "towerlab-scene/1", "game": "free", "pieces": []})
+    c = Controller(scene, threaded=False, recovery=Recovery(blocker / "r.json", clock=lambda: now[0]))
+    now[0] = 31.0
+    c.tick(1 / 60)
+    assert c.messages[-1].kind == "error" and "autosave" in c.messages[-1].text
+
+
+def test_the_verdict_of_a_harmonic_stack_names_the_pieces_its_weakest_mode_moves():
+    # a 4-block harmonic stack at 0.97 of its critical overhang: it stands, with the closed-form margin,
+    # and the weakest direction points out along the overhang
+    scene = harmonic_stack(4, 0.97, (120.0, 30.0, 24.0))
+    v = judge(scene, 1)
+    assert v.stands
+    assert v.margin_g == pytest.approx(harmonic_margin(4, 0.97, (120.0, 30.0, 24.0)), rel=0.02)
+    assert v.weakest_direction_deg == pytest.approx(0.0, abs=1.0) or v.weakest_direction_deg == pytest.approx(
+        360.0, abs=1.0)
+    assert v.mode == ("b4", "b3", "b2", "b1")  # the whole stack tips about the table's edge first
+    over = judge(harmonic_stack(4, 1.05, (120.0, 30.0, 24.0)), 2)
+    assert not over.feasible and over.mode == over.unheld and over.unheld
+
+
+def test_beside_a_strong_column_a_weak_cantilever_falls_alone():
+    # on a wide base: a column of three 40 mm cubes (tips at 20/60 = 0.33 g) and a 60 x 20 x 20 plank
+    # reaching 29 mm past the base's edge (its centre 1 mm inside it: tips at 1/10 = 0.1 g, along +x)
+    scene = free_scene(box_record("base", (200, 60, 20), (0, 0, 10)),
+                       *[box_record(f"c{k}", (40, 40, 40), (-60, 0, 40 + 40 * k)) for k in range(3)],
+                       box_record("plank", (60, 20, 20), (100 + 30 - 31, 0, 30)))
+    v = judge(scene)
+    assert v.stands and v.margin_g == pytest.approx(0.1, rel=0.02)
+    assert v.weakest_direction_deg == pytest.approx(0.0, abs=1.0)
+    assert v.mode == ("plank",)
+
+
+def test_contact_forces_carry_each_weight():
+    scene = load_scene("scenes/free/cube-tower.json")
+    v = judge(scene)
+    points, forces = contact_forces(scene, v.interfaces)
+    total = sum(p.mass for p in scene.pieces if not p.fixed) * 9.80665
+    on_board = [f for f, pt in zip(forces, points) if abs(pt[2]) < 1e-6]
+    assert sum(f[2] for f in on_board) == pytest.approx(total, rel=1e-6)  # the board carries every weight
+    assert np.all(forces[:, 2] >= -1e-9)
+
+
+def test_the_statics_worker_process_answers_feasibility_first_then_the_margin():
+    from sim.viewer.stability import StaticsWorker
+
+    scene = harmonic_stack(3, 0.9, (120.0, 30.0, 24.0))
+    worker = StaticsWorker("process")
+    try:
+        worker.submit(scene, 7)
+        final = worker.wait(timeout=120)
+    finally:
+        worker.close()
+    inline = judge(scene, 7)
+    assert final.revision == 7 and not final.partial and final.scene is scene
+    assert final.margin_g == pytest.approx(inline.margin_g) and final.mode == inline.mode
+    quick = judge(scene, 7, margin=False)
+    assert quick.partial and quick.feasible and quick.stands and np.isnan(quick.margin_g)

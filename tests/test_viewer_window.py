@@ -1,0 +1,189 @@
+"""End to end, in a real window: ``towerlab view`` under Xvfb, driven with xdotool like a person.
+
+Pick a block with the mouse, carry it onto another, set it down, save; undo, save again; compare
+the saved scenes and the window's pictures with what is expected (the renderer's picture of the
+expected scene from the same camera). Skipped, with the reason, where Xvfb or xdotool is missing
+(``make test`` installs them where apt is available).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sim.scene import from_dict, load_scene, save_scene
+from sim.viewer.camera import OrbitCamera
+
+ROOT = Path(__file__).resolve().parents[1]
+SIZE = (800, 500)
+MISSING = [tool for tool in ("Xvfb", "xdotool") if shutil.which(tool) is None]
+pytestmark = pytest.mark.skipif(bool(MISSING), reason=f"needs {' and '.join(MISSING)} (make test installs them)")
+
+
+def _ffmpeg() -> str:
+    import imageio_ffmpeg
+
+    return imageio_ffmpeg.get_ffmpeg_exe()
+
+
+@pytest.fixture(scope="module")
+def display():
+    """A fresh Xvfb server on a free display number: its DISPLAY."""
+    number = next(n for n in range(140, 400) if not Path(f"/tmp/.X{n}-lock").exists()
+                  and not Path(f"/tmp/.X11-unix/X{n}").exists())
+    server = subprocess.Popen(["Xvfb", f":{number}", "-screen", "0", f"{SIZE[0] + 100}x{SIZE[1] + 100}x24",
+                               "-nolisten", "tcp"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 20
+    while not Path(f"/tmp/.X11-unix/X{number}").exists():
+        if server.poll() is not None or time.monotonic() > deadline:
+            pytest.skip(f"Xvfb :{number} did not start")
+        time.sleep(0.1)
+    try:
+        yield f":{number}"
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+class Viewer:
+    """A running ``towerlab view`` and the ways a person works it."""
+
+    def __init__(self, display: str, args: list[str], cwd: Path):
+        self.env = dict(os.environ, DISPLAY=display, XDG_STATE_HOME=str(cwd / "state"),
+                        PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+        self.proc = subprocess.Popen([sys.executable, "-m", "sim", "view", *args], cwd=cwd, env=self.env,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.window = self._wait_window()
+        geometry = self._xdotool("getwindowgeometry", self.window)
+        pos = next(line for line in geometry.splitlines() if "Position" in line).split()[1]
+        self.origin = tuple(int(v) for v in pos.split(","))
+
+    def _xdotool(self, *args) -> str:
+        return subprocess.run(["xdotool", *args], env=self.env, capture_output=True, text=True, timeout=20).stdout
+
+    def _wait_window(self) -> str:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise AssertionError(f"the viewer ended early: {self.proc.stderr.read()[-2000:]}")
+            found = self._xdotool("search", "--name", "towerlab view").split()
+            if found:
+                time.sleep(3.0)  # the first frames, and the statics' first verdict
+                return found[0]
+            time.sleep(0.3)
+        raise AssertionError("no viewer window appeared")
+
+    def move(self, x: float, y: float) -> None:
+        self._xdotool("mousemove", "--window", self.window, str(int(round(x))), str(int(round(y))))
+        time.sleep(0.25)
+
+    def click(self, x: float, y: float) -> None:
+        self.move(x, y)
+        self._xdotool("click", "--window", self.window, "1")
+        time.sleep(0.4)
+
+    def key(self, *keys: str) -> None:
+        self._xdotool("key", "--window", self.window, *keys)
+        time.sleep(0.5)
+
+    def type(self, text: str) -> None:
+        self._xdotool("type", "--window", self.window, "--delay", "40", text)
+        time.sleep(0.3)
+
+    def picture(self, path: Path) -> np.ndarray:
+        """What the window shows, grabbed from the X server."""
+        x, y = self.origin
+        subprocess.run([_ffmpeg(), "-loglevel", "error", "-f", "x11grab", "-video_size", f"{SIZE[0]}x{SIZE[1]}",
+                        "-i", f"{self.env['DISPLAY']}+{x},{y}", "-frames:v", "1", "-y", str(path)],
+                       check=True, timeout=30)
+        from sim.render.image import load_png
+
+        return load_png(path)[..., :3].astype(float)
+
+    def quit(self) -> int:
+        self.key("ctrl+q")
+        try:
+            return self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            raise
+
+
+def _scene(tmp_path: Path) -> Path:
+    scene = from_dict({"format": "towerlab-scene/1", "game": "talo", "pieces": [
+        {"id": "base", "kind": "talo.block", "length": 3, "cell": [3, 4], "layer": 0, "axis": "x"},
+        {"id": "cube", "kind": "talo.block", "length": 1, "cell": [7, 2], "layer": 0, "axis": "x"}]})
+    path = tmp_path / "two.json"
+    save_scene(scene, path)
+    return path
+
+
+def _expected_picture(scene, camera):
+    from sim.render import default_renderer
+
+    r = default_renderer()
+    return r.render_graph(r.graph(scene), camera.view())[..., :3].astype(float)
+
+
+def _difference(a: np.ndarray, b: np.ndarray) -> float:
+    """Mean absolute difference (0..255) over the picture without the panels' corners and edges."""
+    h, w = a.shape[:2]
+    rows, cols = slice(int(0.12 * h), int(0.70 * h)), slice(int(0.05 * w), int(0.70 * w))
+    return float(np.abs(a[rows, cols] - b[rows, cols]).mean())
+
+
+def test_pick_carry_drop_undo_and_save_with_the_mouse(display, tmp_path):
+    path = _scene(tmp_path)
+    scene = load_scene(path)
+    camera = OrbitCamera(SIZE)
+    camera.start(scene)  # the opening view the viewer shows
+    cube, base = scene.piece("cube"), scene.piece("base")
+    at_cube = camera.pixel(np.array(cube.pos) + [0, 0, 0.01])  # the middle of its top face
+    at_base = camera.pixel(np.array(base.pos) + [0.0, 0.0, 0.01])  # the middle of the base's top face
+    viewer = Viewer(display, [str(path), "--size", f"{SIZE[0]}x{SIZE[1]}"], tmp_path)
+    try:
+        viewer.key("F4")  # no stability marks over the pictures
+        viewer.move(*at_cube)
+        time.sleep(1.5)
+        before = viewer.picture(tmp_path / "before.png")
+        viewer.click(*at_cube)  # pick it up
+        for t in np.linspace(0.0, 1.0, 8):  # carry it across
+            viewer.move(*(at_cube + (at_base - at_cube) * t))
+        time.sleep(1.5)
+        viewer.click(*at_base)  # set it down on the base
+        time.sleep(3.0)  # it settles; the full-quality picture comes
+        viewer.move(5, SIZE[1] - 5)
+        time.sleep(1.5)
+        stacked = viewer.picture(tmp_path / "stacked.png")
+        viewer.key("ctrl+s")  # saved over its own file
+        built = load_scene(path)
+        viewer.key("ctrl+z")
+        time.sleep(3.0)
+        undone = viewer.picture(tmp_path / "undone.png")
+        viewer.key("ctrl+shift+s")
+        viewer.key("--repeat", "120", "BackSpace")
+        viewer.type(str(tmp_path / "after-undo.json"))
+        viewer.key("Return")
+        time.sleep(1.0)
+        code = viewer.quit()
+    finally:
+        if viewer.proc.poll() is None:
+            viewer.proc.kill()
+    assert code == 0, viewer.proc.stderr.read()[-2000:]
+    # the saved scenes: the cube on the base's middle field, one level up; after the undo, back where it was
+    np.testing.assert_allclose(built.piece("cube").pos, [-0.01, -0.01, 0.03], atol=5e-4)
+    np.testing.assert_allclose(built.piece("base").pos, base.pos, atol=5e-4)
+    after = load_scene(tmp_path / "after-undo.json")
+    np.testing.assert_allclose(after.piece("cube").pos, cube.pos, atol=5e-4)
+    # the pictures: each the renderer's picture of the expected scene from the same camera
+    assert _difference(stacked, _expected_picture(built, camera)) < 6.0
+    assert _difference(undone, _expected_picture(scene, camera)) < 6.0
+    assert _difference(stacked, undone) > 1.0  # and the two differ where the cube moved
+    assert _difference(before, undone) < 12.0  # (before: live quality, with the hover highlight)
