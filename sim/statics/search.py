@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from sim.statics.blocks import block_bounds
-from sim.statics.cone import problem_for
+from sim.statics.cone import ConeProblem, problem_for
 from sim.statics.model import Equilibrium
-from sim.statics.planar import crossing_normals, directions, lowest_bound, support_along
+from sim.statics.planar import crossing_normals, directions, lowest_bound, lowest_directions, support_along
 from sim.statics.problem import FIRST_DIRECTION_DEG, MARGIN_CAP_G, MAX_DIRECTIONS, Problem
 from sim.statics.tilt import COARSE_POINTS, DISC_POINTS, DISC_SHRINK, TiltTest, polygon_points, tilt_points
 from sim.tol import tol
@@ -26,6 +26,7 @@ from sim.tol import tol
 TILT_GOAL = 0.9  # the tilted-gravity proof aims this fraction of the precision inside the margin
 ENOUGH = 0.5  # a direction's refinement stops this fraction of the precision below the least margin found
 MAX_TILTS = DISC_POINTS  # most single tilted-gravity tests where the lower bound is lowest
+PAIR = 2  # directions the cone programs' search evaluates a round (side by side, whatever the cores)
 EDGE_ANGLE = math.radians(15.0)  # a polygon's nearest edge is looked for this close to the margin's direction
 
 
@@ -55,6 +56,7 @@ class Bounds:
     theta: float = 0.0
     estimate: tuple[float, float] = (math.inf, 0.0)
     problem: Problem | None = None
+    evaluated: list = field(default_factory=list)
 
     def lower(self) -> tuple[float, float]:
         """(direction, value) where the hull of the points is nearest the origin."""
@@ -63,6 +65,7 @@ class Bounds:
     def add(self, theta: float, h: float, a: np.ndarray, exact: bool) -> None:
         self.points.append(a)
         self.vertices.append(a)
+        self.evaluated.append((theta, h))
         if exact and h < self.upper:
             self.upper, self.theta = h, theta
         if h < self.estimate[0]:
@@ -95,6 +98,26 @@ def search(eq: Equilibrium, problem: Problem | None = None, best: float = math.i
         return closed
     problem = problem if problem is not None else problem_for(eq, warm)
     problem.start_margin()
+    if isinstance(problem, ConeProblem):
+        found, evaluations = _search_paired(problem, best, theta, tilt)
+    else:
+        found, evaluations = _search_lp(problem, best, theta, tilt)
+    if math.isfinite(found.upper) and evaluations < MAX_DIRECTIONS:
+        edge = polygon_edge(np.array(found.points), np.array(found.vertices), found.upper, found.theta)
+        if edge is not None:  # refined until exact, or until it cannot undercut the margin found
+            found.add(edge, *problem.support(edge, enough=found.upper - tol.margin_precision))
+    if tip is not None and tip[0] < min(found.upper, found.estimate[0]):  # a tighter upper bound, in closed form
+        found.upper, found.theta = tip
+        found.estimate = tip
+    return found
+
+
+def _search_lp(problem: Problem, best: float, theta: float, tilt: TiltTest) -> tuple[Bounds, int]:
+    """The LP's search from ``theta`` (rad): h where the lower bound is lowest, tilted-gravity proofs between.
+
+    Returns:
+        The bounds and how many directions the LP evaluated.
+    """
     found = Bounds(problem=problem)
     found.add(theta, *problem.support(theta))
     around = False  # whether the tilted-gravity test has been tried all around
@@ -124,14 +147,44 @@ def search(eq: Equilibrium, problem: Problem | None = None, best: float = math.i
                 continue
         found.add(theta, *problem.support(theta, enough=target - ENOUGH * precision(target)))
         evaluations += 1
-    if math.isfinite(found.upper) and evaluations < MAX_DIRECTIONS:
-        edge = polygon_edge(np.array(found.points), np.array(found.vertices), found.upper, found.theta)
-        if edge is not None:  # refined until exact, or until it cannot undercut the margin found
-            found.add(edge, *problem.support(edge, enough=found.upper - tol.margin_precision))
-    if tip is not None and tip[0] < min(found.upper, found.estimate[0]):  # a tighter upper bound, in closed form
-        found.upper, found.theta = tip
-        found.estimate = tip
-    return found
+    return found, evaluations
+
+
+def _search_paired(problem: ConeProblem, best: float, theta: float, tilt: TiltTest) -> tuple[Bounds, int]:
+    """The cone programs' search from ``theta`` (rad): two directions at a time, solved side by side.
+
+    First ``theta`` and its opposite; then, each round, the directions of the two lowest local
+    minima of the lower bound (the two hull edges nearest the origin, once the hull surrounds it):
+    around a smooth weakest direction these are the chords on either side of it, both of which
+    the proof must push out. Stops, as the LP's search, when the least exact h and the lower
+    bound agree to the precision (or at ``MAX_DIRECTIONS``). A cone program is exact at once:
+    there is no refinement. Where vertical forces alone hold the structure, the tilted-gravity
+    proofs all around (as in the LP's search) follow the first pair; a structure that leans on
+    its neighbours (a vault) does without.
+
+    Returns:
+        The bounds and how many directions were evaluated.
+    """
+    found = Bounds(problem=problem)
+    batch = [theta, theta + math.pi]
+    evaluations = 0
+    while True:
+        for t, result in zip(batch, problem.supports(batch)):
+            found.add(t, *result)
+        evaluations += len(batch)
+        target = min(best, found.upper)
+        if math.isfinite(target) and target - found.lower()[1] <= precision(target):
+            break
+        if evaluations == len(batch) and math.isfinite(found.upper) and found.upper > tol.margin_precision \
+                and tilt.holds(np.zeros(2)):  # upright: prove points all around together (A may be round)
+            found.points += tilt_points(tilt, found.upper, found.theta, target - TILT_GOAL * precision(target))
+            if target - found.lower()[1] <= precision(target):
+                break
+        batch = lowest_directions(np.array(found.points), min(PAIR, MAX_DIRECTIONS - evaluations),
+                                  [t for t, _ in found.evaluated])
+        if not batch:
+            break
+    return found, evaluations
 
 
 def _closed_form(eq: Equilibrium, tilt: TiltTest) -> tuple[Bounds | None, float, tuple[float, float] | None]:

@@ -1,0 +1,118 @@
+"""The cone programs (Clarabel) against closed forms: the path large structures take, forced on small ones.
+
+``CONE_POINTS`` is lowered to 0 so that every structure is posed as cone programs, and the
+closed-form block bounds are switched off so that the margin comes from the cone programs'
+own search (two directions a round): harmonic stacks, a block on a slope and the rulebook's
+counterweight, in proportions none of the search's constants were tuned on.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from sim.cases import block_on_slope, harmonic_margin, harmonic_stack
+from sim.contact import find_interfaces
+from sim.scene import from_dict
+from sim.statics import analyze, cone, search
+from sim.statics.blocks import BlockBounds
+from sim.statics.model import equilibrium
+from sim.statics.problem import Problem
+from sim.tol import tol
+
+pytest.importorskip("clarabel")
+
+
+@pytest.fixture
+def cone_path(monkeypatch):
+    """Every structure as cone programs, and no closed-form block bound: the search alone finds the margin."""
+    monkeypatch.setattr(cone, "CONE_POINTS", 0)
+    monkeypatch.setattr(search, "block_bounds", lambda eq: BlockBounds(None, math.inf))
+
+
+def _talo(*pieces):
+    return from_dict({"format": "towerlab-scene/1", "game": "talo", "pieces": list(pieces)})
+
+
+def _within_precision(r, expected):
+    """The margin is the value from above to the stated precision, and the proven lower bound lies below it."""
+    assert expected - 1e-6 * expected <= r.margin_g <= expected + search.precision(expected)
+    assert r.margin_bounds[0] <= expected * (1 + 1e-6)
+    assert r.margin_g - r.margin_bounds[0] <= search.precision(r.margin_g) + 1e-9
+
+
+@pytest.mark.parametrize(("n", "scale"), [(2, 0.93), (3, 0.88), (5, 0.8), (8, 0.97), (12, 0.9)])
+def test_harmonic_stacks_tip_at_their_closed_form_margin_on_the_cone_path(cone_path, n, scale):
+    r = analyze(harmonic_stack(n, scale))
+    assert r.feasible
+    assert r.lp_solves >= 2  # the cone programs' search, not a closed form
+    expected = harmonic_margin(n, scale)
+    _within_precision(r, expected)
+    assert r.margin_g == pytest.approx(expected, rel=1e-5)  # tipping: A is a polygon, its nearest edge found
+    assert abs(math.remainder(math.radians(r.weakest_direction_deg), 2 * math.pi)) < math.radians(1.0)
+
+
+@pytest.mark.parametrize("theta", [7.0, 17.0])
+def test_a_block_on_a_slope_slides_at_tan_phi_minus_theta_on_the_cone_path(cone_path, theta):
+    r = analyze(block_on_slope(theta))
+    expected = math.tan(math.atan(0.5) - math.radians(theta))
+    _within_precision(r, expected)
+    assert min(r.weakest_direction_deg, 360.0 - r.weakest_direction_deg) < 12.0  # down the fall line (+x)
+
+
+def test_the_counterweight_tips_at_two_ninths_on_the_cone_path(cone_path):
+    post = {"id": "post", "kind": "talo.block", "length": 1, "cell": [4, 4], "layer": 0, "axis": "z"}
+    four = {"id": "four", "kind": "talo.block", "length": 4, "cell": [3, 4], "layer": 1, "axis": "x"}
+    one = {"id": "one", "kind": "talo.block", "length": 1, "cell": [3, 4], "layer": 2, "axis": "x"}
+    r = analyze(_talo(post, four, one))
+    _within_precision(r, (1 / 3) / 1.5)
+    assert r.margin_g == pytest.approx((1 / 3) / 1.5, rel=1e-5)
+
+
+@pytest.mark.parametrize(("n", "scale", "unheld"), [(2, 1.03, ("b1",)), (4, 1.1, ("b1",))])
+def test_a_stack_past_its_critical_offsets_loses_the_same_pieces_on_both_paths(monkeypatch, n, scale, unheld):
+    lp = analyze(harmonic_stack(n, scale))
+    monkeypatch.setattr(cone, "CONE_POINTS", 0)
+    conic = analyze(harmonic_stack(n, scale))
+    assert not lp.feasible and not conic.feasible
+    assert conic.unheld == lp.unheld
+    assert set(unheld) <= set(conic.unheld)
+
+
+def test_the_kinematic_program_gives_the_force_programs_support_function():
+    scene = harmonic_stack(3, 0.7)
+    eq = equilibrium(scene, find_interfaces(scene))
+    problem = cone.ConeProblem(eq)
+    problem.start_margin()
+    lp = Problem(eq)
+    lp.start_margin()
+    for theta in np.linspace(0.0, 2 * math.pi, 7, endpoint=False):
+        h, a, exact = problem.support(theta)
+        h_lp, _, exact_lp = lp.support(theta)
+        assert exact and exact_lp
+        assert h == pytest.approx(h_lp, rel=1e-5, abs=1e-7)
+        assert h == pytest.approx(np.array([math.cos(theta), math.sin(theta)]) @ a)
+
+
+def test_directions_solved_side_by_side_give_the_answers_of_one_at_a_time(monkeypatch):
+    scene = harmonic_stack(4, 0.8)
+    eq = equilibrium(scene, find_interfaces(scene))
+    thetas = [0.1, 1.7, 3.0, 4.4, 5.9]
+    paired = cone.ConeProblem(eq).supports(thetas)
+    monkeypatch.setattr(cone, "THREADS", 1)
+    alone = [cone.ConeProblem(eq).support(t) for t in thetas]
+    for (h, a, _), (h1, a1, _) in zip(paired, alone):
+        assert h == h1 and np.array_equal(a, a1)  # no warm start: the same numbers whoever solves them
+
+
+def test_the_lowest_directions_are_distinct_minima_of_the_lower_bound():
+    from sim.statics.planar import lowest_bound, lowest_directions
+
+    points = np.array([[1.0, 0.0], [0.0, 2.0], [-3.0, 0.0], [0.0, -1.5]])
+    first, second = lowest_directions(points, 2)
+    assert first == pytest.approx(lowest_bound(points)[0])
+    assert abs(math.remainder(first - second, 2 * math.pi)) > 0.02
+    assert lowest_directions(points, 2, taken=[first])[0] == pytest.approx(second)
+    assert tol.direction_apart < 0.02
