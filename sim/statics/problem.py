@@ -74,6 +74,7 @@ class Problem:
         self.row_point = np.zeros(0, dtype=int)
         self.row_cut = np.zeros(0, dtype=bool)  # (r,) whether a generator row is a cut (not seeded)
         self._cutting = False
+        self._solves_before = 0  # solves of the LP _widen replaced
         support = eq.supports
         held = np.zeros(len(eq.bodies), dtype=bool)
         held[eq.above[support & (eq.above >= 0)]] = True
@@ -84,7 +85,7 @@ class Problem:
     @property
     def solves(self) -> int:
         """LP solves so far."""
-        return self.lp.solves
+        return self._solves_before + self.lp.solves
 
     # --- generators ---------------------------------------------------------------------------
 
@@ -177,6 +178,8 @@ class Problem:
         """
         for round_ in range(max_rounds + 1):
             sol = self.lp.solve()
+            while not sol.optimal and self._widen():
+                sol = self.lp.solve()
             if not sol.optimal or len(self.eq.points) == 0:
                 return sol, sol.optimal
             if bounded is not None and bounded(sol):
@@ -195,6 +198,33 @@ class Problem:
             self._spread(pick, e)
             self._cutting = False
         raise AssertionError("unreachable")
+    def _widen(self) -> bool:
+        """Start again with the friction pyramid at every contact point, after a solve found no optimum: whether
+        it did.
+
+        A kinematic LP with no optimum (unbounded, or HiGHS's solve error on the way there)
+        means that the generators so far cannot hold the structure under any load in the
+        margin's box, and no cut can come from a solve without an optimum. It happens where
+        the LP started with normal forces alone (the structure stands on vertical forces) and
+        some contacts slope by less than ``tol.fall_line`` (no fall-line friction seeded) yet
+        by more than the LP's tolerance absorbs: pieces the simulation left tilted by 1e-7 rad,
+        which the tilted-gravity test (it needs no generators) finds held. The pyramid holds
+        any force in the cone's inner pyramid, vertical ones among them, as for structures that
+        lean. Only for a structure with nothing taken out, only once, and only after a failed
+        solve: no answer that had an optimum changes.
+        """
+        if self.friction or not self.live.all():
+            return False
+        margin = not np.isfinite(self.lp.lower[:self.eq.num_rows]).any()
+        solves = self.solves
+        lo, hi = self.lp.row_lo[self.alpha_rows], self.lp.row_hi[self.alpha_rows]  # the direction being solved
+        self.__init__(self.eq, self.lp.warm, friction=True)
+        self._solves_before = solves
+        if margin:
+            self.start_margin()
+        self.lp.set_row_bounds(self.alpha_rows, lo, hi)
+        return True
+
     def _spread(self, pick: np.ndarray, e: np.ndarray) -> None:
         """Add the commonest new friction directions at every point of the same contact plane orientation.
 
