@@ -10,11 +10,18 @@ import trimesh
 
 from sim.cli import main
 from sim.errors import SceneError
-from sim.pieces import shape
+from sim.pieces import custom, shape
+from sim.pieces.decompose import CACHE_ENV
 from sim.scene import from_dict, load_scene, loads, save_scene
 from tests.helpers import one_line
 
 RHO = 700.0  # kg/m³: the generic pieces' default density
+
+
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path, monkeypatch):
+    """Every test keeps its decompositions in a folder of its own, not the user's cache."""
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
 
 
 def _scene(*pieces) -> dict:
@@ -189,3 +196,50 @@ def test_hull_and_mesh_pieces_stand_in_the_statics_and_draw(tmp_path):
     assert r.weakest_direction_deg == pytest.approx(180.0, abs=1e-6)
     image = render_scene(scene, size=(96, 72))
     assert image.shape == (72, 96, 4) and len(np.unique(image.reshape(-1, 4), axis=0)) > 20
+
+
+def _l_mesh(path):
+    bar = trimesh.creation.box([90.0, 30.0, 20.0]).apply_translation([45.0, 15.0, 10.0])
+    post = trimesh.creation.box([30.0, 30.0, 50.0]).apply_translation([15.0, 15.0, 45.0])
+    trimesh.boolean.union([bar, post], engine="manifold").export(path)
+    return path
+
+
+def test_a_decomposition_is_kept_on_disk_and_read_back_without_cutting_again(tmp_path, monkeypatch):
+    path = _l_mesh(tmp_path / "l.ply")
+    first = custom.mesh(path, decomposition="exact")
+    kept = sorted((tmp_path / "cache").glob("*.npz"))
+    assert len(kept) == 1  # one body cut: one file, plain arrays
+    with np.load(kept[0], allow_pickle=False) as f:
+        assert int(f["count"]) == 2
+
+    def no_cutting(*args, **kwargs):
+        raise AssertionError("cut again")
+
+    monkeypatch.setattr(custom, "exact_parts", no_cutting)
+    again = custom.mesh(path, decomposition="exact")
+    assert [p.name for p in again.parts] == [p.name for p in first.parts]
+    assert all(np.array_equal(a.vertices, b.vertices) for a, b in zip(again.parts, first.parts))
+    assert again.mass == first.mass and np.array_equal(again.com, first.com)
+    with pytest.raises(AssertionError, match="cut again"):  # another scale is another key
+        custom.mesh(path, scale=2.0, decomposition="exact")
+
+
+def test_a_damaged_cache_file_is_made_again_and_a_cache_that_cannot_be_written_costs_only_time(tmp_path,
+                                                                                               monkeypatch):
+    path = _l_mesh(tmp_path / "l.ply")
+    first = custom.mesh(path, decomposition="exact")
+    (kept,) = (tmp_path / "cache").glob("*.npz")
+    kept.write_bytes(b"not a zip file")
+    again = custom.mesh(path, decomposition="exact")
+    assert all(np.array_equal(a.vertices, b.vertices) for a, b in zip(again.parts, first.parts))
+    with np.load(kept, allow_pickle=False) as f:  # written again, whole
+        assert int(f["count"]) == 2
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where the folder would be")
+    monkeypatch.setenv(CACHE_ENV, str(blocked / "cache"))
+    assert len(custom.mesh(path, decomposition="exact").parts) == 2
+    monkeypatch.setenv(CACHE_ENV, "off")
+    monkeypatch.setattr(custom, "exact_parts", lambda *a, **k: (_ for _ in ()).throw(AssertionError("cut")))
+    with pytest.raises(AssertionError, match="cut"):  # switched off: nothing kept is read
+        custom.mesh(path, decomposition="exact")

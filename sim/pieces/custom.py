@@ -22,7 +22,7 @@ from scipy.spatial import ConvexHull, QhullError
 
 from sim.errors import ShapeError
 from sim.pieces import dimensions as dim
-from sim.pieces.decompose import MAX_PARTS, coacd_parts, convex_bodies, exact_parts
+from sim.pieces.decompose import CACHE_VERSION, MAX_PARTS, cached_parts, coacd_parts, convex_bodies, exact_parts
 from sim.pieces.generic import GENERIC_WOOD
 from sim.pieces.model import MM, PieceShape, assemble
 from sim.tol import tol
@@ -43,11 +43,12 @@ FOLD_MM = tol.convex / MM
 """An edge folding inwards by less than this (mm) is flat (``tol.convex``)."""
 
 
-def _variant(*items) -> str:
+def _variant(*items, full: bool = False) -> str:
+    """A digest of the items: 12 hex digits (a variant name), or all 64 (``full``: a cache key)."""
     h = hashlib.sha256()
     for item in items:
         h.update(item if isinstance(item, bytes) else repr(item).encode())
-    return h.hexdigest()[:12]
+    return h.hexdigest() if full else h.hexdigest()[:12]
 
 
 def _check_size(extent_mm: np.ndarray, field: str, what: str) -> None:
@@ -114,8 +115,14 @@ def mesh(file, scale: float = 1.0, decomposition: str = "none", threshold: float
     if other and decomposition == "none":
         raise ShapeError("file", f"{path}: the mesh is not convex, nor made of convex bodies; give decomposition "
                                  "\"exact\" (cut into convex parts) or \"coacd\" (approximate)")
+    digest = hashlib.sha256(data).hexdigest()
     for i, body in enumerate(other):
-        cut = exact_parts(body, FOLD_MM) if decomposition == "exact" else coacd_parts(body, threshold)
+        def make(body=body):
+            return exact_parts(body, FOLD_MM) if decomposition == "exact" else coacd_parts(body, threshold)
+
+        key = _variant(CACHE_VERSION, digest, float(scale), decomposition, FOLD_MM, MAX_PARTS, i,
+                       float(threshold) if decomposition == "coacd" else None, full=True)
+        cut = cached_parts(key, make)
         parts += [(f"part-{i}-{k}", v) for k, v in enumerate(cut)]
     if len(parts) > MAX_PARTS:
         raise ShapeError("file", f"{path}: {len(parts)} convex parts; a piece may have at most {MAX_PARTS}")

@@ -16,16 +16,33 @@ on them), so a mesh file becomes one of three things:
   approximate convex decomposition within a concavity ``threshold``, for
   curved or scanned shapes whose exact cuts would be too many.
 
+Cuts and decompositions are kept on disk (:func:`cached_parts`): CoACD takes
+seconds a body (compas_cra's curve-3-blocks: 11 s to load), and every process
+that loads the scene (``check``, ``view``, ``render``) would take them again.
+
 Pure: numpy, trimesh and manifold3d (for the cuts).
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
+import os
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
 import numpy as np
 import trimesh
 
+from sim.atomic import write_bytes
 from sim.errors import ShapeError
 from sim.tol import tol
+
+CACHE_ENV = "TOWERLAB_CACHE"
+"""Environment variable: the folder of the decompositions kept on disk; ``off`` (or empty) keeps none."""
+CACHE_VERSION = 1
+"""Part of every cache key: raised when the cuts or their settings change meaning."""
 
 MAX_PARTS = 512
 """The most convex parts one piece may have (the contact finder pairs them; more is a typo or a scan)."""
@@ -148,3 +165,45 @@ def coacd_parts(body: trimesh.Trimesh, threshold: float, most: int = MAX_PARTS) 
     hulls = coacd.run_coacd(coacd.Mesh(np.asarray(body.vertices, dtype=float), np.asarray(body.faces, dtype=np.int32)),
                             threshold=threshold, max_convex_hull=most, seed=0)
     return [np.asarray(v, dtype=float) for v, _ in hulls]
+
+
+def cache_folder() -> Path | None:
+    """Where decompositions are kept: ``$TOWERLAB_CACHE``, else the user cache folder
+    (``$XDG_CACHE_HOME`` or ``~/.cache``) ``/towerlab/decompositions``; None when switched off."""
+    value = os.environ.get(CACHE_ENV)
+    if value is not None:
+        return None if value.strip() in ("", "off") else Path(value).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "towerlab" / "decompositions"
+
+
+def cached_parts(key: str, make: Callable[[], list[np.ndarray]]) -> list[np.ndarray]:
+    """A body's convex parts from the disk cache, or made by ``make`` and kept there.
+
+    The file is ``<key>.npz`` (plain arrays, no pickle), written atomically; a file that cannot
+    be read as parts is made again, and a cache folder that cannot be written only costs the
+    time. The key must name everything the parts depend on (the caller's: the mesh file's
+    sha256, the scale, the decomposition and its settings, :data:`CACHE_VERSION`).
+
+    Args:
+        key: a file-name-safe digest.
+        make: () -> the parts, (k, 3) vertex arrays each (mm), when they are not kept.
+    """
+    folder = cache_folder()
+    path = None if folder is None else folder / f"{key}.npz"
+    if path is not None and path.is_file():
+        try:
+            with np.load(path, allow_pickle=False) as kept:
+                parts = [np.asarray(kept[f"part_{i}"], dtype=float) for i in range(int(kept["count"]))]
+            if parts and all(p.ndim == 2 and p.shape[1] == 3 and len(p) >= 4 and np.isfinite(p).all()
+                             for p in parts):
+                return parts
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
+            pass  # damaged or foreign: made again below
+    parts = make()
+    if path is not None:
+        buffer = io.BytesIO()
+        np.savez(buffer, count=np.int64(len(parts)), **{f"part_{i}": p for i, p in enumerate(parts)})
+        with contextlib.suppress(OSError):  # a read-only or full cache folder: the parts are made each time
+            write_bytes(path, buffer.getvalue())
+    return parts
