@@ -15,6 +15,12 @@ compas_cra's verdicts to tests/data/compas/verdicts.json, which the tests
 compare towerlab's with (CI has no compas_cra). compas_cra is the optional
 `bench` extra; without it only towerlab's side runs, on the samples kept in
 tests/data/compas/.
+
+`--against /work/main` also times another checkout's statics (before a change) on the
+same imported scenes, each of its runs (a process of its own) taking turns with ours,
+and prints how many times faster ours is with the margin: the before/after figures of
+docs/statics.md (`--only armadillo --towerlab-only --against /work/main`). `--threads N`
+sets how many cone programs run side by side (``sim.statics.cone.THREADS``).
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ import argparse
 import json
 import os
 import re
+import subprocess
 import sys
 import tempfile
 import time
@@ -75,8 +82,31 @@ def sample_path(sample: str) -> Path:
     return Path(compas_cra.SAMPLE) / f"{sample}.json"
 
 
-def ours(case, folder: Path, repeat: int) -> dict:
-    """towerlab on a case: import (ms), feasibility and full statics (best of ``repeat``, ms), verdicts."""
+AGAINST = """
+import json, sys, time
+from pathlib import Path
+from sim.scene import from_dict
+from sim.statics import analyze
+path = Path(sys.argv[1])
+scene = from_dict(json.loads(path.read_text()), path.stem, base=path.parent)
+analyze(scene, margin=False)
+t = time.perf_counter(); analyze(scene, margin=False); f = time.perf_counter() - t
+t = time.perf_counter(); r = analyze(scene); m = time.perf_counter() - t
+print(json.dumps({"ms_feasibility": f * 1e3, "ms_with_margin": m * 1e3, "margin_g": r.margin_g,
+                  "weakest_deg": r.weakest_direction_deg, "solves": r.lp_solves}))
+"""
+
+
+def against(checkout: Path, scene_file: Path) -> dict:
+    """Another checkout's statics (main's, before a change) on the same scene file, in a process of its own."""
+    out = subprocess.run([sys.executable, "-c", AGAINST, str(scene_file)], capture_output=True, text=True,
+                         cwd=checkout, env={**os.environ, "PYTHONPATH": str(checkout)}, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def ours(case, folder: Path, repeat: int, checkout: Path | None = None) -> dict:
+    """towerlab on a case: import (ms), feasibility and full statics (best of ``repeat``, ms), verdicts; with
+    ``checkout``, that checkout's too, its runs taking turns with ours (``against``)."""
     name, sample, supports, mu, tilt, _, extra = case
     start = time.perf_counter()
     assembly = read_assembly(sample_path(sample))
@@ -96,7 +126,13 @@ def ours(case, folder: Path, repeat: int) -> dict:
     loaded = time.perf_counter()
     analyze(scene, margin=False)  # warm the shapes' mass properties and hull faces
     times_f, times_m, feasibility, full = [], [], None, None
+    theirs = []
+    scene_file = folder / (re.sub(r"[^a-z0-9]+", "-", name.lower()) + ".json")
+    if checkout is not None:
+        scene_file.write_text(json.dumps(imported.scene))
     for _ in range(repeat):
+        if checkout is not None:
+            theirs.append(against(checkout, scene_file))
         t = time.perf_counter()
         feasibility = analyze(scene, margin=False)
         times_f.append(time.perf_counter() - t)
@@ -104,8 +140,13 @@ def ours(case, folder: Path, repeat: int) -> dict:
         full = analyze(scene)
         times_m.append(time.perf_counter() - t)
     parts = sum(len(p.shape.parts) for p in scene.pieces)
-    return {"blocks": len(scene.pieces), "parts": parts, "interfaces": len(full.interfaces),
+    other = {} if not theirs else {"against": {
+        "ms_feasibility": round(min(t["ms_feasibility"] for t in theirs), 1),
+        "ms_with_margin": round(min(t["ms_with_margin"] for t in theirs), 1),
+        "margin_g": theirs[0]["margin_g"], "weakest_deg": theirs[0]["weakest_deg"], "solves": theirs[0]["solves"]}}
+    return {**other, "blocks": len(scene.pieces), "parts": parts, "interfaces": len(full.interfaces),
             "feasible": feasibility.feasible, "stable": full.stable, "unheld": list(feasibility.unheld),
+            "solves": full.lp_solves,
             "margin_g": None if not full.feasible else round(full.margin_g, 4),
             "weakest_deg": None if full.weakest_direction_deg is None else round(full.weakest_direction_deg, 1),
             "ms_import": round((loaded - start) * 1e3, 1), "ms_interfaces": round(full.timings_ms["interfaces"], 1),
@@ -174,9 +215,17 @@ def main(argv=None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="timed runs of towerlab per case (best of)")
     parser.add_argument("--only", nargs="*", help="case names (default: all)")
     parser.add_argument("--no-cra-solve", action="store_true", help="skip compas_cra's CRA (slow on the vault)")
+    parser.add_argument("--threads", type=int, help="cone programs solved side by side (sim.statics.cone.THREADS)")
+    parser.add_argument("--towerlab-only", action="store_true", help="skip compas_cra (its vault takes a minute)")
     parser.add_argument("--record", action="store_true", help="write compas_cra's verdicts to " + str(DATA))
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--against", type=Path, help="another checkout (main's, before a change): its statics "
+                                                      "timed on the same scenes, taking turns with ours")
     args = parser.parse_args(argv)
+    if args.threads is not None:
+        import sim.statics.cone
+
+        sim.statics.cone.THREADS = max(1, args.threads)
     try:
         import compas_cra
         version = getattr(compas_cra, "__version__", "?")
@@ -193,10 +242,10 @@ def main(argv=None) -> int:
                    "tilt": None if case[4] is None else [list(case[4][0]), case[4][1]],
                    "interfaces": "stored" if case[5] is None else case[5], **{k: v for k, v in case[6].items()}}
             try:
-                row["towerlab"] = ours(case, Path(folder), args.repeat)
+                row["towerlab"] = ours(case, Path(folder), args.repeat, args.against)
             except Exception as e:  # noqa: BLE001 - a sample towerlab cannot take: say why, go on
                 row["towerlab"] = {"error": str(e)}
-            if version is not None:
+            if version is not None and not args.towerlab_only:
                 row["compas_cra"] = cra(case, with_cra=not (args.no_cra_solve or case[1].startswith("armadillo")))
             rows.append(row)
             if not args.json:
@@ -211,6 +260,11 @@ def main(argv=None) -> int:
     return 0
 
 
+def full_ratio(a: dict, t: dict) -> str:
+    """How many times faster ours is with the margin than the other checkout's."""
+    return f"{a['ms_with_margin'] / t['ms_with_margin']:.2f}"
+
+
 def _print(row) -> None:
     t = row["towerlab"]
     if "error" in t:
@@ -219,6 +273,10 @@ def _print(row) -> None:
     line = (f"{row['case']:26s} {t['blocks']:4d} blocks {t['parts']:5d} parts {t['interfaces']:5d} interfaces  "
             f"towerlab {'S' if t['feasible'] else 'F'} margin {t['margin_g']}  {t['ms_feasibility']:8.1f} ms"
             f" (+margin {t['ms_with_margin']:8.1f} ms)")
+    a = t.get("against")
+    if a is not None:
+        line += (f"  against: margin {a['margin_g']:.4f} feasibility {a['ms_feasibility']:8.1f} ms +margin "
+                 f"{a['ms_with_margin']:8.1f} ms ({a['solves']} solves; ours {full_ratio(a, t)}x faster)")
     c = row.get("compas_cra")
     if c is not None:
         rbe = {True: "S", False: "F", None: "?"}[c["rbe_stable"]]
