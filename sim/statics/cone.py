@@ -20,7 +20,9 @@ program: the force problem
 with the equations E of :meth:`~sim.statics.model.Equilibrium.force_rows`
 (forces along each point's normal and two tangents), b the weights and h the
 horizontal loads. Feasibility minimises the total help (α = 0); h(d)
-maximises d · α without help, |α_x|, |α_y| ≤ the margin cap.
+maximises d · α without help, |α_x|, |α_y| ≤ the margin cap, solved through its
+conic dual (:class:`SupportPrograms`: virtual velocities, a tenth of the unknowns,
+the same matrix in every direction), two directions at a time on two threads.
 
 It is used where a structure has at least :data:`CONE_POINTS` contact points
 and the ``clarabel`` package is installed; the LP otherwise.
