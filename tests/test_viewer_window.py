@@ -36,7 +36,8 @@ def _ffmpeg() -> str:
 @pytest.fixture(scope="module")
 def display():
     """A fresh Xvfb server on a free display number: its DISPLAY."""
-    number = next(n for n in range(140, 400) if not Path(f"/tmp/.X{n}-lock").exists()
+    worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").lstrip("gw") or 0)  # parallel workers: apart
+    number = next(n for n in range(140 + 40 * worker, 400) if not Path(f"/tmp/.X{n}-lock").exists()
                   and not Path(f"/tmp/.X11-unix/X{n}").exists())
     server = subprocess.Popen(["Xvfb", f":{number}", "-screen", "0", f"{SIZE[0] + 100}x{SIZE[1] + 100}x24",
                                "-nolisten", "tcp"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -120,8 +120,7 @@ class Building:
 
     def _do_cancel(self, a: Action) -> None:
         hand, s = self._carrying(a)
-        self.world.release(hand)
-        self.world.set_pose(s.piece, s.start)
+        self.world.release(hand, s.start)  # let go exactly where it was picked
         del self.hands[hand]
         self.carries.pop(hand, None)
         self.undo.drop_carry(s.carry)
@@ -234,21 +233,22 @@ class Building:
             pose = self.world.pose(s.piece)
             there = c is not None and arrived(c, pose)
             if there or self.world.time - s.lowering >= SET_DOWN_TIME:
-                self.world.release(hand, c.ghost if there else None)  # set down exactly on its support
+                landing = c.ghost if there else None  # set down exactly on its support
+                self._set_down(hand, s, landing)
                 del self.hands[hand]
                 self.carries.pop(hand, None)
-                self._set_down(hand, s)
                 self._update_mode()
 
-    def _set_down(self, hand: str, s: HandState) -> None:
-        """A piece was let go: the plug-ins judge the drop; a rejected one goes back where it was picked."""
+    def _set_down(self, hand: str, s: HandState, landing) -> None:
+        """A hand lets its piece go at ``landing`` (7,) (None: where it is). The plug-ins judge the drop
+        first, at the pose it lands at: a rejected one is let go where it was picked instead."""
         entry = self._drops.pop(s.carry, None)
         from_supply = self._from_supply.pop(s.carry, False)
-        pose = self.world.pose(s.piece)
+        pose = self.world.pose(s.piece) if landing is None else np.asarray(landing, dtype=float)
         for p in self.plugins:
             reason = p.judge_drop(self, hand, s.piece, pose)
             if reason:
-                self.world.set_pose(s.piece, s.start)
+                self.world.release(hand, s.start)
                 if from_supply:
                     self.supply.add(s.piece)
                     self.world.set_supply(self.supply)
@@ -258,6 +258,7 @@ class Building:
                 self.say(reason, "refused")
                 self._session_event("rejected", (s.piece,), "drop", s.piece, hand, {"reason": reason})
                 return
+        self.world.release(hand, landing)
         self._session_event("dropped", (s.piece,), "drop", s.piece, hand)
 
 

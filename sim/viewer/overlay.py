@@ -37,6 +37,8 @@ def verdict_text(verdict, pending: bool) -> str:
         return f"FALLS{wait}\ncannot be held: {names}"
     if verdict.partial:
         return f"STANDS{wait}\nmargin: being computed ..."
+    if verdict.margin_error is not None:
+        return f"STANDS{wait}\nmargin unknown ({verdict.margin_error})"
     if verdict.margin_g <= 0.0:
         return f"KNIFE EDGE{wait}\nmargin 0 g: the slightest push tips it"
     direction = verdict.weakest_direction_deg

@@ -84,7 +84,8 @@ class SessionPlugin:
         """After an action was done (built-in or its own)."""
 
     def judge_drop(self, controller: Controller, hand: str, piece: str, pose) -> str | None:
-        """A piece was just set down at ``pose`` (7,): a reason to reject the drop, or None."""
+        """A hand is letting its piece go, set down at ``pose`` (7,) (its resting place on what is under it):
+        a reason to reject the drop (the piece is let go where it was picked instead), or None."""
         return None
 
     def event(self, controller: Controller, event: LiveEvent) -> None:
