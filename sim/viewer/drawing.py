@@ -45,6 +45,8 @@ class Drawing:
             self._shadow_frames = 2  # this frame's drawing, and the next (a change made before any drawing)
         self.look.shadows(self._shadow_frames > 0)
         self._shadow_frames = max(self._shadow_frames - 1, 0)
+        if not moved:
+            self.look.idle()
         if moved or looked or c.dirty or force:
             if moved:
                 self.look.set_poses(poses)
