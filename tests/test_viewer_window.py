@@ -272,3 +272,105 @@ def test_window_plugins_add_panels_keys_in_the_help_drawing_and_a_world_of_hande
     assert _difference(picture, _expected_picture(moved, camera)) < 6.0
     assert _difference(picture, _expected_picture(scene, camera)) > _difference(picture,
                                                                                 _expected_picture(moved, camera))
+
+
+def _save_as(viewer: Viewer, path: Path) -> None:
+    viewer.key("ctrl+shift+s")
+    viewer.key("--repeat", "120", "BackSpace")
+    viewer.type(str(path))
+    viewer.key("Return")
+    time.sleep(1.0)
+
+
+def test_after_a_crash_the_viewer_offers_the_autosave_and_recovers_the_same_scene(display, tmp_path):
+    from sim.viewer.recovery import INTERVAL, Recovery
+
+    path = _scene(tmp_path)
+    scene = load_scene(path)
+    camera = OrbitCamera(SIZE)
+    camera.start(scene)
+    at_cube = camera.pixel(np.array(scene.piece("cube").pos) + [0, 0, 0.01])
+    at_base = camera.pixel(np.array(scene.piece("base").pos) + [0.0, 0.0, 0.01])
+    recovery = tmp_path / "recovery.json"
+    args = [str(path), "--size", f"{SIZE[0]}x{SIZE[1]}", "--recovery", str(recovery)]
+    viewer = Viewer(display, args, tmp_path)
+    try:
+        viewer.click(*at_cube)
+        for t in np.linspace(0.0, 1.0, 8):
+            viewer.move(*(at_cube + (at_base - at_cube) * t))
+        time.sleep(1.0)
+        viewer.click(*at_base)  # the cube set down on the base; then the autosave comes (every 30 s)
+        deadline = time.monotonic() + INTERVAL + 30.0
+        found = None
+        while time.monotonic() < deadline:
+            found = Recovery(recovery).pending()
+            if found is not None and found.scene.piece("cube").pos[2] > 0.025:
+                break
+            time.sleep(1.0)
+        assert found is not None and found.scene.piece("cube").pos[2] > 0.025, "no autosave of the stacked cube"
+        viewer.proc.kill()  # a crash: no clean exit, no last autosave
+        viewer.proc.wait(timeout=20)
+    finally:
+        if viewer.proc.poll() is None:
+            viewer.proc.kill()
+    again = Viewer(display, args, tmp_path)
+    try:
+        offered = again.picture(tmp_path / "offered.png")
+        again.key("y")  # recover
+        time.sleep(3.0)
+        recovered = again.picture(tmp_path / "recovered.png")
+        _save_as(again, tmp_path / "recovered.json")
+        code = again.quit()
+    finally:
+        if again.proc.poll() is None:
+            again.proc.kill()
+    assert code == 0, again.proc.stderr.read()[-2000:]
+    saved = load_scene(tmp_path / "recovered.json")
+    np.testing.assert_allclose(saved.piece("cube").pos, found.scene.piece("cube").pos, atol=5e-4)
+    np.testing.assert_allclose(saved.piece("cube").pos, [-0.01, -0.01, 0.03], atol=5e-4)  # on the base
+    # the dialog covered the middle of the window; once recovered, the picture is the recovered scene's
+    assert _difference(offered, recovered) > 3.0
+    framed = OrbitCamera(SIZE)
+    framed.start(saved)  # a recovered session frames its scene afresh
+    assert _difference(recovered, _expected_picture(saved, framed)) < 8.0
+    assert Recovery(recovery).pending() is None  # the session ended cleanly this time
+
+
+def test_a_tower_knocked_over_with_the_mouse_is_announced_with_its_pieces_and_cause(display, tmp_path):
+    from sim.replay import load_recording
+
+    scene = from_dict({"format": "towerlab-scene/1", "game": "talo", "pieces": [
+        {"id": "low", "kind": "talo.block", "length": 3, "cell": [4, 4], "layer": 0, "axis": "z"},
+        {"id": "high", "kind": "talo.block", "length": 3, "cell": [4, 4], "layer": 3, "axis": "z"}]})
+    path = tmp_path / "tower.json"
+    save_scene(scene, path)
+    camera = OrbitCamera(SIZE)
+    camera.start(scene)
+    at_top = camera.pixel(np.array(scene.piece("high").pos) + [0.0, 0.0, 0.025])  # near the top of the tower
+    viewer = Viewer(display, [str(path), "--size", f"{SIZE[0]}x{SIZE[1]}", "--no-recovery"], tmp_path)
+    try:
+        viewer.move(*at_top)
+        viewer._xdotool("windowfocus", "--sync", viewer.window)
+        x, y = viewer.origin
+        viewer._xdotool("mousemove", str(int(round(x + at_top[0]))), str(int(round(y + at_top[1]))))
+        time.sleep(0.3)
+        # Shift+click, as the server's own input (a sent event carries no modifier): a poke away from the camera
+        viewer._xdotool("keydown", "shift", "click", "1", "keyup", "shift")
+        time.sleep(2.5)
+        announced = viewer.picture(tmp_path / "announced.png")
+        viewer.key("ctrl+s")
+        code = viewer.quit()
+    finally:
+        if viewer.proc.poll() is None:
+            viewer.proc.kill()
+    assert code == 0, viewer.proc.stderr.read()[-2000:]
+    assert load_scene(path).piece("high").pos[2] < 0.05  # it lies on the board now
+    (recorded,) = sorted((tmp_path / "recordings").glob("*.tlrec"))
+    rec = load_recording(recorded)
+    knocked = [e for e in rec.events if e.kind == "knocked_down"]
+    assert knocked and "high" in knocked[0].pieces
+    assert rec.cause(knocked[0]).kind == "poke" and rec.cause(knocked[0]).piece == "high"
+    # the message is in the picture's lower right corner (white text on the dark panel)
+    h, w = announced.shape[:2]
+    corner = announced[int(0.55 * h):int(0.85 * h), int(0.55 * w):]
+    assert (corner.min(axis=2) > 200).mean() > 0.002

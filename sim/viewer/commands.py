@@ -127,6 +127,19 @@ class Commands:
         self._act("recover")
 
     def _recover_key(self):
-        if self.overlay.dialog is not None:
-            self.overlay.close_dialog()
+        """Y: recover, while the offer to recover is open (a Y typed into a prompt is only a letter)."""
+        if self._offer is not None and self.overlay.dialog is self._offer:
+            self._end_offer()
             self._recover()
+
+    def _decline_key(self):
+        """N: start afresh while the offer is open; afterwards N is its control again."""
+        if self._offer is not None and self.overlay.dialog is self._offer:
+            self._end_offer()
+        elif self.overlay.dialog is None:
+            self.add_like_hovered()
+
+    def _end_offer(self):
+        self.overlay.close_dialog()
+        self._offer = None
+        self.ignore("y")

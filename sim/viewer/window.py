@@ -125,6 +125,7 @@ class ViewerWindow(MouseInput, Commands, Drawing, ShowBase):
         self._messages: list[tuple[str, float]] = []
         self._seen = 0
         self._show_messages = True
+        self._offer = None
         self._bind()
         self.accept("window-event", self._window_event)
         self.taskMgr.add(self._frame, "towerlab-frame", sort=-10)
@@ -136,8 +137,9 @@ class ViewerWindow(MouseInput, Commands, Drawing, ShowBase):
             self.overlay.ask(f"A session did not end cleanly (autosaved at {when}"
                              + (f", {recovery.source}" if recovery.source else "") + "). Recover it?",
                              [("Recover (Y)", self._recover), ("Start afresh (N)", lambda: None)])
+            self._offer = self.overlay.dialog  # Y and N answer it while it is open, and only it
             self.accept("y", self._recover_key)
-            self.accept("n", self.overlay.close_dialog)
+            self.accept("n", self._decline_key)
 
     def _window_event(self, win):
         if win is not self.win:
