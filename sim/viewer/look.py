@@ -36,7 +36,9 @@ from panda3d.core import (
     LVecBase4f,
     NodePath,
     OrthographicLens,
+    RenderState,
     Shader,
+    ShaderAttrib,
     Texture,
     TransparencyAttrib,
 )
@@ -44,7 +46,7 @@ from panda3d.core import (
 from sim.geometry.transforms import rotation_matrices
 from sim.names import BOARD
 from sim.render.backend import hosted_backend
-from sim.render.buffers import DepthPass
+from sim.render.buffers import DepthPass, depth_only_state
 from sim.render.camera import board_corners, piece_corners
 from sim.render.graph import SHADOW_MASK
 from sim.render.lightview import fit_light
@@ -182,6 +184,12 @@ class LiveLook:
         self.pieces.set_shader_input("u_tint", LVecBase4f(0, 0, 0, 0))
         # its camera under render itself: under the pieces' node (its shaders, its bin) it draws nothing
         self.shadow = DepthPass(self.renderer.backend, base.render, "live-shadow", LIVE_SHADOW_MAP)
+        # depth only, over the live shaders too: at the camera's default priority the pieces' live shader
+        # (OVERRIDE) would shade every texel of the map, lights and shadow look-up included (on llvmpipe
+        # that made the shadow pass cost more than the picture)
+        depth = depth_only_state().get_attrib(ShaderAttrib.get_class_type())
+        self.shadow.camera.node().set_initial_state(RenderState.make(
+            depth, ColorWriteAttrib.make(ColorWriteAttrib.C_off), OVERRIDE + 1))
         self.root.set_shader_input("u_live_shadow", self.shadow.depth)
         light = LIGHTING
         for name, value in (("u_key_color", light.key_color), ("u_fill_color", light.fill_color),

@@ -10,8 +10,8 @@ in scripts and in tests):
   action that caused it --, ``came_to_rest``, ``settled``) and the controller's
   own (``picked``, ``dropped``, ``rejected``, ``restored``);
 * :meth:`~SessionPlugin.check` before an action, to veto it with a reason, and
-  :meth:`~SessionPlugin.judge_drop` once a piece is set down, to reject the drop:
-  the piece goes back to where it was picked (to the supply, if it came from
+  :meth:`~SessionPlugin.judge_drop` as a hand sets a piece down (with the pose it
+  lands at), to reject the drop: the piece is let go where it was picked (to the supply, if it came from
   there), the reason is said as a message, and the drop leaves no undo step;
 * :meth:`~SessionPlugin.may_use` limits the pieces and hands the player may use
   now (hot seat): a pick, add, poke or remove of another piece, or a switch to
