@@ -175,6 +175,8 @@ class WorldAdapter:
     def release(self, hand: str, pose=None) -> None:
         piece = self.held()[hand]
         if pose is not None:  # first to its resting place, still in hand, then let go: one certification
+            # (the world's own teleport: not one of the live world's recorded actions, so its rewind, which
+            # replays them, is not used by the viewer; the viewer's undo restores snapshots)
             self.live.world.set_pose(piece, np.asarray(pose, dtype=float))
         self.live.release(hand)
         self._targets.pop(hand, None)
