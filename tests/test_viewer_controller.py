@@ -126,15 +126,15 @@ def test_one_hand_in_talo_two_in_tohuwabohu_each_holding_one_piece():
     c = session(tohu)
     do(c, "pick", piece="s0", hand="right")
     do(c, "pick", piece="s1", hand="left")
-    assert c.world.hands() == {"right": "s0", "left": "s1"}
+    assert c.world.held() == {"right": "s0", "left": "s1"}
     for hand in ("right", "left"):
         with pytest.raises(ActionError, match=f"the {hand} hand already holds"):
             c.apply(action("pick", piece="s2", hand=hand))
     do(c, "move-to", at=[0, 60], hand="left")
     do(c, "drop", hand="left")
-    assert c.world.hands() == {"right": "s0"}
+    assert c.world.held() == {"right": "s0"}
     do(c, "pick", piece="s2", hand="left")
-    assert c.world.hands() == {"right": "s0", "left": "s2"}
+    assert c.world.held() == {"right": "s0", "left": "s2"}
 
 
 def test_a_drop_the_statics_reject_is_shown_as_falling():
@@ -303,4 +303,4 @@ def test_a_snapshot_restored_and_the_same_hand_work_give_the_same_poses_bit_for_
         runs.append(world.poses())
     world.close()
     assert np.array_equal(runs[0], runs[1])
-    assert not np.allclose(runs[0], snap.state[0].scene.poses())  # something did happen
+    assert not np.allclose(runs[0], snap.state[0].state.scene.poses())  # something did happen

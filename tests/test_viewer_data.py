@@ -154,3 +154,25 @@ def test_the_statics_worker_process_answers_feasibility_first_then_the_margin():
     assert final.margin_g == pytest.approx(inline.margin_g) and final.mode == inline.mode
     quick = judge(scene, 7, margin=False)
     assert quick.partial and quick.feasible and quick.stands and np.isnan(quick.margin_g)
+
+
+def test_a_margin_the_statics_cannot_find_is_shown_as_unknown_not_as_a_fall(monkeypatch):
+    import sim.viewer.stability as stability
+    from sim.viewer.overlay import verdict_text
+
+    real = stability.analyze
+
+    def no_optimum(scene, interfaces=None, margin=True, **kw):
+        if margin:
+            raise RuntimeError("the margin LP has no optimum")
+        return real(scene, interfaces, margin=False, **kw)
+
+    monkeypatch.setattr(stability, "analyze", no_optimum)
+    stack = harmonic_stack(3)
+    v = judge(stack, 1)
+    assert v.feasible and v.stands and v.error is None and v.margin_error == "the margin LP has no optimum"
+    assert np.isnan(v.margin_g) and v.weakest_direction_deg is None and not v.unheld
+    assert verdict_text(v, False) == "STANDS\nmargin unknown (the margin LP has no optimum)"
+    leaning = stack.with_poses({stack.pieces[-1].id: np.r_[0.5, 0.0, stack.pieces[-1].pos[2], 0, 0, 0, 1]})
+    falls = judge(leaning, 2)  # what does not stand still says so
+    assert not falls.feasible and not falls.stands and falls.unheld

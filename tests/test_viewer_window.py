@@ -36,7 +36,8 @@ def _ffmpeg() -> str:
 @pytest.fixture(scope="module")
 def display():
     """A fresh Xvfb server on a free display number: its DISPLAY."""
-    number = next(n for n in range(140, 400) if not Path(f"/tmp/.X{n}-lock").exists()
+    worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").lstrip("gw") or 0)  # parallel workers: apart
+    number = next(n for n in range(140 + 40 * worker, 400) if not Path(f"/tmp/.X{n}-lock").exists()
                   and not Path(f"/tmp/.X11-unix/X{n}").exists())
     server = subprocess.Popen(["Xvfb", f":{number}", "-screen", "0", f"{SIZE[0] + 100}x{SIZE[1] + 100}x24",
                                "-nolisten", "tcp"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -57,6 +58,7 @@ class Viewer:
 
     def __init__(self, display: str, args: list[str], cwd: Path):
         self.env = dict(os.environ, DISPLAY=display, XDG_STATE_HOME=str(cwd / "state"),
+                        TOWERLAB_RECORDINGS=str(cwd / "recordings"),
                         PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
         self.proc = subprocess.Popen([sys.executable, "-m", "sim", "view", *args], cwd=cwd, env=self.env,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -187,3 +189,188 @@ def test_pick_carry_drop_undo_and_save_with_the_mouse(display, tmp_path):
     assert _difference(undone, _expected_picture(scene, camera)) < 6.0
     assert _difference(stacked, undone) > 1.0  # and the two differ where the cube moved
     assert _difference(before, undone) < 12.0  # (before: live quality, with the hover highlight)
+    # the session was recorded by default into the recordings folder, and closed at the end
+    from sim.replay import load_recording
+
+    (recorded,) = sorted((tmp_path / "recordings").glob("*-talo.tlrec"))
+    rec = load_recording(recorded)
+    kinds = [a.kind for a in rec.actions]
+    assert rec.complete and "pick" in kinds and "drop" in kinds and "undo" in kinds and "save" in kinds
+    assert {"picked", "dropped", "restored"} <= {e.kind for e in rec.events}
+
+
+PLUGGED = """
+import json, sys
+import numpy as np
+from direct.gui.OnscreenText import OnscreenText
+from sim.scene import load_scene
+from sim.viewer.controller import Controller, Request
+from sim.viewer.keys import Control
+from sim.viewer.plugins import SessionPlugin, WindowPlugin
+from sim.viewer.posed import PosedWorld
+from sim.viewer.window import ViewerWindow
+
+scene = load_scene(sys.argv[1])
+
+class Driver(SessionPlugin):  # a replay's driver: it hands the world the poses to show
+    def tick(self, controller, dt):
+        poses = scene.poses()
+        poses[scene.ids.index("cube"), 0] += 0.05
+        controller.world.show(controller.session_time, scene.ids, poses)
+
+class Panel(WindowPlugin):
+    def __init__(self):
+        self.frames, self.pressed = 0, 0
+    def attach(self, window):
+        self.text = OnscreenText(parent=window.a2dTopCenter, text="TURN OF ANN", pos=(0, -0.2), scale=0.05)
+    def controls(self):
+        return (Control("F6", ("f6",), self.press, "end the turn (the test's game)", "Game"),)
+    def press(self):
+        self.pressed += 1
+    def frame(self, window, dt):
+        self.frames += 1
+
+panel = Panel()
+c = Controller(scene, world_factory=PosedWorld, plugins=[Driver()], size=(400, 260))
+w = ViewerWindow(c, "towerlab plugged", plugins=[panel])
+for _ in range(6):
+    w.taskMgr.step()
+w.messenger.send("f6")
+w.taskMgr.step()
+w.shoot(Request("screenshot", {"path": sys.argv[2], "size": None}))
+helps = [n.node().getText() for n in w.overlay.help.findAllMatches("**/+TextNode")]
+texts = [n.node().getText() for n in w.aspect2d.findAllMatches("**/+TextNode")]
+print(json.dumps({"frames": panel.frames, "pressed": panel.pressed, "help": helps, "texts": texts,
+                  "cube": list(c.world.pose("cube"))}))
+w.close()
+"""
+
+
+def test_window_plugins_add_panels_keys_in_the_help_drawing_and_a_world_of_handed_poses(display, tmp_path):
+    import json
+
+    path = _scene(tmp_path)
+    shot = tmp_path / "plugged.png"
+    env = dict(os.environ, DISPLAY=display, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    done = subprocess.run([sys.executable, "-c", PLUGGED, str(path), str(shot)], env=env, capture_output=True,
+                          text=True, timeout=240)
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["frames"] >= 7 and out["pressed"] == 1
+    assert any("F6" in t for t in out["help"]) and any("end the turn" in t for t in out["help"])
+    assert any("GAME" in t for t in out["help"])  # its group has a heading of its own
+    assert "TURN OF ANN" in out["texts"]
+    # the window drew the poses it was handed (the cube 50 mm along x), with the viewer's own look and camera
+    scene = load_scene(path)
+    moved = scene.with_poses({"cube": np.array(out["cube"])})
+    assert moved.piece("cube").pos[0] == pytest.approx(scene.piece("cube").pos[0] + 0.05)
+    camera = OrbitCamera((400, 260))
+    camera.start(scene)
+    from sim.render.image import load_png
+
+    picture = load_png(shot)[..., :3].astype(float)
+    assert _difference(picture, _expected_picture(moved, camera)) < 6.0
+    assert _difference(picture, _expected_picture(scene, camera)) > _difference(picture,
+                                                                                _expected_picture(moved, camera))
+
+
+def _save_as(viewer: Viewer, path: Path) -> None:
+    viewer.key("ctrl+shift+s")
+    viewer.key("--repeat", "120", "BackSpace")
+    viewer.type(str(path))
+    viewer.key("Return")
+    time.sleep(1.0)
+
+
+def test_after_a_crash_the_viewer_offers_the_autosave_and_recovers_the_same_scene(display, tmp_path):
+    from sim.viewer.recovery import INTERVAL, Recovery
+
+    path = _scene(tmp_path)
+    scene = load_scene(path)
+    camera = OrbitCamera(SIZE)
+    camera.start(scene)
+    at_cube = camera.pixel(np.array(scene.piece("cube").pos) + [0, 0, 0.01])
+    at_base = camera.pixel(np.array(scene.piece("base").pos) + [0.0, 0.0, 0.01])
+    recovery = tmp_path / "recovery.json"
+    args = [str(path), "--size", f"{SIZE[0]}x{SIZE[1]}", "--recovery", str(recovery)]
+    viewer = Viewer(display, args, tmp_path)
+    try:
+        viewer.click(*at_cube)
+        for t in np.linspace(0.0, 1.0, 8):
+            viewer.move(*(at_cube + (at_base - at_cube) * t))
+        time.sleep(1.0)
+        viewer.click(*at_base)  # the cube set down on the base; then the autosave comes (every 30 s)
+        deadline = time.monotonic() + INTERVAL + 30.0
+        found = None
+        while time.monotonic() < deadline:
+            found = Recovery(recovery).pending()
+            if found is not None and found.scene.piece("cube").pos[2] > 0.025:
+                break
+            time.sleep(1.0)
+        assert found is not None and found.scene.piece("cube").pos[2] > 0.025, "no autosave of the stacked cube"
+        viewer.proc.kill()  # a crash: no clean exit, no last autosave
+        viewer.proc.wait(timeout=20)
+    finally:
+        if viewer.proc.poll() is None:
+            viewer.proc.kill()
+    again = Viewer(display, args, tmp_path)
+    try:
+        offered = again.picture(tmp_path / "offered.png")
+        again.key("y")  # recover
+        time.sleep(3.0)
+        recovered = again.picture(tmp_path / "recovered.png")
+        _save_as(again, tmp_path / "recovered.json")
+        code = again.quit()
+    finally:
+        if again.proc.poll() is None:
+            again.proc.kill()
+    assert code == 0, again.proc.stderr.read()[-2000:]
+    saved = load_scene(tmp_path / "recovered.json")
+    np.testing.assert_allclose(saved.piece("cube").pos, found.scene.piece("cube").pos, atol=5e-4)
+    np.testing.assert_allclose(saved.piece("cube").pos, [-0.01, -0.01, 0.03], atol=5e-4)  # on the base
+    # the dialog covered the middle of the window; once recovered, the picture is the recovered scene's
+    assert _difference(offered, recovered) > 3.0
+    framed = OrbitCamera(SIZE)
+    framed.start(saved)  # a recovered session frames its scene afresh
+    assert _difference(recovered, _expected_picture(saved, framed)) < 8.0
+    assert Recovery(recovery).pending() is None  # the session ended cleanly this time
+
+
+def test_a_tower_knocked_over_with_the_mouse_is_announced_with_its_pieces_and_cause(display, tmp_path):
+    from sim.replay import load_recording
+
+    scene = from_dict({"format": "towerlab-scene/1", "game": "talo", "pieces": [
+        {"id": "low", "kind": "talo.block", "length": 3, "cell": [4, 4], "layer": 0, "axis": "z"},
+        {"id": "high", "kind": "talo.block", "length": 3, "cell": [4, 4], "layer": 3, "axis": "z"}]})
+    path = tmp_path / "tower.json"
+    save_scene(scene, path)
+    camera = OrbitCamera(SIZE)
+    camera.start(scene)
+    at_top = camera.pixel(np.array(scene.piece("high").pos) + [0.0, 0.0, 0.025])  # near the top of the tower
+    viewer = Viewer(display, [str(path), "--size", f"{SIZE[0]}x{SIZE[1]}", "--no-recovery"], tmp_path)
+    try:
+        viewer.move(*at_top)
+        viewer._xdotool("windowfocus", "--sync", viewer.window)
+        x, y = viewer.origin
+        viewer._xdotool("mousemove", str(int(round(x + at_top[0]))), str(int(round(y + at_top[1]))))
+        time.sleep(0.3)
+        # Shift+click, as the server's own input (a sent event carries no modifier): a poke away from the camera
+        viewer._xdotool("keydown", "shift", "click", "1", "keyup", "shift")
+        time.sleep(2.5)
+        announced = viewer.picture(tmp_path / "announced.png")
+        viewer.key("ctrl+s")
+        code = viewer.quit()
+    finally:
+        if viewer.proc.poll() is None:
+            viewer.proc.kill()
+    assert code == 0, viewer.proc.stderr.read()[-2000:]
+    assert load_scene(path).piece("high").pos[2] < 0.05  # it lies on the board now
+    (recorded,) = sorted((tmp_path / "recordings").glob("*.tlrec"))
+    rec = load_recording(recorded)
+    knocked = [e for e in rec.events if e.kind == "knocked_down"]
+    assert knocked and "high" in knocked[0].pieces
+    assert rec.cause(knocked[0]).kind == "poke" and rec.cause(knocked[0]).piece == "high"
+    # the message is in the picture's lower right corner (white text on the dark panel)
+    h, w = announced.shape[:2]
+    corner = announced[int(0.55 * h):int(0.85 * h), int(0.55 * w):]
+    assert (corner.min(axis=2) > 200).mean() > 0.002

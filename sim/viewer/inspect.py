@@ -42,7 +42,7 @@ class Describer:
         p = world.piece(piece_id)
         info = {"id": p.id, "kind": p.kind, "params": dict(p.params), "mass_g": round(p.mass * 1000.0, 2),
                 "owner": p.owner, "rests_on": None, "carries": None,
-                "held": piece_id in world.hands().values()}
+                "held": piece_id in world.held().values()}
         graph = self.graph(verdict)
         if graph is not None and piece_id in graph.ids:
             info["rests_on"] = graph.rests_on(piece_id)

@@ -110,6 +110,8 @@ class Verdict:
         elapsed_ms: how long the verdict took.
         error: why no verdict could be reached (then ``feasible`` is False and the rest empty), else None.
         partial: feasibility alone so far (the margin, nan, is being computed).
+        margin_error: why the margin is unknown although what stands is known (the margin's program
+            failed: ``margin_g`` is nan, the direction None), else None.
     """
 
     revision: int
@@ -124,6 +126,7 @@ class Verdict:
     elapsed_ms: float = 0.0
     error: str | None = None
     partial: bool = False
+    margin_error: str | None = None
 
     @property
     def empty(self) -> bool:
@@ -132,8 +135,9 @@ class Verdict:
 
     @property
     def stands(self) -> bool:
-        """Feasible (a knife edge, margin 0, does not stand)."""
-        return self.feasible and self.error is None and (self.partial or self.margin_g > 0.0)
+        """Feasible (a knife edge, margin 0, does not stand; an unknown margin does not say it falls)."""
+        return self.feasible and self.error is None and (self.partial or self.margin_error is not None
+                                                         or self.margin_g > 0.0)
 
 
 @dataclass(frozen=True, eq=False)

@@ -16,7 +16,8 @@ under :attr:`LiveLook.root` and overrides its shaders there.
   window's clear colour is the backdrop) and the shadow map is drawn only in frames
   where something moved or the view turned. The live picture draws its own copy of
   the graph's nodes (the same geometry), in the renderer's order: pieces front to
-  back, then the board, then the floor where they leave it seen.
+  back, then the board, then the floor where they leave it seen; the pieces
+  at rest are drawn as one flattened geometry (:mod:`sim.viewer.batch`).
 - **Still**: the renderer's picture (soft shadows, grain, 4x multisampling) is
   drawn once into its offscreen buffer, read back and shown on a card behind the
   3D scene; the pieces are then drawn into the depth buffer only, so that the
@@ -35,7 +36,9 @@ from panda3d.core import (
     LVecBase4f,
     NodePath,
     OrthographicLens,
+    RenderState,
     Shader,
+    ShaderAttrib,
     Texture,
     TransparencyAttrib,
 )
@@ -43,12 +46,13 @@ from panda3d.core import (
 from sim.geometry.transforms import rotation_matrices
 from sim.names import BOARD
 from sim.render.backend import hosted_backend
-from sim.render.buffers import DepthPass
+from sim.render.buffers import DepthPass, depth_only_state
 from sim.render.camera import board_corners, piece_corners
 from sim.render.graph import SHADOW_MASK
 from sim.render.lightview import fit_light
 from sim.render.looks import BACKDROP, LIGHTING, TABLE
 from sim.render.renderer import PIECES_BIN, SHADOW_BOARD_LIMIT, Renderer
+from sim.viewer.batch import RestingBatch
 
 LIVE_SHADOW_MAP = 512  # texels per side of the live shadow map
 OVERRIDE = 100  # priority of the live shaders over the renderer's own
@@ -180,6 +184,12 @@ class LiveLook:
         self.pieces.set_shader_input("u_tint", LVecBase4f(0, 0, 0, 0))
         # its camera under render itself: under the pieces' node (its shaders, its bin) it draws nothing
         self.shadow = DepthPass(self.renderer.backend, base.render, "live-shadow", LIVE_SHADOW_MAP)
+        # depth only, over the live shaders too: at the camera's default priority the pieces' live shader
+        # (OVERRIDE) would shade every texel of the map, lights and shadow look-up included (on llvmpipe
+        # that made the shadow pass cost more than the picture)
+        depth = depth_only_state().get_attrib(ShaderAttrib.get_class_type())
+        self.shadow.camera.node().set_initial_state(RenderState.make(
+            depth, ColorWriteAttrib.make(ColorWriteAttrib.C_off), OVERRIDE + 1))
         self.root.set_shader_input("u_live_shadow", self.shadow.depth)
         light = LIGHTING
         for name, value in (("u_key_color", light.key_color), ("u_fill_color", light.fill_color),
@@ -234,6 +244,7 @@ class LiveLook:
                 if indexed is not None:
                     geom_node.set_geom(k, indexed)
         self.live_nodes = {pid: self.live_root.find(pid.replace("*", "\\*")) for pid in self.graph.nodes}
+        self.batch = RestingBatch(self.live_root, self.live_nodes)
         board = self.live_root.find(BOARD)
         if not board.is_empty():
             board.set_bin("fixed", 0)  # after the pieces, which hide much of it
@@ -329,6 +340,12 @@ class LiveLook:
         for node, row in zip(self.live_nodes.values(), np.asarray(poses, dtype=float)):
             x, y, z, qx, qy, qz, qw = (float(v) for v in row)
             node.set_pos_quat(LVecBase3f(x, y, z), LQuaternionf(qw, qx, qy, qz))
+        self.batch.update(poses)
+
+    def idle(self) -> None:
+        """A frame in which no piece moved (resting pieces join the batch of :mod:`sim.viewer.batch`)."""
+        if self.graph is not None:
+            self.batch.update(None)
 
     def _corners(self, scene, poses) -> np.ndarray:
         """(8n, 3) the pieces' bounding-box corners at ``poses`` (the scene's own without), vectorised."""
@@ -350,6 +367,7 @@ class LiveLook:
             if node is not None:
                 node.set_shader_input("u_tint", LVecBase4f(*tints.get(pid, (0.0, 0.0, 0.0, 0.0))))
         self._tints = dict(tints)
+        self.batch.tint(tints)
 
     # --- still ------------------------------------------------------------------------------------
 

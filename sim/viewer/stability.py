@@ -45,9 +45,19 @@ def judge(scene: Scene, revision: int = 0, margin: bool = True) -> Verdict:
             (``partial``: a feasible verdict's margin is nan).
     """
     start = time.perf_counter()
+    margin_error = None
     try:
         interfaces = tuple(find_interfaces(scene))
-        result = analyze(scene, interfaces, margin=margin)
+        try:
+            result = analyze(scene, interfaces, margin=margin)
+        except RuntimeError as e:  # the margin's program failed (no optimum): what stands is still known
+            if not margin:
+                raise
+            result, margin_error = analyze(scene, interfaces, margin=False), str(e)
+        if margin_error is not None:
+            return Verdict(revision, scene, result.feasible, float("nan"), None, tuple(result.unheld),
+                           tuple(result.unheld) if not result.feasible else (), interfaces,
+                           elapsed_ms=(time.perf_counter() - start) * 1e3, margin_error=margin_error)
         if not result.feasible:
             mode = result.unheld
         elif not margin:
@@ -173,7 +183,7 @@ def contact_forces(scene: Scene, interfaces) -> tuple[np.ndarray, np.ndarray] | 
 
 
 _FIELDS = ("feasible", "margin_g", "weakest_direction_deg", "unheld", "mode", "interfaces", "elapsed_ms", "error",
-           "partial")
+           "partial", "margin_error")
 
 
 def _serve(conn) -> None:
