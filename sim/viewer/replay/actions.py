@@ -106,7 +106,7 @@ SPECS: dict[str, dict[str, Field]] = {
              "kind": Field(_kind_or_none, None, "next/previous: only events of this kind (knocked_down, ...)")},
     "follow": {"piece": Field(_piece_or_none, None, "the piece the camera follows, or null to stop")},
     "compare": {"mode": Field(_one_of(*COMPARE), REQUIRED, "side by side: off, before (the frame before the "
-                                                           "collapse | now), before-after")},
+                                                           "collapse, and now), before-after")},
     "camera": {"preset": Field(_one_of(*CAMERA_PRESETS), REQUIRED, "the view")},
     "orbit": {"degrees": Field(_numbers(2, "2 numbers (degrees)"), REQUIRED, "around and up")},
     "pan": {"fraction": Field(_numbers(2, "2 numbers"), REQUIRED, "of the view's width and height")},
