@@ -50,3 +50,20 @@ BOUND = {
     "4": ("camera", {"preset": "top"}),
 }
 """Events bound straight to a replay action (name, fields) rather than to a method."""
+
+
+def help_lines() -> list[tuple[str, str]]:
+    """The help's two columns: per column, the keys' lines and the descriptions' lines (a heading a group)."""
+    groups: dict[str, list] = {}
+    for c in CONTROLS:
+        groups.setdefault(c.group, []).append(c)
+    names = list(groups)
+    half = -(-len(names) // 2)
+    out = []
+    for part in (names[:half], names[half:]):
+        keys, helps = [], []
+        for name in part:
+            keys += [name.upper()] + [c.keys for c in groups[name]] + [""]
+            helps += [""] + [c.help for c in groups[name]] + [""]
+        out.append(("\n".join(keys), "\n".join(helps)))
+    return out

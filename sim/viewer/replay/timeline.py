@@ -92,3 +92,29 @@ class Timeline:
             out.append(Mark(self.fraction(best.time), best.time, best.kind, MARK_COLORS.get(best.kind, OTHER_COLOR),
                             best.label, len(group)))
         return out
+
+
+BAR_LEFT, BAR_RIGHT = 0.03, 0.97
+"""Where the bar begins and ends, in fractions of the window's width."""
+BAR_TOP, BAR_BOTTOM = 0.935, 0.965
+"""Its top and bottom edge, in fractions of the window's height from the top."""
+BAR_GRAB = 0.02
+"""How far above and below the bar (fractions of the height) a click still takes it."""
+
+
+def bar_fraction(px: float, width: int) -> float:
+    """The place along the bar (0..1, clamped) under pixel column ``px`` of a window ``width`` pixels wide."""
+    return min(max((px / width - BAR_LEFT) / (BAR_RIGHT - BAR_LEFT), 0.0), 1.0)
+
+
+def on_bar(px: float, py: float, size) -> bool:
+    """Whether pixel (px, py) (x right, y down) of a window of ``size`` takes the bar."""
+    w, h = size
+    fy = py / h
+    return BAR_LEFT * w - 4 <= px <= BAR_RIGHT * w + 4 and BAR_TOP - BAR_GRAB <= fy <= BAR_BOTTOM + BAR_GRAB
+
+
+def bar_pixel(fraction: float, size) -> tuple[float, float]:
+    """(px, py): the pixel of a place along the bar (its middle line)."""
+    w, h = size
+    return (BAR_LEFT + fraction * (BAR_RIGHT - BAR_LEFT)) * w, (BAR_TOP + BAR_BOTTOM) / 2 * h
