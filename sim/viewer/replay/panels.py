@@ -80,10 +80,10 @@ class ReplayPanels:
         self._marks_width = width
         self.marks_root.node().remove_all_children()
         span = BAR_RIGHT - BAR_LEFT
-        half = 2.0 / max(width, 1)
-        for m in self.controller.timeline.marks(resolution=max(int(width * span / 3), 1)):
+        half = 3.0 / max(width, 1)
+        for m in self.controller.timeline.marks(resolution=max(int(width * span / 4), 1)):
             x = _x(BAR_LEFT + m.fraction * span)
-            tall = 0.012 if m.kind == "knocked_down" else 0.0
+            tall = 0.03 if m.kind == "knocked_down" else 0.012
             DirectFrame(parent=self.marks_root, frameColor=m.color,
                         frameSize=(x - half, x + half, _y(BAR_BOTTOM) - tall, _y(BAR_TOP) + tall))
 
