@@ -91,7 +91,7 @@ class Window:
 
     def __init__(self, display: str, args: list[str], cwd: Path, name: str = "towerlab replay"):
         self.env = dict(os.environ, DISPLAY=display, XDG_STATE_HOME=str(cwd / "state"),
-                        PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+                        TOWERLAB_RECORDINGS=str(cwd / "recordings"), PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
         self.proc = subprocess.Popen([sys.executable, "-m", "sim", "replay", *args], cwd=cwd, env=self.env,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.window = self.wait_window(name)
@@ -222,6 +222,9 @@ def test_resimulate_from_here_goes_on_in_the_viewers_window(display, collapse, t
         if window.proc.poll() is None:
             window.proc.kill()
     assert code == 0, window.proc.stderr.read()[-2000:]
+    (recorded,) = (tmp_path / "recordings").glob("*.tlrec")  # the session that went on, recorded as a viewer's
+    again = load_recording(recorded)
+    assert again.source == "session" and again.complete and again.duration > 1.0
 
 
 @needs_x

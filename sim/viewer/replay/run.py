@@ -51,9 +51,16 @@ def load_script(path, recording):
     return actions
 
 
-def resume(controller: ReplayController, *, threaded: bool, size=None):
+def resume(controller: ReplayController, *, threaded: bool, size=None, plugins=()):
     """Re-simulate from the frame at the cursor and build on it: a viewer
     :class:`~sim.viewer.controller.Controller` on the live world restored there, its camera the replay's.
+
+    Args:
+        controller: the replay.
+        threaded: the statics in a worker process (a window); False: at once (scripts, tests).
+        size: the window's size (default the replay's).
+        plugins: the session's :class:`~sim.viewer.plugins.SessionPlugin` s (a window records the session
+            that goes on, as ``towerlab view`` does).
 
     Raises:
         ReplayError: the frame cannot be reached.
@@ -74,7 +81,7 @@ def resume(controller: ReplayController, *, threaded: bool, size=None):
 
     source = f"{controller.recording.path} at {live.time:.2f} s"
     viewer = Controller(live.scene_now(), source=None, world_factory=factory, threaded=threaded,
-                        size=size or controller.camera.size, player=_last_player(controller))
+                        size=size or controller.size, player=_last_player(controller), plugins=plugins)
     viewer.camera.send(controller.camera.current, at_once=True)
     viewer.say(f"re-simulated from {source}: build on (the same actions give the same timeline)")
     return viewer

@@ -465,8 +465,13 @@ def open_window(recording, path, script, screenshot, at, exit_after, size) -> No
         window.exit_code = 130
     error, code, outcome = window.error, window.exit_code, window.outcome
     if outcome == "resimulate" and not error:
+        plugins = []
+        if not scripted:  # the session that goes on is recorded, as a viewer session is
+            from sim.viewer.recording import SessionRecording, default_recording
+
+            plugins.append(SessionRecording(default_recording(recording.game), recording.header.get("seed")))
         try:
-            viewer = resume(controller, threaded=not scripted)
+            viewer = resume(controller, threaded=not scripted, plugins=plugins)
         except TowerlabError as e:
             window.close()
             raise TowerlabError(str(e)) from None
