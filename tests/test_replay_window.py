@@ -91,7 +91,8 @@ class Window:
 
     def __init__(self, display: str, args: list[str], cwd: Path, name: str = "towerlab replay"):
         self.env = dict(os.environ, DISPLAY=display, XDG_STATE_HOME=str(cwd / "state"),
-                        TOWERLAB_RECORDINGS=str(cwd / "recordings"), PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+                        TOWERLAB_RECORDINGS=str(cwd / "recordings"),
+                        PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
         self.proc = subprocess.Popen([sys.executable, "-m", "sim", "replay", *args], cwd=cwd, env=self.env,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.window = self.wait_window(name)
@@ -181,6 +182,10 @@ def test_jump_to_the_first_knockdown_and_scrub_the_timeline_in_a_real_window(dis
         opening = window.picture(tmp_path / "opening.png")
         window.key("k", wait=2.5)  # the frame, then the full-quality picture once nothing changed
         knocked = window.picture(tmp_path / "knocked.png")
+        for _ in range(6):
+            window.key("period", wait=0.2)  # six frames on
+        time.sleep(2.0)
+        stepped = window.picture(tmp_path / "stepped.png")
         # drag along the timeline from a quarter to about 0.8 of its length, let go there
         path = [bar_pixel(f, SIZE) for f in np.linspace(0.25, 0.8, 6)]
         window.drag(path)
@@ -198,6 +203,8 @@ def test_jump_to_the_first_knockdown_and_scrub_the_timeline_in_a_real_window(dis
     assert difference(opening, at_start) < 6.0
     assert difference(knocked, at_knockdown) < 6.0
     assert difference(knocked, at_start) > 2.0  # and the two frames differ where the tower leans
+    at_step, _ = expected(recording, ("jump", {"to": "first-knockdown"}), ("step", {"frames": 6}))
+    assert difference(stepped, at_step) < 6.0 and difference(stepped, knocked) > 0.5
     let_go = bar_fraction(path[-1][0], SIZE[0])
     at_let_go, c2 = expected(recording, ("seek", {"t": c.timeline.time_at(let_go)}))
     assert c2.frame > c.frame

@@ -64,8 +64,8 @@ class ReplayPanels:
             x = -1.5 + 1.55 * k
             OnscreenText(parent=self.help, text=keys, pos=(x, 0.76), scale=0.034, fg=(0.7, 0.8, 1.0, 1.0),
                          align=TextNode.A_left)
-            OnscreenText(parent=self.help, text=helps, pos=(x + 0.5, 0.76), scale=0.034, fg=TEXT,
-                         align=TextNode.A_left, wordwrap=30)
+            OnscreenText(parent=self.help, text=helps, pos=(x + 0.55, 0.76), scale=0.034, fg=TEXT,
+                         align=TextNode.A_left)
         OnscreenText(parent=self.help, text="F1 or Esc closes this help", pos=(0.0, -0.8), scale=0.034,
                      fg=(0.7, 0.8, 1.0, 1.0))
         self.help.hide()

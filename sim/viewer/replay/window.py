@@ -81,8 +81,7 @@ class ReplayWindow(ShowBase):
         self._press = None
         self._drag = None
         self._scrubbing = False
-        self._pane = None  # the fixed left pane: [region, card, texture, (frame, view) drawn, when, root]
-        self._right = None  # the right pane's full-quality picture, the same way
+        self._pane = None  # the panes' picture: [region, card, texture, what is drawn, when, root]
         self._bind()
         self.accept("window-event", self._window_event)
         self.taskMgr.add(self._frame, "towerlab-replay-frame", sort=-10)
@@ -339,9 +338,7 @@ class ReplayWindow(ShowBase):
         else:
             self.look.shadows(False)
         if len(panes) > 1:
-            self._fixed_pane(panes[0], view, now)
-            idle = now - self._changed_at > STILL_AFTER and not c.player.playing
-            self._still_pane(panes[1], view, idle)
+            self._panes_picture(panes, view, now, now - self._changed_at > STILL_AFTER and not c.player.playing)
         if now - self._panel_at > PANEL_PERIOD or force:
             self._panel_at = now
             self.panels.update(now, self._fps())
@@ -350,25 +347,22 @@ class ReplayWindow(ShowBase):
             self.look.draw_still(view)
 
     def _regions(self, panes) -> None:
-        """The main view over the whole window, or over the right pane when two are side by side."""
+        """The main view over the whole window, or over the right pane when two are side by side (the left one
+        a picture in a region of its own)."""
         region = self.cam.node().get_display_region(0)
         w = self.controller.size[0]
-        if self._right is not None:
-            self._right[0].set_active(False)
-            self._right[3] = None
         if len(panes) == 1:
             region.set_dimensions(0.0, 1.0, 0.0, 1.0)
             if self._pane is not None:
                 self._pane[0].set_active(False)
             return
         pane_w, _ = self.controller.pane_size()
-        right = (w - pane_w) / w
-        region.set_dimensions(right, 1.0, 0.0, 1.0)
+        region.set_dimensions((w - pane_w) / w, 1.0, 0.0, 1.0)
         if self._pane is None:
-            self._pane, self._right = self._make_pane(), self._make_pane()
+            self._pane = self._make_pane()
         self._pane[0].set_dimensions(0.0, pane_w / w, 0.0, 1.0)
         self._pane[0].set_active(True)
-        self._right[0].set_dimensions(right, 1.0, 0.0, 1.0)
+        self._pane[3] = None
 
     def _make_pane(self):
         region = self.win.make_display_region()
@@ -390,30 +384,41 @@ class ReplayWindow(ShowBase):
         texture = Texture("towerlab-fixed-pane")
         return [region, node, texture, None, 0.0, root]
 
-    def _fixed_pane(self, pane, view, now: float) -> None:
-        """The left pane's picture: drawn when its frame or the camera changed (at most every PANE_REDRAW s)."""
+    def _panes_picture(self, panes, view, now: float, idle: bool) -> None:
+        """The picture region: the left pane's frame (drawn when it or the camera changed, at most every
+        PANE_REDRAW s) beside the live right pane; once nothing has changed for a while, both panes in full
+        quality over the whole window."""
         state = self._pane
-        if state is None or state[3] == (pane.frame, view) or now - state[4] < PANE_REDRAW:
+        if state is None:
             return
-        self._draw_pane(state, pane.frame, view)
-        state[4] = now
+        w = self.controller.size[0]
+        pane_w, _ = self.controller.pane_size()
+        if idle:
+            key = ("both", panes[0].frame, panes[1].frame, view)
+            if state[3] == key:
+                return
+            from sim.viewer.replay.picture import GAP_COLOR
 
-    def _still_pane(self, pane, view, idle: bool) -> None:
-        """The right pane's full-quality picture over its live drawing once nothing has changed for a while."""
-        state = self._right
-        if state is None or not idle or state[3] == (pane.frame, view):
-            return
-        self._draw_pane(state, pane.frame, view)
-        state[0].set_active(True)
+            left, right = (self.graphs.draw(p.frame, view) for p in panes)
+            gap = np.empty((left.shape[0], w - 2 * pane_w, 3), np.uint8)
+            gap[:] = GAP_COLOR
+            self._show_picture(state, np.concatenate([left, gap, right], axis=1))
+            state[0].set_dimensions(0.0, 1.0, 0.0, 1.0)
+        else:
+            key = ("left", panes[0].frame, view)
+            if state[3] == key or now - state[4] < PANE_REDRAW:
+                return
+            self._show_picture(state, self.graphs.draw(panes[0].frame, view))
+            state[0].set_dimensions(0.0, pane_w / w, 0.0, 1.0)
+        state[3], state[4] = key, now
 
-    def _draw_pane(self, state, frame: int, view) -> None:
-        image = self.graphs.draw(frame, view)
+    @staticmethod
+    def _show_picture(state, image: np.ndarray) -> None:
         h, w = image.shape[:2]
         rgba = np.concatenate([image, np.full((h, w, 1), 255, np.uint8)], axis=2)
         state[2].setup_2d_texture(w, h, Texture.T_unsigned_byte, Texture.F_rgba8)
         state[2].set_ram_image_as(np.ascontiguousarray(rgba[::-1]).tobytes(), "RGBA")
         state[1].set_texture(state[2], 1)
-        state[3] = (frame, view)
 
     def _fps(self) -> float:
         recent = self.frame_times[-30:]
