@@ -150,7 +150,71 @@ def save_replay_picture(controller: ReplayController, graphs, path: str, size) -
 
 
 def run_window(recording, path, script, screenshot, at, exit_after, size) -> None:
-    """Open the replay window (see :mod:`sim.viewer.replay.window`)."""
-    from sim.viewer.replay.window import open_window
+    """Open the replay window, and the viewer's window after "re-simulate from here".
 
-    open_window(recording, path, script, screenshot, at, exit_after, size)
+    Raises:
+        TowerlabError: no window could be opened, or a scripted action failed (one line).
+    """
+    from sim.viewer.replay.script import ReplayScript
+    from sim.viewer.replay.window import ReplayWindow
+
+    scripted = script is not None
+    controller = ReplayController(recording, size=size, smooth=not scripted)
+    if at is not None:
+        controller.player.seek(at)
+    replay_part, viewer_part = split_script(script or [])
+    try:
+        window = ReplayWindow(controller, f"towerlab replay: {path}", None,
+                              None if screenshot is None or viewer_part else str(screenshot),
+                              exit_after and not viewer_part)
+    except Exception as e:
+        if "open window" not in str(e):  # ShowBase's "Could not open window.": one line; anything else is a bug
+            raise
+        raise TowerlabError(f"could not open a window on {os.environ.get('DISPLAY')}: {e}") from None
+    if scripted:
+        window.script = ReplayScript(controller, replay_part, window.serve)
+    try:
+        window.run()
+    except KeyboardInterrupt:
+        window.exit_code = 130
+    error, code, outcome = window.error, window.exit_code, window.outcome
+    if outcome == "resimulate" and not error:
+        plugins = []
+        if not scripted:  # the session that goes on is recorded, as a viewer session is
+            from sim.viewer.recording import SessionRecording, default_recording
+
+            plugins.append(SessionRecording(default_recording(recording.game), recording.header.get("seed")))
+        try:
+            viewer = resume(controller, threaded=not scripted, plugins=plugins)
+        except TowerlabError as e:
+            window.close()
+            raise TowerlabError(str(e)) from None
+    window.close()
+    if error:
+        raise TowerlabError(error)
+    if code:
+        raise SystemExit(code)
+    if outcome == "resimulate":
+        _build_on(viewer, path, viewer_part if scripted else None, screenshot, exit_after)
+
+
+def _build_on(viewer, path, script, screenshot, exit_after) -> None:
+    """The viewer's window on the re-simulated world, in its build mode."""
+    from sim.viewer.script import ScriptRunner
+    from sim.viewer.window import ViewerWindow
+
+    runner = None if script is None else ScriptRunner(viewer, script, lambda request: None)
+    title = f"towerlab view: re-simulated from {path}"
+    window = ViewerWindow(viewer, title, runner, None if screenshot is None else str(screenshot), exit_after, None)
+    if runner is not None:
+        runner.shoot = window.shoot
+    try:
+        window.run()
+    except KeyboardInterrupt:
+        window.exit_code = 130
+    finally:
+        window.close()
+    if window.error:
+        raise TowerlabError(window.error)
+    if window.exit_code:
+        raise SystemExit(window.exit_code)
