@@ -176,3 +176,30 @@ def test_a_cut_recording_plays_its_whole_seconds_with_a_note(fall, tmp_path, cap
     assert main(["penalty", str(cut)]) == 0
     out, err = capsys.readouterr()
     assert "not closed" in err and "no action before it (it fell by itself)" in out
+
+
+def test_resimulating_in_a_script_goes_on_with_the_viewers_actions_the_same_twice(tmp_path, capsys):
+    from sim.physics.live import LiveWorld
+    from sim.render.image import load_png
+    from sim.replay import Recorder
+    from sim.replay.script import play_script
+    from tests.test_replay_live import CARRY_INTO_THE_TOWER, tower_scene
+
+    rec = tmp_path / "tower.tlrec"
+    with LiveWorld(tower_scene()) as lw, Recorder(rec, sync=False) as r:
+        r.start_live(lw, players=["ana"])
+        play_script(lw, CARRY_INTO_THE_TOWER, r)
+    shots = []
+    for n in ("a", "b"):
+        script = tmp_path / f"{n}.actions.json"
+        script.write_text(json.dumps([{"action": "seek", "t": 1.6}, {"action": "resimulate"},
+                                      {"action": "pick", "piece": "t0"}, {"action": "move-to", "at": [40, 60]},
+                                      {"action": "drop"}, {"action": "save", "path": str(tmp_path / f"{n}.json")}]))
+        assert main(["replay", str(rec), "--offscreen", "--actions", str(script), "--screenshot",
+                     str(tmp_path / f"{n}.png"), "--size", "200x120"]) == 0
+        shots.append(load_png(tmp_path / f"{n}.png"))
+    assert (tmp_path / "a.json").read_text() == (tmp_path / "b.json").read_text()  # the same scene, byte for byte
+    assert np.array_equal(shots[0], shots[1])
+    saved = json.loads((tmp_path / "a.json").read_text())
+    t0 = next(p for p in saved["pieces"] if p["id"] == "t0")
+    assert abs(t0["pos"][0] - 40) < 3 and abs(t0["pos"][1] - 60) < 3  # carried where the script said (mm)
