@@ -195,6 +195,15 @@ def test_jump_to_the_first_knockdown_and_scrub_the_timeline_in_a_real_window(dis
         window.key("b", wait=2.5)  # side by side: before the collapse | now
         split = window.picture(tmp_path / "split.png")
         window.key("p", wait=1.5)  # a screenshot of what the replay shows
+        window.key("b", wait=0.5)
+        window.key("b", wait=1.0)  # side by side off again
+        let_go = bar_fraction(path[-1][0], SIZE[0])
+        _, here = expected(recording, ("seek", {"t": c.timeline.time_at(let_go)}))
+        ids, poses = here.poses()
+        window.move(*here.camera.pixel(poses[ids.index("t5"), :3]))
+        window.key("l", wait=0.5)  # follow the piece under the cursor
+        window.key("shift+period", wait=2.5)  # a second on
+        followed = window.picture(tmp_path / "followed.png")
         code = window.quit()
     finally:
         if window.proc.poll() is None:
@@ -205,11 +214,14 @@ def test_jump_to_the_first_knockdown_and_scrub_the_timeline_in_a_real_window(dis
     assert difference(knocked, at_start) > 2.0  # and the two frames differ where the tower leans
     at_step, _ = expected(recording, ("jump", {"to": "first-knockdown"}), ("step", {"frames": 6}))
     assert difference(stepped, at_step) < 6.0 and difference(stepped, knocked) > 0.5
-    let_go = bar_fraction(path[-1][0], SIZE[0])
     at_let_go, c2 = expected(recording, ("seek", {"t": c.timeline.time_at(let_go)}))
     assert c2.frame > c.frame
     assert difference(scrubbed, at_let_go) < 6.0 and difference(scrubbed, knocked) > 2.0
     assert difference(split, scrubbed) > 2.0
+    t = c.timeline.time_at(let_go)
+    at_follow, _ = expected(recording, ("seek", {"t": t}), ("follow", {"piece": "t5"}), ("step", {"frames": 60}))
+    unfollowed, _ = expected(recording, ("seek", {"t": t}), ("step", {"frames": 60}))
+    assert difference(followed, at_follow) < 6.0 and difference(followed, unfollowed) > 2.0
     shots = list(tmp_path.glob("towerlab-replay-*.png"))
     assert len(shots) == 1
     from sim.render.image import load_png
