@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import imageio_ffmpeg
+import numpy as np
 import pytest
 
 from sim.cli import main
@@ -37,14 +38,84 @@ def test_check_records_its_witness_run(tmp_path, capsys):
     assert r.header["extra"]["probe_direction_deg"] == pytest.approx(verdict["weakest_direction_deg"], abs=1e-3)
 
 
-def test_replay_without_a_video_says_what_it_holds_and_that_the_window_comes_with_the_viewer(fall, capsys):
-    assert main(["replay", str(fall)]) == 0
-    out, err = capsys.readouterr()
-    assert "simulate recording of free" in out and "first knocked down at" in out
-    assert "the replay window" in err and "not wired yet" in err and len(err.strip().splitlines()) == 1
+def test_replay_summary_says_what_the_recording_holds(fall, capsys):
+    for flag in ("--summary", "--info"):
+        assert main(["replay", str(fall), flag]) == 0
+        out, err = capsys.readouterr()
+        assert "simulate recording of free" in out and "first knocked down at" in out and not err
     assert main(["replay", str(fall), "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["source"] == "simulate" and summary["frames"] == 61 and summary["complete"]
+
+
+def test_without_a_display_the_window_is_refused_in_one_line(fall, capsys, monkeypatch):
+    monkeypatch.delenv("DISPLAY", raising=False)
+    assert main(["replay", str(fall)]) == 2
+    assert "no display ($DISPLAY is not set) to open the replay window on" in one_line(capsys)
+
+
+def test_an_offscreen_screenshot_at_a_time_is_the_replay_picture_of_that_frame(fall, tmp_path, capsys):
+    from sim.render import default_renderer
+    from sim.render.image import load_png
+    from sim.viewer.replay.controller import ReplayController
+    from sim.viewer.replay.picture import PaneGraphs, replay_picture
+
+    shot = tmp_path / "at.png"
+    assert main(["replay", str(fall), "--offscreen", "--screenshot", str(shot), "--at", "0.5", "--exit",
+                 "--size", "320x200"]) == 0
+    recording = load_recording(fall)
+    c = ReplayController(recording, size=(320, 200), smooth=False)
+    c.player.seek(0.5)
+    expected = replay_picture(c, PaneGraphs(recording, default_renderer()))
+    got = load_png(shot)[..., :3]
+    assert got.shape == (200, 320, 3) and np.array_equal(got, expected)
+    c.player.seek(0.0)
+    assert np.abs(replay_picture(c, PaneGraphs(recording, default_renderer())).astype(int) - got).mean() > 1.0
+
+
+def test_a_scripted_replay_saves_its_screenshots(fall, tmp_path, capsys):
+    script = tmp_path / "bug.json"
+    script.write_text(json.dumps([{"action": "jump", "to": "first-knockdown"},
+                                  {"action": "compare", "mode": "before"},
+                                  {"action": "screenshot", "path": str(tmp_path / "split.png"), "size": [400, 200]},
+                                  {"action": "compare", "mode": "off"}, {"action": "follow", "piece": "b8"},
+                                  {"action": "play"}, {"action": "wait", "seconds": 0.2}]))
+    assert main(["replay", str(fall), "--actions", str(script), "--offscreen", "--screenshot",
+                 str(tmp_path / "end.png"), "--size", "200x120"]) == 0
+    from sim.render.image import load_png
+
+    assert load_png(tmp_path / "split.png").shape[:2] == (200, 400)
+    assert load_png(tmp_path / "end.png").shape[:2] == (120, 200)
+
+
+@pytest.mark.parametrize("args, script, message", [
+    (["--at", "7"], None, "--at: expected a time within the recording, 0..1 s, got 7"),
+    (["--at", "nan"], None, "--at: expected a time within the recording"),
+    ([], [{"action": "fly"}], '{script}:1: actions[0].action: unknown action "fly"'),
+    ([], [{"action": "seek", "t": "soon"}], "{script}:1: actions[0].t: expected a time"),
+    ([], [{"action": "follow", "piece": "nobody"}], "actions[0].piece: the recording holds no piece 'nobody'"),
+    (["--screenshot", "{tmp}/x.gif"], None, "expected a .png, .jpg or .jpeg file name"),
+    (["--screenshot", "{tmp}/file/x.png"], None, "is a file, not a folder"),
+])
+def test_bad_replay_options_are_one_line_exit_2_before_anything_is_drawn(fall, tmp_path, capsys, monkeypatch, args,
+                                                                          script, message):
+    forbid_drawing(monkeypatch)
+    (tmp_path / "file").write_text("")
+    path = tmp_path / "a.json"
+    if script is not None:
+        path.write_text(json.dumps(script))
+        args = [*args, "--actions", str(path)]
+    args = [a.format(tmp=tmp_path) for a in args]
+    assert main(["replay", str(fall), "--offscreen", *args]) == 2
+    assert message.format(script=path, tmp=tmp_path) in one_line(capsys)
+    assert not list(tmp_path.glob("*.png"))
+
+
+def test_an_action_that_cannot_be_done_is_one_line_naming_it(fall, tmp_path, capsys):
+    path = tmp_path / "a.json"
+    path.write_text('[{"action": "jump", "to": "end"},\n {"action": "jump", "to": "next"}]')
+    assert main(["replay", str(fall), "--offscreen", "--actions", str(path)]) == 2
+    assert f"{path}:2: actions[1].to: no marked event after 1.00 s" in one_line(capsys)
 
 
 def test_replay_makes_a_video(fall, tmp_path, capsys):
@@ -105,3 +176,30 @@ def test_a_cut_recording_plays_its_whole_seconds_with_a_note(fall, tmp_path, cap
     assert main(["penalty", str(cut)]) == 0
     out, err = capsys.readouterr()
     assert "not closed" in err and "no action before it (it fell by itself)" in out
+
+
+def test_resimulating_in_a_script_goes_on_with_the_viewers_actions_the_same_twice(tmp_path, capsys):
+    from sim.physics.live import LiveWorld
+    from sim.render.image import load_png
+    from sim.replay import Recorder
+    from sim.replay.script import play_script
+    from tests.test_replay_live import CARRY_INTO_THE_TOWER, tower_scene
+
+    rec = tmp_path / "tower.tlrec"
+    with LiveWorld(tower_scene()) as lw, Recorder(rec, sync=False) as r:
+        r.start_live(lw, players=["ana"])
+        play_script(lw, CARRY_INTO_THE_TOWER, r)
+    shots = []
+    for n in ("a", "b"):
+        script = tmp_path / f"{n}.actions.json"
+        script.write_text(json.dumps([{"action": "seek", "t": 1.6}, {"action": "resimulate"},
+                                      {"action": "pick", "piece": "t0"}, {"action": "move-to", "at": [40, 60]},
+                                      {"action": "drop"}, {"action": "save", "path": str(tmp_path / f"{n}.json")}]))
+        assert main(["replay", str(rec), "--offscreen", "--actions", str(script), "--screenshot",
+                     str(tmp_path / f"{n}.png"), "--size", "200x120"]) == 0
+        shots.append(load_png(tmp_path / f"{n}.png"))
+    assert (tmp_path / "a.json").read_text() == (tmp_path / "b.json").read_text()  # the same scene, byte for byte
+    assert np.array_equal(shots[0], shots[1])
+    saved = json.loads((tmp_path / "a.json").read_text())
+    t0 = next(p for p in saved["pieces"] if p["id"] == "t0")
+    assert abs(t0["pos"][0] - 40) < 3 and abs(t0["pos"][1] - 60) < 3  # carried where the script said (mm)

@@ -16,7 +16,10 @@ Prints a Markdown report (the figures in the README come from it):
 2. **size**: bytes per minute of the play session, of a minute of the same building at rest, and of the
    collapse;
 3. **video**: frames per second of ``towerlab replay --video`` at 1280 x 720 (captions on, H.264) on the
-   collapse, and of drawing alone (``update``/``draw``/``read``, no captions, no encoding).
+   collapse, and of drawing alone (``update``/``draw``/``read``, no captions, no encoding);
+4. **scrub**: what the replay window pays for the poses of a frame (``ReplayController``): scrubbing to
+   random places of the timeline (each decoded from its keyframe, up to 10 s of deltas) and playing frame
+   after frame (each from the one before), on the minute of play.
 
 The goal (issue 17): recording costs at most 5 % of the live world's time.
 """
@@ -168,6 +171,32 @@ def bench_video(folder: Path, collapse: Path, quick: bool) -> list[str]:
     return rows
 
 
+def bench_scrub(play: Path, quick: bool) -> list[str]:
+    import numpy as np
+
+    from sim.viewer.replay.controller import ReplayController
+
+    r = load_recording(play)
+    c = ReplayController(r, smooth=False)
+    rng = np.random.default_rng(0)
+    rows = ["| what | frames | CPU per frame (ms) |", "|---|---:|---:|"]
+    places = rng.random(50 if quick else 300)
+    start = time.process_time()
+    for f in places:
+        c.seek_fraction(float(f))
+        c.poses()
+    per = (time.process_time() - start) / len(places)
+    rows.append(f"| scrub to a random place | {len(places)} | {per * 1e3:.2f} |")
+    c.seek_fraction(0.0)
+    frames = min(c.player.frames, 600 if quick else 3600)
+    start = time.process_time()
+    for g in range(frames):
+        c.player.seek_frame(g)
+        c.poses()
+    rows.append(f"| play frame after frame | {frames} | {(time.process_time() - start) / frames * 1e3:.3f} |")
+    return rows
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="Shorter sessions and clip, one round.")
@@ -183,6 +212,8 @@ def main(argv=None) -> int:
         print("\n".join(bench_size(folder, files)))
         print("\n## Videos at 1280 x 720\n")
         print("\n".join(bench_video(folder, list(files.values())[-1], args.quick)))
+        print("\n## The replay window's poses\n")
+        print("\n".join(bench_scrub(list(files.values())[0], args.quick)))
     return 0
 
 

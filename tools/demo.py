@@ -212,7 +212,12 @@ def step_replay(out: Path) -> None:
         rec.start_live(live, game="talo", players=["red", "blue"], variant="talo")
         play_script(live, steps, rec)
     first = next(e.time for e in load_recording(recording).timeline_events if e.kind == "knocked_down")
-    run(["replay", str(recording)])
+    run(["replay", str(recording), "--summary"])
+    script = out / "replay" / "before-and-now.json"  # what the replay window shows at the first knock-down
+    script.write_text(json.dumps([{"action": "jump", "to": "first-knockdown"},
+                                  {"action": "compare", "mode": "before"}]), encoding="utf-8")
+    run(["replay", str(recording), "--offscreen", "--actions", str(script), "--screenshot",
+         str(out / "replay" / "talo-collapse-before-and-now.png"), "--size", "1280x600"])
     run(["replay", str(recording), "--video", str(out / "replay" / "talo-collapse.mp4"), "--from",
          f"{max(0.0, first - 0.4):.2f}", "--to", f"{first + 1.0:.2f}", "--speed", "0.5", "--size", "640x360"])
     run(["penalty", str(recording)])

@@ -1,4 +1,5 @@
-"""``towerlab replay`` (a recording's summary, or a video of it) and ``towerlab penalty`` (its collapse verdict)."""
+"""``towerlab replay`` (the replay window, a recording's summary, or a video of it) and ``towerlab penalty``
+(its collapse verdict)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,14 @@ from typing import Annotated
 import typer
 
 from sim.cli.common import console, emit_json, progress, safe, writable_output
+from sim.errors import TowerlabError
 
-WINDOW_NOTE = ("the replay window (play, pause, step, slow motion, scrub, follow, before/after, re-simulate) comes "
-               "with the viewer and is not wired yet; meanwhile --video OUT.mp4|OUT.gif makes a video and "
-               "'towerlab penalty R' settles the collapse")
+DEFAULT_WINDOW = "1280x800"
+DEFAULT_VIDEO = "1280x720"
+
+
+class ReplayArgumentError(TowerlabError):
+    """A replay option that cannot be used."""
 
 
 def register(app: typer.Typer) -> None:
@@ -32,6 +37,20 @@ def _load(path: Path, quiet: bool):
 
 def replay(
     recording_path: Annotated[Path, typer.Argument(metavar="R", help="Recording file.", show_default=False)],
+    summary: Annotated[bool, typer.Option("--summary", "--info", help="Print what the recording holds (no window)."
+                                          )] = False,
+    actions: Annotated[Path | None, typer.Option(
+        "--actions", help="Run these replay actions (a JSON list: play, pause, seek, step, jump, follow, compare, "
+                          "camera, wait, screenshot, resimulate).", show_default=False)] = None,
+    screenshot: Annotated[Path | None, typer.Option(
+        "--screenshot", help="Save a full-quality picture (.png/.jpg) once the actions are done.",
+        show_default=False)] = None,
+    at: Annotated[float | None, typer.Option(
+        "--at", help="Start at this recording time (s) instead of the first frame.", show_default=False)] = None,
+    exit_after: Annotated[bool, typer.Option("--exit", help="Close once the actions and the screenshot are done.")
+                          ] = False,
+    offscreen: Annotated[bool, typer.Option("--offscreen", help="No window: run the actions and take the screenshot "
+                                                                "offscreen (the default without a display).")] = False,
     video: Annotated[Path | None, typer.Option(
         "--video", help="Write a video: OUT.mp4 (H.264) or OUT.gif.", show_default=False)] = None,
     start: Annotated[float | None, typer.Option(
@@ -42,7 +61,9 @@ def replay(
                      ] = 1.0,
     camera: Annotated[str, typer.Option(
         "--camera", help="iso, front, side, top, or follow:ID (the camera moves with a piece).")] = "iso",
-    size: Annotated[str, typer.Option("--size", help="Video size, WIDTHxHEIGHT in pixels.")] = "1280x720",
+    size: Annotated[str | None, typer.Option(
+        "--size", help=f"WIDTHxHEIGHT in pixels: the window's and its screenshots' (default {DEFAULT_WINDOW}) or the "
+                       f"video's (default {DEFAULT_VIDEO}).", show_default=False)] = None,
     fps: Annotated[float | None, typer.Option(
         "--fps", help="Video frames per second (default 30 for MP4, 25 for GIF).", show_default=False)] = None,
     captions: Annotated[bool, typer.Option("--captions/--no-captions", help="Draw the clock and the events.")
@@ -50,28 +71,57 @@ def replay(
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary (or the video written) as JSON.")
                        ] = False,
 ) -> None:
-    """Replay a recording: its summary, or with --video a video of it drawn offscreen.
+    """Replay a recording in the replay window: play, pause, step, slow motion, scrub, jump to the first
+    knock-down, follow a piece, before and after side by side, re-simulate from any frame.
 
     Poses are set from the recording, never simulated again, so a replay shows
-    exactly what happened. Without --video the command prints what the
-    recording holds (the replay window comes with the viewer). Exit 0; 2 on a
-    recording that cannot be read (truncated before its first second,
-    damaged, of an unsupported format) or a bad option, before anything is written.
+    exactly what happened. --summary (or --json) prints what the recording
+    holds; --video writes a video of it drawn offscreen; --actions, --screenshot,
+    --at and --exit script the window (or, with --offscreen or without a display,
+    run without one). F1 in the window lists every control
+    (docs/recording-format.md). Exit 0; 2 on a recording that cannot be read
+    (truncated before its first second, damaged, of an unsupported format) or a
+    bad option, before anything is written.
     """
     from sim.cli.render import parse_size
 
-    w, h = parse_size(size)
+    w, h = parse_size(size or (DEFAULT_VIDEO if video is not None else DEFAULT_WINDOW))
     recording = _load(recording_path, as_json)
-    if video is None:
-        summary = recording.summary()
+    if summary or (as_json and video is None):
         if as_json:
-            emit_json(summary)
+            emit_json(recording.summary())
         else:
-            _print_summary(recording_path, summary)
-        print(f"towerlab: note: {WINDOW_NOTE}", file=sys.stderr)
+            _print_summary(recording_path, recording.summary())
         return
+    if video is not None:
+        _video(recording_path, recording, video, start, end, speed, camera, (w, h), fps, captions, as_json)
+        return
+    from sim.viewer.replay.run import check_at, headless, load_script, run_offscreen, run_window
+
+    check_at(recording, at)
+    script = load_script(actions, recording) if actions is not None else None
+    if screenshot is not None:
+        writable_output(screenshot, "--screenshot")
+        if screenshot.suffix.lower() not in (".png", ".jpg", ".jpeg"):
+            raise ReplayArgumentError(f"--screenshot {screenshot}: expected a .png, .jpg or .jpeg file name")
+    no_window = offscreen or headless()
+    scripted = script is not None or screenshot is not None or exit_after
+    if no_window and not scripted:
+        raise ReplayArgumentError("no display ($DISPLAY is not set) to open the replay window on; give --summary, "
+                                  "--video, or --actions/--screenshot to run offscreen")
+    try:
+        if no_window:
+            run_offscreen(recording, script or [], screenshot, at, (w, h))
+        else:
+            run_window(recording, recording_path, script, screenshot, at, exit_after, (w, h))
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
+
+
+def _video(recording_path, recording, video, start, end, speed, camera, size, fps, captions, as_json) -> None:
     from sim.replay.video import plan_video, write_video
 
+    w, h = size
     plan = plan_video(recording, video, start=start, end=end, speed=speed, camera=camera, size=(w, h), fps=fps,
                       captions=captions)
     writable_output(video, "--video")

@@ -25,12 +25,12 @@ def _font(px: int):
     return ImageFont.truetype(font_manager.findfont("DejaVu Sans"), px)
 
 
-def overlay(frame: np.ndarray, clock: str, lines: list[str]) -> np.ndarray:
+def overlay(frame: np.ndarray, clock: str | None, lines: list[str]) -> np.ndarray:
     """Draw the clock (top left) and caption lines (bottom, newest last) into a picture.
 
     Args:
         frame: (h, w, 3 or 4) uint8.
-        clock: the top line, e.g. ``1.23 s  x0.25``.
+        clock: the top line, e.g. ``1.23 s  x0.25`` (None: none).
         lines: captions, oldest first; the last :data:`MAX_LINES` are drawn.
 
     Returns:
@@ -46,9 +46,11 @@ def overlay(frame: np.ndarray, clock: str, lines: list[str]) -> np.ndarray:
     draw = ImageDraw.Draw(band)
     pad = max(3, px // 3)
     shown = [_fit(draw, t, font, w - 4 * pad) for t in lines[-MAX_LINES:]]
-    box = draw.textbbox((0, 0), clock, font=font)
-    draw.rectangle((pad, pad, pad * 3 + box[2] - box[0], pad * 3 + box[3] - box[1]), fill=(0, 0, 0, 120))
-    draw.text((pad * 2 - box[0], pad * 2 - box[1]), clock, font=font, fill=(255, 255, 255, 255))
+    if clock is not None:
+        clock = _fit(draw, clock, font, w - 6 * pad)
+        box = draw.textbbox((0, 0), clock, font=font)
+        draw.rectangle((pad, pad, pad * 3 + box[2] - box[0], pad * 3 + box[3] - box[1]), fill=(0, 0, 0, 120))
+        draw.text((pad * 2 - box[0], pad * 2 - box[1]), clock, font=font, fill=(255, 255, 255, 255))
     if shown:
         line_h = int(px * 1.3)
         top = h - pad * 2 - line_h * len(shown)

@@ -209,11 +209,16 @@ def _camera(recording, plan: VideoPlan):
     """One view for the whole clip: framing every piece at (a sample of) its frames."""
     from sim.render.camera import scene_camera
 
-    g0, g1 = recording.frame_at(plan.start), recording.frame_at(plan.end)
-    sample = np.unique(np.linspace(g0, g1, min(g1 - g0 + 1, 24)).astype(int))
-    scenes = [recording.scene_of_frame(int(g)) for g in sample]
-    union = scenes[0].with_pieces(p for s in scenes for p in s.pieces)
+    union = framing_scene(recording, recording.frame_at(plan.start), recording.frame_at(plan.end))
     return scene_camera(union, plan.size, plan.camera)
+
+
+def framing_scene(recording, first: int, last: int, samples: int = 24):
+    """A scene holding every piece at ``samples`` frames from ``first`` to ``last`` (each piece several times):
+    what a camera frames to keep falling pieces in the picture over that stretch (never drawn as such)."""
+    sample = np.unique(np.linspace(first, last, min(last - first + 1, samples)).astype(int))
+    scenes = [recording.scene_of_frame(int(g)) for g in sample]
+    return scenes[0].with_pieces(p for s in scenes for p in s.pieces)
 
 
 class _Follower:
