@@ -169,3 +169,17 @@ def test_actions_are_plain_data_that_replay_the_same_world():
             b.apply(action)
         b.advance(0.5)
         assert np.array_equal(a.poses(), b.poses()) and [x.kind for x in b.actions] == ["push", "add"]
+
+
+def test_a_piece_let_go_in_the_air_can_be_set_down_at_once_and_a_carried_one_cannot():
+    with LiveWorld(scene(*tower("t", 0, 2), box("block", -100, 0, 0))) as lw:
+        lw.grab("block", "right", player="ana")
+        carry(lw, "right", [(-0.1, 0.0, 0.12)])
+        with pytest.raises(ValueError, match="in a hand"):
+            lw.set_pose("block", [-0.1, 0.0, 0.01, 0, 0, 0, 1])
+        lw.release("right")
+        lw.advance(1 / 60)  # falling, not yet watched
+        lw.set_pose("block", [0.0, 0.0, 2 * BOX / 1000 + BOX / 2000, 0, 0, 0, 1], player="ana")
+        lw.advance(1.0)
+        np.testing.assert_allclose(lw.pose("block")[:3], [0.0, 0.0, 0.05], atol=5e-4)
+        assert "block" in lw.held and not [e for e in lw.events if e.kind == "knocked_down"]

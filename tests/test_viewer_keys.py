@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from sim.viewer.actions import SPECS
 from sim.viewer.keys import CONTROLS, help_text
 
@@ -31,3 +33,29 @@ def test_every_action_is_documented():
     table = DOC[DOC.index("| action | fields |"):]
     for name in SPECS:
         assert f"`{name}`" in table, name
+
+
+MODIFIERS = ("shift-", "control-", "alt-")
+
+
+def _button(event: str) -> str:
+    """The button of a Panda3D event name: ``control-shift-z-repeat`` -> ``z``."""
+    for suffix in ("-up", "-repeat"):
+        event = event.removesuffix(suffix)
+    while event.startswith(MODIFIERS) and len(event) > 1:
+        event = event.split("-", 1)[1] if not event.endswith("--") else "-"
+    return event
+
+
+def test_every_key_the_viewer_and_the_replay_window_bind_is_a_button_panda3d_knows():
+    pytest.importorskip("panda3d")
+    from panda3d.core import ButtonRegistry, KeyboardButton, MouseButton
+
+    from sim.viewer.keys import CONTROLS as VIEW
+    from sim.viewer.replay.keys import CONTROLS as REPLAY
+
+    KeyboardButton.space(), MouseButton.one()  # the registry holds the buttons once their classes are used
+    registry = ButtonRegistry.ptr()
+    unknown = [(c.keys, e) for c in (*VIEW, *REPLAY) for e in c.events
+               if registry.find_button(_button(e)) == ButtonRegistry.ptr().find_button("no-such-button")]
+    assert not unknown  # e.g. "period" is no button: Panda3D sends "." (and "shift-,")

@@ -401,6 +401,10 @@ class LiveLook:
         self.pieces.clear_transparency()
         self.showing_still = False
 
+    def resize(self) -> None:
+        """The window changed size: the still picture no longer fits; live until it is drawn again."""
+        self.go_live()
+
     def _make_still_region(self) -> None:
         """A display region behind the 3D scene showing the still picture on a full-window card."""
         region = self.base.win.make_display_region()

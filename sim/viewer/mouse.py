@@ -33,8 +33,8 @@ class MouseInput:
         self.accept("]", self._act, ["rotate", {"degrees": -5.0}])
         self.accept("page_up", self._act, ["lift", {"mm": 10.0}])
         self.accept("page_down", self._act, ["lower", {"mm": 10.0}])
-        self.accept("comma", self._act, ["step-back", {"seconds": 0.1}])
-        self.accept("shift-comma", self._act, ["step-back", {"seconds": 1.0}])
+        self.accept(",", self._act, ["step-back", {"seconds": 0.1}])
+        self.accept("shift-,", self._act, ["step-back", {"seconds": 1.0}])
         self.accept("-", self._speed, [-1])
         self.accept("=", self._speed, [1])
         for key, name in zip("1234", ("iso", "front", "side", "top")):

@@ -247,10 +247,15 @@ class LiveWorld(CertifiedRest):
     def set_pose(self, piece_id: str, pose, player: str | None = None) -> None:
         """Put a piece at a pose (a teleport), at rest; its old and new neighbours wake."""
         pose = np.asarray(pose, dtype=float)
+        if piece_id in self.carried():
+            raise ValueError(f"piece {piece_id!r} is in a hand: let it go before setting its pose")
         self._record("set_pose", piece_id, player=player, pose=[float(x) for x in pose])
         self._wake(self._neighbours(piece_id) | {piece_id})
         self.world.set_pose(piece_id, pose)
-        self.tracker.rebase([piece_id], [pose], self._contacts(), self.time)
+        if piece_id in self.tracker.ids:
+            self.tracker.rebase([piece_id], [pose], self._contacts(), self.time)
+        else:  # let go and not yet at rest, so not watched: its motion counts from here
+            self.tracker.add([piece_id], self._bounds([piece_id]), [pose], self._contacts(), self.time)
         self._certify(force=True)
 
     def push(self, piece_id: str, impulse, point=None, player: str | None = None) -> None:

@@ -112,12 +112,6 @@ class ResumedWorld:
 
     def set_pose(self, piece_id: str, pose) -> None:
         pose = np.asarray(pose, dtype=float)
-        tracker = self.live.tracker
-        if piece_id not in tracker.ids and piece_id not in self.live.carried():
-            # a piece the live world does not watch yet (let go, not at rest again): its set_pose rebases the
-            # motion tracker on it, which needs it tracked; it is, from here (as the live world's own add does)
-            tracker.add([piece_id], [self.piece(piece_id).shape.bounds], [self.pose(piece_id)],
-                        {piece_id: (frozenset(), frozenset())}, self.time)
         self.live.set_pose(piece_id, pose, player=self._player())
         self._judge()
 
