@@ -6,10 +6,11 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+from dataclasses import replace
 
 import pytest
 
-from sim.experiments import ExecutionError, experiment, run
+from sim.experiments import ExecutionError, experiment, parse_sweep, run, sweep
 from tests.helpers import box_record, free_scene
 
 
@@ -50,6 +51,17 @@ def test_a_dask_local_cluster_gives_the_trials_of_one_process(reference, cluster
         result = run(exp, n, scheduler=cluster)
         assert result.records == reference[name].records and result.retried == 0
         assert result.where.startswith("tcp://")
+
+
+def test_a_sweep_gives_the_same_trials_in_one_process_on_two_and_on_a_cluster(cluster):
+    """Several experiments at once (the sweep's points, each sent to the cluster once), tasks of every size."""
+    grid, perturbations = parse_sweep("noise.sigma_mm=1:5:3", STATIC.perturbations)
+    exp = replace(STATIC, perturbations=perturbations)
+    one = sweep(exp, grid, 40, workers=1)
+    assert len({r.summary["collapsed"] for r in one}) > 1  # the points differ
+    for where in ({"workers": 2}, {"scheduler": cluster}):
+        got = sweep(exp, grid, 40, **where)
+        assert [r.records for r in got] == [r.records for r in one] and all(r.retried == 0 for r in got)
 
 
 def test_a_local_worker_that_dies_has_its_trials_run_again(reference):
