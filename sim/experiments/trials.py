@@ -2,8 +2,8 @@
 
 An :class:`Experiment` travels to workers as JSON text (the scene as its own
 file text, the perturbations as their canonical ``MODEL:key=value`` texts):
-no user data is ever pickled. :func:`run_batch` is what a worker runs: it
-keeps one :class:`Runner` per experiment and thread across the batches it is
+no user data is ever pickled. :func:`run_task` is what a worker runs: it
+keeps one :class:`Runner` per experiment and thread across the tasks it is
 given (the nominal scene's statics and contact interfaces, when they serve
 every trial); simulated trials reset the thread's one world to their scene
 (:mod:`sim.experiments.dynamics`).
