@@ -270,6 +270,9 @@ def run_task(spec: str, indices) -> tuple[list[tuple], float]:
     The rows go back as plain tuples (numbers, flags and a short string): 35-60 bytes a trial pickled, and
     under a microsecond to pickle and unpickle; an array form would save nothing measurable.
     """
+    from sim.experiments.allocator import tune
+
+    tune()  # a Dask worker's environment makes every large array a fresh mapping
     start = time.perf_counter()
     rows = run_batch(spec, indices)
     return rows, time.perf_counter() - start
