@@ -33,7 +33,8 @@ def reference():
 def cluster():
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
-                                  silence_logs=50) as c, distributed.Client(c) as client:
+                                  silence_logs=50) as c, distributed.Client(c, set_as_default=False) as client:
+        # not the default client, as --scheduler ADDRESS makes none
         yield client
 
 
@@ -51,6 +52,8 @@ def test_a_dask_local_cluster_gives_the_trials_of_one_process(reference, cluster
         result = run(exp, n, scheduler=cluster)
         assert result.records == reference[name].records and result.retried == 0
         assert result.where.startswith("tcp://")
+    by_address = run(STATIC, 48, scheduler=cluster.scheduler.address)  # the command line's way
+    assert by_address.records == reference["static"].records
 
 
 def test_a_sweep_gives_the_same_trials_in_one_process_on_two_and_on_a_cluster(cluster):

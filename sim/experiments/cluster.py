@@ -94,7 +94,7 @@ def on_dask(jobs: list[tuple[str, int]], method: str, scheduler, collected: Coll
         token = uuid.uuid4().hex[:12]
         specs = [client.submit(experiment_text, spec, key=f"towerlab-experiment-{token}-{j}", pure=False)
                  for j, (spec, _) in enumerate(jobs)]
-        pending = as_completed()
+        pending = as_completed(loop=client.loop)  # a client that is not the default one: its loop, given
         count = 0
 
         def fill() -> None:
