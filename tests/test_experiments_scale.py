@@ -6,10 +6,11 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+from dataclasses import replace
 
 import pytest
 
-from sim.experiments import ExecutionError, experiment, run
+from sim.experiments import ExecutionError, experiment, parse_sweep, run, sweep
 from tests.helpers import box_record, free_scene
 
 
@@ -32,7 +33,8 @@ def reference():
 def cluster():
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
-                                  silence_logs=50) as c, distributed.Client(c) as client:
+                                  silence_logs=50) as c, distributed.Client(c, set_as_default=False) as client:
+        # not the default client, as --scheduler ADDRESS makes none
         yield client
 
 
@@ -50,6 +52,19 @@ def test_a_dask_local_cluster_gives_the_trials_of_one_process(reference, cluster
         result = run(exp, n, scheduler=cluster)
         assert result.records == reference[name].records and result.retried == 0
         assert result.where.startswith("tcp://")
+    by_address = run(STATIC, 48, scheduler=cluster.scheduler.address)  # the command line's way
+    assert by_address.records == reference["static"].records
+
+
+def test_a_sweep_gives_the_same_trials_in_one_process_on_two_and_on_a_cluster(cluster):
+    """Several experiments at once (the sweep's points, each sent to the cluster once), tasks of every size."""
+    grid, perturbations = parse_sweep("noise.sigma_mm=1:5:3", STATIC.perturbations)
+    exp = replace(STATIC, perturbations=perturbations)
+    one = sweep(exp, grid, 40, workers=1)
+    assert len({r.summary["collapsed"] for r in one}) > 1  # the points differ
+    for where in ({"workers": 2}, {"scheduler": cluster}):
+        got = sweep(exp, grid, 40, **where)
+        assert [r.records for r in got] == [r.records for r in one] and all(r.retried == 0 for r in got)
 
 
 def test_a_local_worker_that_dies_has_its_trials_run_again(reference):

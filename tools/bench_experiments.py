@@ -4,30 +4,40 @@ Scene: the Talo rulebook's counterweight (a 4 and a 1 on a standing 1), with
 placement noise of 4 mm (P(collapse) about 0.3, so trials both stand and fall).
 
 - statics trials (exact, with the margin) and simulated trials (2 s after the
-  start), each in this process (1 core) and on 2 local processes;
-- the same on a Dask LocalCluster of 2 single-threaded worker processes (warmed
-  up: a running cluster's workers have imported towerlab), against the
-  2-process local pool, which starts its processes for every run (the issue's
-  goal: at most 10% overhead).
+  start), in this process (1 core), then in rounds alternating 2 local
+  processes and a Dask cluster on this machine: ``dask scheduler`` and
+  ``dask worker --nworkers 2 --nthreads 1`` in processes of their own, as
+  ``--scheduler`` finds one (not a LocalCluster inside this process, whose
+  scheduler's and nannies' event loops would be counted in every run here).
+  Not counted: the cluster's start (it runs before ``--scheduler`` is given)
+  and the fork server's (once per process); each pool's start of its
+  processes is. The issue's goals: 2 processes at least 1.8x one core, the
+  cluster at most 10% dearer than the pool.
 
-Rates are given over the whole run (start-up included) and in the steady
-state (from the first batch back to the last), and the CPU time all processes
-spent per trial (this one, the pool's workers, the cluster's workers and
-scheduler): on a machine shared with other jobs the wall-clock ratios swing,
-while CPU per trial says what two idle cores would give (2 × CPU per trial on
-one core / CPU per trial on two). Read ratios from one run, not absolute
-times. ``--quick`` runs a tenth.
+Per run: the wall time, the rate in the steady state (from the first task back
+to the last) and the CPU time all processes spent per trial (this one; the
+pool's workers; the cluster's scheduler, nanny and workers, from /proc). On a
+machine shared with other jobs the wall-clock figures swing with the load
+(printed before and after); CPU per trial says what two idle cores would give
+(2 x CPU per trial on one core / CPU per trial on two). Ratios between the
+pool and the cluster are the median of the rounds' ratios (each round runs
+both, one after the other). Read ratios from one run, not absolute
+times. ``--quick`` runs a tenth, one round.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import multiprocessing
 import os
+import statistics
+import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # this checkout's towerlab, not the installed one
 
 
 def _own_cpu() -> float:
@@ -44,17 +54,64 @@ def _proc_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def timed(exp, trials, **where):
+def _tree_cpu(pids) -> float:
+    """CPU seconds used by processes and all their descendants (Linux /proc)."""
+    total, todo, seen = 0.0, list(pids), set()
+    while todo:
+        pid = todo.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        total += _proc_cpu(pid)
+        for task in Path(f"/proc/{pid}/task").glob("*/children"):
+            with contextlib.suppress(OSError):
+                todo += [int(c) for c in task.read_text().split()]
+    return total
+
+
+class Cluster:
+    """A Dask cluster on this machine in processes of its own (``dask scheduler``, ``dask worker --nworkers 2
+    --nthreads 1``: a scheduler, a nanny process and two single-threaded workers), as ``--scheduler`` finds one;
+    its CPU time read from /proc, so that none of it is counted in this process's."""
+
+    def __init__(self, workers: int = 2):
+        import socket
+        import subprocess
+
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        self.address = f"tcp://127.0.0.1:{port}"
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}  # this checkout's towerlab, not the installed one
+        quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "cwd": ROOT, "env": env}
+        self.processes = [subprocess.Popen([sys.executable, "-m", "dask", "scheduler", "--host", "127.0.0.1",
+                                            "--port", str(port), "--no-dashboard"], **quiet)]
+        self.processes.append(subprocess.Popen([sys.executable, "-m", "dask", "worker", self.address, "--nworkers",
+                                                str(workers), "--nthreads", "1", "--no-dashboard"], **quiet))
+
+    def cpu(self) -> float:
+        """CPU seconds used so far by the scheduler, the nanny and the workers."""
+        return _tree_cpu(p.pid for p in self.processes)
+
+    def close(self) -> None:
+        for p in reversed(self.processes):
+            p.terminate()
+            try:
+                p.wait(timeout=15)
+            except Exception:
+                p.kill()
+
+
+def timed(exp, trials, cluster=None, **where):
     """(wall s, steady trials/s, CPU s used by every process, result) of one run.
 
-    CPU: this process (the client and, for a LocalCluster, its scheduler) plus the workers: the local
-    pool's processes read from /proc before they end, the cluster's workers asked for theirs."""
+    CPU: this process (the client) plus the workers: the local pool's processes read from /proc before they
+    end, the cluster's processes (scheduler, nanny, workers) from /proc before and after."""
     from sim.experiments import run
 
-    client = where.get("scheduler")
-    before = sum(client.run(time.process_time).values()) if client is not None else 0.0
+    before = cluster.cpu() if cluster is not None else 0.0
     pool_cpu = {}
-    older = {p.pid for p in multiprocessing.active_children()}  # the cluster's, an earlier pool's
+    older = {p.pid for p in multiprocessing.active_children()}  # an earlier pool's
 
     def progress(done, total):
         marks.append((time.perf_counter(), done))
@@ -69,8 +126,8 @@ def timed(exp, trials, **where):
     result = run(exp, trials, progress=progress, **where)
     wall = time.perf_counter() - start
     cpu = _own_cpu() - cpu + sum(pool_cpu.values())
-    if client is not None:
-        cpu += sum(client.run(time.process_time).values()) - before
+    if cluster is not None:
+        cpu += cluster.cpu() - before
     backs = [(t, d) for t, d in marks if d > 0]
     steady = (backs[-1][1] - backs[0][1]) / (backs[-1][0] - backs[0][0]) if len(backs) > 2 else trials / wall
     return wall, steady, cpu, result
@@ -78,43 +135,66 @@ def timed(exp, trials, **where):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="a tenth of the trials")
+    parser.add_argument("--quick", action="store_true", help="a tenth of the trials, one round")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of pool and cluster (default 3)")
     args = parser.parse_args()
-    from distributed import Client, LocalCluster
-
     from sim.experiments import experiment
     from sim.scene import load_scene
 
     scene = load_scene(ROOT / "scenes" / "talo" / "counterweight.json")
-    scale = 0.1 if args.quick else 1.0
+    scale, rounds = (0.1, 1) if args.quick else (1.0, max(1, args.rounds))
     cases = {
         "statics": (experiment(scene, ["noise:sigma_mm=4"], "statics", seed=1), int(1200 * scale)),
         "dynamics": (experiment(scene, ["noise:sigma_mm=4"], "dynamics", seed=1), int(120 * scale)),
     }
-    print(f"{'trials':>10} {'where':>22} {'n':>6} {'wall s':>8} {'trials/s':>9} {'steady/s':>9} {'CPU ms/trial':>12}")
-    rates: dict = {}
-    reference = {}
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
-                      silence_logs=50) as cluster, Client(cluster) as client:
-        timed(cases["dynamics"][0], 4, scheduler=client)  # a running cluster's workers have imported towerlab
-        for name, (exp, n) in cases.items():
-            for label, where in (("1 core (this process)", {"workers": 1}), ("2 local processes", {"workers": 2}),
-                                 ("Dask LocalCluster x2", {"scheduler": client})):
-                wall, steady, cpu, result = timed(exp, n, **where)
-                reference.setdefault(name, result.records)
-                same = "same" if result.records == reference[name] else "DIFFERENT"
-                rates[name, label] = (n / wall, steady, cpu / n)
-                print(f"{name:>10} {label:>22} {n:>6} {wall:8.2f} {n / wall:9.1f} {steady:9.1f} {cpu / n * 1e3:12.2f}"
-                      f"  {same}")
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    from distributed import Client
+
+    start = time.perf_counter()
+    cluster = Cluster(2)
+    try:
+        with Client(cluster.address, timeout=60, set_as_default=False) as client:
+            client.wait_for_workers(2, timeout=60)
+            print(f"a Dask cluster of 2 workers started in {time.perf_counter() - start:.1f} s (not counted below)")
+            timed(cases["dynamics"][0], 4, scheduler=client)  # a running cluster's workers have imported towerlab
+            cold = time.perf_counter()
+            timed(cases["statics"][0], 4, workers=2)  # the fork server imports towerlab once per process
+            print(f"the local pool's fork server started in {time.perf_counter() - cold:.1f} s (once per process; "
+                  "not counted below, each pool's own start is)")
+            print(f"{'trials':>10} {'where':>22} {'n':>6} {'wall s':>8} {'trials/s':>9} {'steady/s':>9} "
+                  f"{'CPU ms/trial':>12}")
+            runs: dict = {}
+            places = {"pool": {"workers": 2}, "dask": {"scheduler": client, "cluster": cluster}}
+            labels = {"one": "1 core (this process)", "pool": "2 local processes", "dask": "Dask cluster x2"}
+            for name, (exp, n) in cases.items():
+                order = [("one", {"workers": 1})]
+                for r in range(rounds):  # alternate which goes first, against a drifting load
+                    pair = [("pool", places["pool"]), ("dask", places["dask"])]
+                    order += pair if r % 2 == 0 else pair[::-1]
+                reference = None
+                for place, where in order:
+                    wall, steady, cpu, result = timed(exp, n, **where)
+                    reference = reference or result.records
+                    same = "same" if result.records == reference else "DIFFERENT"
+                    runs.setdefault((name, place), []).append((wall, steady, cpu / n))
+                    print(f"{name:>10} {labels[place]:>22} {n:>6} {wall:8.2f} {n / wall:9.1f} {steady:9.1f} "
+                          f"{cpu / n * 1e3:12.2f}  {same}")
+    finally:
+        cluster.close()
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print()
     for name in cases:
-        one = rates[name, "1 core (this process)"]
-        two = rates[name, "2 local processes"]
-        dask = rates[name, "Dask LocalCluster x2"]
-        print(f"{name}: 2 processes / 1 core = {two[0] / one[0]:.2f}x overall, {two[1] / one[1]:.2f}x steady, "
-              f"{2 * one[2] / two[2]:.2f}x by CPU per trial on idle cores (goal 1.8x); Dask against the pool: "
-              f"{two[0] / dask[0] - 1:+.0%} time overall, {two[1] / dask[1] - 1:+.0%} steady, "
-              f"{dask[2] / two[2] - 1:+.0%} CPU per trial (goal <= 10%)")
+        one = runs[name, "one"][0]
+        pool, dask = runs[name, "pool"], runs[name, "dask"]
+        med = statistics.median
+        speed = (one[0] / med(p[0] for p in pool), med(p[1] for p in pool) / one[1],
+                 2 * one[2] / med(p[2] for p in pool))
+        over = [med(d[0] / p[0] for p, d in zip(pool, dask)) - 1, med(p[1] / d[1] for p, d in zip(pool, dask)) - 1,
+                med(d[2] / p[2] for p, d in zip(pool, dask)) - 1]
+        print(f"{name}: 2 processes / 1 core = {speed[0]:.2f}x overall, {speed[1]:.2f}x steady, {speed[2]:.2f}x by "
+              f"CPU per trial on idle cores (goal 1.8x); the cluster against the pool (median of {len(pool)}): "
+              f"{over[0]:+.0%} time overall, {over[1]:+.0%} steady, {over[2]:+.0%} CPU per trial (goal <= 10%); "
+              f"CPU per trial on it against one core: {med(d[2] for d in dask) / one[2] - 1:+.0%}")
 
 
 if __name__ == "__main__":

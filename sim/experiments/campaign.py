@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from sim.experiments.execute import batches, connect, default_workers, execute
+from sim.experiments.execute import execute
 from sim.experiments.models import MODELS, Perturbation, PerturbationError, parse
 from sim.experiments.stats import summarise
 from sim.experiments.trials import Experiment, TrialRecord
@@ -148,7 +148,7 @@ def run(exp: Experiment, trials: int, *, workers: int | None = None, scheduler=N
 
 def sweep(exp: Experiment, grid: Sweep | None, trials: int, *, workers: int | None = None, scheduler=None,
           interval: str = "wilson", progress: Callable[[int, int], None] | None = None) -> list[Result]:
-    """Run ``trials`` trials at every value of a sweep (all points' batches in one go, so every core stays busy).
+    """Run ``trials`` trials at every value of a sweep (all points' trials in one go, so every core stays busy).
 
     Every point uses the experiment's seed: trial i of every point draws the same numbers
     (common random numbers), so the points differ by the value alone.
@@ -163,30 +163,13 @@ def sweep(exp: Experiment, grid: Sweep | None, trials: int, *, workers: int | No
         base = exp.perturbations[grid.index]
         points = [replace(exp, perturbations=exp.perturbations[:grid.index] + (base.with_value(grid.key, v),)
                           + exp.perturbations[grid.index + 1:]) for v in grid.values]
-    own = False
-    if scheduler is not None:  # batches cut for the cluster's threads
-        scheduler, own = connect(scheduler)
-        per = sum(w.get("nthreads", 1) for w in scheduler.scheduler_info().get("workers", {}).values()) or 8
-    else:
-        per = default_workers() if workers is None else workers
-    cut = batches(trials, exp.method, per)
-    tasks, owner = [], []
-    for k, point in enumerate(points):
-        spec = point.to_json()
-        tasks += [(spec, b) for b in cut]
-        owner += [k] * len(cut)
     start = time.perf_counter()
-    try:
-        done = execute(tasks, workers=workers, scheduler=scheduler, progress=progress)
-    finally:
-        if own:
-            scheduler.close()
+    done = execute([(point.to_json(), trials) for point in points], exp.method, workers=workers,
+                   scheduler=scheduler, progress=progress)
     elapsed = time.perf_counter() - start
     results = []
-    for k, point in enumerate(points):
-        mine = [t for t, o in enumerate(owner) if o == k]
-        records = _records(row for t in mine for row in done.rows[t])
-        retried = sum(len(done.rows[t]) for t in mine if done.rerun[t])
+    for point, rows, retried in zip(points, done.rows, done.retried):
+        records = _records(rows)
         results.append(Result(point, records, summarise(records, point.method, interval), retried, done.where,
                               elapsed))
     return results

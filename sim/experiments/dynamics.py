@@ -1,13 +1,15 @@
-"""A trial in the simulation: a new physics world per trial, nudges as impulses, the table shaking as a moving probe.
+"""A trial in the simulation: one physics world per thread made anew per trial, nudges as impulses, the table
+shaking as a moving probe.
 
-Every trial builds its own :class:`~sim.physics.World`. Reusing one world per
-worker across trials (``World.set_state`` makes every body afresh) is not safe
-today: pybullet gives a new body the id of the one removed before it, so the
-world's sleep bookkeeping takes a new piece for the old one, and even with
-that cleared, Bullet keeps state of its own across removed bodies (a
-collapsing trial's displacements differed in the fourth digit after another
-trial had run in the same world). A new world costs 10–100 ms, a fifth to a
-half of a small trial; the results depend on the trial alone, bit for bit.
+Every trial starts from an empty engine: the thread's :class:`~sim.physics.World`
+is reset to the trial's scene (:meth:`~sim.physics.World.reset`: pybullet's
+``resetSimulation`` and every body, contact and sleep record built as a new
+world builds them), so a trial's result depends on the trial alone, bit for
+bit, whatever ran in that world before (tested against a new world per trial).
+A reset costs a fifth of a new world (3–4 ms against 19 ms for the Talo
+counterweight: connecting and disconnecting a pybullet client alone takes
+15 ms); a simulated counterweight trial takes a fifth less time. ``World.set_state`` would not do: it keeps the sleep
+bookkeeping of a piece whose body id pybullet hands out again.
 
 In the table's frame a shaking table is gravity plus a uniform horizontal
 acceleration, the negative of the table's: exactly the world's probe, set
@@ -20,6 +22,7 @@ velocity and spin to what they were plus what the impulse gives
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,6 +34,8 @@ from sim.physics import TIMELINE_THRESHOLDS, TUNED, MotionTracker, PhysicsSettin
 from sim.physics.timeline import RECORD_HZ
 from sim.physics.world import GRAVITY
 from sim.tol import tol
+
+_LOCAL = threading.local()  # this thread's world
 
 
 @dataclass(frozen=True)
@@ -59,7 +64,8 @@ class Outcome:
 
 
 def simulate_trial(start: TrialStart, seconds: float, *, probe_direction_deg: float | None = None,
-                   precision: tuple[float, int] | None = None, settings: PhysicsSettings = TUNED) -> Outcome:
+                   precision: tuple[float, int] | None = None, settings: PhysicsSettings = TUNED,
+                   reuse: bool = True) -> Outcome:
     """Run one trial: its scene from rest, its nudges and shaking, then ``seconds`` more.
 
     Args:
@@ -69,16 +75,42 @@ def simulate_trial(start: TrialStart, seconds: float, *, probe_direction_deg: fl
             direction, as ``check`` uses); None turns it around.
         precision: the solver's (residual velocity m/s, iterations), or None for the settings' own.
         settings: the world's settings.
+        reuse: reset this thread's world to the trial's scene (kept for the next trial) instead of
+            building a new one; the outcome is the same, bit for bit.
 
     Raises:
         BlowUpError: the simulation blew up.
+        OverlapError: pieces of the trial's scene interpenetrate.
     """
-    scene = start.scene
-    with World(scene, settings) as world:
-        world.set_probe(settings.probe_g, probe_direction_deg)
-        if precision is not None:
-            world.set_precision(*precision)
-        return _run(world, start, seconds)
+    if not reuse:
+        with World(start.scene, settings) as world:
+            return _start(world, start, seconds, probe_direction_deg, precision)
+    world = thread_world(start.scene, settings)
+    return _start(world, start, seconds, probe_direction_deg, precision)
+
+
+def thread_world(scene, settings: PhysicsSettings = TUNED) -> World:
+    """This thread's world, reset to ``scene`` (made on first use, or when the settings change).
+
+    Raises:
+        OverlapError: pieces of the scene interpenetrate.
+    """
+    world = getattr(_LOCAL, "world", None)
+    if world is not None and world.settings == settings:
+        world.reset(scene)
+        return world
+    if world is not None:
+        world.close()
+    _LOCAL.world = None
+    _LOCAL.world = World(scene, settings)
+    return _LOCAL.world
+
+
+def _start(world: World, start: TrialStart, seconds: float, probe_direction_deg, precision) -> Outcome:
+    world.set_probe(world.settings.probe_g, probe_direction_deg)
+    if precision is not None:
+        world.set_precision(*precision)
+    return _run(world, start, seconds)
 
 
 def _run(world: World, start: TrialStart, seconds: float) -> Outcome:

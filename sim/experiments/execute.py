@@ -1,74 +1,87 @@
 """Where trials run: in this process, on a local process pool, or on a Dask cluster; retried when a worker dies.
 
-Work goes out as tasks, each a batch of trial indices of one experiment (its
-JSON text, :func:`sim.experiments.trials.run_batch`), and comes back as plain
-rows; since a trial's result depends only on the experiment and its index,
-the same rows come back however the trials are batched and wherever they run.
+Work goes out as tasks, each some trials of one experiment (its JSON text,
+:func:`sim.experiments.trials.run_task`), cut as the run goes by a
+:class:`~sim.experiments.batching.Batcher` from the measured time of a trial,
+and comes back as plain rows; since a trial's result depends only on the
+experiment and its index, the same rows come back however the trials are cut
+and wherever they run.
 
 - ``workers=1``: in this process.
 - ``workers=K``: a pool of K processes (``concurrent.futures``; forked from a
-  fork server that has imported towerlab once), at most 2K batches in flight;
-  when a worker process dies the pool breaks, and the batches it had in flight
-  go to a new pool (at most :data:`ATTEMPTS` times each).
+  fork server that has imported towerlab once), two tasks per worker in
+  flight; when a worker process dies the pool breaks, and the tasks it had in
+  flight go to a new pool (at most :data:`ATTEMPTS` times each).
 - ``scheduler=ADDRESS`` (or a ``distributed.Client``/``LocalCluster``): a Dask
-  cluster. The scheduler itself re-runs the tasks of a worker that dies
-  (``distributed.scheduler.allowed-failures`` times), and says which it re-ran
-  (``TaskState.suspicious``).
+  cluster (:mod:`sim.experiments.cluster`).
 """
 
 from __future__ import annotations
 
-import math
 import multiprocessing
 import os
-import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
 from sim.errors import TowerlabError
-from sim.experiments.trials import run_batch, warm_up
+from sim.experiments.batching import Batcher, Task
+from sim.experiments.trials import run_task, warm_up
 
 ATTEMPTS = 3
-"""Times a batch may be started on the local pool before its trials count as killing their worker."""
-
-CONNECT_SECONDS = 4.0
-"""How long to try to reach a Dask scheduler before giving up (s)."""
-
-WORKERS_SECONDS = 30.0
-"""How long to wait for the first worker of a Dask cluster that has none (s)."""
-
-BATCH_CAP = {"statics": 64, "dynamics": 8, "both": 8}
-"""The most trials in one task, per method: statics trials take milliseconds (a batch amortises
-sending it), simulated ones up to seconds (small batches spread them evenly)."""
-
-Task = tuple[str, Sequence[int]]
-"""A batch: (the experiment's JSON text, trial indices)."""
+"""Times a task may be started on the local pool before its trials count as killing their worker."""
 
 
 class ExecutionError(TowerlabError):
     """Trials that could not be run: a scheduler out of reach, workers that keep dying."""
 
 
+class Collected:
+    """Rows as tasks come back, per experiment, and how many trials were run again.
+
+    Args:
+        jobs: (experiment JSON text, trials) per experiment.
+        progress: called as ``progress(trials_done, trials_total)``.
+    """
+
+    def __init__(self, jobs: list[tuple[str, int]], progress: Callable[[int, int], None]):
+        self.rows: list[list[tuple | None]] = [[None] * n for _, n in jobs]
+        self.retried = [0] * len(jobs)
+        self.total = sum(n for _, n in jobs)
+        self.count = 0
+        self.progress = progress
+        progress(0, self.total)
+
+    def add(self, task: Task, rows: list[tuple], rerun: bool, report: bool = True) -> None:
+        """A task's rows; ``rerun``: it ran again because a worker died with it."""
+        mine = self.rows[task.job]
+        for i, row in zip(task.indices, rows):
+            mine[i] = row
+        if rerun:
+            self.retried[task.job] += len(task.indices)
+        self.count += len(task.indices)
+        if report:
+            self.report()
+
+    def report(self) -> None:
+        """Tell the progress callback how many trials are done."""
+        self.progress(self.count, self.total)
+
+
 @dataclass(frozen=True)
 class Executed:
-    """Rows per task, and which tasks had to be run again after a worker died.
+    """Per experiment its rows in trial order, and the trials run again after a worker died.
 
     Attributes:
-        rows: per task, the rows of its trials (task order).
-        rerun: per task, whether it was run again (or rescheduled) because a worker died with it.
+        rows: per experiment, one row per trial.
+        retried: per experiment, trials run again (or rescheduled) because a worker died with them.
         where: ``in this process``, ``K local processes`` or the scheduler's address.
     """
 
     rows: list[list[tuple]]
-    rerun: list[bool]
+    retried: list[int]
     where: str
-
-    @property
-    def retried(self) -> int:
-        """Trials run again because a worker died with them."""
-        return sum(len(r) for r, again in zip(self.rows, self.rerun) if again)
 
 
 def default_workers() -> int:
@@ -79,80 +92,80 @@ def default_workers() -> int:
         return os.cpu_count() or 1
 
 
-def batches(trials: int, method: str, workers: int) -> list[list[int]]:
-    """Trial indices 0…trials-1 cut into batches: at least four per worker when there are enough trials,
-    at most :data:`BATCH_CAP` trials each."""
-    size = max(1, min(BATCH_CAP[method], math.ceil(trials / (4 * max(1, workers)))))
-    return [list(range(a, min(a + size, trials))) for a in range(0, trials, size)]
-
-
-def execute(tasks: list[Task], *, workers: int | None = None, scheduler=None,
+def execute(jobs: list[tuple[str, int]], method: str, *, workers: int | None = None, scheduler=None,
             progress: Callable[[int, int], None] | None = None) -> Executed:
-    """Run the tasks.
+    """Run the trials of some experiments.
 
     Args:
-        tasks: the batches.
+        jobs: (experiment JSON text, trials) per experiment (the points of a sweep, say).
+        method: their method (``statics``, ``dynamics``, ``both``: how large the first tasks are).
         workers: local processes (default: every core); 1 runs in this process.
         scheduler: a Dask scheduler's address (``tcp://host:port``), a ``distributed.Client``
             or a ``LocalCluster``; overrides ``workers``.
-        progress: called as ``progress(trials_done, trials_total)`` as batches come back.
+        progress: called as ``progress(trials_done, trials_total)`` as tasks come back.
 
     Raises:
-        ExecutionError: the scheduler cannot be reached or has no workers; a batch killed its
+        ExecutionError: the scheduler cannot be reached or has no workers; a task killed its
             worker every time it ran.
     """
-    total = sum(len(t[1]) for t in tasks)
-    report = progress or (lambda done, total: None)
-    report(0, total)
+    collected = Collected(jobs, progress or (lambda done, total: None))
     if scheduler is not None:
-        return _on_dask(tasks, scheduler, report, total)
+        from sim.experiments.cluster import on_dask
+
+        where = on_dask(jobs, method, scheduler, collected)
+        return Executed(collected.rows, collected.retried, where)
     workers = default_workers() if workers is None else workers
-    if workers <= 1 or len(tasks) <= 1:
-        rows, done = [], 0
-        for spec, indices in tasks:
-            rows.append(run_batch(spec, indices))
-            done += len(indices)
-            report(done, total)
-        return Executed(rows, [False] * len(rows), "in this process")
-    return _on_pool(tasks, workers, report, total)
+    batcher = Batcher(jobs, method, max(1, workers))
+    if workers <= 1 or collected.total <= 1:
+        while (task := batcher.take()) is not None:
+            rows, seconds = run_task(task.spec, task.indices)
+            batcher.done(task, seconds)
+            collected.add(task, rows, False)
+        return Executed(collected.rows, collected.retried, "in this process")
+    _on_pool(batcher, workers, collected)
+    return Executed(collected.rows, collected.retried, f"{workers} local processes")
 
 
-def _on_pool(tasks: list[Task], workers: int, report, total: int) -> Executed:
-    rows: list[list[tuple] | None] = [None] * len(tasks)
-    attempts = [0] * len(tasks)
-    todo = list(range(len(tasks)))
-    done = 0
+def _on_pool(batcher: Batcher, workers: int, collected: Collected) -> None:
+    attempts: dict[tuple[int, int], int] = {}
     context = _context()
-    while todo:
+    first = batcher.take()
+    if first is None:
+        return
+    batcher.again(first)
+    while True:
         pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=warm_up,
-                                   initargs=(tasks[todo[0]][0],))
+                                   initargs=(first.spec,))
         flying: dict = {}
         finished_all = False
         try:
-            while todo or flying:
-                while todo and len(flying) < 2 * workers:
-                    i = todo.pop(0)
-                    attempts[i] += 1
-                    flying[pool.submit(run_batch, *tasks[i])] = i
+            while True:
+                while len(flying) < 2 * workers and (task := batcher.take()) is not None:
+                    key = (task.job, task.indices[0])
+                    attempts[key] = attempts.get(key, 0) + 1
+                    flying[pool.submit(run_task, task.spec, task.indices)] = task
+                if not flying:
+                    break
                 finished, _ = wait(flying, return_when=FIRST_COMPLETED)
                 for future in finished:
-                    i = flying[future]
-                    rows[i] = future.result()  # a broken pool raises here: the batch stays in flight, to go again
+                    task = flying[future]
+                    rows, seconds = future.result()  # a broken pool raises here: the task stays in flight
                     del flying[future]
-                    done += len(tasks[i][1])
-                    report(done, total)
+                    batcher.done(task, seconds)
+                    collected.add(task, rows, attempts[task.job, task.indices[0]] > 1)
             finished_all = True
+            return
         except BrokenProcessPool:
-            lost = sorted(flying.values())
-            for i in lost:
-                if attempts[i] >= ATTEMPTS:
-                    first, last = tasks[i][1][0], tasks[i][1][-1]
-                    raise ExecutionError(f"trials {first}-{last}: their worker process died {attempts[i]} times "
-                                         "running them") from None
-            todo = lost + todo
+            lost = sorted(flying.values(), key=lambda t: (t.job, t.indices[0]))
+            for task in lost:
+                if attempts[task.job, task.indices[0]] >= ATTEMPTS:
+                    raise ExecutionError(f"{task.name}: their worker process died "
+                                         f"{attempts[task.job, task.indices[0]]} times running them") from None
+            for task in lost:
+                batcher.again(task)
+            first = lost[0]
         finally:  # idle workers end at once; after a death or Ctrl-C nobody waits for the rest
             pool.shutdown(wait=finished_all, cancel_futures=True)
-    return Executed(rows, [a > 1 for a in attempts], f"{workers} local processes")
 
 
 PRELOAD = ["sim.experiments.trials", "sim.statics", "sim.contact", "sim.physics"]
@@ -168,87 +181,3 @@ def _context():
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(PRELOAD)
     return context
-
-
-def _suspicious(dask_scheduler=None, keys=()) -> dict:
-    """On the scheduler: how often each task was on a worker that died."""
-    return {k: dask_scheduler.tasks[k].suspicious for k in keys if k in dask_scheduler.tasks}
-
-
-def connect(scheduler, timeout: float = CONNECT_SECONDS):
-    """A ``distributed.Client`` for an address, a cluster or a client (returned as is), and whether we own it.
-
-    Raises:
-        ExecutionError: the scheduler cannot be reached within ``timeout`` seconds, or the address is not one.
-    """
-    from distributed import Client
-
-    if isinstance(scheduler, Client):
-        return scheduler, False
-    if not isinstance(scheduler, str):
-        return Client(scheduler, set_as_default=False), True
-    try:
-        return Client(scheduler, timeout=timeout, set_as_default=False), True
-    except (OSError, TimeoutError) as e:
-        reason = str(e).splitlines()[0] if str(e) else type(e).__name__
-        raise ExecutionError(f"--scheduler {scheduler}: cannot reach the scheduler ({reason})") from None
-    except (ValueError, TypeError) as e:
-        raise ExecutionError(f"--scheduler {scheduler}: not a scheduler address, e.g. tcp://host:8786 ({e})") from None
-
-
-def _on_dask(tasks: list[Task], scheduler, report, total: int) -> Executed:
-    from distributed import as_completed
-
-    client, own = connect(scheduler)
-    where = client.scheduler.address
-    futures = []
-    try:
-        if not client.scheduler_info().get("workers"):
-            try:
-                client.wait_for_workers(1, timeout=WORKERS_SECONDS)
-            except (TimeoutError, OSError):
-                raise ExecutionError(f"--scheduler {where}: no worker joined within {WORKERS_SECONDS:g} s") from None
-        token = uuid.uuid4().hex[:12]
-        futures = [client.submit(run_batch, spec, list(indices), key=f"towerlab-trials-{token}-{i}", pure=False)
-                   for i, (spec, indices) in enumerate(tasks)]
-        index = {f.key: i for i, f in enumerate(futures)}
-        rows: list[list[tuple] | None] = [None] * len(tasks)
-        rerun = [False] * len(tasks)
-        done = 0
-        for group in as_completed(futures).batches():
-            # how often each finished task was on a worker that died, asked before the scheduler forgets it
-            counts = client.run_on_scheduler(_suspicious, keys=[f.key for f in group])
-            for future in group:
-                i = index[future.key]
-                rows[i] = _result(future, tasks[i], where)
-                rerun[i] = bool(counts.get(future.key))
-                future.release()  # a finished batch's rows live here now: a worker that dies later costs nothing
-                done += len(tasks[i][1])
-                report(done, total)
-        return Executed(rows, rerun, where)
-    finally:
-        pending = [f for f in futures if not f.done()]
-        if pending:
-            client.cancel(pending)
-        if own:
-            client.close()
-
-
-def _result(future, task: Task, where: str) -> list[tuple]:
-    """A finished Dask future's rows, its failure as one line (errors of the trials themselves pass through)."""
-    from distributed.client import FutureCancelledError
-    from distributed.scheduler import KilledWorker
-
-    first, last = task[1][0], task[1][-1]
-    try:
-        return future.result()
-    except KilledWorker:
-        raise ExecutionError(f"trials {first}-{last}: the workers running them died each time "
-                             "(the scheduler's allowed-failures)") from None
-    except FutureCancelledError:
-        raise ExecutionError(f"--scheduler {where}: trials {first}-{last} were cancelled") from None
-    except (OSError, TimeoutError) as e:
-        raise ExecutionError(f"--scheduler {where}: lost the scheduler ({e})") from None
-    except ImportError as e:
-        raise ExecutionError(f"--scheduler {where}: a worker cannot run towerlab ({e}); install it on every "
-                             "worker") from None

@@ -2,11 +2,11 @@
 
 An :class:`Experiment` travels to workers as JSON text (the scene as its own
 file text, the perturbations as their canonical ``MODEL:key=value`` texts):
-no user data is ever pickled. :func:`run_batch` is what a worker runs: it
-keeps one :class:`Runner` per experiment and thread across the batches it is
+no user data is ever pickled. :func:`run_task` is what a worker runs: it
+keeps one :class:`Runner` per experiment and thread across the tasks it is
 given (the nominal scene's statics and contact interfaces, when they serve
-every trial); every simulated trial builds its own world
-(:mod:`sim.experiments.dynamics` says why).
+every trial); simulated trials reset the thread's one world to their scene
+(:mod:`sim.experiments.dynamics`).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import hashlib
 import json
 import math
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import astuple, dataclass, fields
 
@@ -263,18 +264,32 @@ def run_batch(spec: str, indices) -> list[tuple]:
     return [runner.trial(int(i)).row() for i in indices]
 
 
+def run_task(spec: str, indices) -> tuple[list[tuple], float]:
+    """:func:`run_batch`, and the seconds it took on this worker (wall clock: what sizes the next tasks).
+
+    The rows go back as plain tuples (numbers, flags and a short string): 35-60 bytes a trial pickled, and
+    under a microsecond to pickle and unpickle; an array form would save nothing measurable.
+    """
+    from sim.experiments.allocator import tune
+
+    tune()  # a Dask worker's environment makes every large array a fresh mapping
+    start = time.perf_counter()
+    rows = run_batch(spec, indices)
+    return rows, time.perf_counter() - start
+
+
 def warm_up(spec: str) -> None:
     """Make a fresh worker process ready for the experiment ``spec``: import the statics (and the physics when
-    trials are simulated) and build the scene's pieces (hulls, mass properties), so that its first batch costs
-    what the others do (the local pool's initializer)."""
+    trials are simulated) and build the scene's pieces (hulls, mass properties) and the thread's physics world,
+    so that its first batch costs what the others do (the local pool's initializer)."""
     runner = runner_for(spec)
     from sim.statics import analyze
 
     try:
         analyze(runner.exp.scene, margin=False)
         if runner.exp.method != "statics":
-            from sim.physics import World
+            from sim.experiments.dynamics import thread_world
 
-            World(runner.exp.scene).close()
+            thread_world(runner.exp.scene)
     except TowerlabError:  # the trials themselves will say what is wrong, with their number
         pass
