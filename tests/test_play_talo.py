@@ -191,3 +191,38 @@ def test_bad_requests_are_errors_not_refusals():
     s, t = started()
     with pytest.raises(PlayError, match="not an action of talo"):
         s.act("swap", {}, t)
+
+
+def test_a_blockaded_pawn_may_restart_on_a_free_start_field():
+    s, t = started(rolls=[6, 1, 2])
+    t.act(s, "throw")
+    t.act(s, "take", blocks=[3, 3])
+    for piece, cell in (("b3-1", (1, 0)), ("b3-2", (0, 1))):  # red walls itself in: two columns of 3
+        t.pick(s, piece)
+        assert t.drop(s, grid_pose(3, cell)), t.last()
+    t.act(s, "restart", cell=[0, 5])
+    assert "not now" in t.last("refused")
+    t.act(s, "end-turn")
+    t.act(s, "throw")
+    t.act(s, "take", blocks=[1])
+    t.act(s, "end-turn")
+    assert s.view()["blocked"] and [0, 5] in s.view()["free_starts"] and [0, 0] not in s.view()["free_starts"]
+    assert "blockaded" in t.last("turn")
+    t.act(s, "restart", cell=[0, 9])  # blue's field
+    assert "not a free start field" in t.last("refused")
+    t.act(s, "restart", cell=[0, 5])
+    assert s.view()["players"][0]["cell"] == [0, 5] and "starts again on [0, 5]" in t.last()
+    assert t.poses["pawn-red"][:2] == pytest.approx(grid_pose(1, (0, 5))[:2])
+    t.act(s, "restart", cell=[0, 6])
+    assert "not blockaded" in t.last("refused")
+
+
+def test_the_island_board_keeps_blocks_off_the_water_at_level_0():
+    s, t = TaloSession(("red",), _Loaded([4]), statics_judge, variant="island"), table()
+    t.act(s, "start", cell=[4, 4])
+    assert "not a start field" in t.last("refused")
+    t.act(s, "start", cell=[0, 0])
+    t.act(s, "throw")
+    t.act(s, "take", blocks=[4])
+    assert t.pick(s, "b4-1") and not t.drop(s, grid_pose(4, (3, 0), 0, "y"))
+    assert "water" in t.last("refused")
