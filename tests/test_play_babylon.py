@@ -4,9 +4,11 @@ count, the special move, knocked-down pieces put back, the majority table, the f
 import json
 
 import pytest
+from play_babylon_plan import witness_game
 from play_table import StillTable
 
 from sim.games.babylon import construct as c
+from sim.games.babylon.scoring import score_tactical
 from sim.games.babylon.tactical import TacticalState
 from sim.games.play.babylon_tactical import TacticalSession
 from sim.games.play.judge import statics_judge
@@ -151,6 +153,23 @@ def test_knocked_down_pieces_are_put_back_as_they_were():
     for pid, pose in was.items():
         assert b.t.poses[pid] == pytest.approx(pose)
     assert "put back as they were" in b.t.last("collapse")
+
+
+def test_a_whole_game_from_the_set_up_to_the_final_score():
+    t = StillTable(SCENE, [p.id for p in SCENE.pieces], statics_judge)
+    s, steps = witness_game(t)
+    assert s.over and s.view()["final"] is not None
+    final = score_tactical(s.state.layout, PLAYERS)
+    assert s.view()["final"] == final.to_json() and final.winners
+    winner = final.winners[0]
+    assert t.last("win") == f"{winner} wins"
+    scores = [text for kind, text in t.said if kind == "score"][-3:]
+    assert [x.split(":")[0] for x in scores] == list(PLAYERS)
+    assert all("for bridges left" in x for x in scores) and any("not scoring" in x for x in scores)
+    assert s.journal[-1].kind == "game_over" and s.journal[-1].data["winners"] == [winner]
+    placed = [e.data["pieces"] for e in s.journal if e.kind == "placed"]
+    assert len(placed) == len(s.state.turns) and placed[-1] == []  # the last turn placed none: the end
+    assert all(len(turn.placed) in (4, 5) for turn in s.state.turns[:-1])
 
 
 def test_bad_requests():

@@ -259,7 +259,8 @@ class TacticalSession(Session):
             levels = ", ".join(f"level {lv}: {pts}" for lv, pts in sorted(p.levels.items()) if pts) or "no level"
             lost = sorted({n.reason for n in p.nobles if n.reason})
             why = f"; not scoring: {'; '.join(lost)}" if lost else ""
-            out.append(Say(f"{c}: {p.total} points ({levels}; -{p.bridges_left} for bridges left){why}", "score"))
+            points = "1 point" if p.total == 1 else f"{p.total} points"
+            out.append(Say(f"{c}: {points} ({levels}; -{p.bridges_left} for bridges left){why}", "score"))
         if f.winners:
             out.append(Say(f"{f.winners[0]} wins", "win"))
         else:
