@@ -7,12 +7,11 @@ seed gives the same throws).
 
 from __future__ import annotations
 
-import numpy as np
-
 from sim.games.play.judge import statics_judge
 from sim.games.play.talo import TaloSession
 from sim.games.talo import GridBlock, talo_board
 from sim.games.talo.layout import block_piece
+from sim.viewer.play.games import game_rng
 
 GREEN = talo_board("talo-green")
 STAIRS = {n: (n, 0) for n in range(1, 10)} | {10: (9, 1)}
@@ -37,7 +36,7 @@ def staircase_game(table, seed: int, players=("red", "blue"), max_turns: int = 8
         (session, steps): steps are ``("act", name, args)``, ``("pick", piece)`` and
         ``("drop", piece, pose)`` in the order played.
     """
-    s = TaloSession(players, np.random.default_rng(seed), statics_judge)
+    s = TaloSession(players, game_rng(seed), statics_judge)
     steps = []
 
     def act(name, **args):

@@ -173,10 +173,10 @@ def test_a_pawn_knocked_off_alone_goes_back_to_its_spot():
 
 
 def test_a_whole_seeded_game_climbs_to_level_10_and_replays_the_same():
-    s, steps = staircase_game(table(), seed=4)
+    s, steps = staircase_game(table(), seed=7)
     assert s.over and s.view()["outcome"] == {"reason": "level 10", "winners": ["red"], "loser": None}
-    assert s.view()["players"][0]["level"] == 10 and s.state.turn == 7
-    again, steps2 = staircase_game(table(), seed=4)
+    assert s.view()["players"][0]["level"] == 10 and s.state.turn == 11
+    again, steps2 = staircase_game(table(), seed=7)
     assert steps2 == steps and again.to_json() == s.to_json()
     json.dumps(s.to_json())
     json.dumps(s.view())
