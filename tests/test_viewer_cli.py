@@ -67,6 +67,12 @@ def test_other_bad_options_are_one_line(tmp_path, capsys, no_window, monkeypatch
     assert "expected a .png, .jpg or .jpeg" in one_line(capsys)
     assert main(["view", "--game", "talo", "--size", "10x10", "--exit"]) == 2
     assert "--size" in one_line(capsys)
+    assert main(["view", "--game", "talo", "--exit", "--record", str(tmp_path / "r.tlrec"), "--no-record"]) == 2
+    assert "--record and --no-record" in one_line(capsys)
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    assert main(["view", "--game", "talo", "--exit", "--record", str(blocker / "r.tlrec")]) == 2
+    assert "--record" in one_line(capsys)
 
 
 BUILD = [
@@ -85,23 +91,32 @@ BUILD = [
 ]
 
 
-def _run(tmp_path: Path, name: str) -> tuple[Path, Path]:
+def _run(tmp_path: Path, name: str, *extra: str) -> tuple[Path, Path]:
     actions = tmp_path / "build.json"
     out, shot = tmp_path / f"{name}.json", tmp_path / f"{name}.png"
     actions.write_text(json.dumps(BUILD + [{"action": "save", "path": str(out)}]))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
     env.pop("DISPLAY", None)  # offscreen
+    env["TOWERLAB_RECORDINGS"] = str(tmp_path / "recordings")
     done = subprocess.run([sys.executable, "-m", "sim", "view", "--game", "talo", "--actions", str(actions),
-                           "--screenshot", str(shot), "--size", "320x200"], env=env, capture_output=True,
+                           "--screenshot", str(shot), "--size", "320x200", *extra], env=env, capture_output=True,
                           text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     return out, shot
 
 
 def test_a_scripted_talo_session_saves_the_same_scene_every_time(tmp_path):
-    first, shot = _run(tmp_path, "first")
+    first, shot = _run(tmp_path, "first", "--record", str(tmp_path / "first.tlrec"))
     second, _ = _run(tmp_path, "second")
     assert first.read_bytes() == second.read_bytes()
+    # --record kept the first session; a scripted one records nothing unasked (the second)
+    from sim.replay import load_recording
+
+    rec = load_recording(tmp_path / "first.tlrec")
+    done = [a["action"].replace("-", "_") for a in BUILD if a["action"] != "wait"]  # a wait is the runner's
+    assert rec.complete and [a.kind for a in rec.actions] == done + ["save"]
+    assert rec.actions[0].piece == "b3-1" and rec.actions[1].args["at"] == [-10, -10]
+    assert not (tmp_path / "recordings").exists()
     built = load_scene(first)
     # a 3 lying along y over fields (4, 3..5), a 3 along x across its first field one level up, a 1 in front
     np.testing.assert_allclose(built.piece("b3-1").pos, [-0.01, -0.01, 0.01], atol=5e-4)

@@ -57,6 +57,7 @@ class Viewer:
 
     def __init__(self, display: str, args: list[str], cwd: Path):
         self.env = dict(os.environ, DISPLAY=display, XDG_STATE_HOME=str(cwd / "state"),
+                        TOWERLAB_RECORDINGS=str(cwd / "recordings"),
                         PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
         self.proc = subprocess.Popen([sys.executable, "-m", "sim", "view", *args], cwd=cwd, env=self.env,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -187,3 +188,86 @@ def test_pick_carry_drop_undo_and_save_with_the_mouse(display, tmp_path):
     assert _difference(undone, _expected_picture(scene, camera)) < 6.0
     assert _difference(stacked, undone) > 1.0  # and the two differ where the cube moved
     assert _difference(before, undone) < 12.0  # (before: live quality, with the hover highlight)
+    # the session was recorded by default into the recordings folder, and closed at the end
+    from sim.replay import load_recording
+
+    (recorded,) = sorted((tmp_path / "recordings").glob("*-talo.tlrec"))
+    rec = load_recording(recorded)
+    kinds = [a.kind for a in rec.actions]
+    assert rec.complete and "pick" in kinds and "drop" in kinds and "undo" in kinds and "save" in kinds
+    assert {"picked", "dropped", "restored"} <= {e.kind for e in rec.events}
+
+
+PLUGGED = """
+import json, sys
+import numpy as np
+from direct.gui.OnscreenText import OnscreenText
+from sim.scene import load_scene
+from sim.viewer.controller import Controller, Request
+from sim.viewer.keys import Control
+from sim.viewer.plugins import SessionPlugin, WindowPlugin
+from sim.viewer.posed import PosedWorld
+from sim.viewer.window import ViewerWindow
+
+scene = load_scene(sys.argv[1])
+
+class Driver(SessionPlugin):  # a replay's driver: it hands the world the poses to show
+    def tick(self, controller, dt):
+        poses = scene.poses()
+        poses[scene.ids.index("cube"), 0] += 0.05
+        controller.world.show(controller.session_time, scene.ids, poses)
+
+class Panel(WindowPlugin):
+    def __init__(self):
+        self.frames, self.pressed = 0, 0
+    def attach(self, window):
+        self.text = OnscreenText(parent=window.a2dTopCenter, text="TURN OF ANN", pos=(0, -0.2), scale=0.05)
+    def controls(self):
+        return (Control("F6", ("f6",), self.press, "end the turn (the test's game)", "Game"),)
+    def press(self):
+        self.pressed += 1
+    def frame(self, window, dt):
+        self.frames += 1
+
+panel = Panel()
+c = Controller(scene, world_factory=PosedWorld, plugins=[Driver()], size=(400, 260))
+w = ViewerWindow(c, "towerlab plugged", plugins=[panel])
+for _ in range(6):
+    w.taskMgr.step()
+w.messenger.send("f6")
+w.taskMgr.step()
+w.shoot(Request("screenshot", {"path": sys.argv[2], "size": None}))
+helps = [n.node().getText() for n in w.overlay.help.findAllMatches("**/+TextNode")]
+texts = [n.node().getText() for n in w.aspect2d.findAllMatches("**/+TextNode")]
+print(json.dumps({"frames": panel.frames, "pressed": panel.pressed, "help": helps, "texts": texts,
+                  "cube": list(c.world.pose("cube"))}))
+w.close()
+"""
+
+
+def test_window_plugins_add_panels_keys_in_the_help_drawing_and_a_world_of_handed_poses(display, tmp_path):
+    import json
+
+    path = _scene(tmp_path)
+    shot = tmp_path / "plugged.png"
+    env = dict(os.environ, DISPLAY=display, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    done = subprocess.run([sys.executable, "-c", PLUGGED, str(path), str(shot)], env=env, capture_output=True,
+                          text=True, timeout=240)
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["frames"] >= 7 and out["pressed"] == 1
+    assert any("F6" in t for t in out["help"]) and any("end the turn" in t for t in out["help"])
+    assert any("GAME" in t for t in out["help"])  # its group has a heading of its own
+    assert "TURN OF ANN" in out["texts"]
+    # the window drew the poses it was handed (the cube 50 mm along x), with the viewer's own look and camera
+    scene = load_scene(path)
+    moved = scene.with_poses({"cube": np.array(out["cube"])})
+    assert moved.piece("cube").pos[0] == pytest.approx(scene.piece("cube").pos[0] + 0.05)
+    camera = OrbitCamera((400, 260))
+    camera.start(scene)
+    from sim.render.image import load_png
+
+    picture = load_png(shot)[..., :3].astype(float)
+    assert _difference(picture, _expected_picture(moved, camera)) < 6.0
+    assert _difference(picture, _expected_picture(scene, camera)) > _difference(picture,
+                                                                                _expected_picture(moved, camera))

@@ -42,6 +42,11 @@ def view(
     recovery: Annotated[Path | None, typer.Option("--recovery", help="The autosave file (default "
                                                                      "~/.local/state/towerlab/recovery.json).")] = None,
     no_recovery: Annotated[bool, typer.Option("--no-recovery", help="No autosave.")] = False,
+    record: Annotated[Path | None, typer.Option("--record", help="Record the session into this file (.tlrec; "
+                                                                 "default for a session in a window: a new file "
+                                                                 "in the recordings folder, "
+                                                                 "~/.local/share/towerlab/recordings).")] = None,
+    no_record: Annotated[bool, typer.Option("--no-record", help="Do not record the session.")] = False,
 ) -> None:
     """Open the desktop viewer: pick pieces up, carry them, set them down, see what stands and how close it is to
     falling; undo, save, step back in time. F1 in the window lists every control (docs/viewer.md)."""
@@ -81,17 +86,28 @@ def view(
         from sim.viewer.recovery import Recovery
 
         saver = Recovery(recovery)
+    if record is not None and no_record:
+        raise ViewArgumentError("--record and --no-record: give one of them")
+    plugins = []
+    if record is not None or (not no_record and not scripted):
+        from sim.viewer.recording import SessionRecording, default_recording
+
+        path = record if record is not None else default_recording(loaded.game)
+        if record is not None:
+            writable_output(record, "--record")
+        plugins.append(SessionRecording(path, seed))
     if headless:
-        _offscreen(loaded, source, supply, script or [], screenshot, saver, (w, h))
+        _offscreen(loaded, source, supply, script or [], screenshot, saver, (w, h), plugins)
     else:
-        _window(loaded, source, supply, script, screenshot, exit_after, saver, (w, h))
+        _window(loaded, source, supply, script, screenshot, exit_after, saver, (w, h), plugins)
 
 
-def _offscreen(scene, source, supply, script, screenshot, saver, size) -> None:
+def _offscreen(scene, source, supply, script, screenshot, saver, size, plugins) -> None:
     from sim.viewer.controller import Controller, Request
     from sim.viewer.script import ScriptRunner, offscreen_shooter
 
-    controller = Controller(scene, source=source, threaded=False, recovery=saver, size=size, supply=supply)
+    controller = Controller(scene, source=source, threaded=False, recovery=saver, size=size, supply=supply,
+                            plugins=plugins)
     try:
         shoot = offscreen_shooter(controller)
         ScriptRunner(controller, script, shoot).run()
@@ -103,12 +119,13 @@ def _offscreen(scene, source, supply, script, screenshot, saver, size) -> None:
         controller.close()
 
 
-def _window(scene, source, supply, script, screenshot, exit_after, saver, size) -> None:
+def _window(scene, source, supply, script, screenshot, exit_after, saver, size, plugins) -> None:
     from sim.viewer.controller import Controller
     from sim.viewer.window import ViewerWindow
 
     scripted = script is not None
-    controller = Controller(scene, source=source, threaded=not scripted, recovery=saver, size=size, supply=supply)
+    controller = Controller(scene, source=source, threaded=not scripted, recovery=saver, size=size, supply=supply,
+                            plugins=plugins)
     offer = saver.pending() if saver is not None and not scripted else None
     runner = None
     if scripted:

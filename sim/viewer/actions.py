@@ -192,8 +192,26 @@ class Action:
         return out
 
 
-def action(data: Mapping | str, where: str = "", **fields) -> Action:
-    """Validate one action: a mapping with ``action`` and fields, or a name and keyword fields.
+def specs_with(plugins) -> dict[str, dict[str, Field]]:
+    """:data:`SPECS` and the plug-ins' own actions (:attr:`SessionPlugin.actions`): what an action file of a
+    session with those plug-ins may hold.
+
+    Raises:
+        ValueError: a plug-in's action takes the name of another action.
+    """
+    out = dict(SPECS)
+    for p in plugins:
+        for name, spec in p.actions.items():
+            if name in out:
+                raise ValueError(f"{p.name}: the action {name!r} is taken")
+            out[name] = dict(spec)
+    return out
+
+
+def action(data: Mapping | str, where: str = "", specs: Mapping[str, Mapping[str, Field]] | None = None,
+           **fields) -> Action:
+    """Validate one action: a mapping with ``action`` and fields, or a name and keyword fields; ``specs``
+    are the actions known (default :data:`SPECS`; a session with plug-ins: :func:`specs_with`).
 
     Raises:
         ActionError: an unknown action, an unknown field, a missing or malformed one.
@@ -201,13 +219,14 @@ def action(data: Mapping | str, where: str = "", **fields) -> Action:
     raw = {"action": data, **fields} if isinstance(data, str) else dict(data) if isinstance(data, Mapping) else data
     if not isinstance(raw, dict):
         raise ActionError(where, f"expected an object like {{\"action\": \"pick\", ...}}, got {_got(raw)}")
+    specs = SPECS if specs is None else specs
     name = raw.get("action")
-    if name not in SPECS:
+    if name not in specs:
         if "action" not in raw:
             raise ActionError(f"{where}.action" if where else "action", "missing (the action's name)")
         raise ActionError(f"{where}.action" if where else "action",
-                          f"unknown action {_got(name)}; expected one of {', '.join(SPECS)}")
-    spec = SPECS[name]
+                          f"unknown action {_got(name)}; expected one of {', '.join(specs)}")
+    spec = specs[name]
     args = {}
     for key, value in raw.items():
         if key == "action":
@@ -227,8 +246,8 @@ def action(data: Mapping | str, where: str = "", **fields) -> Action:
     return Action(name, args, where)
 
 
-def parse_actions(text: str, source: str = "<actions>") -> list[Action]:
-    """Validate an action file's text: a JSON list of actions.
+def parse_actions(text: str, source: str = "<actions>", specs=None) -> list[Action]:
+    """Validate an action file's text: a JSON list of actions (of ``specs``, default :data:`SPECS`).
 
     Raises:
         ActionError: not JSON (with the line and column), not a list, or a bad action
@@ -248,7 +267,7 @@ def parse_actions(text: str, source: str = "<actions>") -> list[Action]:
             value, end = decoder.raw_decode(text, i)
         except json.JSONDecodeError as e:
             raise ActionError(f"{source}:{e.lineno}", f"not JSON: {e.msg} (column {e.colno})") from None
-        out.append(action(value, f"{source}:{_line(text, i)}: actions[{len(out)}]"))
+        out.append(action(value, f"{source}:{_line(text, i)}: actions[{len(out)}]", specs))
         i = _skip(text, end)
         if i < len(text) and text[i] == ",":
             i = _skip(text, i + 1)
@@ -262,8 +281,8 @@ def parse_actions(text: str, source: str = "<actions>") -> list[Action]:
     return out
 
 
-def load_actions(path) -> list[Action]:
-    """Read and validate an action file.
+def load_actions(path, specs=None) -> list[Action]:
+    """Read and validate an action file (of ``specs``, default :data:`SPECS`).
 
     Raises:
         ActionError: the file cannot be read, or its content is not a valid action list.
@@ -275,7 +294,7 @@ def load_actions(path) -> list[Action]:
         raise ActionError(str(path), "no such file") from None
     except (OSError, UnicodeDecodeError) as e:
         raise ActionError(str(path), f"cannot be read ({e.__class__.__name__}: {e})") from None
-    return parse_actions(text, str(path))
+    return parse_actions(text, str(path), specs)
 
 
 def dumps_actions(actions) -> str:

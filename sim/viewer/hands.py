@@ -62,6 +62,11 @@ class HandState:
     way: tuple | None = None
     travel: float | None = None
 
+    def copy(self) -> HandState:
+        """A copy whose arrays are its own (kept in a moment of the undo stack)."""
+        return HandState(self.piece, self.xy.copy(), self.quat.copy(), self.start.copy(), self.carry, self.lift,
+                         self.height, self.free, self.lowering, self.way, self.travel)
+
 
 @dataclass(frozen=True)
 class Carry:

@@ -30,11 +30,13 @@ class Moment:
         snapshot: the live world's.
         hands: hand name -> the controller's carry state (copies).
         supply: ids of the pieces still in the supply.
+        plugins: each session plug-in's own state (:meth:`SessionPlugin.state`), in their order.
     """
 
     snapshot: Snapshot
     hands: dict = field(default_factory=dict)
     supply: frozenset = frozenset()
+    plugins: tuple = ()
 
     @property
     def time(self) -> float:
@@ -74,15 +76,20 @@ class UndoStack:
         self.undo.append(entry)
         self.redo.clear()
 
-    def fold(self, carry: int, label: str) -> None:
-        """Make one step of a carry's pick and everything done with it since (rotations, lifts)."""
+    def fold(self, carry: int, label: str) -> Entry | None:
+        """Make one step of a carry's pick and everything done with it since (rotations, lifts); that step."""
         first = next((k for k, e in enumerate(self.undo) if e.carry == carry), None)
         if first is None:
-            return
+            return None
         keep = [e for e in self.undo[first + 1:] if e.carry != carry]
         self.undo[first + 1:] = keep
         self.undo[first].label = label
         self.undo[first].carry = None
+        return self.undo[first]
+
+    def forget(self, entry: Entry) -> None:
+        """Take one step off the undo stack (it turned out not to have happened: a rejected drop)."""
+        self.undo = [e for e in self.undo if e is not entry]
 
     def drop_carry(self, carry: int) -> None:
         """Forget a carry's steps (it was cancelled: the piece is back where it was picked)."""

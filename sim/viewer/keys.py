@@ -6,6 +6,7 @@ Each control maps Panda3D event names to one of the window's small named methods
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 
@@ -17,14 +18,15 @@ class Control:
         keys: how it is shown in the help (``Ctrl+Z``).
         events: the Panda3D events that trigger it (``control-z``); empty for mouse gestures
             the window follows itself (dragging, hovering).
-        method: the window's method it calls, or None for those gestures.
+        method: the name of the window's method it calls, or None for those gestures; a plug-in's control
+            (:meth:`~sim.viewer.plugins.WindowPlugin.controls`) gives the callable itself.
         help: what it does.
         group: its heading in the help.
     """
 
     keys: str
     events: tuple[str, ...]
-    method: str | None
+    method: str | Callable[[], object] | None
     help: str
     group: str
 
@@ -76,11 +78,11 @@ CONTROLS: tuple[Control, ...] = (
 """Every control, in the order the help lists them."""
 
 
-def help_text(columns: int = 2) -> list[tuple[str, str]]:
+def help_text(columns: int = 2, controls: tuple[Control, ...] | None = None) -> list[tuple[str, str]]:
     """The help overlay's text: per column, the keys' lines and the descriptions' lines (groups whole,
-    a heading line each, the two texts line for line)."""
+    a heading line each, the two texts line for line) of ``controls`` (default :data:`CONTROLS`)."""
     groups: dict[str, list[Control]] = {}
-    for c in CONTROLS:
+    for c in CONTROLS if controls is None else controls:
         groups.setdefault(c.group, []).append(c)
     names = list(groups)
     per = -(-len(names) // columns)

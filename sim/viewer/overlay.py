@@ -53,9 +53,11 @@ class Overlay:
 
     Args:
         base: the ShowBase.
+        controls: the controls the help lists (default :data:`~sim.viewer.keys.CONTROLS`; a window with
+            plug-ins adds theirs).
     """
 
-    def __init__(self, base):
+    def __init__(self, base, controls=None):
         self.base = base
         a2d = base.a2dTopLeft
         self.status = OnscreenText(parent=a2d, pos=(0.03, -0.06), scale=SCALE, fg=TEXT, align=TextNode.A_left,
@@ -73,7 +75,7 @@ class Overlay:
                                      align=TextNode.A_right, mayChange=True, bg=PANEL, text="")
         self.help = DirectFrame(parent=base.aspect2d, frameColor=(0.05, 0.06, 0.07, 0.90),
                                 frameSize=(-1.55, 1.55, -0.95, 0.95))
-        for k, (keys, helps) in enumerate(help_text(2)):
+        for k, (keys, helps) in enumerate(help_text(2, controls)):
             x = -1.5 + 1.55 * k
             OnscreenText(parent=self.help, text=keys, pos=(x, 0.86), scale=0.034, fg=(0.7, 0.8, 1.0, 1.0),
                          align=TextNode.A_left)

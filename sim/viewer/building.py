@@ -1,0 +1,292 @@
+"""The controller's building actions: hands pick, carry, turn, tip and set down pieces; pieces are added,
+removed and poked.
+
+A mixin of :class:`sim.viewer.controller.Controller` (it uses the session's world, hands, supply and undo
+stack); it holds no state of its own.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from sim.errors import TowerlabError
+from sim.scene import Piece, Scene
+from sim.viewer.actions import Action
+from sim.viewer.carry import CLEARANCE, footprint, support_height, tip_over, turn_about_vertical
+from sim.viewer.hands import SET_DOWN_TIME, HandState, arrived, plan
+from sim.viewer.history import Entry
+
+PICK_LIFT = 0.004
+"""How far (m) a picked-up piece is first taken straight up, clear of its contacts."""
+
+
+class Building:
+    """Pick, carry, drop, cancel, poke, add and remove (see the module)."""
+
+    def _do_pick(self, a: Action) -> None:
+        pid = self._piece_id(a)
+        hand = self._hand(a, holding=False)
+        if hand in self.hands:
+            raise a.fail("hand", f"the {hand} hand already holds {self.hands[hand].piece!r}; set it down first")
+        for h, s in self.hands.items():
+            if s.piece == pid:
+                raise a.fail("piece", f"{pid!r} is already in the {h} hand")
+        if self.world.piece(pid).fixed:
+            raise a.fail("piece", f"{pid!r} is fixed to the board")
+        self._may_use(a, pid, hand)
+        self._take(pid, hand, "pick")
+
+    def _take(self, pid: str, hand: str, name: str) -> None:
+        self._carry_ids += 1
+        self.undo.push(Entry(f"{name} of {pid}", self._moment(), hand, self._carry_ids))
+        pose = self.world.pose(pid)
+        self._lift_clear(pid, pose)
+        self.world.grab(hand, pid)
+        self.hands[hand] = HandState(pid, pose[:2].copy(), pose[3:].copy(), pose.copy(), self._carry_ids)
+        self._from_supply[self._carry_ids] = pid in self.supply
+        self.supply.discard(pid)
+        self.world.set_supply(self.supply)
+        self._note(name, pid, hand)
+        self._session_event("picked", (pid,), name, pid, hand)
+        self._plan_hands()
+
+    def _lift_clear(self, pid: str, pose: np.ndarray) -> None:
+        """Take a piece straight up off what it stands on, as a hand does first (up to ``PICK_LIFT``, less
+        when something lies above it): it leaves its contacts at once, so that a city it stood in rests
+        (asleep) while it is carried, instead of being simulated, touch by touch, as the hand works it free."""
+        shape = self.world.piece(pid).shape
+        fp = footprint(shape.vertices, pose[3:])
+        room = PICK_LIFT
+        top = float(pose[2] + fp.top)
+        for dx, dy in fp.samples:
+            start = (pose[0] + dx, pose[1] + dy, top - 1e-4)
+            hit = self.world.ray_test(start, (start[0], start[1], top + PICK_LIFT + 2e-3))
+            if hit is not None and hit.piece != pid:
+                room = min(room, float(hit.point[2]) - top - 1e-3)
+        if room > 1e-3:
+            lifted = pose.copy()
+            lifted[2] += room
+            self.world.set_pose(pid, lifted)
+
+    def _carrying(self, a: Action) -> tuple[str, HandState]:
+        hand = self._hand(a, holding=True)
+        return hand, self.hands[hand]
+
+    def _step_entry(self, a: Action, label: str) -> tuple[str, HandState]:
+        hand, s = self._carrying(a)
+        self.undo.push(Entry(f"{label} {s.piece}", self._moment(), hand, s.carry))
+        return hand, s
+
+    def _do_move_to(self, a: Action) -> None:
+        _, s = self._carrying(a)
+        at = np.asarray(a["at"], dtype=float) / 1000.0
+        s.xy = at[:2].copy()
+        s.height = float(at[2]) if len(at) == 3 else None
+        s.free = a["free"]
+
+    def _do_lift(self, a: Action) -> None:
+        _, s = self._step_entry(a, "lift")
+        s.height = None
+        s.lift += a["mm"] / 1000.0
+        self._plan_hands()
+
+    def _do_lower(self, a: Action) -> None:
+        _, s = self._step_entry(a, "lower")
+        s.height = None
+        s.lift = max(s.lift - a["mm"] / 1000.0, -CLEARANCE)
+        self._plan_hands()
+
+    def _do_rotate(self, a: Action) -> None:
+        _, s = self._step_entry(a, f"rotate {a['degrees']:g}°")
+        s.quat = turn_about_vertical(s.quat, a["degrees"])
+        self._plan_hands()
+
+    def _do_tip(self, a: Action) -> None:
+        _, s = self._step_entry(a, "tip over")
+        s.quat = tip_over(s.quat, a["axis"])
+        self._plan_hands()
+
+    def _do_drop(self, a: Action) -> None:
+        hand, s = self._carrying(a)
+        if s.lowering is not None:
+            return
+        s.free = s.free or a["free"]
+        s.lowering = self.world.time
+        self._drops[s.carry] = self.undo.fold(s.carry, f"pick-and-drop of {s.piece}")
+        self._note("drop", s.piece, hand)
+        self._plan_hands()
+
+    def _do_cancel(self, a: Action) -> None:
+        hand, s = self._carrying(a)
+        self.world.release(hand)
+        self.world.set_pose(s.piece, s.start)
+        del self.hands[hand]
+        self.carries.pop(hand, None)
+        self.undo.drop_carry(s.carry)
+        if self._from_supply.pop(s.carry, False):
+            self.supply.add(s.piece)
+            self.world.set_supply(self.supply)
+
+    def _do_poke(self, a: Action) -> None:
+        pid = self._piece_id(a)
+        piece = self.world.piece(pid)
+        if piece.fixed:
+            raise a.fail("piece", f"{pid!r} is fixed to the board")
+        self._may_use(a, pid, None)
+        d = np.asarray(a["direction"], dtype=float)
+        if np.linalg.norm(d) == 0.0:
+            raise a.fail("direction", "must not be zero")
+        pose = self.world.pose(pid)
+        at = pose[:3] if a["at"] is None else np.asarray(a["at"], dtype=float) / 1000.0
+        self.undo.push(Entry(f"poke {pid}", self._moment()))
+        self._note("poke", pid)
+        self.world.push(pid, at, piece.mass * a["speed"] * d / np.linalg.norm(d))
+
+    def _do_add(self, a: Action) -> None:
+        hand = self._hand(a, holding=False)
+        if hand in self.hands:
+            raise a.fail("hand", f"the {hand} hand already holds {self.hands[hand].piece!r}; set it down first")
+        params = dict(a["params"])
+        try:
+            probe = Piece("new", a["kind"], params)
+            probe.shape  # noqa: B018 - builds it: an unknown kind or parameter fails here
+        except (TowerlabError, TypeError, KeyError, ValueError) as e:
+            raise a.fail("kind", f"not a piece of the catalogue: {e}") from None
+        for pid in sorted(self.supply, key=self.world.ids.index):
+            p = self.world.piece(pid)
+            if p.kind == probe.kind and dict(p.params) == dict(probe.params) and pid not in self._held():
+                self._may_use(a, pid, hand)
+                self._take(pid, hand, "add")
+                return
+        self._may_use(a, None, hand, "kind")
+        self._carry_ids += 1
+        self.undo.push(Entry(f"add {probe.kind}", self._moment(), hand, self._carry_ids))
+        pid = self._new_id(probe.kind)
+        xy = self._beside() if a["at"] is None else np.asarray(a["at"][:2], dtype=float) / 1000.0
+        fp = footprint(probe.shape.vertices, (0.0, 0.0, 0.0, 1.0))
+        surface, _ = support_height(self.world.ray_test, xy, fp.samples, floor=self.camera.floor)
+        pos = (float(xy[0]), float(xy[1]), surface - fp.bottom + CLEARANCE)
+        piece = Piece(pid, probe.kind, params, pos, (0.0, 0.0, 0.0, 1.0), owner=self.player)
+        self.world.add_piece(piece)
+        pose = self.world.pose(pid)
+        self.world.grab(hand, pid)
+        self.hands[hand] = HandState(pid, pose[:2].copy(), pose[3:].copy(), pose.copy(), self._carry_ids)
+        self._from_supply[self._carry_ids] = False
+        self._note("add", pid, hand)
+        self._session_event("picked", (pid,), "add", pid, hand)
+        self._plan_hands()
+
+    def _held(self) -> set[str]:
+        return {s.piece for s in self.hands.values()}
+
+    def _new_id(self, kind: str) -> str:
+        stem = kind.split(".")[-1]
+        taken = set(self.world.ids)
+        k = 1
+        while f"{stem}-{k}" in taken:
+            k += 1
+        return f"{stem}-{k}"
+
+    def _beside(self) -> np.ndarray:
+        """A free place on the table beside the board (to the front right)."""
+        b = self.scene0.board_info
+        half = 0.0 if b.shape is None else float(b.shape.extent[0]) / 2
+        return np.array([half + 0.06, -half - 0.02 if half else 0.0])
+
+    def _do_remove(self, a: Action) -> None:
+        pid = self._piece_id(a)
+        self._may_use(a, pid, None)
+        self.undo.push(Entry(f"remove {pid}", self._moment()))
+        for hand, s in list(self.hands.items()):
+            if s.piece == pid:
+                del self.hands[hand]
+                self.carries.pop(hand, None)
+                self.undo.fold(s.carry, f"remove {pid}")
+        self._note("remove", pid)
+        self.world.remove_piece(pid)
+        self.supply.discard(pid)
+        self.world.set_supply(self.supply)
+        if self.hovered == pid:
+            self.hovered = None
+
+    def _plan_hands(self) -> None:
+        """Where each hand takes its piece this frame (and the ghost of where it would land)."""
+        if not self.hands:
+            self.carries = {}
+            return
+        scene = _LiveScene(self.world, self.scene0)
+        skip = self._held()
+        self.carries = {}
+        for hand, s in self.hands.items():
+            c = plan(scene, hand, s, self.world.pose(s.piece), self.world.ray_test, skip, self.camera.floor,
+                     self.world.revision)
+            self.carries[hand] = c
+            self.world.move_hand(hand, c.target)
+
+    def _settle_hands(self) -> None:
+        """Let go of pieces that reached their landing place (or were blocked long enough)."""
+        for hand, s in list(self.hands.items()):
+            if s.lowering is None:
+                continue
+            c = self.carries.get(hand)
+            pose = self.world.pose(s.piece)
+            there = c is not None and arrived(c, pose)
+            if there or self.world.time - s.lowering >= SET_DOWN_TIME:
+                self.world.release(hand, c.ghost if there else None)  # set down exactly on its support
+                del self.hands[hand]
+                self.carries.pop(hand, None)
+                self._set_down(hand, s)
+                self._update_mode()
+
+    def _set_down(self, hand: str, s: HandState) -> None:
+        """A piece was let go: the plug-ins judge the drop; a rejected one goes back where it was picked."""
+        entry = self._drops.pop(s.carry, None)
+        from_supply = self._from_supply.pop(s.carry, False)
+        pose = self.world.pose(s.piece)
+        for p in self.plugins:
+            reason = p.judge_drop(self, hand, s.piece, pose)
+            if reason:
+                self.world.set_pose(s.piece, s.start)
+                if from_supply:
+                    self.supply.add(s.piece)
+                    self.world.set_supply(self.supply)
+                if entry is not None:
+                    self.undo.forget(entry)  # the drop did not happen: nothing to undo
+                self._note("rejected drop", s.piece, hand)
+                self.say(reason, "refused")
+                self._session_event("rejected", (s.piece,), "drop", s.piece, hand, {"reason": reason})
+                return
+        self._session_event("dropped", (s.piece,), "drop", s.piece, hand)
+
+
+class _Placed(NamedTuple):
+    id: str
+    kind: str
+    pos: tuple
+    quat: tuple
+    shape: object
+
+
+class _LiveScene:
+    """The scene now for the hands' planning: its pieces are read from the live world only when asked
+    (Talo's grid needs none of them; Babylon's spots and Tohuwabohu's points do)."""
+
+    def __init__(self, world, scene0: Scene):
+        self._world = world
+        self.game = scene0.game
+        self.board_info = scene0.board_info
+        self._pieces = None
+
+    def piece(self, piece_id: str):
+        return self._world.piece(piece_id)
+
+    @property
+    def pieces(self):
+        """The pieces as (id, kind, pos, quat, shape) records at their poses now (no scene is built)."""
+        if self._pieces is None:
+            w = self._world
+            self._pieces = [_Placed(i, w.piece(i).kind, tuple(p[:3]), tuple(p[3:]), w.piece(i).shape)
+                            for i, p in zip(w.ids, w.poses())]
+        return self._pieces

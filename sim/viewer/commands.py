@@ -1,0 +1,132 @@
+"""The window's small named methods the controls call (:data:`sim.viewer.keys.CONTROLS`): each turns a key
+into an action of the controller (or opens a prompt for one).
+
+A mixin of :class:`sim.viewer.window.ViewerWindow`.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from sim.viewer.actions import SPEEDS
+
+
+class Commands:
+    """tip, escape, switch_hand, poke, ..., quit (see :mod:`sim.viewer.keys`)."""
+
+    def tip(self):
+        self._act("tip", {"hand": self.controller.active_hand})
+
+    def escape(self):
+        if self.overlay.close_dialog():
+            return
+        if not self.overlay.help.is_hidden():
+            self.overlay.toggle_help(False)
+            self.controller.toggles.help = False
+            return
+        if self.controller.active_hand in self.controller.hands:
+            self._act("cancel", {"hand": self.controller.active_hand})
+
+    def switch_hand(self):
+        names = self.controller.hand_names
+        if len(names) < 2:
+            self.controller.say(f"{self.controller.game} is built with one hand at a time")
+            return
+        other = names[(names.index(self.controller.active_hand) + 1) % len(names)]
+        if self._act("hand", {"name": other}):
+            self.controller.say(f"the {other} hand")
+
+    def poke(self):
+        px = self._mouse_pixel()
+        if px is None:
+            return
+        c = self.controller
+        origin, d = c.camera.ray(*px)
+        hit = c.world.ray_test(origin, origin + d * 50.0)
+        if hit is None or hit.piece not in c.world.ids:
+            return
+        push = np.array([d[0], d[1], 0.0])
+        if np.linalg.norm(push) < 1e-6:
+            push = np.array([1.0, 0.0, 0.0])
+        self._act("poke", {"piece": hit.piece, "at": list(np.asarray(hit.point) * 1000.0),
+                           "direction": list(push / np.linalg.norm(push))})
+
+    def add_like_hovered(self):
+        c = self.controller
+        pid = c.hovered
+        if pid is None:
+            c.say("hover over a piece to take another like it")
+            return
+        p = c.world.piece(pid)
+        self._act("add", {"kind": p.kind, "params": dict(p.params), "hand": c.active_hand})
+
+    def remove_hovered(self):
+        if self.controller.hovered is not None:
+            self._act("remove", {"piece": self.controller.hovered})
+
+    def undo(self):
+        self._act("undo")
+
+    def redo(self):
+        self._act("redo")
+
+    def toggle_pause(self):
+        self._act("resume" if self.controller.paused else "pause")
+
+    def step(self):
+        self._act("step")
+
+    def reset(self):
+        self._act("reset")
+
+    def _speed(self, direction: int):
+        k = SPEEDS.index(self.controller.speed) if self.controller.speed in SPEEDS else 0
+        k = min(max(k - direction, 0), len(SPEEDS) - 1)
+        self._act("speed", {"factor": SPEEDS[k]})
+
+    def frame_all(self):
+        self._act("camera", {"preset": "frame"})
+
+    def camera_reset(self):
+        self._act("camera", {"preset": "reset"})
+
+    def save(self):
+        self._act("save", {"path": self.controller.source or "towerlab-scene.json"})
+
+    def save_as(self):
+        self.overlay.prompt("Save the scene as:", self.controller.source or "towerlab-scene.json",
+                            lambda path: path and self._act("save", {"path": path}))
+
+    def open(self):
+        self.overlay.prompt("Open the scene file:", self.controller.source or "",
+                            lambda path: path and self._act("load", {"path": path}))
+
+    def screenshot(self):
+        self._act("screenshot", {"path": time.strftime("towerlab-shot-%Y%m%d-%H%M%S.png")})
+
+    def toggle_help(self):
+        self._act("toggle", {"what": "help"})
+
+    def toggle_contacts(self):
+        self._act("toggle", {"what": "contacts"})
+        if self.controller.toggles.contacts != self.controller.toggles.forces:
+            self._act("toggle", {"what": "forces"})
+
+    def toggle_centres(self):
+        self._act("toggle", {"what": "centres"})
+
+    def toggle_stability(self):
+        self._act("toggle", {"what": "stability"})
+
+    def quit(self):
+        self.userExit()
+
+    def _recover(self):
+        self._act("recover")
+
+    def _recover_key(self):
+        if self.overlay.dialog is not None:
+            self.overlay.close_dialog()
+            self._recover()

@@ -1,0 +1,124 @@
+"""The window's drawing of the controller's state: poses copied to the scene graph, the marks (ghosts,
+tints, the weakest direction, contacts, centres) and the text panels; the full-quality still once nothing
+has moved for :data:`STILL_AFTER`.
+
+A mixin of :class:`sim.viewer.window.ViewerWindow`. It reads ``controller.world`` only through its ids,
+poses, scene, moving pieces and time, and ``controller.verdict()``: a live world or a
+:class:`~sim.viewer.posed.PosedWorld` whose poses a replay hands in are drawn alike.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from sim.viewer.inspect import describe_text
+
+STILL_AFTER = 0.5
+"""Seconds without any change before the full-quality picture is drawn."""
+STATUS_PERIOD = 0.25
+"""Seconds between updates of the text panels."""
+
+
+class Drawing:
+    """_sync, the marks and the panels (see the module)."""
+
+    def _sync(self, force: bool = False) -> None:
+        """Copy the controller's state to the scene graph, the marks and the panels."""
+        c = self.controller
+        world = c.world
+        ids = world.ids
+        key = (id(world), c.scene0.board)
+        scene = None
+        if force or key != self._scene_key or ids != self._graph_ids:
+            scene = world.scene()
+            self.look.show(scene)
+            self._scene_key, self._graph_ids = key, list(ids)
+            self._last_poses = None
+        poses = world.poses()
+        view = c.camera.view()
+        moved = self._last_poses is None or poses.shape != self._last_poses.shape or not np.array_equal(
+            poses, self._last_poses)
+        looked = view != self._last_view
+        if moved or looked or force:
+            self._shadow_frames = 2  # this frame's drawing, and the next (a change made before any drawing)
+        self.look.shadows(self._shadow_frames > 0)
+        self._shadow_frames = max(self._shadow_frames - 1, 0)
+        if moved or looked or c.dirty or force:
+            if moved:
+                self.look.set_poses(poses)
+            self.look.place(view, c.scene0 if scene is None else scene, poses)
+            self._marks(poses)
+            self._changed_at = time.monotonic()
+            c.dirty = False
+            self._last_poses, self._last_view = poses, view
+            self.look.go_live()
+        now = time.monotonic()
+        if now - self._status_at > STATUS_PERIOD or force:
+            self._status_at = now
+            self._panels()
+        if not self.look.showing_still and now - self._changed_at > STILL_AFTER and not c.hands \
+                and self.overlay.dialog is None and not world.moving():
+            self.look.draw_still(view)
+
+    def _marks(self, poses) -> None:
+        c = self.controller
+        v = c.verdict()
+        t = c.toggles
+        tints = {}
+        if t.stability and v is not None:
+            color = (0.95, 0.25, 0.15, 0.45) if not v.feasible else (1.0, 0.6, 0.1, 0.35)
+            for pid in v.mode:
+                tints[pid] = color
+        if c.hovered is not None:
+            tints[c.hovered] = (0.3, 0.6, 1.0, 0.35)
+        self.look.tint(tints)
+        bad = set(v.unheld) if v is not None else set()
+        self.marks.carries(self.look.graph, list(c.carries.values()), bad)
+        size = self._scene_size(poses)
+        centre, reach = self._mode_centre(c.world.ids, poses, v)
+        self.marks.weakest(v, centre, 0.0, max(reach, 0.04), t.stability)  # on the board's top (z = 0)
+        forces = c.describer.forces(v) if t.forces else None
+        self.marks.contacts(v, forces, t.contacts, 0.25 * size)
+        self.marks.centres(c.world, t.centres, 0.006)
+
+    @staticmethod
+    def _scene_size(poses) -> float:
+        if not len(poses):
+            return 0.1
+        return float(max(np.ptp(poses[:, 0]), np.ptp(poses[:, 1]), 0.05))
+
+    @staticmethod
+    def _mode_centre(ids, poses, verdict) -> tuple[np.ndarray, float]:
+        """Where the weakest-direction arrow starts (under the pieces of the weakest mode) and how
+        long it is (the size of what the mode moves)."""
+        mode = set(verdict.mode) if verdict is not None and verdict.mode else set(ids)
+        pts = np.array([p[:3] for i, p in zip(ids, poses) if i in mode]).reshape(-1, 3)
+        if not len(pts):
+            return np.zeros(2), 0.0
+        return pts[:, :2].mean(axis=0), 0.8 * float(max(np.ptp(pts[:, 0]), np.ptp(pts[:, 1]), np.ptp(pts[:, 2])))
+
+    def _panels(self) -> None:
+        c = self.controller
+        fps = self._fps()
+        hands = ", ".join(f"{h}: {s.piece}" for h, s in c.hands.items()) or "empty"
+        speed = {1.0: "1", 0.5: "1/2", 0.25: "1/4", 0.125: "1/8"}.get(c.speed, f"{c.speed:g}")
+        state = "PAUSED" if c.paused else f"speed {speed}"
+        status = (f"{c.game} | {c.mode} | {c.active_hand} hand ({hands}) | t {c.world.time:6.2f} s | {state}"
+                  f" | real-time factor {c.real_time_factor:.2f} | {fps:4.0f} fps"
+                  + (" | full quality" if self.look.showing_still else "") + "   F1: help")
+        self.overlay.show_status(status)
+        self.overlay.show_stability(c.verdict(), getattr(c.world, "verdict_pending", False), c.toggles.stability)
+        hover = describe_text(c.describe(c.hovered)) if c.hovered in c.world.ids else None
+        self.overlay.show_hover(hover)
+        now = time.monotonic()
+        while self._seen < len(c.messages):
+            self._messages.append((c.messages[self._seen].text, now))
+            self._seen += 1
+        self.overlay.show_messages(self._messages, now)
+        self.overlay.toggle_help(c.toggles.help)
+
+    def _fps(self) -> float:
+        recent = self.frame_times[-30:]
+        return len(recent) / max(sum(recent), 1e-6) if recent else 0.0

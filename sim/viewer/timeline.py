@@ -1,0 +1,65 @@
+"""The controller's time actions: undo and redo, reset, pause and resume, single steps, slow motion and
+stepping back through the time history.
+
+A mixin of :class:`sim.viewer.controller.Controller`; it holds no state of its own.
+"""
+
+from __future__ import annotations
+
+from sim.viewer.actions import Action
+from sim.viewer.history import Entry
+
+FRAME = 1.0 / 60.0
+"""Simulated seconds per frame of a scripted run (and of a single step)."""
+
+
+class Timeline:
+    """Undo, redo, reset, pause, resume, step, speed and step-back (see the module)."""
+
+    def _do_undo(self, a: Action) -> None:
+        entry = self.undo.take_undo(self._moment())
+        if entry is None:
+            self.say("nothing to undo")
+            return
+        self._restore(entry.moment, "undo")
+        self.history.forget_after(entry.moment.time)
+        self.say(f"undone: {entry.label}")
+
+    def _do_redo(self, a: Action) -> None:
+        entry = self.undo.take_redo(self._moment())
+        if entry is None:
+            self.say("nothing to redo")
+            return
+        self._restore(entry.moment, "redo")
+        self.history.forget_after(entry.moment.time)
+        self.say(f"redone: {entry.label}")
+
+    def _do_reset(self, a: Action) -> None:
+        self.undo.push(Entry("reset", self._moment()))
+        self._restore(self.initial, "reset")
+        self.history.clear()
+        self.history.record(self.initial)
+        self.say("back at the start")
+
+    def _do_pause(self, a: Action) -> None:
+        self.paused = True
+
+    def _do_resume(self, a: Action) -> None:
+        self.paused = False
+        self.history.go_live()
+
+    def _do_step(self, a: Action) -> None:
+        self.paused = True
+        self.history.go_live()
+        self.run(a["frames"] * FRAME)
+
+    def _do_speed(self, a: Action) -> None:
+        self.speed = a["factor"]
+
+    def _do_step_back(self, a: Action) -> None:
+        moment = self.history.back(self.world.time, a["seconds"])
+        if moment is None:
+            self.say("no history to step back through yet")
+            return
+        self.paused = True
+        self._restore(moment, "step-back")
