@@ -70,3 +70,21 @@ def staircase_game(table, seed: int, players=("red", "blue"), max_turns: int = 8
             break
         act("end-turn")
     return s, steps
+
+
+def viewer_actions(steps) -> list[dict]:
+    """The steps of :func:`staircase_game` as the viewer's action file: each block picked from the stock, stood
+    on end (tipped) when longer than one field, carried over its field and set down."""
+    out = []
+    for step in steps:
+        if step[0] == "act":
+            out.append({"action": step[1], **step[2]})
+        elif step[0] == "pick":
+            out.append({"action": "pick", "piece": step[1]})
+            if int(step[1][1:].split("-")[0]) > 1:
+                out.append({"action": "tip"})
+        else:
+            pose = step[2]
+            out += [{"action": "move-to", "at": [round(pose[0] * 1000, 3), round(pose[1] * 1000, 3)]},
+                    {"action": "drop"}]
+    return out

@@ -118,7 +118,7 @@ class TaloSession(Session):
         return self.state.player
 
     def view(self) -> dict:
-        """``{game, variant, phase, current, players: [{color, level, cell, blocked}], rolls, options, hand,
+        """``{game, variant, phase, current, players: [{color, level, cell, active}], rolls, throws, options, hand,
         stock: {length: left}, together, pending, selected: {pawn, destinations: [{cell, level, route}]},
         outcome, free_starts}``."""
         s = self.state
@@ -135,8 +135,10 @@ class TaloSession(Session):
                                           "route": [list(x) for x in self.selected.routes[d]]} for d in dests]}
         blocked = s is not None and s.phase == THROW and talo.blocked(s)
         return {"game": "talo", "variant": self.variant, "phase": self.phase, "current": self.current,
-                "players": players, "rolls": list(s.rolls) if s else [], "options": [list(o) for o in s.options]
-                if s else [], "hand": list(s.hand) if s else [], "stock": stock, "together": self.together,
+                "players": players, "rolls": list(s.rolls) if s else [],
+                "throws": 0 if s is None else sum(1 for e in s.log if e.action == "throw"),
+                "options": [list(o) for o in s.options] if s else [], "hand": list(s.hand) if s else [],
+                "stock": stock, "together": self.together,
                 "pending": None if self.pending is None else self.pending[0], "selected": selected,
                 "blocked": blocked, "free_starts": [list(c) for c in free_starts(s.terrain)] if blocked else [],
                 "outcome": None if s is None or s.outcome is None else s.outcome.to_json()}

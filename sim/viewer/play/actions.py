@@ -6,14 +6,18 @@
 action file mixes them with the viewer's (``pick``, ``move-to``, ``drop``,
 ``wait``); every error names the field: ``actions[3].cell: expected two field
 numbers 0..9, got [12, 0]``. A rule's refusal (a throw out of turn) is no
-error: the referee says it and the script goes on.
+error: the referee says it and the script goes on. The fields are
+:class:`sim.viewer.actions.Field` s: the viewer checks them like its own
+(``load_actions(path, specs_with(plugins))``).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
+
+from sim.viewer.actions import REQUIRED, Field
 
 
 def _got(v: Any) -> str:
@@ -53,18 +57,18 @@ def _two_names(v):
     return list(v)
 
 
-REQUIRED = object()
-_CELL = (_int_list(2, 2, 0, 9, "two field numbers 0..9, like [2, 0]"), REQUIRED)
-_PLAYER = (_name, None)
+_CELL = Field(_int_list(2, 2, 0, 9, "two field numbers 0..9, like [2, 0]"), REQUIRED, "the field (i, j)")
+_PLAYER = Field(_name, None, "the player (default: whose hands are at work)")
 
-SPECS: dict[str, dict[str, dict[str, tuple]]] = {
+SPECS: dict[str, dict[str, dict[str, Field]]] = {
     "talo": {
         "start": {"cell": _CELL},
         "throw": {},
-        "take": {"blocks": (_int_list(1, 2, 1, 10, "one or two block lengths 1..10, like [1, 4]"), REQUIRED)},
+        "take": {"blocks": Field(_int_list(1, 2, 1, 10, "one or two block lengths 1..10, like [1, 4]"), REQUIRED,
+                                 "the lengths the throw allows")},
         "together": {},
         "select-pawn": {"player": _PLAYER},
-        "move-pawn": {"cell": _CELL, "level": (_whole(0, 10), REQUIRED)},
+        "move-pawn": {"cell": _CELL, "level": Field(_whole(0, 10), REQUIRED, "the level it stands on there")},
         "restart": {"cell": _CELL},
         "end-turn": {},
     },
@@ -72,59 +76,19 @@ SPECS: dict[str, dict[str, dict[str, tuple]]] = {
         "swap": {},
         "stop": {"player": _PLAYER},
         "continue": {},
-        "punish": {"card": (_name, None)},
-        "seat": {"player": (_name, REQUIRED)},
+        "punish": {"card": Field(_name, None, "the fulfilled card given back (default: the last)")},
+        "seat": {"player": Field(_name, REQUIRED, "whose hands work from now")},
     },
     "babylon": {
         "end-turn": {},
-        "swap-nobles": {"nobles": (_two_names, REQUIRED)},
-        "turn-tower": {"piece": (_name, REQUIRED)},
+        "swap-nobles": {"nobles": Field(_two_names, REQUIRED, "the two nobles")},
+        "turn-tower": {"piece": Field(_name, REQUIRED, "the tower")},
         "take-back": {},
     },
 }
-"""game -> play action -> field -> (check, default; ``REQUIRED`` when it must be given)."""
-
-
-class PlayActionError(ValueError):
-    """A play action that is malformed: ``where`` names the field."""
-
-    def __init__(self, where: str, reason: str):
-        self.where, self.reason = where, reason
-        super().__init__(f"{where}: {reason}")
+"""game -> play action -> its fields."""
 
 
 def names(game: str) -> tuple[str, ...]:
     """The play actions of ``game``."""
     return tuple(SPECS.get(game, {}))
-
-
-def check(game: str, data: Mapping, where: str = "") -> tuple[str, dict]:
-    """Validate one play action of ``game``: its name and fields, defaults filled in.
-
-    Raises:
-        PlayActionError: not an action of the game, an unknown field, a missing or malformed one.
-    """
-    at = (lambda key: f"{where}.{key}" if where else key)
-    name = data.get("action")
-    spec = SPECS.get(game, {})
-    if name not in spec:
-        raise PlayActionError(at("action"), f"{_got(name)} is not an action of {game} (its actions: "
-                                            f"{', '.join(spec)})")
-    fields = spec[name]
-    out = {}
-    for key, value in data.items():
-        if key == "action":
-            continue
-        if key not in fields:
-            raise PlayActionError(at(key), f"unknown field of {name!r} (its fields: {', '.join(fields) or 'none'})")
-        try:
-            out[key] = fields[key][0](value)
-        except ValueError as e:
-            raise PlayActionError(at(key), str(e)) from None
-    for key, (_, default) in fields.items():
-        if key not in out:
-            if default is REQUIRED:
-                raise PlayActionError(at(key), f"required for {name!r}")
-            if default is not None:
-                out[key] = default
-    return name, out

@@ -1,0 +1,95 @@
+"""The games played through the viewer's controller with the referee plugged in (headless): the same actions a
+window sends, the live physics, the statics judging each release."""
+
+import json
+
+import pytest
+from play_table import StillTable
+from play_talo_plan import staircase_game, viewer_actions
+
+from sim.games.play.judge import statics_judge
+from sim.viewer.actions import ActionError, action, specs_with
+from sim.viewer.controller import Controller
+from sim.viewer.play.games import new_game
+from sim.viewer.play.mode import Referee
+from sim.viewer.script import ScriptRunner
+from sim.viewer.setup import setup
+
+
+def session(game, **kw):
+    g = new_game(game, **kw)
+    referee = Referee(g)
+    c = Controller(g.scene, threaded=False, supply=g.supply, plugins=[referee])
+    return c, referee
+
+
+def run(c, actions):
+    specs = specs_with(c.plugins)
+    script = [action(a, f"actions[{i}]", specs) for i, a in enumerate(actions)]
+    ScriptRunner(c, script, lambda request: None).run()
+
+
+def said(c, kind=None):
+    return [m.text for m in c.messages if kind is None or m.kind == kind]
+
+
+TALO_OPENING = [  # seed 7: red throws 4 (1 + 3), blue throws 8 (2 + 6)
+    {"action": "start", "cell": [0, 0]}, {"action": "start", "cell": [0, 9]}, {"action": "throw"},
+    {"action": "take", "blocks": [1, 3]},
+    {"action": "pick", "piece": "b3-1"}, {"action": "rotate"}, {"action": "move-to", "at": [90, -90]},
+    {"action": "drop"},  # fields 8, 9 and 10 of row 0: sticks out beyond the grid
+    {"action": "pick", "piece": "b1-1"}, {"action": "move-to", "at": [-70, -90]}, {"action": "drop"},
+    {"action": "pick", "piece": "b3-1"}, {"action": "tip"}, {"action": "move-to", "at": [-30, -90]},
+    {"action": "drop"},
+    {"action": "select-pawn"}, {"action": "move-pawn", "cell": [1, 0], "level": 1}, {"action": "end-turn"},
+]
+
+
+def test_talo_a_refused_placement_goes_back_to_the_stock_with_its_reason_and_the_pawn_walks_its_route():
+    c, ref = session("talo", seed=7)
+    run(c, TALO_OPENING[:8])
+    assert any("sticks out beyond the grid" in t for t in said(c, "refused"))
+    assert "b3-1" in c.supply and c.world.pose("b3-1")[0] < -0.2  # back on the stock board, on the left
+    assert ref.refusal["rule"] == "protrusion" and "REFUSED (protrusion)" in ref.panel()
+    run(c, TALO_OPENING[8:15])
+    assert ref.view()["hand"] == [] and "b1-1" not in c.supply
+    run(c, [{"action": "select-pawn"}])
+    routes = ref.routes()
+    assert len(routes) == 1 and len(routes[0]) == 2 and routes[0][1][2] == pytest.approx(0.02)  # onto level 1
+    run(c, TALO_OPENING[16:17])
+    pose = c.world.pose("pawn-red")
+    assert pose[0] == pytest.approx(-0.07, abs=1e-4) and pose[2] > 0.02  # on top of the 1, in (1, 0)
+    assert ref.view()["players"][0]["level"] == 1
+
+
+def test_talo_a_collapse_ends_the_game_the_culprit_loses_the_highest_pawn_wins():
+    c, ref = session("talo", seed=7)
+    run(c, TALO_OPENING[:3] + TALO_OPENING[3:4] + TALO_OPENING[8:])
+    assert ref.session.current == "blue"
+    run(c, [{"action": "throw"}, {"action": "poke", "piece": "b3-1", "at": [-30, -90, 55],
+                                  "direction": [1, 0, 0], "speed": 0.6}, {"action": "wait", "seconds": 1.5}])
+    assert any("knocked down" in t for t in said(c, "collapse"))
+    assert ref.session.over
+    assert ref.view()["outcome"] == {"reason": "collapse", "winners": ["red"], "loser": "blue"}
+    assert any("blue caused it and loses: red wins" in t for t in said(c))
+    with pytest.raises(ActionError, match="over"):
+        run(c, [{"action": "pick", "piece": "b5-1"}])
+
+
+def test_talo_undo_is_no_part_of_a_game():
+    c, ref = session("talo", seed=7)
+    with pytest.raises(ActionError, match="no undo in a game"):
+        run(c, [{"action": "undo"}])
+    with pytest.raises(ActionError, match="walks its routes"):
+        run(c, TALO_OPENING[:3] + [{"action": "pick", "piece": "pawn-red"}])
+
+
+def test_talo_a_whole_game_through_the_viewer_to_level_10(tmp_path):
+    scene = setup("talo")
+    _, steps = staircase_game(StillTable(scene, [p.id for p in scene.pieces], statics_judge), 7)
+    c, ref = session("talo", seed=7)
+    run(c, viewer_actions(steps))
+    assert ref.session.over and ref.view()["outcome"]["winners"] == ["red"]
+    assert ref.session.refusals() == [] and not said(c, "collapse")
+    assert c.world.pose("pawn-red")[2] > 0.2  # on top of the 10
+    json.dumps(ref.session.to_json())
