@@ -226,3 +226,10 @@ def test_the_island_board_keeps_blocks_off_the_water_at_level_0():
     t.act(s, "take", blocks=[4])
     assert t.pick(s, "b4-1") and not t.drop(s, grid_pose(4, (3, 0), 0, "y"))
     assert "water" in t.last("refused")
+
+
+def test_a_player_may_end_the_turn_without_taking_the_throws_blocks():
+    s, t = started(rolls=[5])
+    t.act(s, "throw")
+    t.act(s, "end-turn")
+    assert s.current == "blue" and s.view()["stock"] == {n: 11 - n for n in range(1, 11)}

@@ -8,6 +8,8 @@ stock), so the session maps one to the other. Readings made here:
 
 - **Start fields**: before the first throw, the players put their pawns on
   start fields in turn order (``start``).
+- **Declining**: a player may end the turn after a throw without taking
+  blocks (nor moving): the blocks stay in the stock.
 - **Taking blocks**: after a throw, picking a block off a stock board takes
   the one combination of the throw that holds its length (a 5 allows 5, 1 + 4
   or 2 + 3: picking a 4 takes 1 + 4); ``take`` chooses explicitly. Afterwards
@@ -265,6 +267,8 @@ class TaloSession(Session):
         if self.pending is not None:
             raise Refused("together", f"{self.pending[0]} waits for the block placed with it (or call it off: G)")
         try:
+            if s.phase == TAKE:  # nothing taken: the throw's blocks stay in the stock
+                s = talo.take(s, s.options[0])
             self.state = talo.end_turn(s)
         except (IllegalMoveError, TaloError) as e:
             raise Refused("turn", _reason(e)) from None

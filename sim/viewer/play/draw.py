@@ -27,6 +27,8 @@ SCALE = 0.036
 LINE = 0.046
 ROLL_SECONDS = 0.8
 """How long the die is shown rolling before it shows the throw."""
+WRAP_CHARS = 100
+"""About how many characters of the panel's font fit in its width (for the frame's height)."""
 REFRESH = 8.0
 """Times a second the panel asks the referee for its view."""
 LIFT = 0.002
@@ -47,7 +49,7 @@ class PlayDrawing:
         self.frame = DirectFrame(parent=base.a2dTopLeft, frameColor=PANEL, frameSize=(0.0, 1.9, -0.5, 0.0),
                                  pos=(0.02, 0, -0.11))
         self.text = OnscreenText(parent=self.frame, pos=(0.03, -0.05), scale=SCALE, fg=TEXT, align=TextNode.A_left,
-                                 mayChange=True, text="", wordwrap=52)
+                                 mayChange=True, text="", wordwrap=50)
         self.routes = base.render.attach_new_node("play-routes")
         self.routes.hide(SHADOW_MASK)
         self.routes.set_light_off(1)
@@ -71,7 +73,7 @@ class PlayDrawing:
             text = self._die(text, view, seconds)
         if self.text.text != text:
             self.text.setText(text)
-            lines = text.count("\n") + 1 + sum(len(t) // 52 for t in text.split("\n"))
+            lines = sum(1 + len(t) // WRAP_CHARS for t in text.split("\n"))
             self.frame["frameSize"] = (0.0, 1.9, -0.03 - LINE * lines, 0.0)
             self.text.setFg(REFUSED if "REFUSED" in text else TEXT)
         routes = self.mode.routes()

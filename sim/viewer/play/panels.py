@@ -13,18 +13,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 KEYS = {
-    "talo": "D throw die  ·  1-9, 0 take a length  ·  G place two together  ·  click your pawn: its routes, "
-            "click a spot: walk  ·  E end turn",
-    "tohuwabohu": "S swap the card (once a turn)  ·  H other hand",
-    "tohuwabohu-pro": "Tab next player's hands  ·  Enter stop!  ·  C continue  ·  X punish",
-    "babylon": "E end turn  ·  click two nobles, then S: special move  ·  T turn a tower (expert)  ·  "
-               "Backspace: take this turn's pieces back",
+    "talo": "D throw  |  pick a block: take  |  G two together  |  V your pawn's routes  |  W pawn to the field "
+            "under the cursor  |  E end turn",
+    "tohuwabohu": "S swap the card (once a turn)  |  H the other hand",
+    "tohuwabohu-pro": "Tab next player's hands  |  Enter stop!  |  C continue  |  X punish",
+    "babylon": "E end turn  |  S on two nobles: the special move  |  U turn the tower under the cursor (expert)  "
+               "|  B take this turn's pieces back",
 }
 
 
 def talo_lines(v: Mapping) -> list[str]:
     """The Talo panel: whose turn, the die, what the throw allows, the hand, the stock, the pawns."""
-    out = [f"TALO ({v['variant']})  ·  {v['current']}"
+    out = [f"TALO ({v['variant']})  |  {v['current']}"
            + {"start": ": put your pawn on a start field", "throw": ": throw the die",
               "take": ": take blocks", "build": ": build and walk", "over": ""}[v["phase"]]]
     if v["rolls"]:
@@ -59,13 +59,13 @@ def talo_lines(v: Mapping) -> list[str]:
 def tohuwabohu_lines(v: Mapping) -> list[str]:
     """The Tohuwabohu panel: the clock, each player's pile, set-aside cards and open card(s)."""
     pro = v["variant"] == "pro"
-    head = f"TOHUWABOHU ({v['variant']})  ·  {v['clock']}"
-    head += f"  ·  round {v['round']}" if pro else f"  ·  {v['seat']}'s turn"
+    head = f"TOHUWABOHU ({v['variant']})  |  {v['clock']}"
+    head += f"  |  round {v['round']}" if pro else f"  |  {v['seat']}'s turn"
     out = [head]
     for p in v["players"]:
         cards = "; ".join(c["title"] + (" (fulfilled)" if c["fulfilled"] else "") for c in p["open"])
         mark = "> " if p["active"] else "  "
-        out.append(f"{mark}{p['name']}: {p['pile']} in pile, {p['done']} done" + (f"  ·  {cards}" if cards else ""))
+        out.append(f"{mark}{p['name']}: {p['pile']} in pile, {p['done']} done" + (f"  |  {cards}" if cards else ""))
     if not pro and v.get("swapped"):
         out.append("swapped this turn")
     if v["prompt"]:
@@ -77,14 +77,14 @@ def tohuwabohu_lines(v: Mapping) -> list[str]:
 
 def babylon_lines(v: Mapping) -> list[str]:
     """The Babylon panel: whose turn and the live count, each supply, the majority table, the score."""
-    first = "  ·  first round" if v["first_round"] else ""
-    out = [f"BABYLON ({v['variant']})  ·  turn {v['turn']}  ·  {v['current']}: {v['count']}{first}"]
+    first = "  |  first round" if v["first_round"] else ""
+    out = [f"BABYLON ({v['variant']})  |  turn {v['turn']}  |  {v['current']}: {v['count']}{first}"]
     if v["special"]:
         out.append("special move: " + " ".join(v["special"]))
     for c, h in v["hands"].items():
         mark = "> " if c == v["current"] else "  "
         total = v["totals"].get(c)
-        score = "" if total is None else f"  ·  {total:+d} points"
+        score = "" if total is None else f"  |  {total:+d} points"
         out.append(f"{mark}{c}: {h['towers']} towers, {h['bridges']} bridges, {h['small']} small, "
                    f"{h['large']} large{score}")
     if v["majority"]:
