@@ -93,3 +93,34 @@ def test_talo_a_whole_game_through_the_viewer_to_level_10(tmp_path):
     assert ref.session.refusals() == [] and not said(c, "collapse")
     assert c.world.pose("pawn-red")[2] > 0.2  # on top of the 10
     json.dumps(ref.session.to_json())
+
+
+def test_tohuwabohu_the_turn_passes_when_the_time_runs_out_and_the_swap_is_once_a_turn():
+    c, ref = session("tohuwabohu", players=("ann", "bob"), seed=3)
+    first = ref.view()["players"][0]["open"][0]["id"]
+    run(c, [{"action": "swap"}, {"action": "swap"}, {"action": "pick", "piece": "arch-1"},
+            {"action": "move-to", "at": [0, 0]}, {"action": "wait", "seconds": 10.0}])
+    assert ref.view()["players"][0]["open"][0]["id"] != first and "already swapped" in said(c, "refused")[-1]
+    assert ref.session.seat == "ann" and c.hands  # 0:05 left, the arch in hand
+    run(c, [{"action": "wait", "seconds": 5.0}])
+    assert ref.session.seat == "bob" and c.player == "bob" and not c.hands  # time is up: the arch goes back
+    assert "arch-1" in c.supply and ref.view()["time_left"] > 10.0  # bob's 15 s began
+    assert any("time is up: bob's turn" in t for t in said(c))
+
+
+def test_tohuwabohu_pro_a_collapse_stops_the_clock_until_the_players_choose():
+    c, ref = session("tohuwabohu", players=("ann", "bob"), variant="pro", seed=3)
+    level = "level-quad-1"
+    run(c, [{"action": "pick", "piece": "small-red-1"}, {"action": "tip"}, {"action": "move-to", "at": [0, 0]},
+            {"action": "drop"},
+            {"action": "pick", "piece": level}, {"action": "move-to", "at": [0, 0]}, {"action": "drop"},
+            {"action": "poke", "piece": level, "direction": [1, 0, 0], "speed": 0.8},
+            {"action": "wait", "seconds": 1.0}])
+    assert ref.view()["prompt"] is not None and "caused by ann" in ref.view()["prompt"]["question"]
+    clock = ref.view()["time_left"]
+    run(c, [{"action": "wait", "seconds": 2.0}])
+    assert ref.view()["time_left"] == clock
+    run(c, [{"action": "continue"}])
+    assert ref.view()["prompt"] is None
+    run(c, [{"action": "wait", "seconds": 1.0}])
+    assert ref.view()["time_left"] < clock

@@ -29,7 +29,7 @@ STEP_SECONDS = 0.25
 """Simulated seconds a walking pawn takes per step of its route."""
 PIN_HAND = "referee"
 """The live world's hand that holds a block set down to be placed together with the next."""
-KIND = {"refused": "error", "collapse": "collapse", "turn": "info", "score": "info", "win": "info", "info": "info"}
+KIND = {"refused": "refused", "collapse": "collapse", "turn": "info", "score": "info", "win": "info", "info": "info"}
 """A session's kinds of message as the controller's."""
 
 
@@ -49,6 +49,7 @@ class ControllerTable:
         self.judge = judge
         self.prepare = prepare or (lambda s: s)
         self._homes = {p.id: tuple(float(x) for x in (*p.pos, *p.quat)) for p in controller.scene0.pieces}
+        self.pinned: str | None = None  # the block the referee's hand holds (Talo's 4 + 1), set by Effects
 
     def scene(self) -> Scene:
         return self.c.scene()
@@ -60,11 +61,16 @@ class ControllerTable:
     @property
     def carried(self) -> Mapping[str, str]:
         out = {h: s.piece for h, s in self.c.hands.items()}
-        out.update({h: p for h, p in self.c.world.held().items() if h == PIN_HAND})
+        if self.pinned is not None:
+            out[PIN_HAND] = self.pinned
         return out
 
     def home(self, piece_id: str) -> tuple[float, ...]:
         return self._homes[piece_id]
+
+    def has_home(self, piece_id: str) -> bool:
+        """Whether the set-up put ``piece_id`` on the table."""
+        return piece_id in self._homes
 
     def built(self) -> Scene:
         """The pieces built: the table without the supply and without what is in a hand."""
@@ -130,7 +136,7 @@ class Effects:
                 self.c.world.set_pose(e.piece, s.start)
                 del self.c.hands[hand]
                 self.c.carries.pop(hand, None)
-                if e.piece in self.table._homes and np.allclose(s.start, self.table.home(e.piece), atol=1e-3):
+                if self.table.has_home(e.piece) and np.allclose(s.start, self.table.home(e.piece), atol=1e-3):
                     self._to_supply_ids([e.piece])
 
     def _place(self, e: play.Place) -> None:
@@ -155,9 +161,9 @@ class Effects:
 
     def _clear(self, e: play.Clear) -> None:
         self._emptyhands(play.EmptyHands())
-        held = self.c.world.held()
-        if PIN_HAND in held:
+        if self.table.pinned is not None:
             self.c.world.release(PIN_HAND)
+            self.table.pinned = None
         ids = [pid for pid in self.c.world.ids if pid not in self.c.supply]
         for pid in ids:
             self.c.world.set_pose(pid, self.table.home(pid))
@@ -177,6 +183,7 @@ class Effects:
         self.c.world.set_pose(e.piece, pose)
         self.c.world.grab(PIN_HAND, e.piece, force_limit=1e3)
         self.c.world.move_hand(PIN_HAND, pose)
+        self.table.pinned = e.piece
         self.c.supply.discard(e.piece)
         self.c.world.set_supply(self.c.supply)
 
@@ -193,8 +200,9 @@ class Effects:
     # --- helpers ---
 
     def _release(self, e: play.Unpin) -> None:
-        if self.c.world.held().get(PIN_HAND) == e.piece:
+        if self.table.pinned == e.piece:
             self.c.world.release(PIN_HAND)
+            self.table.pinned = None
         if e.home:
             self.c.world.set_pose(e.piece, self.table.home(e.piece))
             self._to_supply_ids([e.piece])
