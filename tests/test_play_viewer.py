@@ -2,6 +2,7 @@
 window sends, the live physics, the statics judging each release."""
 
 import json
+from pathlib import Path
 
 import pytest
 from play_table import StillTable
@@ -124,3 +125,27 @@ def test_tohuwabohu_pro_a_collapse_stops_the_clock_until_the_players_choose():
     assert ref.view()["prompt"] is None
     run(c, [{"action": "wait", "seconds": 1.0}])
     assert ref.view()["time_left"] < clock
+
+
+BABYLON_FIRST = json.loads((Path(__file__).parent / "data" / "play" / "babylon-first-turn.json").read_text())
+
+
+def test_babylon_a_refused_piece_a_refused_turn_then_a_legal_one_and_a_knocked_piece_put_back():
+    c, ref = session("babylon", seed=0)
+    run(c, BABYLON_FIRST[:6])  # two bridges on the table
+    run(c, [{"action": "pick", "piece": "red-tower-1"}, {"action": "move-to", "at": [12.0, 0.0], "free": True},
+            {"action": "drop", "free": True}])  # on the bridge, neither at an end nor in its middle
+    assert "red-tower-1" in c.supply and ref.refusal is not None and ref.view()["count"] == "2 of 4-5"
+    run(c, [{"action": "end-turn"}])
+    assert "a turn places 4 or 5" in said(c, "refused")[-1] and ref.session.state.player == "red"
+    run(c, BABYLON_FIRST[6:-1])
+    assert ref.view()["count"] == "5 of 4-5"
+    with pytest.raises(ActionError, match="5 pieces are down"):
+        run(c, [{"action": "pick", "piece": "red-tower-3"}])
+    run(c, BABYLON_FIRST[-1:])
+    assert ref.session.state.player == "blue" and len(ref.session.state.turns[0].placed) == 5
+    before = c.world.pose("red-tower-1").copy()
+    run(c, [{"action": "poke", "piece": "red-tower-1", "direction": [1, 0, 0], "speed": 0.8},
+            {"action": "wait", "seconds": 1.5}])
+    assert any("put back as they were" in t for t in said(c))
+    assert c.world.pose("red-tower-1")[:3] == pytest.approx(before[:3], abs=2e-3)

@@ -105,3 +105,37 @@ def test_keys_in_the_window_reach_the_referee(display, tmp_path):
     assert kinds == ["turn_changed", "rolled", "turn_changed"]
     turns = [dict(e.data)["player"] for e in events if e.kind == "turn_changed"]
     assert turns == ["red", "blue"]
+
+
+def _scripted(display, tmp_path, game: str, actions: str, *args: str) -> list:
+    script = tmp_path / "script.json"
+    script.write_text(actions)
+    rec = tmp_path / f"{game}.tlrec"
+    proc = _play(display, tmp_path, game, "--actions", str(script), "--record", str(rec), "--exit", *args)
+    out, err = proc.communicate(timeout=600)
+    assert proc.returncode == 0, err[-2000:]
+    return _events(rec)
+
+
+def test_tohuwabohu_in_a_window_the_turn_passes_by_time(display, tmp_path):
+    events = _scripted(display, tmp_path, "tohuwabohu", '[{"action": "swap"}, {"action": "wait", "seconds": 16}]',
+                       "--players", "ann,bob", "--seed", "3")
+    turns = [dict(e.data)["player"] for e in events if e.kind == "turn_changed"]
+    assert turns == ["ann", "bob"]
+    assert any(e.kind == "swap" for e in load_actions_of(tmp_path / "tohuwabohu.tlrec"))
+
+
+def test_babylon_in_a_window_the_first_turn_then_the_next_player(display, tmp_path):
+    actions = (DATA / "babylon-first-turn.json").read_text()
+    events = _scripted(display, tmp_path, "babylon", actions, "--players", "red,blue,green")
+    placed = [dict(e.data) for e in events if e.kind == "placed"]
+    assert [p["player"] for p in placed] == ["red"]
+    assert sorted(placed[0]["pieces"]) == ["red-bridge-1", "red-bridge-2", "red-bridge-3", "red-tower-1",
+                                           "red-tower-2"]
+    assert [dict(e.data)["player"] for e in events if e.kind == "turn_changed"] == ["red", "blue"]
+
+
+def load_actions_of(path: Path) -> list:
+    from sim.replay import load_recording
+
+    return list(load_recording(path).actions)

@@ -71,7 +71,7 @@ def play(
             writable_output(record, "--record")
         recording = SessionRecording(record if record is not None else default_recording(game), seed)
     referee = Referee(g, recording)
-    plugins = [referee] + ([recording] if recording is not None else [])
+    plugins = ([recording] if recording is not None else []) + [referee]  # the recording starts first
     script = load_actions(actions, specs_with(plugins)) if actions is not None else None
     if script is not None:
         from sim.viewer.script import check_pieces

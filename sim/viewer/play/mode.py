@@ -59,6 +59,7 @@ class Referee(SessionPlugin):
         self.table: ControllerTable | None = None
         self.effects: Effects | None = None
         self._journal = 0
+        self._recorded = 0  # journal entries passed to the recording (once it has started)
         self._judged = None  # the world's revision last judged at rest
 
     # --- the seam -----------------------------------------------------------------------------------
@@ -160,7 +161,9 @@ class Referee(SessionPlugin):
                 self.refusal = dict(e.data)
             elif e.kind in ("placed", "turn_changed"):
                 self.refusal = None
-            if self.recording is not None:
-                self.recording.game_event(self.c, e.kind, data=e.to_json()["data"])
         self._journal = len(self.session.journal)
+        if self.recording is not None and self.recording.recorder.started:
+            for e in self.session.journal[self._recorded:]:
+                self.recording.game_event(self.c, e.kind, data=e.to_json()["data"])
+            self._recorded = len(self.session.journal)
 
