@@ -149,3 +149,37 @@ def test_babylon_a_refused_piece_a_refused_turn_then_a_legal_one_and_a_knocked_p
             {"action": "wait", "seconds": 1.5}])
     assert any("put back as they were" in t for t in said(c))
     assert c.world.pose("red-tower-1")[:3] == pytest.approx(before[:3], abs=2e-3)
+
+
+class _Loaded:
+    """A die that shows the given numbers."""
+
+    def __init__(self, rolls):
+        self.rolls = list(rolls)
+
+    def integers(self, lo, hi):
+        return self.rolls.pop(0)
+
+
+def test_talo_four_and_one_placed_together_stand_in_the_live_physics():
+    from sim.games.play.talo import TaloSession
+    from sim.viewer.play.games import Game
+
+    g = new_game("talo")
+    g = Game(g.scene, g.supply, TaloSession(("red", "blue"), _Loaded([1, 5]), statics_judge))
+    referee = Referee(g)
+    c = Controller(g.scene, threaded=False, supply=g.supply, plugins=[referee])
+    run(c, [{"action": "start", "cell": [0, 0]}, {"action": "start", "cell": [0, 9]}, {"action": "throw"},
+            {"action": "pick", "piece": "b1-1"}, {"action": "move-to", "at": [-10, -10]}, {"action": "drop"},
+            {"action": "end-turn"}, {"action": "throw"}, {"action": "take", "blocks": [1, 4]}])
+    four = [{"action": "pick", "piece": "b4-1"}, {"action": "rotate"}, {"action": "move-to", "at": [-20, -10]},
+            {"action": "drop"}]  # fields 2..5 of row 4, its middle over the post's edge
+    run(c, four)
+    assert "balance" in said(c, "refused")[-1] and "b4-1" in c.supply
+    run(c, [{"action": "together"}, *four])
+    assert referee.view()["pending"] == "b4-1" and "b4-1" not in c.supply
+    run(c, [{"action": "pick", "piece": "b1-2"}, {"action": "move-to", "at": [10, -10]}, {"action": "drop"},
+            {"action": "wait", "seconds": 2.0}])
+    assert referee.view()["hand"] == [] and referee.view()["pending"] is None
+    assert not said(c, "collapse") and not referee.session.over
+    assert c.world.pose("b4-1")[2] == pytest.approx(0.03, abs=1e-3)  # still lying on the post, at level 1
