@@ -70,6 +70,7 @@ def test_the_first_round_refuses_nobles_and_a_short_turn_then_counts_live():
     assert not b.t.pick(b.s, "blue-tower-1") and "belongs to blue" in b.t.last("refused")
     assert b.put("b-south", "bridge", 0, 0, 0) and b.put("b-north", "bridge", 0, 50, 0)
     assert b.s.view()["count"] == "2 of 4-5" and "2 of 4-5" in b.t.last()
+    assert b.s.view()["hands"]["red"]["bridges"] == 4  # the two set down are out of the hand
     b.end()
     assert "a turn places 4 or 5" in b.t.last("refused") and b.s.state.player == "red"
     assert b.put("b-west", "bridge", -25, 25, 1, along="y")

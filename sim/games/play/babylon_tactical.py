@@ -36,7 +36,7 @@ from dataclasses import replace
 
 from sim.games.babylon.building import read_layout
 from sim.games.babylon.scoring import TacticalScore, score_tactical
-from sim.games.babylon.supply import BabylonError, player_of
+from sim.games.babylon.supply import NOBLE, TOWER, BabylonError, player_of
 from sim.games.babylon.tactical import IllegalTurnError, TacticalState, new_tactical, play_turn
 from sim.games.play.babylon import building, is_noble, quarter_turn, refuse_placement, with_piece_at
 from sim.games.play.session import (
@@ -78,6 +78,7 @@ class TacticalSession(Session):
         except BabylonError as e:
             raise PlayError(f"--players: {e}") from None
         self.placed_now: dict[str, tuple[float, ...]] = {}  # set down this turn -> where
+        self.kinds: dict[str, str] = {}  # set down this turn -> towers, bridges, small or large
         self.special: tuple | None = None  # ("swap", a, b) or ("turn", tower) this turn
         self.special_from: dict[str, tuple[float, ...]] = {}  # poses before the special move
         self.special_to: dict[str, tuple[float, ...]] = {}  # and after it
@@ -100,6 +101,8 @@ class TacticalSession(Session):
         for p in self.players:
             h = s.hand(p)
             hands[p] = {"towers": h.towers, "bridges": h.bridges, "small": h.small, "large": h.large}
+        for kind in self.kinds.values():  # this turn's pieces are out of the hand already
+            hands[s.player][kind] -= 1
         score = self.final or self.score
         majority = [] if score is None else [{"level": r.level, "counts": dict(r.counts), "winner": r.winner,
                                               "points": r.points} for r in score.levels]
@@ -142,6 +145,8 @@ class TacticalSession(Session):
         layout = read_layout(self._owned(after))
         refuse_placement(layout, piece, len(self.players))
         self.placed_now[piece] = tuple(pose)
+        p = table.scene().piece(piece)
+        self.kinds[piece] = p.params["size"] if p.kind == NOBLE else "towers" if p.kind == TOWER else "bridges"
         return [Say(f"{self.state.player}: {len(self.placed_now)} of 4-5 pieces this turn")]
 
     def _knocked(self, pieces, player: str | None, table: Table) -> list[Effect]:
@@ -285,6 +290,7 @@ class TacticalSession(Session):
 
     def _new_turn(self) -> None:
         self.placed_now, self.special, self.special_from, self.special_to = {}, None, {}, {}
+        self.kinds: dict[str, str] = {}
 
 
 __all__ = ["TacticalSession"]
