@@ -24,7 +24,7 @@ REFUSED = (1.0, 0.55, 0.45, 1.0)
 ROUTE = (1.0, 0.85, 0.15, 1.0)
 SPOT = (0.15, 0.9, 0.35, 1.0)
 SCALE = 0.036
-LINE = 0.046
+LINE = 0.039
 ROLL_SECONDS = 0.8
 """How long the die is shown rolling before it shows the throw."""
 WRAP_CHARS = 100
