@@ -322,7 +322,7 @@ class Controller(Building, Timeline, Files, Viewing):
 
     def quiet(self) -> bool:
         """Every hand has set down its piece or holds it at its target, and nothing else moves."""
-        if any(s.lowering is not None for s in self.hands.values()):
+        if any(s.lowering is not None for s in self.hands.values()) or any(p.busy(self) for p in self.plugins):
             return False
         carried = self._held()
         for c in self.carries.values():

@@ -97,6 +97,11 @@ class SessionPlugin:
     def tick(self, controller: Controller, dt: float) -> None:
         """Once per frame, paused or not: ``dt`` seconds of the session clock went by."""
 
+    def busy(self, controller: Controller) -> bool:
+        """Whether it is still moving things on the table (a pawn walking its route): the session is not quiet
+        (a script waits for it as for a hand setting a piece down)."""
+        return False
+
     def state(self) -> Any:
         """Its own state, kept in every undo step and restored with it (default: none)."""
         return None

@@ -117,6 +117,12 @@ class SessionRecording(SessionPlugin):
         for e in waiting:
             self._safely(lambda e=e: self.recorder.event(self.t, e.kind, e.pieces, None), controller)
 
+    def game_event(self, controller, kind: str, pieces=(), data=None) -> None:
+        """A game's event (``turn_changed``, ``game_over`` ...: docs/recording-format.md), at the time now."""
+        if self.error is None:
+            self._flush_waiting(controller)
+            self._safely(lambda: self.recorder.event(self.t, kind, pieces, None, data), controller)
+
     def advanced(self, controller, advance) -> None:
         self._flush_waiting(controller)
         self.t += advance.simulated

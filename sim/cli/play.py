@@ -1,0 +1,134 @@
+"""``towerlab play tohuwabohu|talo|babylon``: a game played in the viewer, hot seat, the program as the referee."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from sim.cli.common import writable_output
+from sim.errors import TowerlabError
+
+
+class PlayArgumentError(TowerlabError):
+    """A play option that cannot be used."""
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(play)
+
+
+def play(
+    game: Annotated[str, typer.Argument(help="tohuwabohu, talo or babylon.")],
+    players: Annotated[str | None, typer.Option("--players", help="The players in turn (seat) order, e.g. "
+                                                                  "red,blue,green (Talo: pawn colours; Babylon: "
+                                                                  "noble colours; Tohuwabohu: any names).")] = None,
+    variant: Annotated[str | None, typer.Option("--variant", help="Talo: green or island; Tohuwabohu: basic, "
+                                                                  "advanced or pro; Babylon: tactical or expert.")
+                       ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="The die, the deal and the set-up's shuffle.")] = 0,
+    actions: Annotated[Path | None, typer.Option("--actions", help="Play these actions (a JSON list: the viewer's "
+                                                                   "and the game's own) through the viewer.")] = None,
+    screenshot: Annotated[Path | None, typer.Option("--screenshot", help="Save a full-quality picture (.png/.jpg) "
+                                                                         "once the actions are done.")] = None,
+    exit_after: Annotated[bool, typer.Option("--exit", help="Close once the actions and the screenshot are done."
+                                             )] = False,
+    size: Annotated[str, typer.Option("--size", help="Window size WIDTHxHEIGHT.")] = "1280x800",
+    offscreen: Annotated[bool, typer.Option("--offscreen", help="No window: play the actions offscreen (the "
+                                                                "default without a display).")] = False,
+    record: Annotated[Path | None, typer.Option("--record", help="Record the game into this file (.tlrec; default: "
+                                                                 "a new file in the recordings folder, "
+                                                                 "~/.local/share/towerlab/recordings).")] = None,
+    no_record: Annotated[bool, typer.Option("--no-record", help="Do not record the game.")] = False,
+) -> None:
+    """Play a game on the desktop: players take turns at one screen, the program deals, rolls, times the turns and
+    referees every placement, collapse and score (docs/play.md). Every game is recorded for replay."""
+    from sim.cli.render import parse_size
+    from sim.viewer.actions import load_actions, specs_with
+    from sim.viewer.play.games import new_game
+    from sim.viewer.play.mode import Referee
+
+    w, h = parse_size(size)
+    names = tuple(p.strip() for p in players.split(",") if p.strip()) if players else None
+    g = new_game(game, names, variant, seed)
+    if record is not None and no_record:
+        raise PlayArgumentError("--record and --no-record: give one of them")
+    if screenshot is not None:
+        writable_output(screenshot, "--screenshot")
+        if screenshot.suffix.lower() not in (".png", ".jpg", ".jpeg"):
+            raise PlayArgumentError(f"--screenshot {screenshot}: expected a .png, .jpg or .jpeg file name")
+    headless = offscreen or not os.environ.get("DISPLAY")
+    if headless and actions is None and screenshot is None and not exit_after:
+        raise PlayArgumentError("no display ($DISPLAY is not set) to play on; give --actions or --screenshot to "
+                                "play offscreen")
+    recording = None
+    if not no_record:
+        from sim.viewer.recording import SessionRecording, default_recording
+
+        if record is not None:
+            writable_output(record, "--record")
+        recording = SessionRecording(record if record is not None else default_recording(game), seed)
+    referee = Referee(g, recording)
+    plugins = ([recording] if recording is not None else []) + [referee]  # the recording starts first
+    script = load_actions(actions, specs_with(plugins)) if actions is not None else None
+    if script is not None:
+        from sim.viewer.script import check_pieces
+
+        check_pieces(script, g.scene)
+    title = f"towerlab play: {game} ({g.session.variant}, {', '.join(g.session.players)})"
+    if headless:
+        _offscreen(g, plugins, script or [], screenshot, (w, h))
+    else:
+        _window(g, plugins, referee, script, screenshot, exit_after, (w, h), title)
+
+
+def _offscreen(g, plugins, script, screenshot, size) -> None:
+    from sim.viewer.controller import Controller, Request
+    from sim.viewer.script import ScriptRunner, offscreen_shooter
+
+    controller = Controller(g.scene, threaded=False, size=size, supply=g.supply, plugins=plugins)
+    try:
+        shoot = offscreen_shooter(controller)
+        ScriptRunner(controller, script, shoot).run()
+        if screenshot is not None:
+            shoot(Request("screenshot", {"path": str(screenshot), "size": None}))
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
+    finally:
+        controller.close()
+
+
+def _window(g, plugins, referee, script, screenshot, exit_after, size, title) -> None:
+    from sim.viewer.controller import Controller
+    from sim.viewer.play.draw import PlayWindow
+    from sim.viewer.window import ViewerWindow
+
+    scripted = script is not None
+    controller = Controller(g.scene, threaded=not scripted, size=size, supply=g.supply, plugins=plugins)
+    runner = None
+    if scripted:
+        from sim.viewer.script import ScriptRunner
+
+        runner = ScriptRunner(controller, script, lambda request: None)
+    try:
+        window = ViewerWindow(controller, title, runner, None if screenshot is None else str(screenshot), exit_after,
+                              plugins=[PlayWindow(referee)])
+    except Exception as e:
+        controller.close()
+        if "open window" not in str(e):  # ShowBase's "Could not open window.": one line; anything else is a bug
+            raise
+        raise PlayArgumentError(f"could not open a window on {os.environ.get('DISPLAY')}: {e}") from None
+    if runner is not None:
+        runner.shoot = window.shoot
+    try:
+        window.run()
+    except KeyboardInterrupt:
+        window.exit_code = 130
+    finally:
+        window.close()
+    if window.error:
+        raise PlayArgumentError(window.error)
+    if window.exit_code:
+        raise typer.Exit(window.exit_code)

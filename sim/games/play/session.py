@@ -1,0 +1,376 @@
+"""What every played game shares: the table it reads, the effects it asks for, its journal, the base session.
+
+A session is the referee of one game being played on the viewer's table. It
+is pure: it never touches an engine or a window. The viewer's play mode
+(:mod:`sim.viewer.play`) hands it what happens on the table as plain data — a
+play action (``throw``, ``end-turn``, ``stop`` ...), a piece picked up, a piece
+about to be set down at a pose, pieces knocked down by a player, the table at
+rest with the statics' verdict, time passing — and the session answers with
+:class:`Effect` values the play mode carries out on the table (say something,
+put a piece back, place one at a pose, clear the table for a new round ...).
+Randomness comes in as a ``numpy.random.Generator``, time as seconds passed in;
+so the same set-up, seed and actions give the same game every time.
+
+Rule refusals are part of a game, not errors: a refused action leaves the
+game as it was, is said to the players and written to the :attr:`Session.journal`
+(``refused``), and a script goes on. A malformed request (an unknown player,
+a field of the wrong shape) is a :class:`PlayError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Protocol
+
+import numpy as np
+
+from sim.errors import TowerlabError
+from sim.games.contract import Verdict
+from sim.scene import Scene
+
+
+class PlayError(TowerlabError):
+    """A play action that is malformed or names something that does not exist (not a rule refusal)."""
+
+
+class Refused(Exception):  # noqa: N818 - a refusal is an answer of the rules, not an error
+    """Raised inside a session when the rules refuse something; the session turns it into a message.
+
+    Args:
+        rule: the rule's stable name (the games' own, ``turn``, ``not-yours`` ...).
+        reason: one sentence for the players.
+        effects: what the table must still do (a piece held for a placement together goes back).
+    """
+
+    def __init__(self, rule: str, reason: str, effects=()):
+        super().__init__(f"{rule}: {reason}")
+        self.rule = rule
+        self.reason = reason
+        self.effects = tuple(effects)
+
+
+# --- effects: what a session asks the table to do ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Effect:
+    """Something the table must do for the referee."""
+
+
+@dataclass(frozen=True)
+class Say(Effect):
+    """Tell the players.
+
+    Attributes:
+        text: one line.
+        kind: ``info``, ``turn``, ``refused``, ``collapse``, ``score`` or ``win``.
+    """
+
+    text: str
+    kind: str = "info"
+
+
+@dataclass(frozen=True)
+class PutBack(Effect):
+    """The piece in a hand goes back where it was picked up (a refused placement).
+
+    Attributes:
+        piece: the piece.
+    """
+
+    piece: str
+
+
+@dataclass(frozen=True)
+class Place(Effect):
+    """Put a piece at a pose, at rest (a pawn's step, a swap, a fallen piece put back).
+
+    Attributes:
+        piece: the piece.
+        pose: (7,) xyz m + quaternion xyzw.
+    """
+
+    piece: str
+    pose: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class Walk(Effect):
+    """Walk a piece step by step through poses (a pawn along its route), at rest at each.
+
+    Attributes:
+        piece: the piece.
+        poses: (7,) poses, the first step first.
+    """
+
+    piece: str
+    poses: tuple[tuple[float, ...], ...]
+
+
+@dataclass(frozen=True)
+class ToSupply(Effect):
+    """Pieces go back to where the set-up put them, in the supply.
+
+    Attributes:
+        pieces: their ids.
+    """
+
+    pieces: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SetAside(Effect):
+    """Pieces leave the table for the rest of the round or game (knocked-down parts, won large nobles).
+
+    Attributes:
+        pieces: their ids.
+    """
+
+    pieces: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Clear(Effect):
+    """The table as the set-up left it: a new round."""
+
+
+@dataclass(frozen=True)
+class EmptyHands(Effect):
+    """Every piece in a hand goes back where it was picked up (the turn passed, "Stop" was called)."""
+
+
+@dataclass(frozen=True)
+class Pin(Effect):
+    """Hold a piece where it is, fixed, until :class:`Unpin` (the first block of a 4 + 1 placed together).
+
+    Attributes:
+        piece: the piece.
+        pose: (7,) where it is held.
+    """
+
+    piece: str
+    pose: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class Unpin(Effect):
+    """Let a pinned piece go: it stays where it is, at rest (or goes back to the supply with ``home``).
+
+    Attributes:
+        piece: the piece.
+        home: put it back in the supply instead.
+    """
+
+    piece: str
+    home: bool = False
+
+
+@dataclass(frozen=True)
+class Seat(Effect):
+    """Whose hands are at work from now (whose actions are blamed for what happens).
+
+    Attributes:
+        player: the player.
+    """
+
+    player: str
+
+
+# --- the table, as a session reads it -----------------------------------------------------------------
+
+
+class Table(Protocol):
+    """What a session reads of the table (the viewer's play mode keeps it on the controller)."""
+
+    def scene(self) -> Scene:
+        """Every piece as it is now (carried pieces where the hand holds them)."""
+
+    @property
+    def supply(self) -> frozenset[str]:
+        """Ids of the pieces waiting in the supply."""
+
+    @property
+    def carried(self) -> Mapping[str, str]:
+        """Hand -> the piece it holds."""
+
+    def home(self, piece_id: str) -> tuple[float, ...]:
+        """(7,) where the set-up put a piece."""
+
+    def verdict(self) -> Verdict | None:
+        """The statics' verdict on the pieces at rest now (carried pieces left out), None if not known."""
+
+
+# --- the journal ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GameEvent:
+    """One entry of a session's journal: what a recording stores as a game event.
+
+    Kinds follow the recording format's game events (``turn_changed`` {player}, ``card_fulfilled``
+    {player, card}, ``round_ended`` {round, reason}, ``collapse_choice`` {choice, card}, ``game_state``
+    {state}, ``game_over`` {reason, winners, loser}), plus ``refused`` {rule, reason, player},
+    ``placed`` {player, pieces}, ``rolled`` {player, rolls}, ``knocked`` {player, pieces} and ``said``.
+
+    Attributes:
+        time: game time (s) since the session began.
+        kind: the event's name.
+        data: JSON data.
+    """
+
+    time: float
+    kind: str
+    data: Mapping = field(default_factory=dict)
+
+    def __post_init__(self):
+        object.__setattr__(self, "data", MappingProxyType(dict(self.data)))
+
+    def to_json(self) -> dict:
+        """``{time, kind, data}``."""
+        return {"time": self.time, "kind": self.kind, "data": dict(self.data)}
+
+
+# --- the base session --------------------------------------------------------------------------------
+
+
+def seconds_text(seconds: float) -> str:
+    """``0:15`` or ``3:59``: a clock's face (whole seconds, rounded up while it runs)."""
+    whole = max(0, int(np.ceil(seconds - 1e-9)))
+    return f"{whole // 60}:{whole % 60:02d}"
+
+
+class Session:
+    """The referee of one game on the table (see the module docstring); each game subclasses it.
+
+    Args:
+        game: the scene format's game.
+        variant: the game's variant.
+        players: the players in seat (turn) order.
+
+    Attributes:
+        time: game seconds since the session began (only :meth:`tick` moves it).
+        journal: what happened, in order.
+        seat: whose hands are at work (whose turn it is, or the hot seat's player).
+    """
+
+    ACTIONS: tuple[str, ...] = ()
+    """The play actions this game answers (their fields are checked by the play mode)."""
+
+    def __init__(self, game: str, variant: str, players):
+        self.game = game
+        self.variant = variant
+        self.players = tuple(players)
+        self.time = 0.0
+        self.journal: list[GameEvent] = []
+        self.seat = self.players[0] if self.players else None
+
+    # --- what every game answers ------------------------------------------------------------------
+
+    @property
+    def over(self) -> bool:
+        """The game has ended."""
+        raise NotImplementedError
+
+    def act(self, name: str, args: Mapping, table: Table) -> list[Effect]:
+        """A play action (one of :attr:`ACTIONS`): the effects it has; a refusal is said, not raised.
+
+        Raises:
+            PlayError: not an action of this game, or a field naming nothing that exists.
+        """
+        if name not in self.ACTIONS:
+            raise PlayError(f"{name!r} is not an action of {self.game} (its actions: {', '.join(self.ACTIONS)})")
+        handler = getattr(self, "_act_" + name.replace("-", "_"))
+        return self._refusable(lambda: handler(args, table))
+
+    def pick(self, piece: str, table: Table) -> tuple[bool, list[Effect]]:
+        """A player is about to pick ``piece`` up: whether they may, and the effects (a refusal said)."""
+        return self._allowed(lambda: self._pick(piece, table))
+
+    def drop(self, piece: str, pose, table: Table) -> tuple[bool, list[Effect]]:
+        """A piece is about to be set down at ``pose`` (7,): whether it may be, and the effects.
+
+        A refused piece is put back where it was picked up (:class:`PutBack` among the effects).
+        """
+        ok, effects = self._allowed(lambda: self._drop(piece, tuple(float(x) for x in pose), table))
+        if not ok:
+            effects = [PutBack(piece), *effects]
+        return ok, effects
+
+    def knocked(self, pieces, player: str | None, table: Table) -> list[Effect]:
+        """The physics saw ``pieces`` knocked down after an action of ``player`` (None: nobody's)."""
+        return self._refusable(lambda: self._knocked(tuple(pieces), player, table))
+
+    def settled(self, table: Table) -> list[Effect]:
+        """The table is at rest in a configuration not seen before (its verdict is ``table.verdict()``)."""
+        return self._refusable(lambda: self._settled(table))
+
+    def tick(self, seconds: float, table: Table) -> list[Effect]:
+        """``seconds`` of game time passed."""
+        if seconds < 0:
+            raise PlayError(f"time runs forward, got {seconds} s")
+        self.time += seconds
+        return self._refusable(lambda: self._tick(seconds, table))
+
+    def view(self) -> dict:
+        """What the window's panels show, as JSON data (each game's own keys; see its module)."""
+        raise NotImplementedError
+
+    def to_json(self) -> dict:
+        """The game as JSON data: ``{game, variant, players, time, state, ...}`` (the game state's own JSON)."""
+        raise NotImplementedError
+
+    # --- what subclasses fill in ------------------------------------------------------------------
+
+    def _pick(self, piece: str, table: Table) -> list[Effect]:
+        return []
+
+    def _drop(self, piece: str, pose: tuple[float, ...], table: Table) -> list[Effect]:
+        return []
+
+    def _knocked(self, pieces: tuple[str, ...], player: str | None, table: Table) -> list[Effect]:
+        return []
+
+    def _settled(self, table: Table) -> list[Effect]:
+        return []
+
+    def _tick(self, seconds: float, table: Table) -> list[Effect]:
+        return []
+
+    # --- helpers ------------------------------------------------------------------------------------
+
+    def log(self, kind: str, **data) -> None:
+        """Append an event to the journal, at the current game time."""
+        self.journal.append(GameEvent(self.time, kind, data))
+
+    def player_arg(self, args: Mapping, key: str = "player") -> str:
+        """The player named by ``args[key]`` (default: whose hands are at work).
+
+        Raises:
+            PlayError: a name that does not play.
+        """
+        name = args.get(key) or self.seat
+        if name not in self.players:
+            raise PlayError(f"{key}: no player {name!r}; players are {', '.join(self.players)}")
+        return name
+
+    def _refusable(self, fn) -> list[Effect]:
+        try:
+            return list(fn())
+        except Refused as r:
+            return self._refusal(r)
+
+    def _allowed(self, fn) -> tuple[bool, list[Effect]]:
+        try:
+            return True, list(fn())
+        except Refused as r:
+            return False, self._refusal(r)
+
+    def _refusal(self, r: Refused) -> list[Effect]:
+        self.log("refused", rule=r.rule, reason=r.reason, player=self.seat)
+        return [*r.effects, Say(f"refused ({r.rule}): {r.reason}", "refused")]
+
+    def refusals(self) -> list[dict]:
+        """Every refusal so far: ``{time, rule, reason, player}``."""
+        return [{"time": e.time, **e.data} for e in self.journal if e.kind == "refused"]

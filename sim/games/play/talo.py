@@ -1,0 +1,406 @@
+"""Talo played on the table: start fields, the die, the blocks taken from the stock boards, placements judged on
+release, the 4 + 1 placed together, pawns walking their routes, blockade and restart, collapse and level 10.
+
+The game is :mod:`sim.games.talo.game` (its state keeps the building on the
+grid: blocks ``b1``, ``b2`` ... in the order placed, pawns ``pawn-<colour>``);
+the table's blocks keep their set-up ids (``b4-2``: the second 4 of the
+stock), so the session maps one to the other. Readings made here:
+
+- **Start fields**: before the first throw, the players put their pawns on
+  start fields in turn order (``start``).
+- **Declining**: a player may end the turn after a throw without taking
+  blocks (nor moving): the blocks stay in the stock.
+- **Taking blocks**: after a throw, picking a block off a stock board takes
+  the one combination of the throw that holds its length (a 5 allows 5, 1 + 4
+  or 2 + 3: picking a 4 takes 1 + 4); ``take`` chooses explicitly. Afterwards
+  only blocks of the lengths in hand may be picked.
+- **On release** a block is read off the grid where it would land (the
+  viewer's hand snaps it to the fields) and judged by every building rule
+  (:func:`sim.games.talo.game.place`): the grid, diagonal, protrusion,
+  water, level 10, support, and the balance by the injected judge (the
+  statics on the building with the new block, without pawns: a knife edge
+  does not stand). A refused block goes back where it was picked up, with
+  the reason, and stays in the player's hand.
+- **Together** (``together``): the next two blocks are judged as one
+  placement (the rulebook's 4 + 1 on a 1). The first is held where it was set
+  down (the player's other hand, so to speak) until the second comes; both
+  are judged together; the pawn cannot move in between.
+- **Pawns** move by their routes only (:func:`sim.games.talo.reachable`):
+  ``select-pawn`` shows every spot the pawn can reach and the shortest route
+  to each; ``move-pawn`` walks it there step by step, once the blocks are
+  taken (before, between or after the placements).
+- **Collapse**: blocks of the building knocked down (the physics' events)
+  end the game: the player whose action came last loses, the highest pawn
+  before it wins (:func:`sim.games.talo.game.collapse`). A knocked-down pawn
+  alone is put back on its spot.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from sim.games.contract import Judge
+from sim.games.play.session import (
+    Effect,
+    Pin,
+    Place,
+    PlayError,
+    Refused,
+    Say,
+    Seat,
+    Session,
+    Table,
+    Unpin,
+    Walk,
+)
+from sim.games.talo import TaloError, free_starts, layout_of, reachable, talo_board
+from sim.games.talo import game as talo
+from sim.games.talo.layout import GridPawn, pawn_piece
+from sim.games.talo.turns import BUILD, OVER, TAKE, THROW, IllegalMoveError
+from sim.pieces import dimensions as dim
+from sim.pieces.talo import BLOCK, PAWN
+from sim.scene import Piece, Scene
+
+BOARDS = {"green": "talo-green", "island": "talo-island"}
+
+
+class TaloSession(Session):
+    """Talo on the table (see the module docstring).
+
+    Args:
+        players: pawn colours in turn order (the youngest first), 1 to 6.
+        rng: the die.
+        judge: the balance verdict on a building (``Scene -> Verdict``; the play mode gives the statics').
+        variant: ``green`` or ``island`` (the board).
+
+    Raises:
+        PlayError: an unknown colour or variant, or a colour twice.
+    """
+
+    ACTIONS = ("start", "throw", "take", "together", "select-pawn", "move-pawn", "restart", "end-turn")
+    AT_REST = ()
+
+    def __init__(self, players, rng: np.random.Generator, judge: Judge, variant: str = "green"):
+        if variant not in BOARDS:
+            raise PlayError(f"--variant: Talo plays on {' or '.join(BOARDS)}, got {variant!r}")
+        players = tuple(players)
+        bad = [p for p in players if p not in dim.TALO_PAWN_COLORS]
+        if bad or not players or len(set(players)) != len(players):
+            raise PlayError(f"--players: Talo's pawns are {', '.join(dim.TALO_PAWN_COLORS)} (each once), "
+                            f"got {', '.join(players) or 'none'}")
+        super().__init__("talo", variant, players)
+        self.rng = rng
+        self.judge = judge
+        self.board = talo_board(BOARDS[variant])
+        self.starts: dict[str, tuple[int, int]] = {}
+        self.state: talo.TaloState | None = None
+        self.live_of: dict[str, str] = {}  # game block id -> table piece id
+        self.together = False
+        self.pending: tuple[str, talo.Put, tuple] | None = None  # the first block of two placed together
+        self.selected = None  # the Reach of the pawn whose routes are shown
+
+    # --- reading --------------------------------------------------------------------------------------
+
+    @property
+    def over(self) -> bool:
+        return self.state is not None and self.state.phase == OVER
+
+    @property
+    def phase(self) -> str:
+        """``start`` (pawns going onto their fields), then the game's: ``throw``, ``take``, ``build``, ``over``."""
+        return "start" if self.state is None else self.state.phase
+
+    @property
+    def current(self) -> str:
+        """Whose turn it is (or who puts their pawn on a start field)."""
+        if self.state is None:
+            return self.players[len(self.starts)]
+        return self.state.player
+
+    def view(self) -> dict:
+        """``{game, variant, phase, current, players: [{color, level, cell, active}], rolls, throws, options, hand,
+        stock: {length: left}, together, pending, selected: {pawn, destinations: [{cell, level, route}]},
+        outcome, free_starts}``."""
+        s = self.state
+        levels = s.levels() if s is not None else {}
+        players = [{"color": p, "level": levels.get(p, 0), "cell": list(self._cell_of(p)) if self._cell_of(p) else None,
+                    "active": p == self.current} for p in self.players]
+        stock = {n: dim.TALO_COUNT[n] for n in range(1, 11)} if s is None else {n: s.stock.count(n)
+                                                                                 for n in range(1, 11)}
+        selected = None
+        if self.selected is not None:
+            dests = self.selected.destinations()
+            selected = {"pawn": self.selected.pawn.color,
+                        "destinations": [{"cell": list(d[:2]), "level": d[2],
+                                          "route": [list(x) for x in self.selected.routes[d]]} for d in dests]}
+        blocked = s is not None and s.phase == THROW and talo.blocked(s)
+        return {"game": "talo", "variant": self.variant, "phase": self.phase, "current": self.current,
+                "players": players, "rolls": list(s.rolls) if s else [],
+                "throws": 0 if s is None else sum(1 for e in s.log if e.action == "throw"),
+                "options": [list(o) for o in s.options] if s else [], "hand": list(s.hand) if s else [],
+                "stock": stock, "together": self.together,
+                "pending": None if self.pending is None else self.pending[0], "selected": selected,
+                "blocked": blocked, "free_starts": [list(c) for c in free_starts(s.terrain)] if blocked else [],
+                "outcome": None if s is None or s.outcome is None else s.outcome.to_json()}
+
+    def to_json(self) -> dict:
+        return {"game": "talo", "variant": self.variant, "players": list(self.players), "time": self.time,
+                "starts": {c: list(v) for c, v in self.starts.items()}, "live_of": dict(self.live_of),
+                "state": None if self.state is None else self.state.to_json()}
+
+    def _cell_of(self, color: str):
+        if self.state is None:
+            return self.starts.get(color)
+        pawn = self.state.layout.pawn(color)
+        return None if pawn is None else pawn.cell
+
+    def _pawn_pose(self, color: str, cell, level: int) -> tuple[float, ...]:
+        p = pawn_piece(GridPawn(talo.pawn_id(color), color, (int(cell[0]), int(cell[1])), int(level)), self.board)
+        return (*p.pos, *p.quat)
+
+    def _game(self):
+        if self.state is None:
+            raise Refused("start", f"first every pawn goes onto a start field: {self.current}'s turn to choose one")
+        return self.state
+
+    # --- actions --------------------------------------------------------------------------------------
+
+    def _act_start(self, args: Mapping, table: Table) -> list[Effect]:
+        if self.state is not None:
+            raise Refused("start", "every pawn is on the board already")
+        cell = _cell(args)
+        color = self.current
+        if cell not in self.board.starts:
+            raise Refused("start", f"field {list(cell)} is not a start field of this board")
+        if cell in self.starts.values():
+            raise Refused("start", f"field {list(cell)} is taken")
+        self.starts[color] = cell
+        out: list[Effect] = [Place(talo.pawn_id(color), self._pawn_pose(color, cell, 0))]
+        if len(self.starts) < len(self.players):
+            return out + [Say(f"{color} starts on {list(cell)}; {self.current}: choose a start field")]
+        try:
+            self.state = talo.new_game(self.starts, self.board.name)
+        except TaloError as e:
+            raise PlayError(str(e)) from None
+        self.log("turn_changed", player=self.current)
+        self.log("game_state", state=self.state.to_json())
+        return out + [Seat(self.current), Say(f"{self.current}'s turn: throw the die (D)", "turn")]
+
+    def _act_throw(self, args: Mapping, table: Table) -> list[Effect]:
+        s = self._game()
+        player = s.player
+        try:
+            self.state = talo.throw(s, self.rng)
+        except (IllegalMoveError, TaloError) as e:
+            raise Refused("throw", _reason(e)) from None
+        got = self.state.rolls if self.state.player == player else _last_rolls(self.state, player)
+        self.log("rolled", player=player, rolls=list(got))
+        if self.state.player != player:  # nothing matched after three throws
+            return self._next_turn(f"{player} threw {', '.join(map(str, got))}: no blocks match; the turn passes")
+        options = " | ".join("+".join(map(str, o)) for o in self.state.options)
+        return [Say(f"{player} threw {got[-1]}: take {options} (pick a block from the stock)")]
+
+    def _act_take(self, args: Mapping, table: Table) -> list[Effect]:
+        s = self._game()
+        try:
+            self.state = talo.take(s, [int(n) for n in args["blocks"]])
+        except (IllegalMoveError, TaloError) as e:
+            raise Refused("take", _reason(e)) from None
+        return [Say(f"{s.player} takes {' + '.join(map(str, self.state.hand))}")]
+
+    def _act_together(self, args: Mapping, table: Table) -> list[Effect]:
+        s = self._game()
+        if self.pending is not None:  # called off: the held block goes back to the stock, still in hand
+            piece = self.pending[0]
+            self.pending, self.together = None, False
+            return [Unpin(piece, home=True), Say(f"{piece} goes back: placed together no more")]
+        if self.together:
+            self.together = False
+            return [Say("the next block is placed on its own")]
+        if s.phase != BUILD or len(s.hand) < 2:
+            raise Refused("together", "two blocks in hand are needed to place them together")
+        self.together = True
+        return [Say("the next two blocks are placed together: set the first down, it is held until the second")]
+
+    def _act_select_pawn(self, args: Mapping, table: Table) -> list[Effect]:
+        s = self._game()
+        color = args.get("player") or s.player
+        if color not in self.players:
+            raise PlayError(f"player: no pawn {color!r} plays; players are {', '.join(self.players)}")
+        self.selected = reachable(s.terrain, color)
+        n = len(self.selected.destinations())
+        return [Say(f"the {color} pawn can reach {n} spot(s), up to level {self.selected.max_level}")]
+
+    def _act_move_pawn(self, args: Mapping, table: Table) -> list[Effect]:
+        s = self._game()
+        cell, level = _cell(args), int(args["level"])
+        if self.pending is not None:
+            raise Refused("together", "the pawn may move only before or after placing two blocks together")
+        try:
+            self.state = talo.move(s, cell, level)
+        except (IllegalMoveError, TaloError) as e:
+            raise Refused("move", _reason(e)) from None
+        route = [tuple(x) for x in self.state.log[-1 if self.state.phase != OVER else -2].data["route"]]
+        self.selected = None
+        color = s.player
+        walk = Walk(talo.pawn_id(color), tuple(self._pawn_pose(color, r[:2], r[2]) for r in route[1:]))
+        self.log("game_state", state=self.state.to_json())
+        out: list[Effect] = [walk, Say(f"{color} walks {len(route) - 1} step(s) to {list(cell)} at level {level}")]
+        if self.over:
+            out += self._ended()
+        return out
+
+    def _act_restart(self, args: Mapping, table: Table) -> list[Effect]:
+        s = self._game()
+        cell = _cell(args)
+        try:
+            self.state = talo.restart(s, cell)
+        except (IllegalMoveError, TaloError) as e:
+            raise Refused("restart", _reason(e)) from None
+        return [Place(talo.pawn_id(s.player), self._pawn_pose(s.player, cell, 0)),
+                Say(f"the blockaded {s.player} pawn starts again on {list(cell)}")]
+
+    def _act_end_turn(self, args: Mapping, table: Table) -> list[Effect]:
+        s = self._game()
+        if self.pending is not None:
+            raise Refused("together", f"{self.pending[0]} waits for the block placed with it (or call it off: G)")
+        try:
+            if s.phase == TAKE:  # nothing taken: the throw's blocks stay in the stock
+                s = talo.take(s, s.options[0])
+            self.state = talo.end_turn(s)
+        except (IllegalMoveError, TaloError) as e:
+            raise Refused("turn", _reason(e)) from None
+        if self.over:
+            return self._ended()
+        return self._next_turn(f"{s.player} ends the turn")
+
+    def _next_turn(self, said: str) -> list[Effect]:
+        self.together, self.selected = False, None
+        self.log("turn_changed", player=self.current)
+        self.log("game_state", state=self.state.to_json())
+        hint = " (the pawn is blockaded: it may restart on a free start field)" if talo.blocked(self.state) else ""
+        return [Seat(self.current), Say(f"{said}. {self.current}'s turn: throw the die (D){hint}", "turn")]
+
+    def _ended(self) -> list[Effect]:
+        o = self.state.outcome
+        self.log("game_over", reason=o.reason, winners=list(o.winners), loser=o.loser)
+        who = " and ".join(o.winners) or "nobody"
+        lost = f"; {o.loser} caused it and loses" if o.loser else ""
+        return [Say(f"game over ({o.reason}){lost}: {who} wins", "win")]
+
+    # --- the table ------------------------------------------------------------------------------------
+
+    def _pick(self, piece: str, table: Table) -> list[Effect]:
+        p = table.scene().piece(piece)
+        if self.over:
+            raise Refused("over", "the game is over")
+        if p.kind == PAWN:
+            raise Refused("pawn", "a pawn walks its routes: select it (click it) and click where it goes")
+        if p.kind != BLOCK:
+            raise Refused("kind", f"{piece} is no Talo piece")
+        if piece not in table.supply:
+            raise Refused("placed", f"{piece} is built in; placed blocks stay where they are")
+        s = self._game()
+        n = int(p.params["length"])
+        if s.phase == THROW:
+            raise Refused("turn", f"{s.player}: throw the die first (D)")
+        if s.phase == TAKE:
+            combo = next((o for o in s.options if n in o), None)
+            if combo is None:
+                allowed = " | ".join("+".join(map(str, o)) for o in s.options)
+                raise Refused("take", f"a throw of {s.rolls[-1]} allows {allowed}; no block of length {n}")
+            self.state = talo.take(s, combo)
+            return [Say(f"{s.player} takes {' + '.join(map(str, combo))}")]
+        free = list(s.hand)
+        if self.pending is not None:
+            free.remove(self.pending[1].length)
+        if n not in free:
+            have = " + ".join(map(str, free)) or "nothing"
+            raise Refused("hand", f"no block of length {n} in hand (holding {have})")
+        return []
+
+    def _drop(self, piece: str, pose, table: Table) -> list[Effect]:
+        s = self._game()
+        n = int(table.scene().piece(piece).params["length"])
+        put = self._put(piece, n, pose)
+        if self.together and self.pending is None:
+            try:
+                talo.precheck(s, [put])
+            except IllegalMoveError as e:
+                raise Refused(e.violations[0].rule, _reason(e)) from None
+            self.pending = (piece, put, pose)
+            return [Pin(piece, pose), Say(f"{piece} is held where it was set down: now the block placed with it")]
+        first = self.pending
+        puts = [first[1], put] if first is not None else [put]
+        undo = [Unpin(first[0], home=True)] if first is not None else []
+        try:
+            talo.precheck(s, puts)
+            verdict = self.judge(talo.building_after(s, puts))
+            self.state = talo.place(s, puts, verdict)
+        except IllegalMoveError as e:
+            self.pending, self.together = None, False
+            raise Refused(e.violations[0].rule, _reason(e), undo) from None
+        self.pending, self.together = None, False
+        ids = [b.id for b in talo.new_blocks(s, puts)]
+        pieces = ([first[0]] if first is not None else []) + [piece]
+        self.live_of.update(zip(ids, pieces))
+        out: list[Effect] = [Unpin(first[0])] if first is not None else []
+        self.log("placed", player=s.player, pieces=pieces)
+        self.log("game_state", state=self.state.to_json())
+        if self.over:
+            return out + self._ended()
+        where = " and ".join(f"{pid} on {list(u.cell)} at level {u.layer}" for pid, u in zip(pieces, puts))
+        return out + [Say(f"{s.player} placed {where}")]
+
+    def _put(self, piece: str, length: int, pose) -> talo.Put:
+        """The grid placement of a block landing at ``pose``; a pose off the grid is refused with its reason."""
+        probe = Piece(piece, BLOCK, {"length": length}, tuple(pose[:3]), tuple(pose[3:]))
+        layout = layout_of(Scene("talo", self.board.name, (probe,)))
+        if layout.problems:
+            v = layout.problems[0]
+            raise Refused(v.rule, f"{piece} {v.reason}")
+        b = layout.blocks[0]
+        return talo.Put(length, b.cell, b.layer, b.axis)
+
+    def _knocked(self, pieces, player: str | None, table: Table) -> list[Effect]:
+        if self.state is None:
+            return []
+        game_of = {v: k for k, v in self.live_of.items()}
+        fallen = [game_of[p] for p in pieces if p in game_of]
+        pawns = [p for p in pieces if p.startswith("pawn-") and p[5:] in self.players]
+        out: list[Effect] = []
+        if not fallen or self.over:
+            for pid in pawns:  # a pawn knocked off alone goes back to its spot
+                pawn = self.state.layout.pawn(pid[5:])
+                if pawn is not None:
+                    out.append(Place(pid, self._pawn_pose(pawn.color, pawn.cell, pawn.level)))
+            return out
+        culprit = player if player in self.players else self.state.player
+        self.log("knocked", player=culprit, pieces=list(pieces))
+        self.state = talo.collapse(self.state, culprit, fallen)
+        self.pending = None
+        return [Say(f"collapse: {', '.join(fallen)} fell ({culprit})", "collapse"), *self._ended()]
+
+
+def _cell(args: Mapping) -> tuple[int, int]:
+    cell = args["cell"]
+    return int(cell[0]), int(cell[1])
+
+
+def _reason(e: Exception) -> str:
+    if isinstance(e, IllegalMoveError):
+        return "; ".join(v.reason for v in e.violations)
+    return str(e)
+
+
+def _last_rolls(state, player: str) -> list[int]:
+    """The rolls of ``player``'s last throw, from the log (the turn has passed on)."""
+    for e in reversed(state.log):
+        if e.action == "throw" and e.player == player:
+            return list(e.data["rolls"])
+    return []
+
+
+__all__ = ["BOARDS", "TaloSession"]

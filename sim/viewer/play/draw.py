@@ -1,0 +1,239 @@
+"""The play mode in the window (Panda3D): the game panel, the die as it rolls, the selected pawn's routes.
+
+Only the window imports this module. The panel's text is
+:meth:`sim.viewer.play.mode.PlayMode.panel`; the routes are
+:meth:`~sim.viewer.play.mode.PlayMode.routes`, drawn as lines from the pawn's
+field up and down the levels it steps through, a ring on each spot it can
+reach.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from direct.gui.DirectGui import DirectFrame
+from direct.gui.OnscreenText import OnscreenText
+from panda3d.core import LineSegs, NodePath, TextNode
+
+from sim.render.graph import SHADOW_MASK
+from sim.viewer.keys import Control
+from sim.viewer.plugins import WindowPlugin
+
+PANEL = (0.08, 0.09, 0.10, 0.80)
+TEXT = (0.96, 0.96, 0.96, 1.0)
+REFUSED = (1.0, 0.55, 0.45, 1.0)
+ROUTE = (1.0, 0.85, 0.15, 1.0)
+SPOT = (0.15, 0.9, 0.35, 1.0)
+SCALE = 0.036
+LINE = 0.039
+ROLL_SECONDS = 0.8
+"""How long the die is shown rolling before it shows the throw."""
+WRAP_CHARS = 100
+"""About how many characters of the panel's font fit in its width (for the frame's height)."""
+REFRESH = 8.0
+"""Times a second the panel asks the referee for its view."""
+LIFT = 0.002
+"""How far (m) the route lines float over the surfaces."""
+
+
+class PlayDrawing:
+    """The game panel (top left, under the status line) and the route marks of one window.
+
+    Args:
+        base: the ShowBase.
+        mode: the :class:`~sim.viewer.play.mode.PlayMode`.
+    """
+
+    def __init__(self, base, mode):
+        self.base = base
+        self.mode = mode
+        self.frame = DirectFrame(parent=base.a2dTopLeft, frameColor=PANEL, frameSize=(0.0, 1.9, -0.5, 0.0),
+                                 pos=(0.02, 0, -0.11))
+        self.text = OnscreenText(parent=self.frame, pos=(0.03, -0.05), scale=SCALE, fg=TEXT, align=TextNode.A_left,
+                                 mayChange=True, text="", wordwrap=50)
+        self.routes = base.render.attach_new_node("play-routes")
+        self.routes.hide(SHADOW_MASK)
+        self.routes.set_light_off(1)
+        self.routes.set_bin("fixed", 45)
+        self.routes.set_depth_test(False)
+        self._rolled = 0
+        self._rolling = 0.0
+        self._since = 1.0
+        self._shown_routes = None
+        self._rng = np.random.default_rng()  # the rolling faces only: the throw itself is the referee's
+
+    def update(self, seconds: float) -> None:
+        """Redraw what changed (once a frame; the referee is asked at most :data:`REFRESH` times a second)."""
+        self._since += seconds
+        if self._since < 1.0 / REFRESH and self._rolling <= 0.0:
+            return
+        self._since = 0.0
+        text = self.mode.panel()
+        view = self.mode.view()
+        if view["game"] == "talo":
+            text = self._die(text, view, seconds)
+        if self.text.text != text:
+            self.text.setText(text)
+            lines = sum(1 + len(t) // WRAP_CHARS for t in text.split("\n"))
+            self.frame["frameSize"] = (0.0, 1.9, -0.03 - LINE * lines, 0.0)
+            self.text.setFg(REFUSED if "REFUSED" in text else TEXT)
+        routes = self.mode.routes()
+        if routes != self._shown_routes:
+            self._draw_routes(routes)
+            self._shown_routes = routes
+
+    def _die(self, text: str, view, seconds: float) -> str:
+        """The die rolling for a moment after each throw (faces at random, for the eye), then the throw."""
+        throws = view["throws"]
+        if throws != self._rolled:
+            self._rolled, self._rolling = throws, ROLL_SECONDS
+        if self._rolling > 0.0:
+            self._rolling -= seconds
+            face = int(self._rng.integers(1, 11))
+            return "\n".join(f"die: rolling ... {face}" if line.startswith("die:") else line
+                             for line in text.split("\n"))
+        return text
+
+    def _draw_routes(self, routes) -> None:
+        self.routes.node().remove_all_children()
+        if not routes:
+            return
+        segs = LineSegs("routes")
+        segs.set_thickness(3.0)
+        segs.set_color(*ROUTE)
+        for route in routes:
+            pts = [np.array(p) + [0.0, 0.0, LIFT] for p in route]
+            segs.move_to(*pts[0])
+            for a, b in zip(pts, pts[1:]):
+                if abs(b[2] - a[2]) > 1e-6:  # a step up or down: over the edge between the fields
+                    mid = (a + b) / 2
+                    segs.draw_to(mid[0], mid[1], a[2])
+                    segs.draw_to(mid[0], mid[1], b[2])
+                segs.draw_to(*b)
+        rings = LineSegs("spots")
+        rings.set_thickness(3.0)
+        rings.set_color(*SPOT)
+        for route in routes:
+            x, y, z = route[-1]
+            r = 0.007
+            for k in range(17):
+                a = 2 * np.pi * k / 16
+                p = (x + r * np.cos(a), y + r * np.sin(a), z + LIFT)
+                (rings.draw_to if k else rings.move_to)(*p)
+        NodePath(segs.create()).reparent_to(self.routes)
+        NodePath(rings.create()).reparent_to(self.routes)
+
+    def destroy(self) -> None:
+        self.frame.destroy()
+        self.routes.remove_node()
+
+
+class PlayWindow(WindowPlugin):
+    """The play mode's window plug-in: the game panel, the routes, the game's keys.
+
+    Args:
+        referee: the session's :class:`~sim.viewer.play.mode.Referee`.
+    """
+
+    def __init__(self, referee):
+        self.referee = referee
+        self.window = None
+        self.drawing: PlayDrawing | None = None
+        self.marked: list[str] = []  # Babylon: the nobles marked for the special move
+
+    def attach(self, window) -> None:
+        self.window = window
+        self.drawing = PlayDrawing(window, self.referee)
+
+    def controls(self) -> tuple[Control, ...]:
+        game, variant = self.referee.session.game, self.referee.session.variant
+        g = "Game"
+        if game == "talo":
+            return (Control("D", ("d",), lambda: self._act("throw"), "throw the die", g),
+                    Control("G", ("g",), lambda: self._act("together"), "place the next two blocks together", g),
+                    Control("V", ("v",), lambda: self._act("select-pawn"), "show where your pawn can go", g),
+                    Control("W", ("w",), self._walk, "your pawn to the field under the cursor (start, walk, "
+                                                     "restart)", g),
+                    Control("E", ("e",), lambda: self._act("end-turn"), "end the turn", g))
+        if game == "tohuwabohu":
+            if variant == "pro":
+                return (Control("Tab", ("tab",), self._next_seat, "the next player's hands", g),
+                        Control("Enter", ("enter",), lambda: self._act("stop"), "Stop! (claim your cards)", g),
+                        Control("C", ("c",), lambda: self._act("continue"), "after a collapse: go on", g),
+                        Control("X", ("x",), lambda: self._act("punish"), "after a collapse: punish", g))
+            return (Control("S", ("s",), lambda: self._act("swap"), "swap your order card (once a turn)", g),)
+        return (Control("E", ("e",), lambda: self._act("end-turn"), "end the turn", g),
+                Control("S", ("s",), self._mark_noble, "mark the noble under the cursor; two: the special move",
+                        g),
+                Control("U", ("u",), self._turn_tower, "turn the tower under the cursor (expert special move)", g),
+                Control("B", ("b",), lambda: self._act("take-back"), "take this turn's pieces back", g))
+
+    def frame(self, window, dt: float) -> None:
+        self.drawing.update(dt)
+
+    def close(self, window) -> None:
+        if self.drawing is not None:
+            self.drawing.destroy()
+
+    # --- keys ---
+
+    def _act(self, name: str, **fields) -> None:
+        from sim.errors import TowerlabError
+        from sim.viewer.actions import action, specs_with
+
+        c = self.window.controller
+        try:
+            c.apply(action(name, specs=specs_with(c.plugins), **fields))
+        except TowerlabError as e:
+            c.say(str(e), "error")
+
+    def _pixel(self):
+        w = self.window
+        if not w.mouseWatcherNode.has_mouse():
+            return None
+        m = w.mouseWatcherNode.get_mouse()
+        width, height = w.controller.camera.size
+        return (float(m.x) + 1.0) * width / 2.0, (1.0 - float(m.y)) * height / 2.0
+
+    def _walk(self) -> None:
+        px = self._pixel()
+        spot = None if px is None else self.referee.spot_at(self.window.controller.surface_at(*px))
+        if spot is None:
+            self.window.controller.say("point at a field of the board", "error")
+            return
+        cell, level = spot
+        view = self.referee.view()
+        if view["phase"] == "start":
+            self._act("start", cell=cell)
+        elif view["blocked"] and view["phase"] == "throw":
+            self._act("restart", cell=cell)
+        else:
+            self._act("move-pawn", cell=cell, level=level)
+
+    def _next_seat(self) -> None:
+        players = self.referee.session.players
+        seat = self.referee.session.seat
+        self._act("seat", player=players[(players.index(seat) + 1) % len(players)])
+
+    def _under_cursor(self) -> str | None:
+        px = self._pixel()
+        return None if px is None else self.window.controller.piece_at(*px)
+
+    def _mark_noble(self) -> None:
+        piece = self._under_cursor()
+        if piece is None or "noble" not in self.window.controller.world.piece(piece).kind:
+            self.window.controller.say("point at a noble to mark it for the special move", "error")
+            return
+        self.marked = [p for p in self.marked if p != piece][-1:] + [piece]
+        if len(self.marked) == 2:
+            a, b = self.marked
+            self.marked = []
+            self._act("swap-nobles", nobles=[a, b])
+        else:
+            self.window.controller.say(f"{piece} marked: mark the noble it swaps with (S)")
+
+    def _turn_tower(self) -> None:
+        piece = self._under_cursor()
+        if piece is None:
+            self.window.controller.say("point at a tower to turn it", "error")
+            return
+        self._act("turn-tower", piece=piece)

@@ -1,0 +1,82 @@
+"""Each game set up for play: the table as its rulebook lays it out, and the referee that runs it.
+
+The die and the deal come from the seed through ``SeedSequence.spawn`` (a
+stream of their own, apart from the set-up's shuffle of Tohuwabohu's pieces),
+so that the same game, players, variant, seed and actions give the same game.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from sim.games.play.session import PlayError, Session
+from sim.scene import Scene
+
+GAMES = ("tohuwabohu", "talo", "babylon")
+DEFAULT_PLAYERS = {"talo": ("red", "blue"), "tohuwabohu": ("red", "blue"), "babylon": ("red", "blue", "green")}
+VARIANTS = {"talo": ("green", "island"), "tohuwabohu": ("basic", "advanced", "pro"),
+            "babylon": ("tactical", "expert")}
+
+
+def game_rng(seed: int) -> np.random.Generator:
+    """The referee's randomness (the die, the deal) for ``seed``: its own stream of the seed's sequence."""
+    return np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0])
+
+
+@dataclass
+class Game:
+    """A game ready to play.
+
+    Attributes:
+        scene: the table as set up.
+        supply: ids of the pieces in the supply.
+        session: the referee.
+        prepare: the scene the statics judge, from the pieces built (the game's ``physics_scene``).
+    """
+
+    scene: Scene
+    supply: tuple[str, ...]
+    session: Session
+    prepare: object = None
+
+
+def new_game(game: str, players=None, variant: str | None = None, seed: int = 0) -> Game:
+    """Set ``game`` up for ``players`` (default two, Babylon three) in ``variant`` (default the first).
+
+    Raises:
+        PlayError: an unknown game or variant, or players the game does not allow.
+    """
+    from sim.viewer.setup import SetupError, setup
+
+    if game not in GAMES:
+        raise PlayError(f"game: expected one of {', '.join(GAMES)}, got {game!r}")
+    players = tuple(players or DEFAULT_PLAYERS[game])
+    variant = variant or VARIANTS[game][0]
+    if variant not in VARIANTS[game]:
+        raise PlayError(f"--variant: {game} plays {', '.join(VARIANTS[game])}, got {variant!r}")
+    if game == "talo":
+        from sim.games.play.judge import statics_judge
+        from sim.games.play.talo import BOARDS, TaloSession
+
+        scene = setup("talo")
+        if variant != "green":
+            scene = replace(scene, board=BOARDS[variant], title=f"Talo on the {variant} board")
+        session = TaloSession(players, game_rng(seed), statics_judge, variant)
+        return Game(scene, tuple(p.id for p in scene.pieces), session)
+    if game == "tohuwabohu":
+        from sim.games.play.tohuwabohu import TohuwabohuSession
+        from sim.games.tohuwabohu import physics_scene
+
+        scene = setup("tohuwabohu", seed=seed)
+        session = TohuwabohuSession(players, game_rng(seed), variant)
+        return Game(scene, tuple(p.id for p in scene.pieces), session, physics_scene)
+    from sim.games.play.babylon_tactical import TacticalSession
+
+    try:
+        scene = setup("babylon", players)
+    except SetupError as e:
+        raise PlayError(str(e)) from None
+    session = TacticalSession(players, variant)
+    return Game(scene, tuple(p.id for p in scene.pieces), session)

@@ -1,0 +1,218 @@
+"""The viewer's table as a referee reads it, and the referee's effects carried out on it.
+
+:class:`ControllerTable` is :class:`sim.games.play.session.Table` on a viewer
+controller: the pieces as the live world has them, the supply, what each hand
+holds, where the set-up put each piece, and the statics' verdict on what is
+built (the table without the supply and the hands: :func:`statics_judge`, the
+same exact statics the stability panel shows, answered at once so that a
+turn's end is judged on the configuration now and never on a stale one).
+
+:class:`Effects` carries out what a session asks: set a piece down at a pose
+at rest (a pawn's step, a swapped noble, a piece put back as it was), walk a
+pawn along its route a step at a time, hold a block where it was set down
+until the block placed with it has come to rest (Talo's 4 + 1), send pieces
+back to the supply, clear the table for a new round, empty the hands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import numpy as np
+
+from sim.games.contract import Verdict
+from sim.games.play import session as play
+from sim.games.play.judge import statics_judge
+from sim.scene import Scene
+
+STEP_SECONDS = 0.25
+"""Simulated seconds a walking pawn takes per step of its route."""
+PIN_HAND = "referee"
+"""The live world's hand that holds a block set down to be placed together with the next."""
+KIND = {"refused": "refused", "collapse": "collapse", "turn": "info", "score": "info", "win": "info", "info": "info"}
+"""A session's kinds of message as the controller's."""
+
+
+class ControllerTable:
+    """What a session reads of the table, on a viewer controller.
+
+    Args:
+        controller: the viewer's controller.
+        judge: the verdict on the pieces built (default: the exact statics); a game's
+            ``physics_scene`` is applied by ``prepare``.
+        prepare: the scene the judge is asked about, from the pieces built (default: as they are).
+    """
+
+    def __init__(self, controller, judge: Callable[[Scene], Verdict] = statics_judge,
+                 prepare: Callable[[Scene], Scene] | None = None):
+        self.c = controller
+        self.judge = judge
+        self.prepare = prepare or (lambda s: s)
+        self._homes = {p.id: tuple(float(x) for x in (*p.pos, *p.quat)) for p in controller.scene0.pieces}
+        self.pinned: str | None = None  # the block the referee's hand holds (Talo's 4 + 1), set by Effects
+
+    def scene(self) -> Scene:
+        return self.c.scene()
+
+    @property
+    def supply(self) -> frozenset[str]:
+        return frozenset(self.c.supply)
+
+    @property
+    def carried(self) -> Mapping[str, str]:
+        out = {h: s.piece for h, s in self.c.hands.items()}
+        if self.pinned is not None:
+            out[PIN_HAND] = self.pinned
+        return out
+
+    def home(self, piece_id: str) -> tuple[float, ...]:
+        return self._homes[piece_id]
+
+    def has_home(self, piece_id: str) -> bool:
+        """Whether the set-up put ``piece_id`` on the table."""
+        return piece_id in self._homes
+
+    def built(self) -> Scene:
+        """The pieces built: the table without the supply and without what is in a hand."""
+        scene = self.scene()
+        out = set(self.supply) | set(self.carried.values())
+        return scene.with_pieces(p for p in scene.pieces if p.id not in out)
+
+    def verdict(self) -> Verdict:
+        return self.judge(self.prepare(self.built()))
+
+
+class Effects:
+    """Carries out a session's effects on a controller, some at once, some over the frames that follow.
+
+    Args:
+        controller: the viewer's controller.
+        table: its :class:`ControllerTable`.
+        said: ``said(text, kind)`` for each thing the referee says (the panel keeps the last refusal).
+    """
+
+    def __init__(self, controller, table: ControllerTable, said: Callable[[str, str], None] | None = None):
+        self.c = controller
+        self.table = table
+        self.said = said or (lambda text, kind: None)
+        self.walks: list[list] = []  # [piece, remaining poses, seconds to the next step]
+        self.unpins: list[play.Unpin] = []  # wait until the piece placed with the pinned one rests
+
+    @property
+    def busy(self) -> bool:
+        """A pawn is still walking, or a held block waits to be let go."""
+        return bool(self.walks or self.unpins)
+
+    def run(self, effects) -> None:
+        """Carry out ``effects`` in order."""
+        for e in effects:
+            getattr(self, "_" + type(e).__name__.lower())(e)
+
+    def tick(self, seconds: float) -> None:
+        """Time passed: walking pawns take their next steps; a held block is let go once the block placed with
+        it has been set down."""
+        for w in list(self.walks):
+            w[2] -= seconds
+            while w[2] <= 1e-9 and w[1]:
+                self._set(w[0], w[1].pop(0))
+                w[2] += STEP_SECONDS
+            if not w[1]:
+                self.walks.remove(w)
+        if self.unpins and not self.c.hands:
+            pending, self.unpins = self.unpins, []
+            for u in pending:
+                self._release(u)
+
+    # --- the effects ---
+
+    def _say(self, e: play.Say) -> None:
+        self.c.say(e.text, KIND.get(e.kind, "info"))
+        self.said(e.text, e.kind)
+
+    def _putback(self, e: play.PutBack) -> None:
+        for hand, s in list(self.c.hands.items()):
+            if s.piece == e.piece:
+                self.c.world.release(hand)
+                self.c.world.set_pose(e.piece, s.start)
+                del self.c.hands[hand]
+                self.c.carries.pop(hand, None)
+                if self.table.has_home(e.piece) and np.allclose(s.start, self.table.home(e.piece), atol=1e-3):
+                    self._to_supply_ids([e.piece])
+
+    def _place(self, e: play.Place) -> None:
+        self._set(e.piece, e.pose)
+
+    def _walk(self, e: play.Walk) -> None:
+        if e.poses:
+            self.walks.append([e.piece, list(e.poses), 0.0])
+            self.tick(0.0)
+
+    def _tosupply(self, e: play.ToSupply) -> None:
+        for pid in e.pieces:
+            self.c.world.set_pose(pid, self.table.home(pid))
+        self._to_supply_ids(e.pieces)
+
+    def _setaside(self, e: play.SetAside) -> None:
+        for pid in e.pieces:
+            if pid in self.c.world.ids:
+                self.c.world.remove_piece(pid)
+            self.c.supply.discard(pid)
+        self.c.world.set_supply(self.c.supply)
+
+    def _clear(self, e: play.Clear) -> None:
+        self._emptyhands(play.EmptyHands())
+        if self.table.pinned is not None:
+            self.c.world.release(PIN_HAND)
+            self.table.pinned = None
+        ids = [pid for pid in self.c.world.ids if pid not in self.c.supply]
+        for pid in ids:
+            self.c.world.set_pose(pid, self.table.home(pid))
+        self._to_supply_ids(ids)
+
+    def _emptyhands(self, e: play.EmptyHands) -> None:
+        for s in list(self.c.hands.values()):
+            self._putback(play.PutBack(s.piece))
+
+    def _pin(self, e: play.Pin) -> None:
+        pose = np.asarray(e.pose, dtype=float)
+        for hand, s in list(self.c.hands.items()):
+            if s.piece == e.piece:  # the viewer's hand lets go; the referee's holds it where it was set down
+                self.c.world.release(hand, pose)
+                del self.c.hands[hand]
+                self.c.carries.pop(hand, None)
+        self.c.world.set_pose(e.piece, pose)
+        self.c.world.grab(PIN_HAND, e.piece, force_limit=1e3)
+        self.c.world.move_hand(PIN_HAND, pose)
+        self.table.pinned = e.piece
+        self.c.supply.discard(e.piece)
+        self.c.world.set_supply(self.c.supply)
+
+    def _unpin(self, e: play.Unpin) -> None:
+        if e.home:
+            self._release(e)
+        else:
+            self.unpins.append(e)
+            self.tick(0.0)
+
+    def _seat(self, e: play.Seat) -> None:
+        self.c.player = e.player
+
+    # --- helpers ---
+
+    def _release(self, e: play.Unpin) -> None:
+        if self.table.pinned == e.piece:
+            self.c.world.release(PIN_HAND)
+            self.table.pinned = None
+        if e.home:
+            self.c.world.set_pose(e.piece, self.table.home(e.piece))
+            self._to_supply_ids([e.piece])
+
+    def _set(self, pid: str, pose) -> None:
+        self.c.world.set_pose(pid, np.asarray(pose, dtype=float))
+        if pid in self.c.supply:
+            self.c.supply.discard(pid)
+            self.c.world.set_supply(self.c.supply)
+
+    def _to_supply_ids(self, ids) -> None:
+        self.c.supply.update(ids)
+        self.c.world.set_supply(self.c.supply)

@@ -1,0 +1,56 @@
+"""``towerlab play`` from the command line: bad input is one line and exit 2; a scripted game offscreen is
+recorded, and the same seed and actions give the same game."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from helpers import one_line
+
+from sim.cli import main
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["moon"], "game: expected one of tohuwabohu, talo, babylon, got 'moon'"),
+    (["talo", "--variant", "desert"], "--variant: talo plays green, island, got 'desert'"),
+    (["talo", "--players", "red,purple"], "--players: Talo's pawns are"),
+    (["babylon", "--players", "red,blue"], "--players"),
+    (["tohuwabohu", "--screenshot", "out.bmp", "--offscreen"], "expected a .png, .jpg or .jpeg"),
+    (["talo", "--record", "r.tlrec", "--no-record", "--offscreen", "--exit"], "give one of them"),
+])
+def test_bad_input_is_one_line_and_exit_2(args, says, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["play", *args]) == 2
+    assert says in one_line(capsys)
+
+
+def test_a_malformed_game_action_names_its_file_line_and_field(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    moves = tmp_path / "moves.json"
+    moves.write_text('[\n{"action": "throw"},\n{"action": "move-pawn", "cell": [12, 0], "level": 1}\n]\n')
+    assert main(["play", "talo", "--actions", str(moves), "--offscreen", "--no-record"]) == 2
+    line = one_line(capsys)
+    assert "moves.json:3: actions[1].cell: expected two field numbers 0..9" in line and "[12, 0]" in line
+
+
+def test_without_a_display_and_without_actions_nothing_opens(capsys, monkeypatch):
+    monkeypatch.delenv("DISPLAY", raising=False)
+    assert main(["play", "talo", "--no-record"]) == 2
+    assert "no display" in one_line(capsys)
+
+
+def test_a_scripted_game_offscreen_is_recorded_the_same_every_time(tmp_path, monkeypatch):
+    from sim.replay import load_recording
+
+    monkeypatch.chdir(tmp_path)
+    moves = tmp_path / "moves.json"
+    moves.write_text(json.dumps([{"action": "start", "cell": [0, 0]}, {"action": "start", "cell": [0, 9]},
+                                 {"action": "throw"}, {"action": "end-turn"}, {"action": "throw"}]))
+    got = []
+    for k in range(2):
+        rec = tmp_path / f"{k}.tlrec"
+        assert main(["play", "talo", "--seed", "5", "--actions", str(moves), "--offscreen", "--record",
+                     str(rec)]) == 0
+        got.append([(e.kind, dict(e.data)) for e in load_recording(rec).events if e.kind in ("rolled", "turn_changed")])
+    assert got[0] == got[1] and [k for k, _ in got[0]] == ["turn_changed", "rolled", "turn_changed", "rolled"]
