@@ -235,7 +235,7 @@ class Building:
             if there or self.world.time - s.lowering >= SET_DOWN_TIME:
                 landing = c.ghost if there else None  # set down exactly on its support
                 self._set_down(hand, s, landing)
-                del self.hands[hand]
+                self.hands.pop(hand, None)
                 self.carries.pop(hand, None)
                 self._update_mode()
 
@@ -258,7 +258,8 @@ class Building:
                 self.say(reason, "refused")
                 self._session_event("rejected", (s.piece,), "drop", s.piece, hand, {"reason": reason})
                 return
-        self.world.release(hand, landing)
+        if hand in self.world.held():  # a plug-in may have taken the piece over as it judged the drop
+            self.world.release(hand, landing)
         self._session_event("dropped", (s.piece,), "drop", s.piece, hand)
 
 
