@@ -183,3 +183,20 @@ def test_a_piece_let_go_in_the_air_can_be_set_down_at_once_and_a_carried_one_can
         lw.advance(1.0)
         np.testing.assert_allclose(lw.pose("block")[:3], [0.0, 0.0, 0.05], atol=5e-4)
         assert "block" in lw.held and not [e for e in lw.events if e.kind == "knocked_down"]
+
+
+def test_a_piece_set_down_elsewhere_is_tracked_from_its_new_support_and_only_a_real_fall_knocks_it_down():
+    # from the table onto a tower's top: its baseline support is the tower, not the table it left (it was
+    # reported knocked down, "left its support", as soon as anything else moved)
+    with LiveWorld(scene(*tower("t", 0, 2), box("block", -100, 0, 0), box("other", 100, 0, 0))) as lw:
+        lw.set_pose("block", [0.0, 0.0, 2 * BOX / 1000 + BOX / 2000, 0, 0, 0, 1], player="ana")
+        lw.advance(1.0)
+        assert "block" in lw.held
+        lw.push("other", [0.01, 0.0, 0.0], player="ed")  # something else moves: contacts are asked
+        lw.advance(1.5)
+        knocked = {p for e in lw.events if e.kind == "knocked_down" for p in e.pieces}
+        assert "block" not in knocked and "t1" not in knocked
+        lw.push("block", [0.0, 0.02, 0.0], point=[0.0, 0.0, 0.055], player="ed")  # off the tower: a real fall
+        lw.advance(1.5)
+        knocked = [e for e in lw.events if e.kind == "knocked_down" and "block" in e.pieces]
+        assert knocked and knocked[0].cause.kind == "push" and knocked[0].cause.player == "ed"

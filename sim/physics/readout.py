@@ -117,8 +117,11 @@ class Readout:
         """Ids of the pieces asleep (:mod:`sim.physics.sleep`), scene order."""
         return [] if self._sleep is None else self._sleep.sleeping()
 
-    def contact_state(self) -> dict[str, tuple[frozenset, frozenset]]:
+    def contact_state(self, fresh: bool = False) -> dict[str, tuple[frozenset, frozenset]]:
         """What each piece touches now, and what holds it up, from the last step's contacts.
+
+        Args:
+            fresh: find the contacts again at the poses now (after a teleport the last step's are stale).
 
         Returns:
             id -> (touching, below): names of the bodies (piece ids, ``board``,
@@ -129,6 +132,8 @@ class Readout:
         below: dict[str, set[str]] = {i: set() for i in self.ids}
         gap = tol.touch_gap * self._scale
         upright = np.cos(tol.support_angle)
+        if fresh:
+            pb.performCollisionDetection(physicsClientId=self._cid)
         for c in pb.getContactPoints(physicsClientId=self._cid):
             if c[8] > gap:
                 continue

@@ -163,6 +163,7 @@ class CertifiedRest:
                 self.tracker.rebase(moved, [self.pose(i) for i in moved], contacts, self.time)
         if lost:
             self.world.set_static(lost, False)
+            self._stale = True
         self.held -= set(lost)
         for i in lost:
             self._held_poses.pop(i, None)
@@ -172,6 +173,7 @@ class CertifiedRest:
         ids = sorted(set(ids) & self.held)
         if ids:
             self.world.set_static(ids, False)
+            self._stale = True
             self.held -= set(ids)
             for i in ids:
                 self._held_poses.pop(i, None)

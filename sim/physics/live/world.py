@@ -81,6 +81,7 @@ class LiveWorld(CertifiedRest):
         self._clock = clock
         self._drained = 0
         self._dirty = True  # something may have changed since the last frame
+        self._stale = False  # pieces let go since contacts were last found: Bullet may lack theirs with statics
         self._shake: tuple[float, float, float, float, float] | None = None  # amplitude, hz, deg, start, end
         self._frame_steps = max(1, int(round(1.0 / (FRAME_HZ * self.world.settings.dt))))
         self._last_certified = -np.inf
@@ -252,10 +253,11 @@ class LiveWorld(CertifiedRest):
         self._record("set_pose", piece_id, player=player, pose=[float(x) for x in pose])
         self._wake(self._neighbours(piece_id) | {piece_id})
         self.world.set_pose(piece_id, pose)
+        contacts = self._contacts(fresh=True)  # its baseline support is where it is now, not where it was
         if piece_id in self.tracker.ids:
-            self.tracker.rebase([piece_id], [pose], self._contacts(), self.time)
+            self.tracker.rebase([piece_id], [pose], contacts, self.time)
         else:  # let go and not yet at rest, so not watched: its motion counts from here
-            self.tracker.add([piece_id], self._bounds([piece_id]), [pose], self._contacts(), self.time)
+            self.tracker.add([piece_id], self._bounds([piece_id]), [pose], contacts, self.time)
         self._certify(force=True)
 
     def push(self, piece_id: str, impulse, point=None, player: str | None = None) -> None:
@@ -396,10 +398,13 @@ class LiveWorld(CertifiedRest):
     def _bounds(self, ids) -> list[np.ndarray]:
         return [self.world.piece(i).shape.bounds for i in ids]
 
-    def _contacts(self) -> dict:
-        """What each piece touches: Bullet's contacts, and for held pieces the certified ones (Bullet
-        computes nothing between two static bodies)."""
-        state = self.world.contact_state()
+    def _contacts(self, fresh: bool = False) -> dict:
+        """What each piece touches: Bullet's contacts (found again at the poses now when ``fresh`` or when
+        pieces were let go since they were last found: Bullet computes nothing between two static bodies,
+        and a piece just let go may lack its contacts with what held it up even a step later), and for held
+        pieces the certified ones."""
+        state = self.world.contact_state(fresh or self._stale)
+        self._stale = False
         cert = self.certification
         if cert is None:
             return state
