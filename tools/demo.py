@@ -176,6 +176,19 @@ VIEWER_SESSION = [
 ]
 
 
+def step_play(out: Path) -> None:
+    """A game of Talo played through the viewer: two seeded turns each, the referee judging every move."""
+    folder = out / "play"
+    folder.mkdir(parents=True, exist_ok=True)
+    actions = json.loads((ROOT / "tests/data/play/talo-seed7.json").read_text(encoding="utf-8"))
+    ends = [k for k, a in enumerate(actions) if a["action"] == "end-turn"]
+    script = folder / "talo-four-turns.json"
+    write_text(script, "[\n" + ",\n".join("  " + json.dumps(a) for a in actions[:ends[3] + 1]) + "\n]\n")
+    run(["play", "talo", "--seed", "7", "--offscreen", "--actions", str(script),
+         "--screenshot", str(folder / "talo.png"), "--record", str(folder / "talo.tlrec"), "--exit"])
+    run(["replay", str(folder / "talo.tlrec"), "--summary"])
+
+
 def step_viewer(out: Path) -> None:
     """The viewer, scripted: a Talo session through the viewer's controller, offscreen, with its pictures."""
     folder = out / "viewer"
@@ -224,7 +237,7 @@ def step_replay(out: Path) -> None:
 
 
 STEPS = [step_scenes, step_catalogue, step_stability, step_collapse, step_pictures, step_tohuwabohu,
-         step_talo, step_babylon, step_experiment, step_replay, step_viewer]
+         step_talo, step_babylon, step_experiment, step_replay, step_play, step_viewer]
 
 
 def main(argv=None) -> int:
