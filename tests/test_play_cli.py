@@ -54,3 +54,6 @@ def test_a_scripted_game_offscreen_is_recorded_the_same_every_time(tmp_path, mon
                      str(rec)]) == 0
         got.append([(e.kind, dict(e.data)) for e in load_recording(rec).events if e.kind in ("rolled", "turn_changed")])
     assert got[0] == got[1] and [k for k, _ in got[0]] == ["turn_changed", "rolled", "turn_changed", "rolled"]
+    header = load_recording(tmp_path / "0.tlrec")
+    assert header.players == ("red", "blue") and header.variant == "green" and header.header["seed"] == 5
+    assert main(["penalty", str(tmp_path / "0.tlrec"), "--json"]) == 0  # judged by the base game's rules

@@ -69,7 +69,8 @@ def play(
 
         if record is not None:
             writable_output(record, "--record")
-        recording = SessionRecording(record if record is not None else default_recording(game), seed)
+        recording = SessionRecording(record if record is not None else default_recording(game), seed,
+                                     g.session.players, g.session.variant)
     referee = Referee(g, recording)
     plugins = ([recording] if recording is not None else []) + [referee]  # the recording starts first
     script = load_actions(actions, specs_with(plugins)) if actions is not None else None

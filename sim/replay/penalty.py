@@ -45,6 +45,12 @@ VARIANTS = {"tohuwabohu": ("pro", "basic"), "talo": ("talo", "fantasy"), "babylo
             "free": (None,)}
 """The variants each game's penalty knows, the default first."""
 
+RULES_OF = {("talo", "green"): "talo", ("talo", "island"): "talo", ("tohuwabohu", "advanced"): "basic",
+            ("babylon", "expert"): "tactical"}
+"""Variants that ``towerlab play`` records -> the variant whose collapse rule they follow: Talo's green and island
+boards are the base game's rules, Tohuwabohu's advanced game is the basic one with a shorter timer, Babylon's
+expert game is the tactical one with one more special move."""
+
 
 @dataclass(frozen=True)
 class Penalty:
@@ -98,6 +104,7 @@ def settle(recording, variant: str | None = None) -> Penalty:
     known = VARIANTS[game]
     note = None
     chosen = variant or recording.variant
+    chosen = RULES_OF.get((game, chosen), chosen)
     if chosen is None:
         chosen = known[0]
         if game != "free":

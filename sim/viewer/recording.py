@@ -45,15 +45,19 @@ class SessionRecording(SessionPlugin):
     Args:
         path: the recording file (made, with its folder; replaced if it exists).
         seed: the session's seed, kept in the header.
+        players: the players in turn order, kept in the header (a played game; ``towerlab penalty`` reads them).
+        variant: the game's variant, kept in the header.
     """
 
     name = "recording"
 
-    def __init__(self, path, seed: int | None = None):
+    def __init__(self, path, seed: int | None = None, players=None, variant: str | None = None):
         from sim.replay import Recorder
 
         self.path = Path(path)
         self.seed = seed
+        self.players = None if players is None else tuple(players)
+        self.variant = variant
         self.recorder = Recorder(self.path)
         self.error: str | None = None
         self.t = 0.0  # recording time (s)
@@ -70,8 +74,8 @@ class SessionRecording(SessionPlugin):
         self._world = world
         scene = world.scene()
         if not self.recorder.started:
-            self._safely(lambda: self.recorder.start(scene, None, self.seed, controller.game,
-                                                     source="session"), controller)
+            self._safely(lambda: self.recorder.start(scene, None, self.seed, controller.game, self.players,
+                                                     variant=self.variant, source="session"), controller)
         else:
             def new_world():
                 for p in scene.pieces:
