@@ -1,11 +1,46 @@
-"""Test-wide settings: the tests never write into the user's cache folder."""
+"""Test-wide settings and fixtures: the tests never write into the user's cache folder; window tests get an
+Xvfb server of their own."""
 
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 import tempfile
+import time
+from pathlib import Path
+
+import pytest
 
 
 def pytest_configure(config):
     """Keep mesh decompositions of this run in a folder of its own (``$TOWERLAB_CACHE``)."""
     os.environ.setdefault("TOWERLAB_CACHE", tempfile.mkdtemp(prefix="towerlab-test-cache-"))
+
+
+@pytest.fixture(scope="module")
+def display(request):
+    """A fresh Xvfb server on a free display number, a little larger than the module's ``SIZE``: its DISPLAY.
+
+    Each pytest-xdist worker takes its numbers from a range of its own, so that two window tests running in
+    parallel never start their servers on the same display.
+    """
+    missing = [tool for tool in ("Xvfb", "xdotool") if shutil.which(tool) is None]
+    if missing:
+        pytest.skip(f"needs {' and '.join(missing)} (make test installs them)")
+    width, height = request.module.SIZE
+    worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").lstrip("gw") or 0)
+    number = next(n for n in range(140 + 40 * worker, 400 + 40 * worker) if not Path(f"/tmp/.X{n}-lock").exists()
+                  and not Path(f"/tmp/.X11-unix/X{n}").exists())
+    server = subprocess.Popen(["Xvfb", f":{number}", "-screen", "0", f"{width + 100}x{height + 100}x24",
+                               "-nolisten", "tcp"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 20
+    while not Path(f"/tmp/.X11-unix/X{number}").exists():
+        if server.poll() is not None or time.monotonic() > deadline:
+            pytest.skip(f"Xvfb :{number} did not start")
+        time.sleep(0.1)
+    try:
+        yield f":{number}"
+    finally:
+        server.terminate()
+        server.wait(timeout=10)

@@ -22,25 +22,6 @@ MISSING = [tool for tool in ("Xvfb", "xdotool") if shutil.which(tool) is None]
 pytestmark = pytest.mark.skipif(bool(MISSING), reason=f"needs {' and '.join(MISSING)} (make test installs them)")
 
 
-@pytest.fixture(scope="module")
-def display():
-    """A fresh Xvfb server on a free display number: its DISPLAY."""
-    number = next(n for n in range(420, 700) if not Path(f"/tmp/.X{n}-lock").exists()
-                  and not Path(f"/tmp/.X11-unix/X{n}").exists())
-    server = subprocess.Popen(["Xvfb", f":{number}", "-screen", "0", f"{SIZE[0] + 100}x{SIZE[1] + 100}x24",
-                               "-nolisten", "tcp"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 20
-    while not Path(f"/tmp/.X11-unix/X{number}").exists():
-        if server.poll() is not None or time.monotonic() > deadline:
-            pytest.skip(f"Xvfb :{number} did not start")
-        time.sleep(0.1)
-    try:
-        yield f":{number}"
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
-
-
 def _env(display: str, cwd: Path) -> dict:
     return dict(os.environ, DISPLAY=display, XDG_STATE_HOME=str(cwd / "state"),
                 TOWERLAB_RECORDINGS=str(cwd / "recordings"),

@@ -57,27 +57,6 @@ def test_every_action_is_documented():
 
 
 @pytest.fixture(scope="module")
-def display():
-    """A fresh Xvfb server on a free display number: its DISPLAY."""
-    if MISSING:
-        pytest.skip(f"needs {' and '.join(MISSING)} (make test installs them)")
-    number = next(n for n in range(180, 400) if not Path(f"/tmp/.X{n}-lock").exists()
-                  and not Path(f"/tmp/.X11-unix/X{n}").exists())
-    server = subprocess.Popen(["Xvfb", f":{number}", "-screen", "0", f"{SIZE[0] + 100}x{SIZE[1] + 100}x24",
-                               "-nolisten", "tcp"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 20
-    while not Path(f"/tmp/.X11-unix/X{number}").exists():
-        if server.poll() is not None or time.monotonic() > deadline:
-            pytest.skip(f"Xvfb :{number} did not start")
-        time.sleep(0.1)
-    try:
-        yield f":{number}"
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
-
-
-@pytest.fixture(scope="module")
 def collapse(tmp_path_factory):
     path = tmp_path_factory.mktemp("window") / "tower.tlrec"
     with LiveWorld(tower_scene()) as lw, Recorder(path, sync=False) as rec:

@@ -33,26 +33,6 @@ def _ffmpeg() -> str:
     return imageio_ffmpeg.get_ffmpeg_exe()
 
 
-@pytest.fixture(scope="module")
-def display():
-    """A fresh Xvfb server on a free display number: its DISPLAY."""
-    worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").lstrip("gw") or 0)  # parallel workers: apart
-    number = next(n for n in range(140 + 40 * worker, 400) if not Path(f"/tmp/.X{n}-lock").exists()
-                  and not Path(f"/tmp/.X11-unix/X{n}").exists())
-    server = subprocess.Popen(["Xvfb", f":{number}", "-screen", "0", f"{SIZE[0] + 100}x{SIZE[1] + 100}x24",
-                               "-nolisten", "tcp"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 20
-    while not Path(f"/tmp/.X11-unix/X{number}").exists():
-        if server.poll() is not None or time.monotonic() > deadline:
-            pytest.skip(f"Xvfb :{number} did not start")
-        time.sleep(0.1)
-    try:
-        yield f":{number}"
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
-
-
 class Viewer:
     """A running ``towerlab view`` and the ways a person works it."""
 
