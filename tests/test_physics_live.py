@@ -171,6 +171,25 @@ def test_actions_are_plain_data_that_replay_the_same_world():
         assert np.array_equal(a.poses(), b.poses()) and [x.kind for x in b.actions] == ["push", "add"]
 
 
+@pytest.mark.parametrize("held_still", [0.5, 4.0])
+def test_a_piece_held_still_in_a_hand_for_seconds_still_follows_the_hand_and_falls_when_let_go(held_still):
+    # a piece taken from rest (a static body) and then held still for longer than Bullet's own 2 s
+    # deactivation time froze where it was: it no longer followed the hand, and let go it hung in the air
+    with LiveWorld(scene(box("block", -100, 0, 0))) as lw:
+        assert "block" in lw.held
+        lw.grab("block", "right")
+        target = carry(lw, "right", [(0.0, 0.0, 0.06)])
+        lw.advance(held_still)
+        target[:3] = (0.0, 0.0, 0.03)
+        lw.move_hand("right", target)
+        lw.advance(0.5)
+        assert lw.pose("block")[2] == pytest.approx(0.03, abs=1e-3)  # it followed the hand down
+        lw.release("right")
+        lw.advance(1.0)
+        np.testing.assert_allclose(lw.pose("block")[:3], [0.0, 0.0, BOX / 2000], atol=5e-4)  # on the table
+        assert "block" in lw.held
+
+
 def test_a_piece_let_go_in_the_air_can_be_set_down_at_once_and_a_carried_one_cannot():
     with LiveWorld(scene(*tower("t", 0, 2), box("block", -100, 0, 0))) as lw:
         lw.grab("block", "right", player="ana")

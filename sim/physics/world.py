@@ -319,8 +319,10 @@ class World(Readout, Gravity):
             else:
                 pb.changeDynamics(info.uid, -1, mass=info.mass, localInertiaDiagonal=list(info.inertia * s * s),
                                   physicsClientId=self._cid)
-                pb.changeDynamics(info.uid, -1, activationState=pb.ACTIVATION_STATE_WAKE_UP,
-                                  physicsClientId=self._cid)
+                # awake; where the world keeps no sleep of its own, never put to sleep by Bullet either (a
+                # plain wake-up would leave Bullet's 2 s deactivation on: a piece held still by a hand froze)
+                state = pb.ACTIVATION_STATE_WAKE_UP if self._sleep is not None else pb.ACTIVATION_STATE_DISABLE_SLEEPING
+                pb.changeDynamics(info.uid, -1, activationState=state, physicsClientId=self._cid)
                 self._set_velocity(info, np.zeros(6))
         if not static:
             self.refresh_gravity()  # a body keeps the gravity it had when it was last movable
