@@ -52,7 +52,7 @@ class Referee(SessionPlugin):
     def __init__(self, game: Game, recording=None):
         self.game = game
         self.session = game.session
-        self.actions = SPECS[self.session.game]
+        self.actions = {k: v for k, v in SPECS[self.session.game].items() if k in self.session.ACTIONS}
         self.recording = recording
         self.refusal: dict | None = None
         self.c = None
