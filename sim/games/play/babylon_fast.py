@@ -167,7 +167,7 @@ class FastSession(Session):
     def _drop(self, piece: str, pose, table: Table) -> list[Effect]:
         self._ready(self.seat)
         layout = read_layout(with_piece_at(self.built(table), table, piece, pose))
-        broken = placement_violations(layout, piece, self.seat, self._areas(table))
+        broken = placement_violations(layout, piece, self.seat, self.areas(table))
         if piece in self.lifted and not broken:
             tower, free = self.lifted[piece]
             if tower is not None and not free and layout.tower_of(piece) != tower:
@@ -305,7 +305,7 @@ class FastSession(Session):
             self.log("game_over", reason="three round wins", winners=list(self.winners), loser=None)
             return out + [play.Say(f"{won} wins round {self.round}; {' and '.join(self.winners)} "
                               f"{'wins' if len(self.winners) == 1 else 'win'} the game (three rounds)", "win")]
-        return out + [play.Say(f"{won} wins round {self.round} (a large noble leaves the game); N: the next round",
+        return out + [play.Say(f"{won} wins round {self.round} (a large noble leaves the game); G: the next round",
                           "win")]
 
     def _score(self, table: Table) -> FastScore:
@@ -328,7 +328,7 @@ class FastSession(Session):
         if self.over:
             raise Refused("over", "the game is over")
         if self.stopped:
-            raise Refused("round-over", f"round {self.round} is over ({self.stopped}); N: the next round")
+            raise Refused("round-over", f"round {self.round} is over ({self.stopped}); G: the next round")
         if player in self.out:
             raise Refused("out", f"{player} knocked down another player's noble and is out of round {self.round}")
         if player in self.done:
@@ -349,7 +349,8 @@ class FastSession(Session):
         scene = self.built(table, carried=True)
         return read_layout(scene.with_poses({pid: np.asarray(pose) for pid, pose in self.placed.items()}))
 
-    def _areas(self, table: Table):
+    def areas(self, table: Table):
+        """The construction areas of the table's seats, in seat order (:func:`construction_areas`)."""
         if self._area_cache is None:
             self._area_cache = construction_areas(replace(table.scene(), players=self.players), self.players)
         return self._area_cache

@@ -159,7 +159,7 @@ class Referee(SessionPlugin):
         for e in self.session.journal[self._journal:]:
             if e.kind == "refused":
                 self.refusal = dict(e.data)
-            elif e.kind in ("placed", "turn_changed"):
+            elif e.kind in ("placed", "turn_changed", "round_ended"):
                 self.refusal = None
         self._journal = len(self.session.journal)
         if self.recording is not None and self.recording.recorder.started:

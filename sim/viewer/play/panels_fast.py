@@ -6,14 +6,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 KEYS = ("Tab next player's hands  |  Enter stop! (all nobles placed)  |  D done: can build no further  |  "
-        "N next round")
+        "G the next round")
 
 
 def _player(p: Mapping, seat: str) -> str:
     mark = "> " if p["color"] == seat else "  "
     aside = f", {p['set_aside']} large aside" if p["set_aside"] else ""
-    line = f"{mark}{p['color']} ({p['wins']} won{aside}): {p['nobles']} of {p['to_place']} nobles on towers, " \
-           f"{p['parts']} parts"
+    parts = "1 part" if p["parts"] == 1 else f"{p['parts']} parts"
+    line = f"{mark}{p['color']} ({p['wins']} won{aside}): {p['nobles']} of {p['to_place']} nobles on towers, {parts}"
     if p["areas"]:
         areas = ", ".join(f"with {n} {v}" for n, v in p["areas"].items())
         line += f"  |  {areas}"
@@ -41,7 +41,7 @@ def babylon_fast_lines(v: Mapping) -> list[str]:
         won = " and ".join(last["winners"]) or "nobody"
         out.append(f"ROUND {last['round']} ({last['reason']}): {won} won  |  {scores}")
     if v["stopped"] and not v["over"]:
-        out.append("the round is over: N begins the next")
+        out.append("the round is over: G begins the next")
     if v["over"]:
         out.append(f"GAME OVER: {' and '.join(v['winners'])} won three rounds")
     return out
