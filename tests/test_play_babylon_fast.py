@@ -231,3 +231,16 @@ def test_bad_requests():
     b = Builder()
     b.t.act(b.s, "next-round")
     assert "round 1 is still on" in b.t.last("refused")
+
+
+def test_a_noble_in_hand_when_its_tower_falls_stays_in_hand_and_is_placed_afresh():
+    b = Builder()
+    assert b.put("sw", "tower", *SW) and b.put("se", "tower", *SE) and b.put("n", "noble", "sw", size="small")
+    b.rest()
+    n, sw = b.at["n"].id, b.at["sw"].id
+    assert b.t.pick(b.s, n)  # lifted: it may only be moved aside on its tower
+    b.t.poses[sw] = (-0.1, -0.1, 0.0125, 0.7071, 0, 0, 0.7071)
+    b.t.play(b.s.knocked([sw], "red", b.t))
+    assert b.t.hands == {"right": n} and n not in b.t.supply
+    assert b.player("red")["knocked"] == [sw] and not b.player("red")["out"]  # its own noble: no exclusion
+    assert b.t.drop(b.s, (*c.noble(n, b.at["se"], "small", "red").pos, 0, 0, 0, 1))  # the tower it left is gone

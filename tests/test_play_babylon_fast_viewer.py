@@ -90,3 +90,41 @@ def test_a_whole_fast_game_through_the_viewer_recorded_and_judged(tmp_path):
     assert p.consequence["rounds"] == [{"round": 2, "players": p.consequence["players"]}]
     assert p.lines == ("round 2: green: -1 (knocked down red-tower-1: it leaves the round); out of the round for "
                        "knocking down blue-small-1 of another player",)
+
+
+def test_the_windows_keys_are_panda3d_buttons_on_the_docs_page_and_the_panel():
+    pytest.importorskip("panda3d")
+    from panda3d.core import ButtonRegistry, KeyboardButton
+
+    from sim.viewer.play.draw_fast import FastWindow
+    from sim.viewer.play.panels_fast import KEYS
+
+    KeyboardButton.space()  # the registry holds the buttons once the class is used
+    registry = ButtonRegistry.ptr()
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "play.md").read_text(encoding="utf-8")
+    fast = doc[doc.index("## Babylon (fast)"):]
+    controls = FastWindow(Referee(new_game("babylon", PLAYERS, "fast"))).controls()
+    assert [c.keys for c in controls] == ["Tab", "Enter", "D", "G"]
+    for c in controls:
+        assert all(registry.find_button(e) != registry.find_button("no-such-button") for e in c.events), c.events
+        assert f"**{c.keys}**" in fast and f"{c.keys} " in KEYS
+
+
+def test_the_construction_areas_are_outlined_inside_their_edges_and_around_the_supplies():
+    pytest.importorskip("panda3d")
+    from shapely.geometry import Point, Polygon
+
+    from sim.games.babylon.fast import construction_areas
+    from sim.viewer.play.draw_fast import AROUND, INSET, outlines, supply_ground
+    from sim.viewer.setup import setup
+
+    for players in (PLAYERS, ("red", "blue", "green", "yellow", "white")):
+        scene = setup("babylon", players, mode="fast")
+        supplies = supply_ground(scene)
+        for area in construction_areas(scene, players):
+            rings = outlines(area, supplies)
+            wedge = Polygon(area.polygon)
+            points = [Point(p) for ring in rings for p in ring]
+            assert rings and all(wedge.contains(p) for p in points)
+            assert min(wedge.exterior.distance(p) for p in points) >= INSET - 1e-6
+            assert min(supplies.distance(p) for p in points) >= AROUND + INSET - 1e-6

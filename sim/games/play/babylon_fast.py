@@ -188,6 +188,10 @@ class FastSession(Session):
         who = player if player in self.players else None
         layout = self._standing(table)
         fell = with_everything_above(layout, hit)  # what stood on a knocked-down piece falls with it
+        for pid in set(fell) & set(table.carried.values()):  # a noble lifted off it stays in hand, placed afresh
+            self.placed.pop(pid, None)
+            self.lifted.pop(pid, None)
+        fell = [p for p in fell if p in self.placed]
         parts = [p for p in fell if p in layout.parts]
         nobles = [p for p in fell if p in layout.nobles]
         others = [n for n in nobles if who is not None and layout.nobles[n].color != who]
