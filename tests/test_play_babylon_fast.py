@@ -244,3 +244,10 @@ def test_a_noble_in_hand_when_its_tower_falls_stays_in_hand_and_is_placed_afresh
     assert b.t.hands == {"right": n} and n not in b.t.supply
     assert b.player("red")["knocked"] == [sw] and not b.player("red")["out"]  # its own noble: no exclusion
     assert b.t.drop(b.s, (*c.noble(n, b.at["se"], "small", "red").pos, 0, 0, 0, 1))  # the tower it left is gone
+
+
+def test_the_fast_game_is_set_up_with_its_own_allotment():
+    five = ("red", "blue", "green", "yellow", "white")
+    for mode, towers in (("fast", 15), ("tactical", 16)):  # the rulebook's tables differ with five players
+        scene = setup("babylon", five, mode=mode)
+        assert sum(1 for p in scene.pieces if p.owner == "white" and p.kind == "babylon.tower") == towers
