@@ -77,6 +77,10 @@ class StillTable:
         self.play(effects)
         return ok
 
+    def place(self, session, piece: str, probe) -> bool:
+        """Pick ``piece`` up and set it down where the piece ``probe`` stands: whether both were allowed."""
+        return self.pick(session, piece) and self.drop(session, (*probe.pos, *probe.quat))
+
     def act(self, session, name: str, **args):
         self.play(session.act(name, args, self))
 

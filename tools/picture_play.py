@@ -1,8 +1,8 @@
 """The README's pictures of the three games in play: ``towerlab play`` in a window under an Xvfb of its own, a
 scripted position, the window (panels and all) grabbed from the X server.
 
-    python tools/picture_play.py [OUT_DIR]     # docs/images by default: play-talo.png, play-tohuwabohu.png,
-                                               # play-babylon.png
+    python tools/picture_play.py [OUT_DIR [GAME ...]]   # docs/images by default: play-talo.png,
+                                               # play-tohuwabohu.png, play-babylon.png, play-babylon-fast.png
 
 Needs Xvfb and xdotool. Each game runs its script, then waits a few seconds for the full-quality picture, then the
 window is grabbed and closed.
@@ -41,8 +41,28 @@ def _babylon() -> list:
         {"action": "pick", "piece": "blue-tower-1"}, {"action": "move-to", "at": [60, -40]}]
 
 
+def _put(piece: str, x: float, y: float, free: bool = False, turn: float = 0.0) -> list:
+    return ([{"action": "pick", "piece": piece}] + ([{"action": "rotate", "degrees": turn}] if turn else [])
+            + [{"action": "move-to", "at": [x, y], "free": free}, {"action": "drop", "free": free}])
+
+
+def _babylon_fast() -> list:
+    """Round 1 of the fast game under way: in red and blue's area a bridge with a tower at each end and a noble of
+    each on them; in green and red's a tower on a tower with two nobles; in blue and green's a bridge on two towers
+    and a tower on it; green's hands at work, a tower in hand."""
+    red, blue, green = ({"action": "seat", "player": p} for p in ("red", "blue", "green"))
+    return (_put("red-bridge-1", -150, -80) + _put("red-tower-1", -175, -80) + _put("red-tower-2", 150, -80)
+            + [blue] + _put("blue-tower-1", -125, -80) + _put("blue-small-1", -125, -80)
+            + _put("blue-tower-2", -25, 150) + _put("blue-tower-3", 25, 150) + _put("blue-bridge-1", 0, 150)
+            + [green] + _put("green-tower-1", 150, -80) + _put("green-small-1", 156.2, -80, free=True)
+            + _put("green-tower-2", 0, 150)
+            + [red] + _put("red-small-1", -175, -80) + _put("red-small-2", 143.8, -80, free=True)
+            + [green, {"action": "pick", "piece": "green-tower-3"}, {"action": "move-to", "at": [60, 130]}])
+
+
 GAMES = {"talo": (_talo, ["--seed", "7"]), "tohuwabohu": (_tohuwabohu, ["--players", "ann,bob", "--seed", "3"]),
-         "babylon": (_babylon, ["--players", "red,blue,green"])}
+         "babylon": (_babylon, ["--players", "red,blue,green"]),
+         "babylon-fast": (_babylon_fast, ["--players", "red,blue,green", "--variant", "fast"])}
 
 
 def _run(env, *args, **kw):
@@ -73,7 +93,7 @@ def picture(game: str, out: Path, display: str, work: Path) -> None:
     env = dict(os.environ, DISPLAY=display, TOWERLAB_RECORDINGS=str(work / "recordings"),
                PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
     rec = work / f"{game}.tlrec"
-    proc = subprocess.Popen([sys.executable, "-m", "sim", "play", game, *args, "--actions", str(script),
+    proc = subprocess.Popen([sys.executable, "-m", "sim", "play", game.split("-")[0], *args, "--actions", str(script),
                              "--size", f"{SIZE[0]}x{SIZE[1]}", "--record", str(rec)], env=env, cwd=work,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:

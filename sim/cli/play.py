@@ -26,7 +26,8 @@ def play(
                                                                   "red,blue,green (Talo: pawn colours; Babylon: "
                                                                   "noble colours; Tohuwabohu: any names).")] = None,
     variant: Annotated[str | None, typer.Option("--variant", help="Talo: green or island; Tohuwabohu: basic, "
-                                                                  "advanced or pro; Babylon: tactical or expert.")
+                                                                  "advanced or pro; Babylon: tactical, expert, fast "
+                                                                  "or fast-expert.")
                        ] = None,
     seed: Annotated[int, typer.Option("--seed", help="The die, the deal and the set-up's shuffle.")] = 0,
     actions: Annotated[Path | None, typer.Option("--actions", help="Play these actions (a JSON list: the viewer's "
@@ -104,6 +105,7 @@ def _offscreen(g, plugins, script, screenshot, size) -> None:
 def _window(g, plugins, referee, script, screenshot, exit_after, size, title) -> None:
     from sim.viewer.controller import Controller
     from sim.viewer.play.draw import PlayWindow
+    from sim.viewer.play.draw_fast import FastWindow
     from sim.viewer.window import ViewerWindow
 
     scripted = script is not None
@@ -115,7 +117,7 @@ def _window(g, plugins, referee, script, screenshot, exit_after, size, title) ->
         runner = ScriptRunner(controller, script, lambda request: None)
     try:
         window = ViewerWindow(controller, title, runner, None if screenshot is None else str(screenshot), exit_after,
-                              plugins=[PlayWindow(referee)])
+                              plugins=[(FastWindow if g.session.variant.startswith("fast") else PlayWindow)(referee)])
     except Exception as e:
         controller.close()
         if "open window" not in str(e):  # ShowBase's "Could not open window.": one line; anything else is a bug

@@ -24,7 +24,8 @@ through the games' library (``sim.games``):
 * **Babylon, fast game** (``babylon.fast.tally_knocks``): each building part a
   player knocks down is a minus point and leaves the round, everything standing
   on a knocked-down piece falls with it, and knocking down another player's
-  noble puts the player out of the round.
+  noble puts the player out of the round. A played game's recording marks its
+  rounds (``round_ended``): the verdict is then given round by round.
 * **Babylon, tactical game**: the knocked-down pieces go back where they were:
   the verdict lists where, from the recording.
 
@@ -46,10 +47,11 @@ VARIANTS = {"tohuwabohu": ("pro", "basic"), "talo": ("talo", "fantasy"), "babylo
 """The variants each game's penalty knows, the default first."""
 
 RULES_OF = {("talo", "green"): "talo", ("talo", "island"): "talo", ("tohuwabohu", "advanced"): "basic",
-            ("babylon", "expert"): "tactical"}
+            ("babylon", "expert"): "tactical", ("babylon", "fast-expert"): "fast"}
 """Variants that ``towerlab play`` records -> the variant whose collapse rule they follow: Talo's green and island
 boards are the base game's rules, Tohuwabohu's advanced game is the basic one with a shorter timer, Babylon's
-expert game is the tactical one with one more special move."""
+expert game is the tactical one with one more special move, and the fast game's expert variant only scores
+differently."""
 
 
 @dataclass(frozen=True)
@@ -301,7 +303,7 @@ def _babylon_fast(recording, found):
     rule = ("Babylon, fast game: each building part a player knocks down (with everything standing on it) is a "
             "minus point for that player and leaves the round; a player who knocks down another player's noble "
             "is out of the round")
-    players: dict[str, dict] = {}
+    rounds: dict[int | None, dict[str, dict]] = {}  # round (None: not recorded) -> player -> what they knocked down
     lines = []
     for c in found:
         if c.culprit is None:
@@ -312,21 +314,46 @@ def _babylon_fast(recording, found):
             tally = tally_knocks(layout, [Knock(c.culprit, c.pieces)])
         except BabylonError as e:
             raise ReplayError(f"{recording.path}: {e}") from None
-        p = players.setdefault(c.culprit, {"parts": [], "nobles_of_others": []})
+        p = rounds.setdefault(_round_at(recording, c.time), {}).setdefault(c.culprit, {"parts": [],
+                                                                                        "nobles_of_others": []})
         p["parts"] += [i for i in tally.parts.get(c.culprit, ()) if i not in p["parts"]]
         p["nobles_of_others"] += [i for i in tally.nobles_of_others.get(c.culprit, ())
                                   if i not in p["nobles_of_others"]]
-    out = {}
-    for who, p in players.items():
-        out[who] = {"minus_points": len(p["parts"]), "parts_out_of_round": p["parts"],
-                    "nobles_of_others": p["nobles_of_others"], "out_of_round": bool(p["nobles_of_others"])}
-        n = len(p["parts"])
-        parts = (f"-{n} (knocked down {_names(p['parts'])}: {'it leaves' if n == 1 else 'they leave'} the round)"
-                 if n else "no building part knocked down")
-        out_line = (f"; out of the round for knocking down {_names(p['nobles_of_others'])} of another player"
-                    if p["nobles_of_others"] else "")
-        lines.append(f"{who}: {parts}{out_line}")
-    return rule, {"players": out}, lines
+    total: dict[str, dict] = {}
+    by_round = []
+    for rnd, players in rounds.items():
+        now = {}
+        for who, p in players.items():
+            now[who] = {"minus_points": len(p["parts"]), "parts_out_of_round": p["parts"],
+                        "nobles_of_others": p["nobles_of_others"], "out_of_round": bool(p["nobles_of_others"])}
+            t = total.setdefault(who, {"minus_points": 0, "parts_out_of_round": [], "nobles_of_others": [],
+                                       "out_of_round": False})
+            t["minus_points"] += now[who]["minus_points"]
+            t["parts_out_of_round"] += p["parts"]
+            t["nobles_of_others"] += p["nobles_of_others"]
+            t["out_of_round"] = t["out_of_round"] or now[who]["out_of_round"]
+            n = len(p["parts"])
+            parts = (f"-{n} (knocked down {_names(p['parts'])}: {'it leaves' if n == 1 else 'they leave'} the "
+                     "round)" if n else "no building part knocked down")
+            out_line = (f"; out of the round for knocking down {_names(p['nobles_of_others'])} of another player"
+                        if p["nobles_of_others"] else "")
+            lines.append(("" if rnd is None else f"round {rnd}: ") + f"{who}: {parts}{out_line}")
+        if rnd is not None:
+            by_round.append({"round": rnd, "players": now})
+    out = {"players": total}
+    if by_round:
+        out["rounds"] = by_round
+    return rule, out, lines
+
+
+def _round_at(recording, t: float) -> int | None:
+    """The fast game's round at time ``t`` of a played game (the one after the last ``round_ended`` before it),
+    None when the recording marks no rounds."""
+    ended = [e for e in recording.timeline_events if e.kind == "round_ended"]
+    if not ended:
+        return None
+    before = [e.data.get("round") for e in ended if e.time <= t and isinstance(e.data.get("round"), int)]
+    return (max(before) if before else 0) + 1
 
 
 def _babylon_tactical(recording, found):

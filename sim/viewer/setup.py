@@ -12,7 +12,8 @@ Rulebook readings (../shared/rules):
   figure spread around it, evenly and at random: round the four sides in turn,
   with a seeded shuffle, the big level plates outside the smaller pieces.
 - **Babylon**: each player takes their colour's nobles and their share of
-  towers and bridges (the tactical allotment for the number of players); each
+  towers and bridges (the allotment of the game played, tactical or fast, for
+  the number of players; they differ with five); each
   player's supply lies in front of their seat, towers, then bridges, then
   nobles, from the table's edge inwards.
 - **free**: the endless table, nothing on it (pieces come from ``add``).
@@ -41,13 +42,14 @@ class SetupError(TowerlabError):
     """A game or player list the set-up does not know."""
 
 
-def setup(game: str, players=None, seed: int = 0) -> Scene:
+def setup(game: str, players=None, seed: int = 0, mode: str = "tactical") -> Scene:
     """The board of ``game`` and its supply beside it, as the rulebook sets the game up.
 
     Args:
         game: ``tohuwabohu``, ``talo``, ``babylon`` or ``free``.
         players: player colours (Babylon; default three players), in seat order.
         seed: the shuffle of Tohuwabohu's pieces around the area.
+        mode: Babylon's game, ``tactical`` or ``fast`` (the pieces each player gets).
 
     Raises:
         SetupError: an unknown game, or players the game does not allow.
@@ -57,7 +59,7 @@ def setup(game: str, players=None, seed: int = 0) -> Scene:
     if game == "tohuwabohu":
         return _tohuwabohu(np.random.default_rng(seed))
     if game == "babylon":
-        return _babylon(tuple(players or DEFAULT_PLAYERS["babylon"]))
+        return _babylon(tuple(players or DEFAULT_PLAYERS["babylon"]), mode)
     if game == "free":
         return Scene("free", "table", (), title="The table")
     raise SetupError(f"--game: expected one of {', '.join(GAMES)}, got {game!r}")
@@ -131,7 +133,7 @@ def _tohuwabohu(rng: np.random.Generator) -> Scene:
     return Scene("tohuwabohu", "tohuwabohu-area", tuple(pieces), title="Tohuwabohu: the area and the pieces")
 
 
-def _babylon(players: tuple[str, ...]) -> Scene:
+def _babylon(players: tuple[str, ...], mode: str = "tactical") -> Scene:
     from sim.games.babylon.supply import ALLOTMENT
 
     if len(players) not in ALLOTMENT["tactical"]:
@@ -144,7 +146,7 @@ def _babylon(players: tuple[str, ...]) -> Scene:
     board = catalogue_board("babylon-table")
     seating = board.seating
     half = board.shape.extent[0] / 2
-    towers, bridges = ALLOTMENT["tactical"][len(players)]
+    towers, bridges = ALLOTMENT[mode][len(players)]
     t = dim.BABYLON_TOWER["size"][0] * MM
     pieces = []
     for k, player in enumerate(players):

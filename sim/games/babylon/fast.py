@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from sim.games.babylon.building import Layout
+from sim.games.babylon.building import LEVEL, Layout
 from sim.games.babylon.placement import part_violations
 from sim.games.babylon.supply import NOBLE, BabylonError, allotment, count, player_of
 from sim.games.contract import Verdict, Violation
@@ -100,7 +100,7 @@ def tally_knocks(layout: Layout, knocks: Iterable[Knock]) -> Knocks:
             if pid not in ids:
                 raise BabylonError(f"{scene.source or '<scene>'}: {k.by} knocked down \"{pid}\", which is not a "
                                    "piece of the scene")
-        for pid in _with_everything_above(layout, k.pieces):
+        for pid in with_everything_above(layout, k.pieces):
             piece = scene.piece(pid)
             if piece.kind != NOBLE:
                 parts.setdefault(k.by, []).append(pid)
@@ -110,8 +110,9 @@ def tally_knocks(layout: Layout, knocks: Iterable[Knock]) -> Knocks:
                   MappingProxyType({p: tuple(dict.fromkeys(v)) for p, v in nobles.items()}))
 
 
-def _with_everything_above(layout: Layout, ids) -> list[str]:
-    """``ids`` and every piece standing on them, directly or through others, in scene order."""
+def with_everything_above(layout: Layout, ids) -> list[str]:
+    """``ids`` and every piece standing on them, directly or through others, in scene order: what falls when
+    they are knocked down."""
     found, stack = set(), list(ids)
     while stack:
         pid = stack.pop()
@@ -220,6 +221,62 @@ def round_violations(layout: Layout, players) -> list[Violation]:
             out.append(Violation("area", (pid,),
                                  f"{pid} of {part.owner} stands outside {part.owner}'s construction areas"))
     return out
+
+
+def placement_violations(layout: Layout, piece: str, player: str, areas) -> list[Violation]:
+    """The fast game's rules for one piece ``player`` sets down where it stands in ``layout``.
+
+    A building part stands correctly (:func:`~sim.games.babylon.placement.part_violations`:
+    upright, square, on a tower's top or a bridge's end or middle, no arch on a
+    piece) on the table or on the buildings, never on something else (the
+    rulebook forbids preliminary constructions: a part on the supply). A noble
+    stands upright on a tower or a bridge; which tower, how many and which
+    colours are no placement rules in the fast game, only scoring conditions
+    (:func:`noble_reasons`). Either stands in one of ``player``'s two
+    construction areas.
+
+    Args:
+        layout: the buildings with the piece where it stands.
+        piece: its id.
+        player: who sets it down.
+        areas: the construction areas (:func:`construction_areas`).
+    """
+    out = []
+    if piece in layout.nobles:
+        noble = layout.nobles[piece]
+        under = layout.rests_on.get(piece, frozenset())
+        if not noble.upright:
+            out.append(Violation("upright", (piece,), f"noble {piece} does not stand upright"))
+        elif not under or any(i not in layout.parts for i in under):
+            out.append(Violation("noble-on-building", (piece,),
+                                 f"noble {piece} stands on no tower or bridge: nobles are placed on the buildings"))
+        xy = noble.xy
+    else:
+        part = layout.parts[piece]
+        out += part_violations(layout, [piece])
+        if part.upright and not layout.rests_on.get(piece) and part.bottom > LEVEL / 4:
+            out.append(Violation("grounded", (piece,), f"{piece} stands neither on the table nor on a building "
+                                                       "(no preliminary constructions)"))
+        xy = part.centre
+    area = area_of(areas, xy)
+    if area is None or player not in area.players:
+        out.append(Violation("area", (piece,), f"{piece} stands outside {player}'s construction areas (the "
+                                               f"two shared with {' and '.join(_neighbours(areas, player))})"))
+    return out
+
+
+def _neighbours(areas, player: str) -> list[str]:
+    return [n for n in (neighbour(a, player) for a in areas) if n is not None]
+
+
+def nobles_to_place(n_players: int, set_aside: int = 0) -> int:
+    """How many nobles a player places in a round: all of their colour but the large ones set aside."""
+    return allotment("fast", n_players, set_aside).nobles
+
+
+def nobles_placed(layout: Layout, color: str) -> tuple[str, ...]:
+    """The nobles of ``color`` standing upright on a tower (placed, for calling "stop")."""
+    return tuple(sorted(nid for nid, n in layout.nobles.items() if n.color == color and layout.tower_of(nid)))
 
 
 def noble_reasons(layout: Layout, noble_id: str) -> list[str]:
@@ -348,9 +405,7 @@ def round_over(layout: Layout, players, *, set_aside: Mapping[str, int] | None =
     """
     set_aside = set_aside or {}
     for color in players:
-        nobles = allotment("fast", len(players), set_aside.get(color, 0)).nobles
-        placed = sum(1 for nid, n in layout.nobles.items() if n.color == color and layout.tower_of(nid))
-        if placed >= nobles:
+        if len(nobles_placed(layout, color)) >= nobles_to_place(len(players), set_aside.get(color, 0)):
             return f"{color} has placed all nobles"
     if time_up:
         return "the time is up"

@@ -84,9 +84,14 @@ SPECS: dict[str, dict[str, dict[str, Field]]] = {
         "swap-nobles": {"nobles": Field(_two_names, REQUIRED, "the two nobles")},
         "turn-tower": {"piece": Field(_name, REQUIRED, "the tower")},
         "take-back": {},
+        "seat": {"player": Field(_name, REQUIRED, "whose hands work from now")},  # the fast game's, from here
+        "stop": {"player": _PLAYER},
+        "done": {"player": _PLAYER},
+        "next-round": {},
     },
 }
-"""game -> play action -> its fields."""
+"""game -> play action -> its fields (a session answers those of its :attr:`~sim.games.play.session.Session.ACTIONS`:
+Babylon's tactical and fast games have actions of their own)."""
 
 
 def names(game: str) -> tuple[str, ...]:

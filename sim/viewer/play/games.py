@@ -17,7 +17,7 @@ from sim.scene import Scene
 GAMES = ("tohuwabohu", "talo", "babylon")
 DEFAULT_PLAYERS = {"talo": ("red", "blue"), "tohuwabohu": ("red", "blue"), "babylon": ("red", "blue", "green")}
 VARIANTS = {"talo": ("green", "island"), "tohuwabohu": ("basic", "advanced", "pro"),
-            "babylon": ("tactical", "expert")}
+            "babylon": ("tactical", "expert", "fast", "fast-expert")}
 
 
 def game_rng(seed: int) -> np.random.Generator:
@@ -72,11 +72,13 @@ def new_game(game: str, players=None, variant: str | None = None, seed: int = 0)
         scene = setup("tohuwabohu", seed=seed)
         session = TohuwabohuSession(players, game_rng(seed), variant)
         return Game(scene, tuple(p.id for p in scene.pieces), session, physics_scene)
+    from sim.games.play.babylon_fast import VARIANTS as FAST
+    from sim.games.play.babylon_fast import FastSession
     from sim.games.play.babylon_tactical import TacticalSession
 
     try:
-        scene = setup("babylon", players)
+        scene = setup("babylon", players, mode="fast" if variant in FAST else "tactical")
     except SetupError as e:
         raise PlayError(str(e)) from None
-    session = TacticalSession(players, variant)
+    session = FastSession(players, variant) if variant in FAST else TacticalSession(players, variant)
     return Game(scene, tuple(p.id for p in scene.pieces), session)

@@ -52,7 +52,7 @@ class Referee(SessionPlugin):
     def __init__(self, game: Game, recording=None):
         self.game = game
         self.session = game.session
-        self.actions = SPECS[self.session.game]
+        self.actions = {k: v for k, v in SPECS[self.session.game].items() if k in self.session.ACTIONS}
         self.recording = recording
         self.refusal: dict | None = None
         self.c = None
@@ -159,7 +159,7 @@ class Referee(SessionPlugin):
         for e in self.session.journal[self._journal:]:
             if e.kind == "refused":
                 self.refusal = dict(e.data)
-            elif e.kind in ("placed", "turn_changed"):
+            elif e.kind in ("placed", "turn_changed", "round_ended"):
                 self.refusal = None
         self._journal = len(self.session.journal)
         if self.recording is not None and self.recording.recorder.started:

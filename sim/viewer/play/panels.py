@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from sim.viewer.play import panels_fast
+
 KEYS = {
     "talo": "D throw  |  pick a block: take  |  G two together  |  V your pawn's routes  |  W pawn to the field "
             "under the cursor  |  E end turn",
@@ -100,14 +102,17 @@ def babylon_lines(v: Mapping) -> list[str]:
     return out
 
 
-LINES = {"talo": talo_lines, "tohuwabohu": tohuwabohu_lines, "babylon": babylon_lines}
+LINES = {"talo": talo_lines, "tohuwabohu": tohuwabohu_lines, "babylon": babylon_lines,
+         "babylon-fast": panels_fast.babylon_fast_lines}
+KEYS["babylon-fast"] = panels_fast.KEYS
 
 
 def panel_lines(view: Mapping, refusal: Mapping | None = None) -> list[str]:
     """The game panel: the game's lines, the last refusal and its reason, the keys."""
-    out = LINES[view["game"]](view)
+    panel = view.get("panel", view["game"])  # a game's view may name a panel of its own (Babylon's fast game)
+    out = LINES[panel](view)
     if refusal is not None:
         out.append(f"REFUSED ({refusal['rule']}): {refusal['reason']}")
-    key = "tohuwabohu-pro" if view["game"] == "tohuwabohu" and view["variant"] == "pro" else view["game"]
+    key = "tohuwabohu-pro" if view["game"] == "tohuwabohu" and view["variant"] == "pro" else panel
     out.append(KEYS[key])
     return out
