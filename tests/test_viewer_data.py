@@ -172,7 +172,25 @@ def test_a_margin_the_statics_cannot_find_is_shown_as_unknown_not_as_a_fall(monk
     v = judge(stack, 1)
     assert v.feasible and v.stands and v.error is None and v.margin_error == "the margin LP has no optimum"
     assert np.isnan(v.margin_g) and v.weakest_direction_deg is None and not v.unheld
-    assert verdict_text(v, False) == "STANDS\nmargin unknown (the margin LP has no optimum)"
+    assert verdict_text(v, False) == "STANDS\nmargin unknown (the margin LP has no\n  optimum)"  # wrapped
     leaning = stack.with_poses({stack.pieces[-1].id: np.r_[0.5, 0.0, stack.pieces[-1].pos[2], 0, 0, 0, 1]})
     falls = judge(leaning, 2)  # what does not stand still says so
     assert not falls.feasible and not falls.stands and falls.unheld
+
+
+def test_the_stability_panel_wraps_long_lists_of_pieces_inside_its_frame():
+    from types import SimpleNamespace
+
+    from sim.viewer.overlay import COLUMNS, verdict_text
+
+    ids = tuple(f"green-small-noble-{k}" for k in range(6))
+    stands = SimpleNamespace(error=None, empty=False, feasible=True, partial=False, margin_error=None, margin_g=0.35,
+                             weakest_direction_deg=0.0, mode=ids, unheld=())
+    text = verdict_text(stands, True)
+    lines = text.split("\n")
+    assert all(len(line) <= COLUMNS for line in lines) and len(lines) >= 4
+    assert lines[:2] == ["STANDS  (judging the latest change ...)", "margin 0.350 g toward 0°"]
+    assert "green-small-noble-0" in text and lines[3].startswith("  ")  # continued, indented
+    falls = SimpleNamespace(**{**vars(stands), "feasible": False, "unheld": ids * 2})
+    lines = verdict_text(falls, False).split("\n")
+    assert lines[0] == "FALLS" and len(lines) <= 4 and all(len(line) <= COLUMNS for line in lines)

@@ -9,6 +9,8 @@ viewer needs; live plots, imgui's strength, are not.
 
 from __future__ import annotations
 
+import textwrap
+
 from direct.gui.DirectGui import DGG, DirectButton, DirectEntry, DirectFrame
 from direct.gui.OnscreenText import OnscreenText
 from panda3d.core import TextNode
@@ -21,10 +23,16 @@ TEXT = (0.96, 0.96, 0.96, 1.0)
 SCALE = 0.042
 MESSAGES = 4
 MESSAGE_SECONDS = 8.0
+COLUMNS = 44
+"""Characters a line of the stability panel holds (its frame is 0.95 wide at :data:`SCALE`)."""
 
 
 def verdict_text(verdict, pending: bool) -> str:
-    """The stability panel's lines."""
+    """The stability panel's lines, none longer than :data:`COLUMNS`."""
+    return "\n".join(_wrapped(line) for line in _verdict_lines(verdict, pending).split("\n"))
+
+
+def _verdict_lines(verdict, pending: bool) -> str:
     if verdict is None:
         return "judging ..."
     if verdict.error is not None:
@@ -48,6 +56,11 @@ def verdict_text(verdict, pending: bool) -> str:
     if moving:
         lines.append(f"weakest: {moving}")
     return "\n".join(lines)
+
+
+def _wrapped(line: str) -> str:
+    """One line of the panel on at most three (a list of long ids would run past its edge)."""
+    return "\n".join(textwrap.wrap(line, COLUMNS, subsequent_indent="  ", max_lines=3, placeholder=" ..."))
 
 
 class Overlay:
