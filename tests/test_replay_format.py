@@ -99,6 +99,24 @@ def test_held_pieces_cost_nothing_but_the_keyframes(tmp_path):
     assert list(moved) == list(range(20, 120))
 
 
+def test_a_caller_that_reuses_its_pose_buffer_gets_every_frame_as_it_was(tmp_path):
+    # frames are encoded a chunk at a time on the writing thread: what a caller hands over is copied
+    s = scene()
+    buffer = s.poses()
+    kept = []
+    with Recorder(tmp_path / "r.tlrec", sync=False) as rec:
+        rec.start(s)
+        for g in range(150):
+            buffer[1, 0] = 0.04 + 1e-4 * (g // 3)  # changed in place, every third frame
+            rec.frame(g / RATE, s.ids, buffer)
+            kept.append(buffer.copy())
+    r = load_recording(tmp_path / "r.tlrec")
+    assert len(r.times) == 150
+    for g in range(150):
+        assert same_bits(r.frame(g)[1], kept[g]), g
+    assert r.track.changed_frames(1).tolist() == list(range(3, 150, 3))
+
+
 def test_a_closed_recording_is_a_zip_whose_manifest_lists_every_member(tmp_path):
     synthetic(tmp_path / "r.tlrec")
     with zipfile.ZipFile(tmp_path / "r.tlrec") as z:

@@ -48,7 +48,7 @@ class LiveFeed:
                 recorder.add_piece(piece)
             self._offset = recorder.latest + 1.0 / recorder.rate_hz - live.time
             recorder.event(recorder.latest, "restored", (), None, {"world_time": live.time, "new_world": True})
-        recorder.frame(live.time + self._offset, live.ids, live.poses())
+        recorder.frame(live.time + self._offset, live.ids, live.poses(), owned=True)
 
     @staticmethod
     def fresh(live) -> bool:
@@ -83,7 +83,7 @@ class LiveFeed:
         for world_time, _, what, item in items:
             t = world_time + self._offset
             if what == "frame":
-                rec.frame(t, item[1], item[2])
+                rec.frame(t, item[1], item[2], owned=True)  # the history's own: never changed
                 self._remember(item)
             elif what == "action":
                 index = rec.action(t, item.player, {"kind": item.kind, "piece": item.piece, "hand": item.hand,

@@ -104,20 +104,24 @@ class Recorder:
         self.events: list[RecordedEvent] = []
         self.roster: list[tuple[str, dict]] = []
         self._writer: ChunkWriter | None = None
-        self._encoder = PoseEncoder(self.keyframe_seconds)
+        self._encoder = PoseEncoder(self.keyframe_seconds)  # runs on the writing thread, chunk after chunk
+        self._frames: list[tuple[float, np.ndarray, np.ndarray]] = []  # the chunk's frames: time, numbers, poses
+        self._kept = 0  # frames kept so far
+        self._frame0 = 0  # the number of the chunk's first frame
         self._present: dict[str, int] = {}  # id -> roster number of the pieces present in the last frame
         self._ids: tuple[str, ...] | None = None  # the last frame's ids, and their roster numbers
         self._numbers = np.zeros(0, dtype=np.int32)
         self._specs: dict[str, dict] = {}  # file forms of pieces about to appear (from add actions)
         self._start = 0.0
         self._chunk = 0  # the stretch of time being filled, from the start
+        self._chunk_end = np.inf  # where it ends (s), less the clock's tolerance
         self._written = 0  # chunks written (stretches in which nothing happened make none)
         self._last_frame = -np.inf
         self._last_slot = -1  # the last kept frame's place on the grid of 1 / rate_hz from the start
         self._latest = 0.0  # the latest time seen
         self._fresh: list[dict] = []  # roster entries since the last chunk
-        self._chunk_actions: list[dict] = []
-        self._chunk_events: list[dict] = []
+        self._chunk_actions: list[RecordedAction] = []  # written as JSON by the writing thread
+        self._chunk_events: list[RecordedEvent] = []
         self._live = None  # the live feed, once feed() was called
 
     # --- starting and stopping -------------------------------------------------------------------
@@ -135,7 +139,7 @@ class Recorder:
     @property
     def frames(self) -> int:
         """Frames kept so far."""
-        return self._encoder.frames
+        return self._kept
 
     @property
     def latest(self) -> float:
@@ -189,6 +193,7 @@ class Recorder:
         except OSError as e:
             raise RecorderError(f"{self.path}: cannot write the recording ({e.strerror or e})") from None
         self._start = self._latest = float(time)
+        self._chunk_end = self._start + self.chunk_seconds - 1e-9
         self._write(HEADER, json_bytes(header), chain=True)
         self._write(SCENE_POSES, npz_bytes({"poses": exact}))
         self.roster = [(p.id, piece_to_dict(p)) for p in scene.pieces]  # numbers 0..n-1: the scene's pieces
@@ -222,7 +227,7 @@ class Recorder:
             self._flush()
             self._writer.drain()
             manifest = {"format": FORMAT, "software_version": sim.__version__, "closed": True,
-                        "duration": self._latest - self._start, "frames": self._encoder.frames,
+                        "duration": self._latest - self._start, "frames": self._kept,
                         "chunks": self._written, "actions": len(self.actions), "events": len(self.events),
                         "members": [{"name": n, "size": s, "sha256": h} for n, s, h in self._writer.digests]}
             self._writer.write(MANIFEST, json_bytes(manifest))
@@ -269,7 +274,7 @@ class Recorder:
         if kind == "add" and isinstance(args.get("spec"), Mapping):
             self._specs[str(args["spec"].get("id", a.piece))] = dict(args["spec"])
         self.actions.append(a)
-        self._chunk_actions.append(a.to_json())
+        self._chunk_actions.append(a)
         return a.index
 
     def add_piece(self, piece) -> None:
@@ -300,10 +305,10 @@ class Recorder:
         e = RecordedEvent(len(self.events), t, kind, tuple(str(p) for p in pieces),
                           None if cause is None else int(cause), dict(data or {}))
         self.events.append(e)
-        self._chunk_events.append(e.to_json())
+        self._chunk_events.append(e)
         return e.index
 
-    def frame(self, t: float, ids, poses) -> bool:
+    def frame(self, t: float, ids, poses, *, owned: bool = False) -> bool:
         """Record the poses of every present piece at time ``t``.
 
         Args:
@@ -312,6 +317,8 @@ class Recorder:
                 the rate, a 60 Hz one kept whole, whatever its phase.
             ids: the present pieces, in order.
             poses: (n, 7) their poses: position (m) and quaternion xyzw.
+            owned: ``poses`` is a float64 array nobody changes afterwards (a live world's own frame): it is
+                kept as it is until its chunk is written; otherwise a copy is kept.
 
         Returns:
             Whether the frame was kept.
@@ -326,8 +333,8 @@ class Recorder:
         slot = math.floor((t - self._start) * self.rate_hz + 0.5 + 1e-6)  # the frame grid, from the start
         if slot <= self._last_slot:
             return False
-        ids = tuple(ids)
-        poses = np.asarray(poses, dtype=np.float64)
+        ids = ids if isinstance(ids, tuple) else tuple(ids)
+        poses = np.asarray(poses, dtype=np.float64) if owned else np.array(poses, dtype=np.float64)
         if poses.shape != (len(ids), 7):
             raise RecorderError(f"frame at {t:.6f} s: expected poses of shape ({len(ids)}, 7), got {poses.shape}")
         self._at(t, "frame")
@@ -340,7 +347,8 @@ class Recorder:
                 present[i] = number
             self._present = present
             self._ids, self._numbers = ids, np.array([present[i] for i in ids], dtype=np.int32)
-        self._encoder.add(t, self._numbers, poses, roster_size=len(self.roster))
+        self._frames.append((t, self._numbers, poses))
+        self._kept += 1
         self._last_frame, self._last_slot = t, slot
         return True
 
@@ -393,32 +401,40 @@ class Recorder:
     def _at(self, t: float, what: str) -> float:
         """``t`` checked; chunks before it are written first."""
         t = float(t)
-        if not np.isfinite(t) or t < self._start - 1e-9:
+        if not math.isfinite(t) or t < self._start - 1e-9:
             raise RecorderError(f"{what} at {t} s: before the recording's start ({self._start} s) or not finite")
-        while t >= self._start + (self._chunk + 1) * self.chunk_seconds - 1e-9:
+        while t >= self._chunk_end:
             self._flush()
-        self._latest = max(self._latest, t)
+        if t > self._latest:
+            self._latest = t
         return t
 
     def _flush(self) -> None:
-        """Write the chunk being filled (if anything is in it) and go on to the next stretch of time."""
+        """Hand the chunk being filled (if anything is in it) to the writing thread, which encodes and writes
+        it, and go on to the next stretch of time."""
         k = self._chunk
         self._chunk += 1
-        if not (self._encoder.pending or self._chunk_actions or self._chunk_events or self._fresh):
+        self._chunk_end = self._start + (self._chunk + 1) * self.chunk_seconds - 1e-9
+        if not (self._frames or self._chunk_actions or self._chunk_events or self._fresh):
             return  # nothing happened in this stretch: no chunk
-        frame0 = self._encoder.first_pending
-        arrays = self._encoder.chunk()
-        body = {"chunk": self._written, "t0": self._start + k * self.chunk_seconds,
-                "t1": self._start + (k + 1) * self.chunk_seconds, "frame0": frame0,
-                "frames": int(len(arrays["times"])), "pieces": self._fresh, "actions": self._chunk_actions,
-                "events": self._chunk_events}
+        frames, actions, events = self._frames, self._chunk_actions, self._chunk_events
+        head = {"chunk": self._written, "t0": self._start + k * self.chunk_seconds,
+                "t1": self._start + (k + 1) * self.chunk_seconds, "frame0": self._frame0, "frames": len(frames),
+                "pieces": self._fresh}
+        encoder = self._encoder
+
+        def encode() -> tuple[dict, dict]:  # on the writing thread, chunks in order
+            return encoder.encode(frames), {**head, "actions": [a.to_json() for a in actions],
+                                            "events": [e.to_json() for e in events]}
+
         try:
-            self._writer.chunk(*chunk_names(self._written), arrays, body)  # digests filled in as it is written
+            self._writer.chunk(*chunk_names(self._written), encode)  # digests filled in as it is written
         except (OSError, ValueError) as e:
             self._writer.abandon()
             raise RecorderError(f"{self.path}: cannot write the recording ({_why(e)})") from None
         self._written += 1
-        self._fresh, self._chunk_actions, self._chunk_events = [], [], []
+        self._frame0 += len(frames)
+        self._frames, self._fresh, self._chunk_actions, self._chunk_events = [], [], [], []
 
     def _write(self, name: str, data: bytes, *, chain: bool = False) -> None:
         try:
