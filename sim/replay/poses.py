@@ -46,6 +46,13 @@ def _bits(poses: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(poses, dtype=np.float64).view(np.int64)
 
 
+def _changed_rows(stack: np.ndarray) -> np.ndarray:
+    """(m, n) whether each row of ``stack`` (m + 1, n, 7) differs bit for bit from the row above it: how many of
+    its 7 numbers differ, counted by a matrix product (numpy's ``any`` over 7 columns is four times slower)."""
+    bits = stack.view(np.int64)
+    return ((bits[1:] != bits[:-1]).astype(np.float32) @ np.ones(7, dtype=np.float32)) > 0
+
+
 class PoseEncoder:
     """Turns the frames of each chunk (roster numbers, poses) into its arrays; see the module docstring.
 
@@ -83,15 +90,14 @@ class PoseEncoder:
                 is changed afterwards (a frame that repeats the one before may hand the same arrays again).
         """
         self._reset()
-        k = 0
-        while k < len(frames):
-            numbers = frames[k][1]
-            if not self._same(numbers):  # the first frame, or pieces came, went or changed places
+        k, n = 0, len(frames)
+        while k < n:
+            if not self._same(frames[k][1]):  # the first frame, or pieces came, went or changed places
                 self._change(*frames[k])
                 k += 1
                 continue
-            end = k + 1
-            while end < len(frames) and self._same(frames[end][1]):
+            numbers, end = frames[k][1], k + 1
+            while end < n and (frames[end][1] is numbers or self._same(frames[end][1])):
                 end += 1
             self._run(frames[k:end])
             k = end
@@ -105,18 +111,19 @@ class PoseEncoder:
         """Frames of the same pieces in the same order as the last one: every row compared with the frame
         before at once."""
         g0, numbers = self.frames, self._numbers
-        stack = np.stack([self._previous, *(f[2] for f in frames)])  # (m + 1, n, 7)
-        bits = stack.view(np.int64)
-        changed = (bits[1:] != bits[:-1]).any(axis=2)  # (m, n)
-        for i, f in enumerate(frames):
-            if f[0] >= self._last_key + self.keyframe_seconds - 1e-9:
-                self._keys.append((g0 + i, numbers, stack[i + 1]))
-                self._last_key = f[0]
+        stack = np.concatenate([self._previous, *(f[2] for f in frames)]).reshape(len(frames) + 1, -1, 7)
+        changed = _changed_rows(stack)  # (m, n)
+        times = [float(f[0]) for f in frames]
+        if times[-1] >= self._last_key + self.keyframe_seconds - 1e-9:  # a keyframe is due in the run
+            for i, t in enumerate(times):
+                if t >= self._last_key + self.keyframe_seconds - 1e-9:
+                    self._keys.append((g0 + i, numbers, stack[i + 1]))
+                    self._last_key = t
         at, rows = np.nonzero(changed)  # frame by frame, each in the pieces' order
         if len(at):
             self._deltas.append((g0 + at, numbers[rows], stack[at + 1, rows]))
         self._previous = stack[-1]
-        self._times.extend(float(f[0]) for f in frames)
+        self._times += times
         self.frames += len(frames)
 
     def _change(self, t: float, numbers: np.ndarray, poses: np.ndarray) -> None:

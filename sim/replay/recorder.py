@@ -29,6 +29,7 @@ import numpy as np
 
 import sim
 from sim.replay.errors import RecorderError
+from sim.replay.live import LiveFeed
 from sim.replay.poses import PoseEncoder
 from sim.replay.records import FORMAT, WORLD_ACTIONS, RecordedAction, RecordedEvent, check_kind
 from sim.replay.writer import ChunkWriter
@@ -87,8 +88,6 @@ class Recorder:
 
     Attributes:
         path: the file.
-        actions, events: everything recorded so far.
-        roster: every piece the recording has held: (id, file form) by roster number.
     """
 
     def __init__(self, path, *, rate_hz: float = RATE_HZ, chunk_seconds: float = CHUNK_SECONDS,
@@ -100,9 +99,9 @@ class Recorder:
         self.rate_hz, self.chunk_seconds, self.keyframe_seconds = float(rate_hz), float(chunk_seconds), \
             float(keyframe_seconds)
         self.sync = sync
-        self.actions: list[RecordedAction] = []
-        self.events: list[RecordedEvent] = []
-        self.roster: list[tuple[str, dict]] = []
+        self._action_log: list[RecordedAction] = []
+        self._event_log: list[RecordedEvent] = []
+        self._roster: list[tuple[str, dict]] = []  # (id, file form) by roster number
         self._writer: ChunkWriter | None = None
         self._encoder = PoseEncoder(self.keyframe_seconds)  # runs on the writing thread, chunk after chunk
         self._frames: list[tuple[float, np.ndarray, np.ndarray]] = []  # the chunk's frames: time, numbers, poses
@@ -139,12 +138,38 @@ class Recorder:
     @property
     def frames(self) -> int:
         """Frames kept so far."""
+        self._catch_up()
         return self._kept
 
     @property
     def latest(self) -> float:
         """The latest recording time seen (s)."""
+        self._catch_up()
         return self._latest
+
+    @property
+    def actions(self) -> list[RecordedAction]:
+        """Every action recorded so far."""
+        self._catch_up()
+        return self._action_log
+
+    @property
+    def events(self) -> list[RecordedEvent]:
+        """Every event recorded so far."""
+        self._catch_up()
+        return self._event_log
+
+    @property
+    def roster(self) -> list[tuple[str, dict]]:
+        """Every piece the recording has held: (id, file form) by roster number."""
+        self._catch_up()
+        return self._roster
+
+    @property
+    def chunk_end(self) -> float:
+        """The recording time (s) at which the chunk being filled ends: an item from then on hands it to the
+        writer."""
+        return self._chunk_end
 
     @property
     def closed(self) -> bool:
@@ -196,7 +221,7 @@ class Recorder:
         self._chunk_end = self._start + self.chunk_seconds - 1e-9
         self._write(HEADER, json_bytes(header), chain=True)
         self._write(SCENE_POSES, npz_bytes({"poses": exact}))
-        self.roster = [(p.id, piece_to_dict(p)) for p in scene.pieces]  # numbers 0..n-1: the scene's pieces
+        self._roster = [(p.id, piece_to_dict(p)) for p in scene.pieces]  # numbers 0..n-1: the scene's pieces
 
     def start_live(self, live, seed: int | None = None, game: str | None = None, players=None, *,
                    variant: str | None = None, extra: Mapping | None = None) -> None:
@@ -211,8 +236,6 @@ class Recorder:
             live: the live world.
             seed, game, players, variant, extra: as for :meth:`start`.
         """
-        from sim.replay.live import LiveFeed
-
         fresh = LiveFeed.fresh(live)
         scene = live.world.scene if fresh else live.scene_now()
         self.start(scene, live.world.settings, seed, game, players, variant=variant, source="session",
@@ -224,11 +247,12 @@ class Recorder:
         if self._writer is None or self._writer.closed:
             return
         try:
+            self._catch_up()
             self._flush()
             self._writer.drain()
             manifest = {"format": FORMAT, "software_version": sim.__version__, "closed": True,
                         "duration": self._latest - self._start, "frames": self._kept,
-                        "chunks": self._written, "actions": len(self.actions), "events": len(self.events),
+                        "chunks": self._written, "actions": len(self._action_log), "events": len(self._event_log),
                         "members": [{"name": n, "size": s, "sha256": h} for n, s, h in self._writer.digests]}
             self._writer.write(MANIFEST, json_bytes(manifest))
             self._writer.close()
@@ -265,15 +289,16 @@ class Recorder:
             Its index (an event's ``cause``).
         """
         self._need_started()
+        self._catch_up()
         kind = check_kind(data.get("kind"), "action")
         t = self._at(t, "action")
         world = kind in WORLD_ACTIONS if world is None else bool(world)
         args = dict(data.get("args") or {})
-        a = RecordedAction(len(self.actions), t, actor, kind, data.get("piece"), data.get("hand"), args, world,
+        a = RecordedAction(len(self._action_log), t, actor, kind, data.get("piece"), data.get("hand"), args, world,
                            (t if world_time is None else float(world_time)) if world else None)
         if kind == "add" and isinstance(args.get("spec"), Mapping):
             self._specs[str(args["spec"].get("id", a.piece))] = dict(args["spec"])
-        self.actions.append(a)
+        self._action_log.append(a)
         self._chunk_actions.append(a)
         return a.index
 
@@ -282,6 +307,7 @@ class Recorder:
         the scene and of recorded ``add`` actions are known already."""
         from sim.scene.io import piece_to_dict
 
+        self._catch_up()
         self._specs[piece.id] = piece_to_dict(piece)
 
     def event(self, t: float, kind: str, pieces=(), cause: int | None = None, data: Mapping | None = None) -> int:
@@ -298,13 +324,14 @@ class Recorder:
             Its index.
         """
         self._need_started()
+        self._catch_up()
         check_kind(kind)
         t = self._at(t, "event")
-        if cause is not None and not 0 <= int(cause) < len(self.actions):
+        if cause is not None and not 0 <= int(cause) < len(self._action_log):
             raise RecorderError(f"event {kind} at {t:.3f} s: cause {cause} is no recorded action")
-        e = RecordedEvent(len(self.events), t, kind, tuple(str(p) for p in pieces),
+        e = RecordedEvent(len(self._event_log), t, kind, tuple(str(p) for p in pieces),
                           None if cause is None else int(cause), dict(data or {}))
-        self.events.append(e)
+        self._event_log.append(e)
         self._chunk_events.append(e)
         return e.index
 
@@ -327,6 +354,7 @@ class Recorder:
             RecorderError: time went backwards, the poses do not match the ids, or a piece is unknown.
         """
         self._need_started()
+        self._catch_up()
         t = float(t)
         if t < self._last_frame - 1e-9:
             raise RecorderError(f"frame at {t:.6f} s: before the last frame ({self._last_frame:.6f} s)")
@@ -353,21 +381,24 @@ class Recorder:
         return True
 
     def feed(self, live, report=None) -> None:
-        """Record what a live world did since the last call: its actions, frames and events (see
-        :class:`~sim.replay.live.LiveFeed`). Call it after every ``advance``; a first call on a recorder not
-        started yet starts it (:meth:`start_live`), so call it once before the first advance too.
+        """Take what a live world did since the last call: its actions, frames and events (see
+        :class:`~sim.replay.live.LiveFeed`: noted now, recorded a chunk at a time, and before anything else is
+        recorded or read). Call it after every ``advance``; a first call on a recorder not started yet starts
+        it (:meth:`start_live`), so call it once before the first advance too.
 
         Args:
             live: the :class:`~sim.physics.live.LiveWorld`.
             report: the ``AdvanceReport`` of the last advance (not needed: the world's own frames are read).
         """
-        from sim.replay.live import LiveFeed
-
-        if self._writer is None:
-            self.start_live(live)
-        elif self._live is None or self._live.live is not live:
-            self._live = LiveFeed(self, live)  # another world (the session made a new one): it goes on here
-        self._live.feed()
+        feed = self._live
+        if feed is None or feed.live is not live:
+            if self._writer is None:
+                self.start_live(live)
+            else:  # another world (the session made a new one): it goes on there
+                self._catch_up()
+                self._live = LiveFeed(self, live)
+            feed = self._live
+        feed.feed()
 
     def engine_reset(self, live) -> int:
         """Record that the session took an exact snapshot of a live world (``live.snapshot(exact=True)``: every
@@ -386,17 +417,18 @@ class Recorder:
         """The roster number of a piece that appears: its last one, or a new one when it comes with another
         file form (an ``add`` action of a piece that was removed)."""
         spec = self._specs.pop(piece_id, None)
-        for k in range(len(self.roster) - 1, -1, -1):
-            if self.roster[k][0] == piece_id:
-                if spec is None or spec == self.roster[k][1]:
+        roster = self._roster
+        for k in range(len(roster) - 1, -1, -1):
+            if roster[k][0] == piece_id:
+                if spec is None or spec == roster[k][1]:
                     return k
                 break
         if spec is None:
             raise RecorderError(f"frame at {t:.6f} s: piece {piece_id!r} appears without being known (record "
                                 f"its add action or call add_piece first)")
-        self.roster.append((piece_id, spec))
-        self._fresh.append({"number": len(self.roster) - 1, "id": piece_id, "piece": spec})
-        return len(self.roster) - 1
+        roster.append((piece_id, spec))
+        self._fresh.append({"number": len(roster) - 1, "id": piece_id, "piece": spec})
+        return len(roster) - 1
 
     def _at(self, t: float, what: str) -> float:
         """``t`` checked; chunks before it are written first."""
@@ -442,6 +474,12 @@ class Recorder:
         except (OSError, ValueError) as e:
             self._writer.abandon()
             raise RecorderError(f"{self.path}: cannot write the recording ({_why(e)})") from None
+
+    def _catch_up(self) -> None:
+        """Record what the live feed saw and has not recorded yet: before anything else is recorded or read."""
+        live = self._live
+        if live is not None and live.waiting:
+            live.record()
 
     def _need_started(self) -> None:
         if self._writer is None:
