@@ -117,6 +117,27 @@ def test_a_caller_that_reuses_its_pose_buffer_gets_every_frame_as_it_was(tmp_pat
     assert r.track.changed_frames(1).tolist() == list(range(3, 150, 3))
 
 
+def test_frames_handed_over_as_the_same_array_again_cost_nothing_and_read_back_exactly(tmp_path):
+    # a live world hands the same array again for a frame in which nothing moved; an equal copy is compared
+    s = scene()
+    poses, kept = s.poses(), []
+    with Recorder(tmp_path / "r.tlrec", keyframe_seconds=1.0, sync=False) as rec:
+        rec.start(s)
+        for g in range(200):
+            if g % 7 == 3:  # something moved: a new array
+                poses = poses.copy()
+                poses[g % 3, 2] += 1e-4
+            elif g % 11 == 5:  # nothing moved, but a new array
+                poses = poses.copy()
+            rec.frame(g / RATE, s.ids, poses, owned=True)
+            kept.append(poses)
+    r = load_recording(tmp_path / "r.tlrec")
+    for g in [*range(200), *range(199, -1, -1)]:  # on from the frame before, and back: from each keyframe
+        assert same_bits(r.frame(g)[1], kept[g]), g
+    assert sorted(r.track.delta_frame.tolist()) == [g for g in range(200) if g % 7 == 3]
+    assert r.track.key_frame.tolist() == [0, 60, 120, 180]
+
+
 def test_a_closed_recording_is_a_zip_whose_manifest_lists_every_member(tmp_path):
     synthetic(tmp_path / "r.tlrec")
     with zipfile.ZipFile(tmp_path / "r.tlrec") as z:

@@ -30,9 +30,13 @@ so ``feed`` must come at least once per ``history_seconds`` of simulated time.
 from __future__ import annotations
 
 from collections import deque
+from operator import itemgetter
 
 _DERIVED = {"grab": "picked", "release": "dropped", "add": "added", "remove": "removed"}
 """Live-world action kind -> the event a recording derives from it."""
+
+_WHEN = itemgetter(0, 1)
+"""The order of what a feed saw: (world time, frame 0 / event 1 / action 2)."""
 
 
 class LiveFeed:
@@ -110,7 +114,7 @@ class LiveFeed:
         items = [(a.time, 2, "action", a) for a in actions]
         items += [(f[0], 0, "frame", f) for f in frames]
         items += [(e.time, 1, "event", e) for e in events]
-        items.sort(key=lambda it: (it[0], it[1]))
+        items.sort(key=_WHEN)
         rec, offset = self.recorder, self._offset
         for world_time, _, what, item in items:
             t = world_time + offset

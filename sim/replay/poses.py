@@ -109,20 +109,26 @@ class PoseEncoder:
 
     def _run(self, frames) -> None:
         """Frames of the same pieces in the same order as the last one: every row compared with the frame
-        before at once."""
+        before at once. A frame that hands the same array as the one before (a live world's frame in which
+        nothing moved) is not compared at all."""
         g0, numbers = self.frames, self._numbers
-        stack = np.concatenate([self._previous, *(f[2] for f in frames)]).reshape(len(frames) + 1, -1, 7)
-        changed = _changed_rows(stack)  # (m, n)
+        distinct, where = [self._previous], []  # the poses arrays in order, and which one each frame has
+        for f in frames:
+            if f[2] is not distinct[-1]:
+                distinct.append(f[2])
+            where.append(len(distinct) - 1)
+        stack = np.concatenate(distinct).reshape(len(distinct), -1, 7)
         times = [float(f[0]) for f in frames]
         if times[-1] >= self._last_key + self.keyframe_seconds - 1e-9:  # a keyframe is due in the run
             for i, t in enumerate(times):
                 if t >= self._last_key + self.keyframe_seconds - 1e-9:
-                    self._keys.append((g0 + i, numbers, stack[i + 1]))
+                    self._keys.append((g0 + i, numbers, stack[where[i]]))
                     self._last_key = t
-        at, rows = np.nonzero(changed)  # frame by frame, each in the pieces' order
+        at, rows = np.nonzero(_changed_rows(stack))  # array by array, each in the pieces' order
         if len(at):
-            self._deltas.append((g0 + at, numbers[rows], stack[at + 1, rows]))
-        self._previous = stack[-1]
+            first = np.searchsorted(where, np.arange(1, len(distinct)))  # the frame each array came in
+            self._deltas.append((g0 + first[at], numbers[rows], stack[at + 1, rows]))
+        self._previous = distinct[-1]
         self._times += times
         self.frames += len(frames)
 

@@ -366,7 +366,8 @@ class Recorder:
         if poses.shape != (len(ids), 7):
             raise RecorderError(f"frame at {t:.6f} s: expected poses of shape ({len(ids)}, 7), got {poses.shape}")
         self._at(t, "frame")
-        if ids != self._ids or self._specs:  # pieces came, went or changed places, or may have changed shape
+        if (ids is not self._ids and ids != self._ids) or self._specs:
+            # pieces came, went or changed places, or may have changed shape
             present = {}
             for i in ids:
                 number = None if i in self._specs else self._present.get(i)
