@@ -18,8 +18,6 @@ written once a later item arrives, so a crash loses at most the last chunk; a
 
 from __future__ import annotations
 
-import io
-import json
 import math
 from collections.abc import Mapping
 from dataclasses import asdict, is_dataclass
@@ -30,6 +28,7 @@ import numpy as np
 import sim
 from sim.replay.errors import RecorderError
 from sim.replay.live import LiveFeed
+from sim.replay.members import json_bytes, npz_bytes
 from sim.replay.poses import PoseEncoder
 from sim.replay.records import FORMAT, WORLD_ACTIONS, RecordedAction, RecordedEvent, check_kind
 from sim.replay.writer import ChunkWriter
@@ -50,18 +49,6 @@ HEADER, SCENE_POSES, MANIFEST = "header.json", "scene.npz", "manifest.json"
 def chunk_names(k: int) -> tuple[str, str]:
     """The members of chunk ``k``: its arrays and its JSON."""
     return f"chunks/{k:06d}.npz", f"chunks/{k:06d}.json"
-
-
-def npz_bytes(arrays: Mapping[str, np.ndarray]) -> bytes:
-    """Arrays as NPZ bytes (compressed, no pickled objects)."""
-    buffer = io.BytesIO()
-    np.savez_compressed(buffer, **arrays)
-    return buffer.getvalue()
-
-
-def json_bytes(data) -> bytes:
-    """JSON bytes: UTF-8, keys in order, floats as Python writes them (they read back exactly)."""
-    return json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
 
 
 def settings_json(settings) -> dict | None:

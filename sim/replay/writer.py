@@ -16,6 +16,7 @@ import threading
 import time
 
 from sim.replay.container import AppendZip
+from sim.replay.members import json_bytes, npz_bytes
 
 
 class ChunkWriter:
@@ -106,8 +107,6 @@ class ChunkWriter:
             self._thread.join()
 
     def _run(self) -> None:
-        from sim.replay.recorder import json_bytes, npz_bytes
-
         while True:
             item = self._queue.get()
             try:
