@@ -100,3 +100,15 @@ def test_a_dask_worker_that_dies_has_its_trials_run_again(reference, cluster):
 def test_a_scheduler_address_that_is_none_is_one_error():
     with pytest.raises(ExecutionError, match="not a scheduler address"):
         run(STATIC, 4, scheduler="nonsense://x")
+
+
+def test_the_quiet_cluster_settings_are_dasks_own_and_read_back_from_the_environment():
+    dask = pytest.importorskip("dask")
+    pytest.importorskip("distributed")  # its settings join Dask's on import
+    from sim.experiments.cluster import QUIET, quiet_environment
+
+    for key in QUIET:
+        dask.config.get(key)  # a key Dask knows (a misspelt one would be silently ignored by the workers)
+    with dask.config.set(dask.config.collect_env(quiet_environment())):
+        for key, value in QUIET.items():
+            assert dask.config.get(key) == value, key
