@@ -7,6 +7,7 @@ import multiprocessing
 import os
 import signal
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -112,3 +113,6 @@ def test_the_quiet_cluster_settings_are_dasks_own_and_read_back_from_the_environ
     with dask.config.set(dask.config.collect_env(quiet_environment())):
         for key, value in QUIET.items():
             assert dask.config.get(key) == value, key
+    docs = (Path(__file__).parents[1] / "docs" / "experiments.md").read_text()
+    for name, value in quiet_environment().items():  # the command lines the docs give
+        assert f"{name}={value}" in docs, name
