@@ -15,10 +15,9 @@ A ``feed`` only notes what is new (references to the world's own objects);
 what it noted is recorded once the world has passed the end of the chunk
 being filled (so the chunk is handed to the writer as soon as before, and a
 crash loses no more), before the recorder records anything else or is read,
-and at once when the world went back. Recorded a second at a time, the
-frames, actions and events go through the recorder in one warm loop instead
-of one call a frame between two physics steps: the same recording, for a
-third of the session's time.
+and at once when the world went back. The same recording, byte for byte, as
+recording every feed at once; a frame between two physics steps costs the
+session a few references.
 
 A world that went back (``restore``, ``rewind``: the actions or events it keeps
 are fewer than recorded, or its time went back) is recorded as a ``restored``
