@@ -18,8 +18,9 @@ placement noise of 4 mm (P(collapse) about 0.3, so trials both stand and fall).
   cluster at most 10% dearer than the pool.
 
 Per run: the wall time, the rate in the steady state (from the first task back
-to the last) and the CPU time all processes spent per trial (this one; the
-pool's workers; the cluster's scheduler, nanny and workers, from /proc). On a
+to the last) and the CPU time all processes spent per trial, and by part (this
+one, the client; the pool's workers; the cluster's scheduler, nanny process and
+workers, from /proc). On a
 machine shared with other jobs the wall-clock figures swing with the load
 (printed before and after); CPU per trial says what two idle cores would give
 (2 x CPU per trial on one core / CPU per trial on two). Ratios between the
@@ -96,7 +97,14 @@ class Cluster:
 
     def cpu(self) -> float:
         """CPU seconds used so far by the scheduler, the nanny and the workers."""
-        return _tree_cpu(p.pid for p in self.processes)
+        return sum(self.parts().values())
+
+    def parts(self) -> dict[str, float]:
+        """CPU seconds used so far by the scheduler, the nanny process (``dask worker``, the workers' parent) and
+        the workers."""
+        scheduler, nanny = self.processes
+        return {"scheduler": _tree_cpu([scheduler.pid]), "nanny": _proc_cpu(nanny.pid),
+                "workers": _tree_cpu([nanny.pid]) - _proc_cpu(nanny.pid)}
 
     def close(self) -> None:
         for p in reversed(self.processes):
@@ -108,13 +116,13 @@ class Cluster:
 
 
 def timed(exp, trials, cluster=None, **where):
-    """(wall s, steady trials/s, CPU s used by every process, result) of one run.
+    """(wall s, steady trials/s, CPU s used by every process, result, CPU s by part) of one run.
 
     CPU: this process (the client) plus the workers: the local pool's processes read from /proc before they
     end, the cluster's processes (scheduler, nanny, workers) from /proc before and after."""
     from sim.experiments import run
 
-    before = cluster.cpu() if cluster is not None else 0.0
+    before = cluster.parts() if cluster is not None else {}
     pool_cpu = {}
     older = {p.pid for p in multiprocessing.active_children()}  # an earlier pool's
 
@@ -126,16 +134,18 @@ def timed(exp, trials, cluster=None, **where):
                     pool_cpu[p.pid] = _proc_cpu(p.pid)
 
     marks = []
-    cpu = _own_cpu()
+    own = _own_cpu()
     start = time.perf_counter()
     result = run(exp, trials, progress=progress, **where)
     wall = time.perf_counter() - start
-    cpu = _own_cpu() - cpu + sum(pool_cpu.values())
+    parts = {"client": _own_cpu() - own}
+    if pool_cpu:
+        parts["workers"] = sum(pool_cpu.values())
     if cluster is not None:
-        cpu += cluster.cpu() - before
+        parts.update({k: v - before[k] for k, v in cluster.parts().items()})
     backs = [(t, d) for t, d in marks if d > 0]
     steady = (backs[-1][1] - backs[0][1]) / (backs[-1][0] - backs[0][0]) if len(backs) > 2 else trials / wall
-    return wall, steady, cpu, result
+    return wall, steady, sum(parts.values()), result, parts
 
 
 def idle_cpu(cluster: Cluster, seconds: float = 10.0) -> float:
@@ -173,13 +183,14 @@ def main() -> None:
 
     def measure(name, place, where):
         exp, n = cases[name]
-        wall, steady, cpu, result = timed(exp, n, **where)
+        wall, steady, cpu, result, parts = timed(exp, n, **where)
         reference = references.setdefault(name, result.records)
         same = "same" if result.records == reference else "DIFFERENT"
-        runs.setdefault((name, place), []).append((wall, steady, cpu / n))
+        runs.setdefault((name, place), []).append((wall, steady, cpu / n, {k: v / n for k, v in parts.items()}))
         label = labels[place[0] if isinstance(place, tuple) else place]
         print(f"{name:>10} {label:>22} {n:>6} {wall:8.2f} {n / wall:9.1f} {steady:9.1f} "
-              f"{cpu / n * 1e3:12.2f}  {same}", flush=True)
+              f"{cpu / n * 1e3:12.2f}  {same}  ({', '.join(f'{k} {v / n * 1e3:.2f}' for k, v in parts.items())})",
+              flush=True)
 
     for config, env in settings.items():  # one cluster at a time: an idle one would load the other's runs
         start = time.perf_counter()
@@ -226,6 +237,9 @@ def main() -> None:
             print(f"  {labels[config]} (idle {idle[config]:.3f} CPU-s/s) against the pool run next to it (median of "
                   f"{len(pool)}): {over[0]:+.0%} time overall, {over[1]:+.0%} steady, {over[2]:+.0%} CPU per trial "
                   f"(goal <= 10%)")
+            for where, rows in (("pool", pool), (labels[config], dask)):
+                print(f"    {where}, CPU ms per trial (median): " + ", ".join(
+                    f"{k} {med(r[3][k] for r in rows) * 1e3:.2f}" for k in rows[0][3]))
 
 
 if __name__ == "__main__":
