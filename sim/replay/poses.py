@@ -117,7 +117,7 @@ class PoseEncoder:
             if f[2] is not distinct[-1]:
                 distinct.append(f[2])
             where.append(len(distinct) - 1)
-        stack = np.concatenate(distinct).reshape(len(distinct), -1, 7)
+        stack = np.concatenate(distinct).reshape(len(distinct), len(numbers), 7)
         times = [float(f[0]) for f in frames]
         if times[-1] >= self._last_key + self.keyframe_seconds - 1e-9:  # a keyframe is due in the run
             for i, t in enumerate(times):
