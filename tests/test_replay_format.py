@@ -138,6 +138,19 @@ def test_frames_handed_over_as_the_same_array_again_cost_nothing_and_read_back_e
     assert r.track.key_frame.tolist() == [0, 60, 120, 180]
 
 
+def test_a_recording_whose_pieces_all_went_away_plays_to_its_end(tmp_path):
+    s = scene()
+    with Recorder(tmp_path / "r.tlrec", sync=False) as rec:
+        rec.start(s)
+        for g in range(130):
+            ids, poses = (s.ids, s.poses()) if g < 50 else ((), np.zeros((0, 7)))
+            rec.frame(g / RATE, ids, poses)
+    r = load_recording(tmp_path / "r.tlrec")
+    assert len(r.times) == 130 and r.frame(49)[0] == list(s.ids)
+    ids, poses = r.frame(129)
+    assert ids == [] and poses.shape == (0, 7)
+
+
 def test_a_closed_recording_is_a_zip_whose_manifest_lists_every_member(tmp_path):
     synthetic(tmp_path / "r.tlrec")
     with zipfile.ZipFile(tmp_path / "r.tlrec") as z:
