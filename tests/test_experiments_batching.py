@@ -3,6 +3,8 @@ towards the end; every trial handed out once."""
 
 from __future__ import annotations
 
+import time
+
 from sim.experiments.batching import FIRST, Batcher
 
 
@@ -66,3 +68,36 @@ def test_a_task_given_back_goes_out_first():
     batcher.take()
     batcher.again(lost)
     assert batcher.take() is lost
+
+
+def test_a_task_reports_the_cpu_time_of_its_trials_not_the_wall_clock():
+    # a worker that shares its core runs the same trials for more wall-clock time: sized by it, its tasks would
+    # shrink and their overhead grow; sized by the thread's CPU time, they stay what they are
+    import threading
+
+    from sim.experiments import experiment
+    from sim.experiments.trials import run_batch, run_task
+    from tests.helpers import box_record, free_scene
+
+    spec = experiment(free_scene(box_record("base", (60, 30, 20), (0, 0, 10)),
+                                 box_record("top", (60, 30, 20), (20, 0, 30))), ["noise:sigma_mm=2"], seed=3).to_json()
+    ticks = iter([10.0, 12.5])
+    rows, seconds = run_task(spec, [0, 1], clock=lambda: next(ticks))
+    assert seconds == 2.5 and rows == run_batch(spec, [0, 1])
+    run_task(spec, [0])  # imports and the runner, before anything is timed
+    stop = threading.Event()
+
+    def spin():  # holds the interpreter half the time
+        while not stop.is_set():
+            pass
+
+    other = threading.Thread(target=spin)
+    other.start()
+    try:
+        start = time.perf_counter()
+        _, seconds = run_task(spec, list(range(40)))
+        wall = time.perf_counter() - start
+    finally:
+        stop.set()
+        other.join()
+    assert seconds < 0.8 * wall

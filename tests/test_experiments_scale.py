@@ -7,6 +7,7 @@ import multiprocessing
 import os
 import signal
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -100,3 +101,18 @@ def test_a_dask_worker_that_dies_has_its_trials_run_again(reference, cluster):
 def test_a_scheduler_address_that_is_none_is_one_error():
     with pytest.raises(ExecutionError, match="not a scheduler address"):
         run(STATIC, 4, scheduler="nonsense://x")
+
+
+def test_the_quiet_cluster_settings_are_dasks_own_and_read_back_from_the_environment():
+    dask = pytest.importorskip("dask")
+    pytest.importorskip("distributed")  # its settings join Dask's on import
+    from sim.experiments.cluster import QUIET, quiet_environment
+
+    for key in QUIET:
+        dask.config.get(key)  # a key Dask knows (a misspelt one would be silently ignored by the workers)
+    with dask.config.set(dask.config.collect_env(quiet_environment())):
+        for key, value in QUIET.items():
+            assert dask.config.get(key) == value, key
+    docs = (Path(__file__).parents[1] / "docs" / "experiments.md").read_text()
+    for name, value in quiet_environment().items():  # the command lines the docs give
+        assert f"{name}={value}" in docs, name

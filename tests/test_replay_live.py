@@ -249,6 +249,23 @@ def test_ctrl_c_closes_the_recording_and_a_crash_keeps_every_whole_second(tmp_pa
     assert not crashed.complete and crashed.end == pytest.approx(59 / 60)
 
 
+def test_what_a_feed_took_is_recorded_before_anything_else_is_recorded_or_read(tmp_path):
+    # a feed only notes what is new and records it a chunk at a time: a game's own record, or a read of the
+    # recorder, in the middle of a second still comes after everything the world did before it
+    with LiveWorld(tower_scene()) as lw, Recorder(tmp_path / "r.tlrec", sync=False) as rec:
+        rec.start_live(lw, players=["ana"])
+        play_script(lw, CARRY_INTO_THE_TOWER[:2], rec)  # 0.5 s: a grab and 30 moves of the hand
+        assert [a.kind for a in rec.actions] == [a.kind for a in lw.actions] == ["grab", *["move_hand"] * 30]
+        assert rec.latest == pytest.approx(lw.time) and rec.frames == 31
+        i = rec.action(rec.latest, "ana", {"kind": "roll", "args": {"value": 4}})
+        rec.event(rec.latest, "turn_changed", (), i, {"player": "ana"})
+        play_script(lw, CARRY_INTO_THE_TOWER[2:3], rec)
+    r = load_recording(tmp_path / "r.tlrec")
+    assert [a.kind for a in r.actions] == ["grab", *["move_hand"] * 30, "roll", *["move_hand"] * 30]
+    assert [(e.kind, e.cause) for e in r.events][:2] == [("picked", 0), ("turn_changed", 31)]
+    assert len(r.times) == 61 and np.all(np.diff(r.times) > 0)
+
+
 def test_the_same_session_makes_the_same_file_byte_for_byte(tmp_path):
     for name in ("a", "b"):
         with LiveWorld(tower_scene()) as lw, Recorder(tmp_path / f"{name}.tlrec", sync=False) as rec:

@@ -7,9 +7,10 @@ task should run long enough to make that negligible: :data:`TARGET_SECONDS`.
 How long a trial takes is not known before one has run (5 ms for a statics
 trial of a small scene, seconds for a simulated Babylon city), so the first
 tasks of each experiment hold a few trials (:data:`FIRST`), each task comes
-back with the seconds its trials took on the worker, and the next tasks of
-that experiment hold as many trials as fill the target at the median rate
-measured so far.
+back with the CPU seconds its trials took on the worker (not the wall clock,
+which a loaded machine stretches while the overhead stays what it is), and
+the next tasks of that experiment hold as many trials as fill the target at
+the median rate measured so far.
 Towards the end the tasks shrink (guided self-scheduling: at most a
 ``1 / (2 · slots)`` share of the trials still to hand out), so that the workers
 finish together instead of one running a long last task alone.
@@ -26,7 +27,7 @@ from collections import deque
 from dataclasses import dataclass
 
 TARGET_SECONDS = 0.5
-"""How long a task should run on its worker (s): its overhead (milliseconds) then costs under 1%."""
+"""How long a task should run on its worker (CPU seconds): its overhead (milliseconds) then costs under 1%."""
 
 FIRST = {"statics": 4, "dynamics": 1, "both": 1}
 """Trials in a task before a trial's time is measured, per method."""

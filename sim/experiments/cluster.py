@@ -8,17 +8,26 @@ worker thread busy (two per thread: one running, one waiting), each new one
 as one comes back. The experiment's JSON text goes to the cluster once, as a
 task of its own that every trial task depends on: a worker fetches it once
 and keeps it, and if the worker holding it dies the scheduler makes it again
-(scattered data would be lost with its worker). Whether a finished task had
-been on a worker that died (``TaskState.suspicious``) is asked of the
-scheduler once a second for every task finished since, not once per task.
+(scattered data would be lost with its worker).
 
 The scheduler itself re-runs the tasks of a worker that dies
-(``distributed.scheduler.allowed-failures`` times).
+(``distributed.scheduler.allowed-failures`` times), and says so: the client
+listens to the scheduler's ``remove-worker`` events, which name the tasks the
+worker was running or held, and counts those trials as run again (asking the
+scheduler about every finished task instead cost it 5 ms of CPU a question).
+
+A cluster's own event loops cost CPU whether it works or not: with Dask's
+defaults about 0.1 CPU-second a second for a scheduler and two workers,
+mostly the workers' statistical profiler (a sample every 10 ms) and every
+process's event-loop tick (every 20 ms). :data:`QUIET` are the settings that
+take this to under 0.01 for trials (docs/experiments.md: how to start
+workers with them).
 """
 
 from __future__ import annotations
 
-import time
+import contextlib
+import threading
 import uuid
 
 from sim.experiments.batching import Batcher, Task
@@ -31,8 +40,23 @@ CONNECT_SECONDS = 4.0
 WORKERS_SECONDS = 30.0
 """How long to wait for the first worker of a Dask cluster that has none (s)."""
 
-ASK_SECONDS = 1.0
-"""How often the scheduler is asked which finished tasks were on a worker that died (s)."""
+QUIET = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.worker.memory.monitor-interval": "1s",
+    "distributed.admin.system-monitor.interval": "5s",
+}
+"""Dask settings for a cluster that runs trials: no statistical profile of the tasks (the dashboard's Profile
+page), the event loop's responsiveness checked once a second instead of every 20 ms, memory every second
+instead of every 100 ms (a worker over its memory limit is stopped up to a second later), the system monitor
+every 5 s. Measured on two idle workers and a scheduler: 0.1 CPU-second a second with Dask's defaults, under
+0.01 with these (``tools/bench_experiments.py``)."""
+
+
+def quiet_environment() -> dict[str, str]:
+    """:data:`QUIET` as the environment variables Dask reads at a process's start (``DASK_DISTRIBUTED__...``)."""
+    return {"DASK_" + key.upper().replace(".", "__").replace("-", "_"): str(value)
+            for key, value in QUIET.items()}
 
 
 def connect(scheduler, timeout: float = CONNECT_SECONDS):
@@ -61,9 +85,40 @@ def experiment_text(spec: str) -> str:
     return spec
 
 
-def _suspicious(dask_scheduler=None, keys=()) -> dict:
-    """On the scheduler: how often each task was on a worker that died."""
-    return {k: dask_scheduler.tasks[k].suspicious for k in keys if k in dask_scheduler.tasks}
+class Deaths:
+    """The keys of the tasks that were on a worker when it left the cluster (they run again elsewhere), from the
+    scheduler's ``remove-worker`` events; filled by the client's event loop.
+
+    Args:
+        client: the ``distributed.Client``; its events of the topic ``all`` come here until :meth:`stop` (a
+            handler of that topic set on the client before is replaced).
+    """
+
+    TOPIC = "all"
+
+    def __init__(self, client):
+        self.client = client
+        self._keys: set[str] = set()
+        self._lock = threading.Lock()
+        client.subscribe_topic(self.TOPIC, self._event)  # before any task: the same stream, in order
+
+    @property
+    def keys(self) -> set[str]:
+        """The keys named so far."""
+        with self._lock:
+            return set(self._keys)
+
+    def _event(self, event) -> None:
+        _, message = event
+        if isinstance(message, dict) and message.get("action") == "remove-worker":
+            with self._lock:
+                self._keys.update(message.get("processing-tasks", ()))
+                self._keys.update(message.get("lost-computed-tasks", ()))
+
+    def stop(self) -> None:
+        """Stop listening (quietly, on a client that lost its scheduler)."""
+        with contextlib.suppress(Exception):
+            self.client.unsubscribe_topic(self.TOPIC)
 
 
 def on_dask(jobs: list[tuple[str, int]], method: str, scheduler, collected: Collected) -> str:
@@ -80,7 +135,9 @@ def on_dask(jobs: list[tuple[str, int]], method: str, scheduler, collected: Coll
     client, own = connect(scheduler)
     where = client.scheduler.address
     futures: dict = {}  # key -> (future, task), in flight
+    sent: dict = {}  # key -> task, of every trial task
     specs = []
+    deaths = None
     try:
         workers = client.scheduler_info().get("workers")
         if not workers:
@@ -91,6 +148,7 @@ def on_dask(jobs: list[tuple[str, int]], method: str, scheduler, collected: Coll
             workers = client.scheduler_info().get("workers", {})
         slots = sum(w.get("nthreads", 1) for w in workers.values()) or 1
         batcher = Batcher(jobs, method, slots)
+        deaths = Deaths(client)
         token = uuid.uuid4().hex[:12]
         specs = [client.submit(experiment_text, spec, key=f"towerlab-experiment-{token}-{j}", pure=False)
                  for j, (spec, _) in enumerate(jobs)]
@@ -104,30 +162,25 @@ def on_dask(jobs: list[tuple[str, int]], method: str, scheduler, collected: Coll
                                        key=f"towerlab-trials-{token}-{count}", pure=False)
                 count += 1
                 futures[future.key] = (future, task)
+                sent[future.key] = task
                 pending.add(future)
 
         fill()
-        unasked: list[tuple] = []
-        asked = time.monotonic()
         for group in pending.batches():
             for future in group:
                 _, task = futures.pop(future.key)
                 rows, seconds = _result(future, task, where)
                 batcher.done(task, seconds)
                 collected.add(task, rows, False, report=False)
-                unasked.append((future, task))
+                future.release()  # its rows live here now: a worker that dies later costs nothing
             fill()
             collected.report()
-            if not futures or time.monotonic() - asked >= ASK_SECONDS:
-                # how often each finished task was on a worker that died, asked before the scheduler forgets it
-                counts = client.run_on_scheduler(_suspicious, keys=[f.key for f, _ in unasked])
-                for future, task in unasked:
-                    if counts.get(future.key):
-                        collected.retried[task.job] += len(task.indices)
-                    future.release()  # its rows live here now: a worker that dies later costs nothing
-                unasked, asked = [], time.monotonic()
+        for key in deaths.keys & sent.keys():  # the scheduler said so before it sent the rerun's result
+            collected.retried[sent[key].job] += len(sent[key].indices)
         return where
     finally:
+        if deaths is not None:
+            deaths.stop()
         flying = [f for f, _ in futures.values() if not f.done()]
         if flying:
             client.cancel(flying)

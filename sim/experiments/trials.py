@@ -264,18 +264,29 @@ def run_batch(spec: str, indices) -> list[tuple]:
     return [runner.trial(int(i)).row() for i in indices]
 
 
-def run_task(spec: str, indices) -> tuple[list[tuple], float]:
-    """:func:`run_batch`, and the seconds it took on this worker (wall clock: what sizes the next tasks).
+def run_task(spec: str, indices, clock=time.thread_time) -> tuple[list[tuple], float]:
+    """:func:`run_batch`, and the CPU seconds its trials took on this worker's thread: what sizes the next tasks.
+
+    CPU time, not the wall clock: a task's overhead on a cluster (the scheduler's, the client's) is CPU time
+    too, so a task sized to :data:`~sim.experiments.batching.TARGET_SECONDS` of CPU keeps it under 1% however
+    loaded the machine is. (Sized by the wall clock, the counterweight's simulated trials went 2-3 to a task
+    instead of 6 at a load of 6 on two cores, where a trial took twice its CPU time: twice the bookkeeping
+    per trial.)
 
     The rows go back as plain tuples (numbers, flags and a short string): 35-60 bytes a trial pickled, and
     under a microsecond to pickle and unpickle; an array form would save nothing measurable.
+
+    Args:
+        spec: the experiment's JSON text.
+        indices: the trials.
+        clock: the clock measured (seconds; the thread's CPU time).
     """
     from sim.experiments.allocator import tune
 
     tune()  # a Dask worker's environment makes every large array a fresh mapping
-    start = time.perf_counter()
+    start = clock()
     rows = run_batch(spec, indices)
-    return rows, time.perf_counter() - start
+    return rows, clock() - start
 
 
 def warm_up(spec: str) -> None:

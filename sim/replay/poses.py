@@ -46,8 +46,19 @@ def _bits(poses: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(poses, dtype=np.float64).view(np.int64)
 
 
+def _changed_rows(stack: np.ndarray) -> np.ndarray:
+    """(m, n) whether each row of ``stack`` (m + 1, n, 7) differs bit for bit from the row above it: how many of
+    its 7 numbers differ, counted by a matrix product (numpy's ``any`` over 7 columns is four times slower)."""
+    bits = stack.view(np.int64)
+    return ((bits[1:] != bits[:-1]).astype(np.float32) @ np.ones(7, dtype=np.float32)) > 0
+
+
 class PoseEncoder:
-    """Turns frames (roster numbers, poses) into chunk arrays; see the module docstring.
+    """Turns the frames of each chunk (roster numbers, poses) into its arrays; see the module docstring.
+
+    A recorder hands a chunk's frames over whole and this runs on its writing thread: the usual frames (the
+    same pieces in the same order) are compared all at once, one array operation a chunk, so that the
+    session pays nothing a frame for the pieces at rest.
 
     Args:
         keyframe_seconds: the most recording time between keyframes (s).
@@ -55,10 +66,9 @@ class PoseEncoder:
 
     def __init__(self, keyframe_seconds: float):
         self.keyframe_seconds = float(keyframe_seconds)
-        self.frames = 0  # frames taken so far
+        self.frames = 0  # frames encoded so far
         self._order: list[int] = []
         self._numbers: np.ndarray | None = None  # the last frame's pieces (roster numbers) ...
-        self._input = None
         self._previous = np.zeros((0, 7))  # ... and their poses
         self._last = np.zeros((0, 7))  # the last pose of every roster number, as of the last change of pieces
         self._last_key = -np.inf
@@ -66,46 +76,70 @@ class PoseEncoder:
 
     def _reset(self) -> None:
         self._times: list[float] = []
-        self._keys: list[tuple[int, np.ndarray, np.ndarray]] = []
-        self._deltas: list[tuple[int, np.ndarray, np.ndarray]] = []
+        self._keys: list[tuple] = []  # (frame, numbers (n,), poses (n, 7)) of each keyframe
+        self._deltas: list[tuple] = []  # (frame or frames (r,), numbers (r,), poses (r, 7)) of changed rows
         self._joins: list[tuple[int, int]] = []
         self._leaves: list[tuple[int, int]] = []
-        self._frame0 = self.frames
 
-    @property
-    def pending(self) -> int:
-        """Frames taken since the last :meth:`chunk`."""
-        return len(self._times)
-
-    def add(self, t: float, numbers: np.ndarray, poses: np.ndarray, *, roster_size: int) -> None:
-        """Take one frame.
+    def encode(self, frames) -> dict[str, np.ndarray]:
+        """The arrays of one chunk (see :data:`ARRAYS`; empty ones left out), from its frames.
 
         Args:
-            t: its recording time (s).
-            numbers: (n,) roster numbers of the present pieces, in their order.
-            poses: (n, 7) their poses.
-            roster_size: how many roster numbers there are now.
+            frames: (time, numbers, poses) of each frame, in order: recording time (s), (n,) int32 roster
+                numbers of the present pieces in their order, (n, 7) float64 their poses. Neither array
+                is changed afterwards (a frame that repeats the one before may hand the same arrays again).
         """
-        numbers = np.asarray(numbers, dtype=np.int32)
-        poses = np.asarray(poses, dtype=np.float64).reshape(len(numbers), 7)
+        self._reset()
+        k, n = 0, len(frames)
+        while k < n:
+            if not self._same(frames[k][1]):  # the first frame, or pieces came, went or changed places
+                self._change(*frames[k])
+                k += 1
+                continue
+            numbers, end = frames[k][1], k + 1
+            while end < n and (frames[end][1] is numbers or self._same(frames[end][1])):
+                end += 1
+            self._run(frames[k:end])
+            k = end
+        return self._arrays()
+
+    def _same(self, numbers: np.ndarray) -> bool:
+        last = self._numbers
+        return last is not None and (numbers is last or (len(numbers) == len(last) and np.array_equal(numbers, last)))
+
+    def _run(self, frames) -> None:
+        """Frames of the same pieces in the same order as the last one: every row compared with the frame
+        before at once. A frame that hands the same array as the one before (a live world's frame in which
+        nothing moved) is not compared at all."""
+        g0, numbers = self.frames, self._numbers
+        distinct, where = [self._previous], []  # the poses arrays in order, and which one each frame has
+        for f in frames:
+            if f[2] is not distinct[-1]:
+                distinct.append(f[2])
+            where.append(len(distinct) - 1)
+        stack = np.concatenate(distinct).reshape(len(distinct), len(numbers), 7)
+        times = [float(f[0]) for f in frames]
+        if times[-1] >= self._last_key + self.keyframe_seconds - 1e-9:  # a keyframe is due in the run
+            for i, t in enumerate(times):
+                if t >= self._last_key + self.keyframe_seconds - 1e-9:
+                    self._keys.append((g0 + i, numbers, stack[where[i]]))
+                    self._last_key = t
+        at, rows = np.nonzero(_changed_rows(stack))  # array by array, each in the pieces' order
+        if len(at):
+            first = np.searchsorted(where, np.arange(1, len(distinct)))  # the frame each array came in
+            self._deltas.append((g0 + first[at], numbers[rows], stack[at + 1, rows]))
+        self._previous = distinct[-1]
+        self._times += times
+        self.frames += len(frames)
+
+    def _change(self, t: float, numbers: np.ndarray, poses: np.ndarray) -> None:
+        """A frame whose pieces differ from the last one's (or the first frame): the long way."""
         g = self.frames
-        same = numbers is self._input or (self._numbers is not None and len(numbers) == len(self._numbers)
-                                          and np.array_equal(numbers, self._numbers))
-        if same and g:  # the usual frame: the same pieces in the same order, compared with the last row for row
-            if t >= self._last_key + self.keyframe_seconds - 1e-9:
-                self._keys.append((g, numbers.copy(), poses.copy()))
-                self._last_key = t
-            rows = np.flatnonzero((_bits(poses) != _bits(self._previous)).any(axis=1))
-            if len(rows):
-                self._deltas.append((g, numbers[rows], poses[rows]))  # fancy indexing copies
-                self._previous = poses.copy()
-            self._times.append(t)
-            self.frames += 1
-            return
-        if self._numbers is not None:  # pieces came, went or changed places: the long way
+        if self._numbers is not None:
             self._last[self._numbers] = self._previous
-        if len(self._last) < roster_size:
-            grown = np.full((roster_size, 7), np.nan)
+        size = int(numbers.max()) + 1 if len(numbers) else 0
+        if len(self._last) < size:
+            grown = np.full((size, 7), np.nan)
             grown[:len(self._last)] = self._last
             self._last = grown
         order = numbers.tolist()
@@ -113,7 +147,7 @@ class PoseEncoder:
         now = set(order)
         predicted = [i for i in self._order if i in now] + [i for i in order if i not in present]
         if predicted != order or t >= self._last_key + self.keyframe_seconds - 1e-9 or g == 0:
-            self._keys.append((g, numbers.copy(), poses.copy()))
+            self._keys.append((g, numbers, poses))
             self._last_key = t
         if g:  # every change is a delta, keyframes too: which piece moved when needs no decoding
             for i in self._order:
@@ -126,35 +160,29 @@ class PoseEncoder:
             if joined:
                 changed |= np.isin(numbers, joined)
             if changed.any():
-                self._deltas.append((g, numbers[changed], poses[changed].copy()))
+                self._deltas.append((g, numbers[changed], poses[changed]))
         self._order = order
-        self._numbers = numbers.copy()
-        self._input = numbers  # a caller that hands the same array again means the same pieces (never changed)
-        self._previous = poses.copy()
+        self._numbers = numbers
+        self._previous = poses
         self._times.append(float(t))
         self.frames += 1
 
-    def chunk(self) -> dict[str, np.ndarray]:
-        """The arrays of the frames taken since the last call (see :data:`ARRAYS`; empty ones left out), and
-        start afresh."""
-        keys, deltas = self._keys, self._deltas
+    def _arrays(self) -> dict[str, np.ndarray]:
+        def rows(parts):
+            return _cat([np.column_stack([np.broadcast_to(np.asarray(g, dtype=np.int64), len(n)), n])
+                         for g, n, _ in parts], np.int64, (0, 2))
+
         changes = [(g, i, -1) for g, i in self._leaves] + [(g, i, 1) for g, i in self._joins]
         changes.sort(key=lambda c: (c[0], c[2]))  # a frame's leaves before its joins
         out = {
             "times": np.array(self._times, dtype=np.float64),
-            "keys": _cat([np.column_stack([np.full(len(k[1]), k[0]), k[1]]) for k in keys], np.int64, (0, 2)),
-            "key_poses": _cat([k[2] for k in keys], np.float64, (0, 7)),
-            "deltas": _cat([np.column_stack([np.full(len(d[1]), d[0]), d[1]]) for d in deltas], np.int64, (0, 2)),
-            "delta_poses": _cat([d[2] for d in deltas], np.float64, (0, 7)),
+            "keys": rows(self._keys),
+            "key_poses": _cat([k[2] for k in self._keys], np.float64, (0, 7)),
+            "deltas": rows(self._deltas),
+            "delta_poses": _cat([d[2] for d in self._deltas], np.float64, (0, 7)),
             "roster": np.array(changes, dtype=np.int64).reshape(-1, 3),
         }
-        self._reset()
         return {k: v for k, v in out.items() if k == "times" or len(v)}
-
-    @property
-    def first_pending(self) -> int:
-        """The number of the first frame :meth:`chunk` will hold."""
-        return self._frame0
 
 
 def _cat(parts, dtype, empty_shape) -> np.ndarray:

@@ -18,8 +18,6 @@ written once a later item arrives, so a crash loses at most the last chunk; a
 
 from __future__ import annotations
 
-import io
-import json
 import math
 from collections.abc import Mapping
 from dataclasses import asdict, is_dataclass
@@ -29,6 +27,8 @@ import numpy as np
 
 import sim
 from sim.replay.errors import RecorderError
+from sim.replay.live import LiveFeed
+from sim.replay.members import json_bytes, npz_bytes
 from sim.replay.poses import PoseEncoder
 from sim.replay.records import FORMAT, WORLD_ACTIONS, RecordedAction, RecordedEvent, check_kind
 from sim.replay.writer import ChunkWriter
@@ -49,18 +49,6 @@ HEADER, SCENE_POSES, MANIFEST = "header.json", "scene.npz", "manifest.json"
 def chunk_names(k: int) -> tuple[str, str]:
     """The members of chunk ``k``: its arrays and its JSON."""
     return f"chunks/{k:06d}.npz", f"chunks/{k:06d}.json"
-
-
-def npz_bytes(arrays: Mapping[str, np.ndarray]) -> bytes:
-    """Arrays as NPZ bytes (compressed, no pickled objects)."""
-    buffer = io.BytesIO()
-    np.savez_compressed(buffer, **arrays)
-    return buffer.getvalue()
-
-
-def json_bytes(data) -> bytes:
-    """JSON bytes: UTF-8, keys in order, floats as Python writes them (they read back exactly)."""
-    return json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
 
 
 def settings_json(settings) -> dict | None:
@@ -87,8 +75,6 @@ class Recorder:
 
     Attributes:
         path: the file.
-        actions, events: everything recorded so far.
-        roster: every piece the recording has held: (id, file form) by roster number.
     """
 
     def __init__(self, path, *, rate_hz: float = RATE_HZ, chunk_seconds: float = CHUNK_SECONDS,
@@ -100,24 +86,28 @@ class Recorder:
         self.rate_hz, self.chunk_seconds, self.keyframe_seconds = float(rate_hz), float(chunk_seconds), \
             float(keyframe_seconds)
         self.sync = sync
-        self.actions: list[RecordedAction] = []
-        self.events: list[RecordedEvent] = []
-        self.roster: list[tuple[str, dict]] = []
+        self._action_log: list[RecordedAction] = []
+        self._event_log: list[RecordedEvent] = []
+        self._roster: list[tuple[str, dict]] = []  # (id, file form) by roster number
         self._writer: ChunkWriter | None = None
-        self._encoder = PoseEncoder(self.keyframe_seconds)
+        self._encoder = PoseEncoder(self.keyframe_seconds)  # runs on the writing thread, chunk after chunk
+        self._frames: list[tuple[float, np.ndarray, np.ndarray]] = []  # the chunk's frames: time, numbers, poses
+        self._kept = 0  # frames kept so far
+        self._frame0 = 0  # the number of the chunk's first frame
         self._present: dict[str, int] = {}  # id -> roster number of the pieces present in the last frame
         self._ids: tuple[str, ...] | None = None  # the last frame's ids, and their roster numbers
         self._numbers = np.zeros(0, dtype=np.int32)
         self._specs: dict[str, dict] = {}  # file forms of pieces about to appear (from add actions)
         self._start = 0.0
         self._chunk = 0  # the stretch of time being filled, from the start
+        self._chunk_end = np.inf  # where it ends (s), less the clock's tolerance
         self._written = 0  # chunks written (stretches in which nothing happened make none)
         self._last_frame = -np.inf
         self._last_slot = -1  # the last kept frame's place on the grid of 1 / rate_hz from the start
         self._latest = 0.0  # the latest time seen
         self._fresh: list[dict] = []  # roster entries since the last chunk
-        self._chunk_actions: list[dict] = []
-        self._chunk_events: list[dict] = []
+        self._chunk_actions: list[RecordedAction] = []  # written as JSON by the writing thread
+        self._chunk_events: list[RecordedEvent] = []
         self._live = None  # the live feed, once feed() was called
 
     # --- starting and stopping -------------------------------------------------------------------
@@ -135,12 +125,38 @@ class Recorder:
     @property
     def frames(self) -> int:
         """Frames kept so far."""
-        return self._encoder.frames
+        self._catch_up()
+        return self._kept
 
     @property
     def latest(self) -> float:
         """The latest recording time seen (s)."""
+        self._catch_up()
         return self._latest
+
+    @property
+    def actions(self) -> list[RecordedAction]:
+        """Every action recorded so far."""
+        self._catch_up()
+        return self._action_log
+
+    @property
+    def events(self) -> list[RecordedEvent]:
+        """Every event recorded so far."""
+        self._catch_up()
+        return self._event_log
+
+    @property
+    def roster(self) -> list[tuple[str, dict]]:
+        """Every piece the recording has held: (id, file form) by roster number."""
+        self._catch_up()
+        return self._roster
+
+    @property
+    def chunk_end(self) -> float:
+        """The recording time (s) at which the chunk being filled ends: an item from then on hands it to the
+        writer."""
+        return self._chunk_end
 
     @property
     def closed(self) -> bool:
@@ -189,9 +205,10 @@ class Recorder:
         except OSError as e:
             raise RecorderError(f"{self.path}: cannot write the recording ({e.strerror or e})") from None
         self._start = self._latest = float(time)
+        self._chunk_end = self._start + self.chunk_seconds - 1e-9
         self._write(HEADER, json_bytes(header), chain=True)
         self._write(SCENE_POSES, npz_bytes({"poses": exact}))
-        self.roster = [(p.id, piece_to_dict(p)) for p in scene.pieces]  # numbers 0..n-1: the scene's pieces
+        self._roster = [(p.id, piece_to_dict(p)) for p in scene.pieces]  # numbers 0..n-1: the scene's pieces
 
     def start_live(self, live, seed: int | None = None, game: str | None = None, players=None, *,
                    variant: str | None = None, extra: Mapping | None = None) -> None:
@@ -206,8 +223,6 @@ class Recorder:
             live: the live world.
             seed, game, players, variant, extra: as for :meth:`start`.
         """
-        from sim.replay.live import LiveFeed
-
         fresh = LiveFeed.fresh(live)
         scene = live.world.scene if fresh else live.scene_now()
         self.start(scene, live.world.settings, seed, game, players, variant=variant, source="session",
@@ -219,11 +234,12 @@ class Recorder:
         if self._writer is None or self._writer.closed:
             return
         try:
+            self._catch_up()
             self._flush()
             self._writer.drain()
             manifest = {"format": FORMAT, "software_version": sim.__version__, "closed": True,
-                        "duration": self._latest - self._start, "frames": self._encoder.frames,
-                        "chunks": self._written, "actions": len(self.actions), "events": len(self.events),
+                        "duration": self._latest - self._start, "frames": self._kept,
+                        "chunks": self._written, "actions": len(self._action_log), "events": len(self._event_log),
                         "members": [{"name": n, "size": s, "sha256": h} for n, s, h in self._writer.digests]}
             self._writer.write(MANIFEST, json_bytes(manifest))
             self._writer.close()
@@ -260,16 +276,17 @@ class Recorder:
             Its index (an event's ``cause``).
         """
         self._need_started()
+        self._catch_up()
         kind = check_kind(data.get("kind"), "action")
         t = self._at(t, "action")
         world = kind in WORLD_ACTIONS if world is None else bool(world)
         args = dict(data.get("args") or {})
-        a = RecordedAction(len(self.actions), t, actor, kind, data.get("piece"), data.get("hand"), args, world,
+        a = RecordedAction(len(self._action_log), t, actor, kind, data.get("piece"), data.get("hand"), args, world,
                            (t if world_time is None else float(world_time)) if world else None)
         if kind == "add" and isinstance(args.get("spec"), Mapping):
             self._specs[str(args["spec"].get("id", a.piece))] = dict(args["spec"])
-        self.actions.append(a)
-        self._chunk_actions.append(a.to_json())
+        self._action_log.append(a)
+        self._chunk_actions.append(a)
         return a.index
 
     def add_piece(self, piece) -> None:
@@ -277,6 +294,7 @@ class Recorder:
         the scene and of recorded ``add`` actions are known already."""
         from sim.scene.io import piece_to_dict
 
+        self._catch_up()
         self._specs[piece.id] = piece_to_dict(piece)
 
     def event(self, t: float, kind: str, pieces=(), cause: int | None = None, data: Mapping | None = None) -> int:
@@ -293,17 +311,18 @@ class Recorder:
             Its index.
         """
         self._need_started()
+        self._catch_up()
         check_kind(kind)
         t = self._at(t, "event")
-        if cause is not None and not 0 <= int(cause) < len(self.actions):
+        if cause is not None and not 0 <= int(cause) < len(self._action_log):
             raise RecorderError(f"event {kind} at {t:.3f} s: cause {cause} is no recorded action")
-        e = RecordedEvent(len(self.events), t, kind, tuple(str(p) for p in pieces),
+        e = RecordedEvent(len(self._event_log), t, kind, tuple(str(p) for p in pieces),
                           None if cause is None else int(cause), dict(data or {}))
-        self.events.append(e)
-        self._chunk_events.append(e.to_json())
+        self._event_log.append(e)
+        self._chunk_events.append(e)
         return e.index
 
-    def frame(self, t: float, ids, poses) -> bool:
+    def frame(self, t: float, ids, poses, *, owned: bool = False) -> bool:
         """Record the poses of every present piece at time ``t``.
 
         Args:
@@ -312,6 +331,8 @@ class Recorder:
                 the rate, a 60 Hz one kept whole, whatever its phase.
             ids: the present pieces, in order.
             poses: (n, 7) their poses: position (m) and quaternion xyzw.
+            owned: ``poses`` is a float64 array nobody changes afterwards (a live world's own frame): it is
+                kept as it is until its chunk is written; otherwise a copy is kept.
 
         Returns:
             Whether the frame was kept.
@@ -320,18 +341,20 @@ class Recorder:
             RecorderError: time went backwards, the poses do not match the ids, or a piece is unknown.
         """
         self._need_started()
+        self._catch_up()
         t = float(t)
         if t < self._last_frame - 1e-9:
             raise RecorderError(f"frame at {t:.6f} s: before the last frame ({self._last_frame:.6f} s)")
         slot = math.floor((t - self._start) * self.rate_hz + 0.5 + 1e-6)  # the frame grid, from the start
         if slot <= self._last_slot:
             return False
-        ids = tuple(ids)
-        poses = np.asarray(poses, dtype=np.float64)
+        ids = ids if isinstance(ids, tuple) else tuple(ids)
+        poses = np.asarray(poses, dtype=np.float64) if owned else np.array(poses, dtype=np.float64)
         if poses.shape != (len(ids), 7):
             raise RecorderError(f"frame at {t:.6f} s: expected poses of shape ({len(ids)}, 7), got {poses.shape}")
         self._at(t, "frame")
-        if ids != self._ids or self._specs:  # pieces came, went or changed places, or may have changed shape
+        if (ids is not self._ids and ids != self._ids) or self._specs:
+            # pieces came, went or changed places, or may have changed shape
             present = {}
             for i in ids:
                 number = None if i in self._specs else self._present.get(i)
@@ -340,26 +363,30 @@ class Recorder:
                 present[i] = number
             self._present = present
             self._ids, self._numbers = ids, np.array([present[i] for i in ids], dtype=np.int32)
-        self._encoder.add(t, self._numbers, poses, roster_size=len(self.roster))
+        self._frames.append((t, self._numbers, poses))
+        self._kept += 1
         self._last_frame, self._last_slot = t, slot
         return True
 
     def feed(self, live, report=None) -> None:
-        """Record what a live world did since the last call: its actions, frames and events (see
-        :class:`~sim.replay.live.LiveFeed`). Call it after every ``advance``; a first call on a recorder not
-        started yet starts it (:meth:`start_live`), so call it once before the first advance too.
+        """Take what a live world did since the last call: its actions, frames and events (see
+        :class:`~sim.replay.live.LiveFeed`: noted now, recorded a chunk at a time, and before anything else is
+        recorded or read). Call it after every ``advance``; a first call on a recorder not started yet starts
+        it (:meth:`start_live`), so call it once before the first advance too.
 
         Args:
             live: the :class:`~sim.physics.live.LiveWorld`.
             report: the ``AdvanceReport`` of the last advance (not needed: the world's own frames are read).
         """
-        from sim.replay.live import LiveFeed
-
-        if self._writer is None:
-            self.start_live(live)
-        elif self._live is None or self._live.live is not live:
-            self._live = LiveFeed(self, live)  # another world (the session made a new one): it goes on here
-        self._live.feed()
+        feed = self._live
+        if feed is None or feed.live is not live:
+            if self._writer is None:
+                self.start_live(live)
+            else:  # another world (the session made a new one): it goes on there
+                self._catch_up()
+                self._live = LiveFeed(self, live)
+            feed = self._live
+        feed.feed()
 
     def engine_reset(self, live) -> int:
         """Record that the session took an exact snapshot of a live world (``live.snapshot(exact=True)``: every
@@ -378,47 +405,56 @@ class Recorder:
         """The roster number of a piece that appears: its last one, or a new one when it comes with another
         file form (an ``add`` action of a piece that was removed)."""
         spec = self._specs.pop(piece_id, None)
-        for k in range(len(self.roster) - 1, -1, -1):
-            if self.roster[k][0] == piece_id:
-                if spec is None or spec == self.roster[k][1]:
+        roster = self._roster
+        for k in range(len(roster) - 1, -1, -1):
+            if roster[k][0] == piece_id:
+                if spec is None or spec == roster[k][1]:
                     return k
                 break
         if spec is None:
             raise RecorderError(f"frame at {t:.6f} s: piece {piece_id!r} appears without being known (record "
                                 f"its add action or call add_piece first)")
-        self.roster.append((piece_id, spec))
-        self._fresh.append({"number": len(self.roster) - 1, "id": piece_id, "piece": spec})
-        return len(self.roster) - 1
+        roster.append((piece_id, spec))
+        self._fresh.append({"number": len(roster) - 1, "id": piece_id, "piece": spec})
+        return len(roster) - 1
 
     def _at(self, t: float, what: str) -> float:
         """``t`` checked; chunks before it are written first."""
         t = float(t)
-        if not np.isfinite(t) or t < self._start - 1e-9:
+        if not math.isfinite(t) or t < self._start - 1e-9:
             raise RecorderError(f"{what} at {t} s: before the recording's start ({self._start} s) or not finite")
-        while t >= self._start + (self._chunk + 1) * self.chunk_seconds - 1e-9:
+        while t >= self._chunk_end:
             self._flush()
-        self._latest = max(self._latest, t)
+        if t > self._latest:
+            self._latest = t
         return t
 
     def _flush(self) -> None:
-        """Write the chunk being filled (if anything is in it) and go on to the next stretch of time."""
+        """Hand the chunk being filled (if anything is in it) to the writing thread, which encodes and writes
+        it, and go on to the next stretch of time."""
         k = self._chunk
         self._chunk += 1
-        if not (self._encoder.pending or self._chunk_actions or self._chunk_events or self._fresh):
+        self._chunk_end = self._start + (self._chunk + 1) * self.chunk_seconds - 1e-9
+        if not (self._frames or self._chunk_actions or self._chunk_events or self._fresh):
             return  # nothing happened in this stretch: no chunk
-        frame0 = self._encoder.first_pending
-        arrays = self._encoder.chunk()
-        body = {"chunk": self._written, "t0": self._start + k * self.chunk_seconds,
-                "t1": self._start + (k + 1) * self.chunk_seconds, "frame0": frame0,
-                "frames": int(len(arrays["times"])), "pieces": self._fresh, "actions": self._chunk_actions,
-                "events": self._chunk_events}
+        frames, actions, events = self._frames, self._chunk_actions, self._chunk_events
+        head = {"chunk": self._written, "t0": self._start + k * self.chunk_seconds,
+                "t1": self._start + (k + 1) * self.chunk_seconds, "frame0": self._frame0, "frames": len(frames),
+                "pieces": self._fresh}
+        encoder = self._encoder
+
+        def encode() -> tuple[dict, dict]:  # on the writing thread, chunks in order
+            return encoder.encode(frames), {**head, "actions": [a.to_json() for a in actions],
+                                            "events": [e.to_json() for e in events]}
+
         try:
-            self._writer.chunk(*chunk_names(self._written), arrays, body)  # digests filled in as it is written
+            self._writer.chunk(*chunk_names(self._written), encode)  # digests filled in as it is written
         except (OSError, ValueError) as e:
             self._writer.abandon()
             raise RecorderError(f"{self.path}: cannot write the recording ({_why(e)})") from None
         self._written += 1
-        self._fresh, self._chunk_actions, self._chunk_events = [], [], []
+        self._frame0 += len(frames)
+        self._frames, self._fresh, self._chunk_actions, self._chunk_events = [], [], [], []
 
     def _write(self, name: str, data: bytes, *, chain: bool = False) -> None:
         try:
@@ -426,6 +462,12 @@ class Recorder:
         except (OSError, ValueError) as e:
             self._writer.abandon()
             raise RecorderError(f"{self.path}: cannot write the recording ({_why(e)})") from None
+
+    def _catch_up(self) -> None:
+        """Record what the live feed saw and has not recorded yet: before anything else is recorded or read."""
+        live = self._live
+        if live is not None and live.waiting:
+            live.record()
 
     def _need_started(self) -> None:
         if self._writer is None:

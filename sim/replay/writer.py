@@ -1,7 +1,7 @@
 """The recording's writer: members in order, chunks encoded and written by a thread of its own.
 
-A session hands over a chunk's arrays and JSON body and goes on at once; the
-thread compresses the arrays (NPZ), fills in the digests (the arrays' sha256
+A session hands over a chunk (what makes its arrays and JSON body) and goes on at
+once; the thread encodes it, compresses the arrays (NPZ), fills in the digests (the arrays' sha256
 and the chain to the chunk before) and appends both members. It starts on a
 chunk the moment it is handed over, so a process that dies loses what it had
 not written yet, at most the chunk under way. An error (a full disk) is kept
@@ -16,6 +16,7 @@ import threading
 import time
 
 from sim.replay.container import AppendZip
+from sim.replay.members import json_bytes, npz_bytes
 
 
 class ChunkWriter:
@@ -27,8 +28,8 @@ class ChunkWriter:
 
     Attributes:
         digests: (name, size, sha256) of every member written, in order.
-        cpu: CPU time (s) the writing thread has spent on chunks (what recording costs besides the session's
-            own calls).
+        cpu: CPU time (s) the writing thread has spent on chunks, encoding them too (what recording costs
+            besides the session's own calls).
 
     Raises:
         OSError: the file cannot be made.
@@ -65,14 +66,15 @@ class ChunkWriter:
         if chain:
             self._previous = self.digests[-1][2]
 
-    def chunk(self, npz_name: str, json_name: str, arrays: dict, body: dict) -> None:
-        """Hand a chunk over: its arrays (written as NPZ) and its JSON body (the digests filled in).
+    def chunk(self, npz_name: str, json_name: str, encode) -> None:
+        """Hand a chunk over: ``encode()``, called on the writing thread (chunks in order), gives its arrays
+        (written as NPZ) and its JSON body (the digests filled in).
 
         Raises:
             OSError: an earlier write failed.
         """
         self.check()
-        self._queue.put((npz_name, json_name, arrays, body))
+        self._queue.put((npz_name, json_name, encode))
 
     def drain(self) -> None:
         """Wait until every chunk handed over is written.
@@ -105,8 +107,6 @@ class ChunkWriter:
             self._thread.join()
 
     def _run(self) -> None:
-        from sim.replay.recorder import json_bytes, npz_bytes
-
         while True:
             item = self._queue.get()
             try:
@@ -114,7 +114,8 @@ class ChunkWriter:
                     return
                 if self._error is None:
                     start = time.thread_time()
-                    npz_name, json_name, arrays, body = item
+                    npz_name, json_name, encode = item
+                    arrays, body = encode()
                     self._append(npz_name, npz_bytes(arrays))
                     body = {**body, "npz_sha256": self.digests[-1][2], "previous_sha256": self._previous}
                     self._append(json_name, json_bytes(body))
