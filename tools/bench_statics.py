@@ -24,7 +24,7 @@ from sim.cases import (
     talo_all_blocks,  # noqa: E402
 )
 from sim.contact import find_interfaces  # noqa: E402
-from sim.scene import from_dict, load_scene  # noqa: E402
+from sim.scene import load_scene  # noqa: E402
 from sim.statics import analyze  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,30 +33,16 @@ SETTLED = ROOT / "tests" / "data" / "statics" / "talo-pyramid-settled.json"  # t
 BABYLON = ROOT / "scenes" / "babylon"
 CRA_TENSION = 1e-4  # compas_cra's verdict: unstable when it needs tension above this share of a block's weight
 
-# A game-like structure of all 55 blocks (length, field i, field j, layer, axis), grown one block at a
-# time where the statics kept it stable (margin at least 0.08 g): sparser than the stepped pyramid,
-# and it leans on side contacts (vertical forces alone cannot hold it): the expensive case, where
-# every bound of the margin comes from LPs with an exact Coulomb cone.
-GAME_55 = [
-    (10, 0, 4, 0, "x"), (9, 3, 4, 1, "z"), (9, 1, 5, 0, "x"), (8, 4, 3, 0, "z"), (8, 1, 5, 1, "x"),
-    (8, 0, 3, 8, "x"), (7, 2, 3, 9, "x"), (7, 5, 5, 2, "z"), (7, 2, 5, 9, "x"), (7, 5, 4, 1, "z"),
-    (6, 4, 4, 1, "z"), (6, 6, 4, 1, "z"), (6, 1, 0, 0, "x"), (6, 4, 2, 0, "x"), (6, 6, 2, 1, "z"),
-    (5, 4, 4, 8, "x"), (5, 4, 2, 7, "x"), (5, 4, 2, 8, "x"), (5, 4, 2, 9, "x"), (5, 1, 1, 9, "y"),
-    (5, 5, 6, 0, "x"), (4, 4, 4, 9, "x"), (1, 5, 0, 1, "z"), (4, 8, 6, 1, "z"), (2, 8, 6, 5, "z"),
-    (2, 5, 6, 1, "z"), (1, 8, 6, 7, "z"), (1, 8, 6, 8, "z"), (1, 8, 6, 9, "z"), (1, 8, 4, 9, "z"),
-    (1, 5, 0, 2, "z"), (1, 5, 6, 3, "z"), (4, 5, 6, 4, "z"), (3, 4, 6, 8, "x"), (3, 4, 6, 9, "x"),
-    (3, 2, 4, 1, "z"), (1, 2, 4, 4, "z"), (2, 5, 0, 3, "z"), (3, 4, 0, 5, "x"), (4, 2, 4, 5, "z"),
-    (3, 4, 0, 6, "x"), (2, 4, 0, 7, "x"), (2, 4, 0, 8, "y"), (2, 4, 1, 9, "x"), (3, 5, 9, 0, "z"),
-    (4, 8, 7, 0, "z"), (3, 6, 0, 7, "z"), (3, 3, 0, 9, "x"), (2, 5, 9, 3, "z"), (4, 8, 7, 4, "z"),
-    (4, 4, 7, 0, "z"), (2, 8, 7, 8, "y"), (1, 2, 4, 9, "z"), (1, 8, 7, 9, "z"), (2, 4, 7, 4, "z"),
-]
+# A game-like structure of all 55 blocks, grown one block at a time where the statics kept it stable
+# (margin at least 0.08 g): sparser than the stepped pyramid, and it leans on side contacts (vertical
+# forces alone cannot hold it): the expensive case, where every bound of the margin comes from
+# support evaluations with an exact Coulomb cone. Kept with the tests (tests/test_statics_paths.py).
+GAME_55 = ROOT / "tests" / "data" / "statics" / "talo-game-55.json"
 
 
 def game_55():
     """The game-like 55-block Talo structure as a scene."""
-    pieces = [{"id": f"b{k + 1:02d}", "kind": "talo.block", "length": n, "cell": [i, j], "layer": layer,
-               "axis": axis} for k, (n, i, j, layer, axis) in enumerate(GAME_55)]
-    return from_dict({"format": "towerlab-scene/1", "game": "talo", "pieces": pieces}, "game-55")
+    return load_scene(GAME_55)
 
 
 def timed(fn, repeat: int):

@@ -1,8 +1,11 @@
-"""Large structures with the exact Coulomb cone in one solve: second-order cone programs (Clarabel).
+"""Structures of more than a few dozen contact points with the exact Coulomb cone in one solve: second-order
+cone programs (Clarabel).
 
 The kinematic LP (:mod:`sim.statics.problem`) re-solves warm and grows by
-cuts: ideal for the games' dozens of pieces. A vault of hundreds of blocks
-leaning on each other is another matter: the pyramid LP of the 399-block
+cuts: ideal for a few pieces. Where the margin needs friction in many
+directions, its cutting planes cost it dozens of solves (Babylon's 140-piece
+bench: 38 HiGHS solves, 2.2 s; the cone programs: 5, 0.36 s). A vault of
+hundreds of blocks leaning on each other is another matter: the pyramid LP of the 399-block
 Armadillo vault (39 000 generator rows over 2 200 velocities) takes HiGHS's
 dual simplex 60 s a solve and its interior point method 16 s, where the
 force problem with the circular cone at every contact point, posed as a
@@ -41,10 +44,12 @@ from sim.statics.model import Equilibrium
 from sim.statics.problem import MARGIN_CAP_G, Problem
 from sim.tol import tol
 
-CONE_POINTS = 4000
-"""Structures with at least this many contact points go to the cone program: a few hundred blocks of a
-vault (the Armadillo's 366 free blocks: 7 449); the scenes of the three games stay below (Babylon's
-140-piece bench: 1 778) and keep the LP, which re-solves warm."""
+CONE_POINTS = 64
+"""Structures with at least this many contact points go to the cone programs, smaller ones to the LP.
+Measured on every bundled scene and compas_cra sample both ways (docs/statics.md): from about 60 points
+on the cone programs are as fast or faster wherever the LP's search needs more than a few solves (a
+game-like Talo 55 of 440 points: 4.5 times, Talo's render-skyline of 580: 13 times); below, the warm LP is
+as fast or faster (a box on a box: 4 points, a few warm pivots)."""
 SUPPORT_GAP = 1e-6
 """Relative duality gap a support evaluation h(d) stops at: 200 times below the margin's precision
 (``tol.margin_precision_rel``), and 5 of Clarabel's 30 iterations fewer than its default 1e-8. Feasibility
