@@ -117,6 +117,11 @@ def test_the_lowest_directions_are_distinct_minima_of_the_lower_bound():
     assert abs(math.remainder(first - second, 2 * math.pi)) > 0.02
     assert lowest_directions(points, 2, taken=[first])[0] == pytest.approx(second)
     assert tol.direction_apart < 0.02
+    angles = np.array([first, second])
+    bounds = (np.column_stack([np.cos(angles), np.sin(angles)]) @ points.T).max(axis=1)
+    between = float(bounds.mean())  # the first minimum lies below it, the second above
+    assert lowest_directions(points, 2, below=between) == [first]  # a minimum the proof reaches is not asked for
+    assert lowest_directions(points, 2, below=float(bounds.min())) == []
 
 
 def test_the_support_programs_velocities_are_of_order_one_whatever_the_weight():

@@ -12,6 +12,7 @@ import contextlib
 import json
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -126,6 +127,39 @@ def bench_talo(repeat: int) -> list[dict]:
     return rows
 
 
+def bench_against(checkout: Path, repeat: int) -> list[dict]:
+    """The larger scenes' full statics, ours beside another checkout's (main's, before a change), in turns.
+
+    Each of the other checkout's runs is a process of its own (``bench_assemblies.against``: one
+    feasibility and one full analysis after a warm-up), taking turns with one of ours; each figure is
+    the best of ``repeat`` (wall and CPU, ms).
+    """
+    from bench_assemblies import against
+
+    from sim.scene import save_scene
+
+    rows = []
+    with tempfile.TemporaryDirectory() as folder:
+        for name, scene, _ in scenes():
+            path = save_scene(scene, Path(folder) / "scene.json")
+            analyze(scene)
+            theirs, wall, cpu = [], [], []
+            for _ in range(repeat):
+                theirs.append(against(checkout, path))
+                t, c = time.perf_counter(), time.process_time()
+                r = analyze(scene)
+                wall.append((time.perf_counter() - t) * 1e3)
+                cpu.append((time.process_time() - c) * 1e3)
+            rows.append({"scene": name, "margin_g": r.margin_g, "weakest_deg": r.weakest_direction_deg,
+                         "solves": r.lp_solves, "ms_with_margin": round(min(wall), 1),
+                         "cpu_ms_with_margin": round(min(cpu), 1),
+                         "against": {"margin_g": theirs[0]["margin_g"], "weakest_deg": theirs[0]["weakest_deg"],
+                                     "solves": theirs[0]["solves"],
+                                     "ms_with_margin": round(min(t["ms_with_margin"] for t in theirs), 1),
+                                     "cpu_ms_with_margin": round(min(t["cpu_ms_with_margin"] for t in theirs), 1)}})
+    return rows
+
+
 def spread(runs: int = 30) -> dict:
     """Best and median of ``runs`` full analyses of the Talo pyramid (ms): the 50 ms goal, in the median too."""
     scene = load_scene(TALO_55)
@@ -169,6 +203,20 @@ def bench_harmonic(repeat: int, with_cra: bool, cra_repeat: int) -> list[dict]:
     return rows
 
 
+def _against_table(rows: list[dict]) -> str:
+    lines = [f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())} (2 cores shared); full statics with "
+             "the margin, ms, best of the runs; theirs -> ours"]
+    for r in rows:
+        a = r["against"]
+        lines.append(f"  {r['scene']:38s} margin {a['margin_g']:.7f} -> {r['margin_g']:.7f} g"
+                     f"  direction {a['weakest_deg']:.3f} -> {r['weakest_deg']:.3f}"
+                     f"  solves {a['solves']} -> {r['solves']}"
+                     f"  wall {a['ms_with_margin']:8.1f} -> {r['ms_with_margin']:8.1f}"
+                     f"  CPU {a['cpu_ms_with_margin']:8.1f} -> {r['cpu_ms_with_margin']:8.1f}"
+                     f"  ({a['cpu_ms_with_margin'] / r['cpu_ms_with_margin']:.2f}x less CPU)")
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5,
@@ -176,7 +224,14 @@ def main(argv=None) -> int:
     parser.add_argument("--cra-repeat", type=int, default=5,
                         help="timed runs of compas_cra per case (best of), alternating with ours")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--against", type=Path, help="another checkout (main's, before a change): the larger "
+                        "scenes' full statics timed beside ours, in turns, and nothing else")
     args = parser.parse_args(argv)
+    if args.against is not None:
+        rows = bench_against(args.against, args.repeat)
+        print(json.dumps({"load_average": os.getloadavg(), "against": str(args.against), "scenes": rows}, indent=1)
+              if args.json else _against_table(rows))
+        return 0
     try:
         import compas_cra  # noqa: F401
         with_cra = True

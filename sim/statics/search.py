@@ -163,7 +163,9 @@ def _search_paired(problem: ConeProblem, best: float, theta: float, tilt: TiltTe
     First ``theta`` and its opposite; then, each round, the directions of the two lowest local
     minima of the lower bound (the two hull edges nearest the origin, once the hull surrounds it):
     around a smooth weakest direction these are the chords on either side of it, both of which
-    the proof must push out. Stops, as the LP's search, when the least exact h and the lower
+    the proof must push out. A minimum the proof already reaches (within the precision of the
+    margin found) is not evaluated: the last round of the Armadillo vault's search has one
+    direction, not two. Stops, as the LP's search, when the least exact h and the lower
     bound agree to the precision (or at ``MAX_DIRECTIONS``). A cone program is exact at once:
     there is no refinement. Where vertical forces alone hold the structure, the tilted-gravity
     proofs all around (as in the LP's search) follow the first pair; a structure that leans on
@@ -187,8 +189,9 @@ def _search_paired(problem: ConeProblem, best: float, theta: float, tilt: TiltTe
             found.points += tilt_points(tilt, found.upper, found.theta, target - TILT_GOAL * precision(target))
             if target - found.lower()[1] <= precision(target):
                 break
+        open_below = target - precision(target) if math.isfinite(target) else math.inf  # the rest is proven
         batch = lowest_directions(np.array(found.points), min(PAIR, MAX_DIRECTIONS - evaluations),
-                                  [t for t, _ in found.evaluated])
+                                  [t for t, _ in found.evaluated], below=open_below)
         if not batch:
             break
     return found, evaluations
