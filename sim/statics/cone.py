@@ -48,7 +48,7 @@ CONE_POINTS = 64
 """Structures with at least this many contact points go to the cone programs, smaller ones to the LP.
 Measured on every bundled scene and compas_cra sample both ways (docs/statics.md): from about 60 points
 on the cone programs are as fast or faster wherever the LP's search needs more than a few solves (a
-game-like Talo 55 of 440 points: 4.5 times, Talo's render-skyline of 580: 13 times); below, the warm LP is
+game-like Talo 55 of 440 points: 4.5 times, Talo's render-skyline of 580: 15 times); below, the warm LP is
 as fast or faster (a box on a box: 4 points, a few warm pivots)."""
 SUPPORT_GAP = 1e-6
 """Relative duality gap a support evaluation h(d) stops at: 200 times below the margin's precision
