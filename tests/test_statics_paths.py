@@ -65,3 +65,20 @@ def test_a_tipping_edge_is_found_exactly_on_the_cone_path(monkeypatch):
     assert ours.margin_g == pytest.approx(lp.margin_g, rel=1e-5)
     assert ours.weakest_direction_deg == pytest.approx(lp.weakest_direction_deg, abs=0.01)
     assert ours.margin_g - ours.margin_bounds[0] <= 1e-5 * ours.margin_g  # exact, not merely to the precision
+
+
+def test_a_cone_program_that_ends_without_an_answer_is_asked_of_the_lp(monkeypatch):
+    """Where Clarabel ends without an answer even with iterative refinement, the structure's LP answers in its
+    place (the same bodies taken out): the LP's feasibility and unheld pieces, its margin to the precision."""
+    standing = load_scene(ROOT / "scenes" / "babylon" / "tactical-example.json")
+    falling = load_scene(ROOT / "scenes" / "tohuwabohu" / "render-pillars.json")
+    _, lp_standing = _both(standing, monkeypatch)
+    _, lp_falling = _both(falling, monkeypatch)
+    monkeypatch.setattr(cone, "_solved", lambda solution: False)  # every cone program fails
+    for scene, lp in ((standing, lp_standing), (falling, lp_falling)):
+        eq = equilibrium(scene, find_interfaces(scene))
+        assert max(len(eq.subset(g).points) for g in eq.structures()) >= cone.CONE_POINTS
+        r = analyze(scene)
+        assert (r.feasible, r.unheld) == (lp.feasible, lp.unheld)
+        assert abs(r.margin_g - lp.margin_g) <= search.precision(lp.margin_g)  # the paired search, on the LP
+        assert r.lp_solves > 0

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -61,6 +62,10 @@ THREADS = min(2, os.cpu_count() or 1)
 directions at a time."""
 
 
+class ConeSolveError(RuntimeError):
+    """A cone program that ended without an answer, even solved again with iterative refinement."""
+
+
 def available() -> bool:
     """Whether the cone solver (PyPI ``clarabel``) is installed."""
     try:
@@ -84,7 +89,10 @@ class ConeProblem:
         eq: the equilibrium system.
         live: (p,) which contact points may carry force (a removed body's do not).
         held: (b,) which bodies were taken out (stand still, their contacts carry nothing).
-        solves: cone programs solved so far.
+
+    A question whose cone program ends without an answer (:class:`ConeSolveError`: Clarabel's
+    numerical trouble, never seen on the scenes measured) is asked of the structure's LP instead
+    (:meth:`_lp`), built then, with the same bodies taken out: slower, never no answer.
     """
 
     def __init__(self, eq: Equilibrium):
@@ -92,8 +100,10 @@ class ConeProblem:
         p = len(eq.points)
         self.live = np.ones(p, dtype=bool)
         self.held = np.zeros(len(eq.bodies), dtype=bool)
-        self.solves = 0
+        self.cone_solves = 0
         self._margin = False
+        self._fallback: Problem | None = None
+        self._lock = threading.Lock()  # the LP is asked from the search's threads one at a time
         self._support: SupportPrograms | None = None  # the margin's programs, for the live points as they are
         points = np.arange(p)
         columns = []
@@ -108,7 +118,7 @@ class ConeProblem:
         to the relative duality gap ``gap`` (Clarabel's default when None)."""
         import clarabel
 
-        self.solves += 1
+        self.cone_solves += 1
         rows = np.flatnonzero(np.repeat(~self.held, 6))
         point = np.flatnonzero(self.live)
         cols = (3 * point[:, None] + np.arange(3)).ravel()
@@ -128,13 +138,36 @@ class ConeProblem:
         data = (sp.csc_array((n, n)), np.concatenate([np.zeros(3 * k), cost]), a, b, cones)
         solution = _refined(clarabel.DefaultSolver(*data, _settings(gap)).solve(), data, gap)
         if not _solved(solution):
-            raise RuntimeError(f"the cone program ended {solution.status}")
+            raise ConeSolveError(f"the cone program ended {solution.status}")
         return np.asarray(solution.x)[3 * k:], rows
+
+    @property
+    def solves(self) -> int:
+        """Programs solved so far: cone programs, and the LP's solves where it stood in."""
+        return self.cone_solves + (self._fallback.solves if self._fallback is not None else 0)
+
+    def _lp(self) -> Problem:
+        """The structure's LP, as this problem stands (its bodies taken out, the margin started), built once."""
+        if self._fallback is None:
+            self._fallback = Problem(self.eq, friction=True)
+            for body in np.flatnonzero(self.held):
+                self._fallback.remove(int(body))
+            if self._margin:
+                self._fallback.start_margin()
+        return self._fallback
 
     # --- feasibility --------------------------------------------------------------------------
 
     def least_help(self) -> np.ndarray:
         """(b,) the help each body needs under gravity alone (scaled, as the LP's); all zero when it stands."""
+        try:
+            return self._least_help()
+        except ConeSolveError:
+            need = self._lp().least_help()
+            need[self.held] = 0.0
+            return need
+
+    def _least_help(self) -> np.ndarray:
         import clarabel
 
         m = self.eq.num_rows
@@ -153,6 +186,8 @@ class ConeProblem:
         self.held[body] = True
         self._support = None
         self.live &= (self.eq.below != body) & (self.eq.above != body)
+        if self._fallback is not None:
+            self._fallback.remove(body)
 
     def unheld(self, test=None) -> list[int]:
         """The bodies that cannot be held, peeled from the top (as :meth:`Problem.unheld
@@ -177,6 +212,8 @@ class ConeProblem:
     def start_margin(self) -> None:
         """From now on each solve evaluates h(d)."""
         self._margin = True
+        if self._fallback is not None:
+            self._fallback.start_margin()
 
     def support(self, theta: float, enough: float = math.inf, max_rounds: int = 0):
         """h(d) for the unit direction at angle ``theta`` (rad): (h, its maximiser α (2,), True).
@@ -199,12 +236,22 @@ class ConeProblem:
             self._support = SupportPrograms(self)
         programs = self._support
         workers = min(len(thetas), THREADS)
-        self.solves += len(thetas)
+
+        def one(worker: int, theta: float):
+            try:
+                out = programs.solve(worker, theta)
+            except ConeSolveError:
+                with self._lock:
+                    return self._lp().support(theta)
+            with self._lock:
+                self.cone_solves += 1
+            return out
+
         if workers <= 1:
-            return [programs.solve(0, t) for t in thetas]
+            return [one(0, t) for t in thetas]
         chunks = [thetas[w::workers] for w in range(workers)]
         with ThreadPoolExecutor(workers) as pool:
-            done = list(pool.map(lambda w: [programs.solve(w, t) for t in chunks[w]], range(workers)))
+            done = list(pool.map(lambda w: [one(w, t) for t in chunks[w]], range(workers)))
         out = [None] * len(thetas)
         for w in range(workers):
             out[w::workers] = done[w]
@@ -275,7 +322,7 @@ class SupportPrograms:
             solver.update(b=b)
         solution = _refined(solver.solve(), data, SUPPORT_GAP)
         if not _solved(solution):
-            raise RuntimeError(f"the cone program of h({math.degrees(theta):.1f}°) ended {solution.status}")
+            raise ConeSolveError(f"the cone program of h({math.degrees(theta):.1f}°) ended {solution.status}")
         z = np.asarray(solution.z)[3 * self.k:]
         a = np.clip(np.array([z[0] - z[1], z[2] - z[3]]), -MARGIN_CAP_G, MARGIN_CAP_G)
         d = np.array([math.cos(theta), math.sin(theta)])
