@@ -219,7 +219,8 @@ class ConeProblem:
         """h(d) for the unit direction at angle ``theta`` (rad): (h, its maximiser α (2,), True).
 
         Exact for the circular cone to the solver's gap (:data:`SUPPORT_GAP`); ``enough`` and
-        ``max_rounds`` are the LP's options and change nothing here.
+        ``max_rounds`` are the LP's options and change nothing here. Where the LP stands in
+        (a cone program without an answer), its own answer and flag.
         """
         return self.supports([theta])[0]
 

@@ -102,6 +102,9 @@ def search(eq: Equilibrium, problem: Problem | None = None, best: float = math.i
         found, evaluations = _search_paired(problem, best, theta, tilt)
     else:
         found, evaluations = _search_lp(problem, best, theta, tilt)
+    # The edge step, taken again while it lowers the margin: lower but not yet the chord means the maximisers
+    # lay near the edge's ends, not on them (the cone programs' interior point answers, where friction rounds
+    # A's corners), and the next step goes across the nearer pair.
     while math.isfinite(found.upper) and evaluations < MAX_DIRECTIONS:
         edge = polygon_edge(np.array(found.points), np.array(found.vertices), found.upper, found.theta)
         if edge is None:
@@ -111,8 +114,6 @@ def search(eq: Equilibrium, problem: Problem | None = None, best: float = math.i
         evaluations += 1
         if not found.upper < before - tol.margin_precision:
             break  # no edge there (A is round): the margin found stands
-        # lower, not yet the chord: the maximisers were near the edge's ends, not on them (the cone programs'
-        # interior point answers, where friction rounds A's corners): across the nearer pair again
     if tip is not None and tip[0] < min(found.upper, found.estimate[0]):  # a tighter upper bound, in closed form
         found.upper, found.theta = tip
         found.estimate = tip
