@@ -168,3 +168,12 @@ def test_a_program_that_does_not_end_solved_is_solved_again_with_iterative_refin
         assert exact and h2 == pytest.approx(h, rel=1e-6) and np.allclose(a2, a, atol=1e-6)
     assert np.allclose(problem.least_help(), want_help, atol=1e-7)
     assert True in refined
+
+
+def test_a_structure_without_contacts_is_left_to_the_lp_even_on_the_cone_path(cone_path):
+    """A piece in the air has no contact point: no cone program can be posed for it (the LP says it falls)."""
+    scene = from_dict({"format": "towerlab-scene/1", "game": "free", "pieces": [
+        {"id": "air", "kind": "box", "size": [10, 10, 10], "pos": [0, 0, 50]},
+        {"id": "ground", "kind": "box", "size": [10, 10, 10], "pos": [0, 0, 5]}]})
+    r = analyze(scene)
+    assert not r.feasible and r.unheld == ("air",)

@@ -77,7 +77,7 @@ def available() -> bool:
 
 def problem_for(eq: Equilibrium, warm: bool | None = None, friction: bool = False):
     """The problem of one structure: a :class:`ConeProblem` for a large one (with clarabel), else the LP."""
-    if len(eq.points) >= CONE_POINTS and available():
+    if len(eq.points) >= max(CONE_POINTS, 1) and available():  # a structure with no contact: the LP says it falls
         return ConeProblem(eq)
     return Problem(eq, warm, friction=friction)
 
