@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from sim.cases import block_on_slope, harmonic_margin, harmonic_stack
 from sim.contact import find_interfaces
@@ -116,3 +117,63 @@ def test_the_lowest_directions_are_distinct_minima_of_the_lower_bound():
     assert abs(math.remainder(first - second, 2 * math.pi)) > 0.02
     assert lowest_directions(points, 2, taken=[first])[0] == pytest.approx(second)
     assert tol.direction_apart < 0.02
+    angles = np.array([first, second])
+    bounds = (np.column_stack([np.cos(angles), np.sin(angles)]) @ points.T).max(axis=1)
+    between = float(bounds.mean())  # the first minimum lies below it, the second above
+    assert lowest_directions(points, 2, below=between) == [first]  # a minimum the proof reaches is not asked for
+    assert lowest_directions(points, 2, below=float(bounds.min())) == []
+
+
+def test_the_support_programs_velocities_are_of_order_one_whatever_the_weight():
+    """The right-hand side is scaled by the structure's weight, so the mechanism's velocities are of order one
+    (unscaled, a unit d spread over n bodies gives velocities about 1/n: the solver took more iterations)."""
+    import clarabel
+
+    for n in (2, 12, 20):
+        scene = harmonic_stack(n, 0.8)
+        eq = equilibrium(scene, find_interfaces(scene))
+        programs = cone.SupportPrograms(cone.ConeProblem(eq))
+        assert programs.load == pytest.approx(n)  # n equal bodies, forces scaled by the mean weight
+        cones = [clarabel.SecondOrderConeT(3)] * programs.k + [clarabel.NonnegativeConeT(4)]
+        solver = clarabel.DefaultSolver(sp.csc_array((programs.n, programs.n)), programs.cost, programs.matrix,
+                                        programs.rhs(0.3), cones, cone._settings(cone.SUPPORT_GAP))
+        y = np.asarray(solver.solve().x)[:-2]
+        assert 0.5 < np.abs(y).max() < 5.0  # unscaled: 0.15 for n = 12
+        h, _, _ = programs.solve(0, 0.3)
+        lp = Problem(eq)
+        lp.start_margin()
+        assert h == pytest.approx(lp.support(0.3)[0], rel=1e-5, abs=1e-7)
+
+
+def test_a_program_that_does_not_end_solved_is_solved_again_with_iterative_refinement(monkeypatch):
+    scene = harmonic_stack(3, 0.7)
+    eq = equilibrium(scene, find_interfaces(scene))
+    want = [cone.ConeProblem(eq).support(t) for t in (0.4, 2.0)]
+    want_help = cone.ConeProblem(eq).least_help()
+    settings = cone._settings
+    refined = []
+
+    def starved(gap, refine=False):
+        """One iteration only without refinement: never solved, so every answer comes from the second solve."""
+        s = settings(gap, refine)
+        if not refine:
+            s.max_iter = 1
+        refined.append(refine)
+        return s
+
+    monkeypatch.setattr(cone, "_settings", starved)
+    problem = cone.ConeProblem(eq)
+    for (h, a, _), t in zip(want, (0.4, 2.0)):
+        h2, a2, exact = problem.support(t)
+        assert exact and h2 == pytest.approx(h, rel=1e-6) and np.allclose(a2, a, atol=1e-6)
+    assert np.allclose(problem.least_help(), want_help, atol=1e-7)
+    assert True in refined
+
+
+def test_a_structure_without_contacts_is_left_to_the_lp_even_on_the_cone_path(cone_path):
+    """A piece in the air has no contact point: no cone program can be posed for it (the LP says it falls)."""
+    scene = from_dict({"format": "towerlab-scene/1", "game": "free", "pieces": [
+        {"id": "air", "kind": "box", "size": [10, 10, 10], "pos": [0, 0, 50]},
+        {"id": "ground", "kind": "box", "size": [10, 10, 10], "pos": [0, 0, 5]}]})
+    r = analyze(scene)
+    assert not r.feasible and r.unheld == ("air",)

@@ -12,6 +12,7 @@ import contextlib
 import json
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -24,7 +25,7 @@ from sim.cases import (
     talo_all_blocks,  # noqa: E402
 )
 from sim.contact import find_interfaces  # noqa: E402
-from sim.scene import from_dict, load_scene  # noqa: E402
+from sim.scene import load_scene  # noqa: E402
 from sim.statics import analyze  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,30 +34,16 @@ SETTLED = ROOT / "tests" / "data" / "statics" / "talo-pyramid-settled.json"  # t
 BABYLON = ROOT / "scenes" / "babylon"
 CRA_TENSION = 1e-4  # compas_cra's verdict: unstable when it needs tension above this share of a block's weight
 
-# A game-like structure of all 55 blocks (length, field i, field j, layer, axis), grown one block at a
-# time where the statics kept it stable (margin at least 0.08 g): sparser than the stepped pyramid,
-# and it leans on side contacts (vertical forces alone cannot hold it): the expensive case, where
-# every bound of the margin comes from LPs with an exact Coulomb cone.
-GAME_55 = [
-    (10, 0, 4, 0, "x"), (9, 3, 4, 1, "z"), (9, 1, 5, 0, "x"), (8, 4, 3, 0, "z"), (8, 1, 5, 1, "x"),
-    (8, 0, 3, 8, "x"), (7, 2, 3, 9, "x"), (7, 5, 5, 2, "z"), (7, 2, 5, 9, "x"), (7, 5, 4, 1, "z"),
-    (6, 4, 4, 1, "z"), (6, 6, 4, 1, "z"), (6, 1, 0, 0, "x"), (6, 4, 2, 0, "x"), (6, 6, 2, 1, "z"),
-    (5, 4, 4, 8, "x"), (5, 4, 2, 7, "x"), (5, 4, 2, 8, "x"), (5, 4, 2, 9, "x"), (5, 1, 1, 9, "y"),
-    (5, 5, 6, 0, "x"), (4, 4, 4, 9, "x"), (1, 5, 0, 1, "z"), (4, 8, 6, 1, "z"), (2, 8, 6, 5, "z"),
-    (2, 5, 6, 1, "z"), (1, 8, 6, 7, "z"), (1, 8, 6, 8, "z"), (1, 8, 6, 9, "z"), (1, 8, 4, 9, "z"),
-    (1, 5, 0, 2, "z"), (1, 5, 6, 3, "z"), (4, 5, 6, 4, "z"), (3, 4, 6, 8, "x"), (3, 4, 6, 9, "x"),
-    (3, 2, 4, 1, "z"), (1, 2, 4, 4, "z"), (2, 5, 0, 3, "z"), (3, 4, 0, 5, "x"), (4, 2, 4, 5, "z"),
-    (3, 4, 0, 6, "x"), (2, 4, 0, 7, "x"), (2, 4, 0, 8, "y"), (2, 4, 1, 9, "x"), (3, 5, 9, 0, "z"),
-    (4, 8, 7, 0, "z"), (3, 6, 0, 7, "z"), (3, 3, 0, 9, "x"), (2, 5, 9, 3, "z"), (4, 8, 7, 4, "z"),
-    (4, 4, 7, 0, "z"), (2, 8, 7, 8, "y"), (1, 2, 4, 9, "z"), (1, 8, 7, 9, "z"), (2, 4, 7, 4, "z"),
-]
+# A game-like structure of all 55 blocks, grown one block at a time where the statics kept it stable
+# (margin at least 0.08 g): sparser than the stepped pyramid, and it leans on side contacts (vertical
+# forces alone cannot hold it): the expensive case, where every bound of the margin comes from
+# support evaluations with an exact Coulomb cone. Kept with the tests (tests/test_statics_paths.py).
+GAME_55 = ROOT / "tests" / "data" / "statics" / "talo-game-55.json"
 
 
 def game_55():
     """The game-like 55-block Talo structure as a scene."""
-    pieces = [{"id": f"b{k + 1:02d}", "kind": "talo.block", "length": n, "cell": [i, j], "layer": layer,
-               "axis": axis} for k, (n, i, j, layer, axis) in enumerate(GAME_55)]
-    return from_dict({"format": "towerlab-scene/1", "game": "talo", "pieces": pieces}, "game-55")
+    return load_scene(GAME_55)
 
 
 def timed(fn, repeat: int):
@@ -140,6 +127,39 @@ def bench_talo(repeat: int) -> list[dict]:
     return rows
 
 
+def bench_against(checkout: Path, repeat: int) -> list[dict]:
+    """The larger scenes' full statics, ours beside another checkout's (main's, before a change), in turns.
+
+    Each of the other checkout's runs is a process of its own (``bench_assemblies.against``: one
+    feasibility and one full analysis after a warm-up), taking turns with one of ours; each figure is
+    the best of ``repeat`` (wall and CPU, ms).
+    """
+    from bench_assemblies import against
+
+    from sim.scene import save_scene
+
+    rows = []
+    with tempfile.TemporaryDirectory() as folder:
+        for name, scene, _ in scenes():
+            path = save_scene(scene, Path(folder) / "scene.json")
+            analyze(scene)
+            theirs, wall, cpu = [], [], []
+            for _ in range(repeat):
+                theirs.append(against(checkout, path))
+                t, c = time.perf_counter(), time.process_time()
+                r = analyze(scene)
+                wall.append((time.perf_counter() - t) * 1e3)
+                cpu.append((time.process_time() - c) * 1e3)
+            rows.append({"scene": name, "margin_g": r.margin_g, "weakest_deg": r.weakest_direction_deg,
+                         "solves": r.lp_solves, "ms_with_margin": round(min(wall), 1),
+                         "cpu_ms_with_margin": round(min(cpu), 1),
+                         "against": {"margin_g": theirs[0]["margin_g"], "weakest_deg": theirs[0]["weakest_deg"],
+                                     "solves": theirs[0]["solves"],
+                                     "ms_with_margin": round(min(t["ms_with_margin"] for t in theirs), 1),
+                                     "cpu_ms_with_margin": round(min(t["cpu_ms_with_margin"] for t in theirs), 1)}})
+    return rows
+
+
 def spread(runs: int = 30) -> dict:
     """Best and median of ``runs`` full analyses of the Talo pyramid (ms): the 50 ms goal, in the median too."""
     scene = load_scene(TALO_55)
@@ -183,6 +203,20 @@ def bench_harmonic(repeat: int, with_cra: bool, cra_repeat: int) -> list[dict]:
     return rows
 
 
+def _against_table(rows: list[dict]) -> str:
+    lines = [f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())} (2 cores shared); full statics with "
+             "the margin, ms, best of the runs; theirs -> ours"]
+    for r in rows:
+        a = r["against"]
+        lines.append(f"  {r['scene']:38s} margin {a['margin_g']:.7f} -> {r['margin_g']:.7f} g"
+                     f"  direction {a['weakest_deg']:.3f} -> {r['weakest_deg']:.3f}"
+                     f"  solves {a['solves']} -> {r['solves']}"
+                     f"  wall {a['ms_with_margin']:8.1f} -> {r['ms_with_margin']:8.1f}"
+                     f"  CPU {a['cpu_ms_with_margin']:8.1f} -> {r['cpu_ms_with_margin']:8.1f}"
+                     f"  ({a['cpu_ms_with_margin'] / r['cpu_ms_with_margin']:.2f}x less CPU)")
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5,
@@ -190,7 +224,14 @@ def main(argv=None) -> int:
     parser.add_argument("--cra-repeat", type=int, default=5,
                         help="timed runs of compas_cra per case (best of), alternating with ours")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--against", type=Path, help="another checkout (main's, before a change): the larger "
+                        "scenes' full statics timed beside ours, in turns, and nothing else")
     args = parser.parse_args(argv)
+    if args.against is not None:
+        rows = bench_against(args.against, args.repeat)
+        print(json.dumps({"load_average": os.getloadavg(), "against": str(args.against), "scenes": rows}, indent=1)
+              if args.json else _against_table(rows))
+        return 0
     try:
         import compas_cra  # noqa: F401
         with_cra = True

@@ -1,8 +1,11 @@
-"""Large structures with the exact Coulomb cone in one solve: second-order cone programs (Clarabel).
+"""Structures of more than a few dozen contact points with the exact Coulomb cone in one solve: second-order
+cone programs (Clarabel).
 
 The kinematic LP (:mod:`sim.statics.problem`) re-solves warm and grows by
-cuts: ideal for the games' dozens of pieces. A vault of hundreds of blocks
-leaning on each other is another matter: the pyramid LP of the 399-block
+cuts: ideal for a few pieces. Where the margin needs friction in many
+directions, its cutting planes cost it dozens of solves (Babylon's 140-piece
+bench: 38 HiGHS solves, 2.2 s; the cone programs: 5, 0.36 s). A vault of
+hundreds of blocks leaning on each other is another matter: the pyramid LP of the 399-block
 Armadillo vault (39 000 generator rows over 2 200 velocities) takes HiGHS's
 dual simplex 60 s a solve and its interior point method 16 s, where the
 force problem with the circular cone at every contact point, posed as a
@@ -32,6 +35,7 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -41,10 +45,12 @@ from sim.statics.model import Equilibrium
 from sim.statics.problem import MARGIN_CAP_G, Problem
 from sim.tol import tol
 
-CONE_POINTS = 4000
-"""Structures with at least this many contact points go to the cone program: a few hundred blocks of a
-vault (the Armadillo's 366 free blocks: 7 449); the scenes of the three games stay below (Babylon's
-140-piece bench: 1 778) and keep the LP, which re-solves warm."""
+CONE_POINTS = 64
+"""Structures with at least this many contact points go to the cone programs, smaller ones to the LP.
+Measured on every bundled scene and compas_cra sample both ways (docs/statics.md): from about 60 points
+on the cone programs are as fast or faster wherever the LP's search needs more than a few solves (a
+game-like Talo 55 of 440 points: 4.5 times, Talo's render-skyline of 580: 15 times); below, the warm LP is
+as fast or faster (a box on a box: 4 points, a few warm pivots)."""
 SUPPORT_GAP = 1e-6
 """Relative duality gap a support evaluation h(d) stops at: 200 times below the margin's precision
 (``tol.margin_precision_rel``), and 5 of Clarabel's 30 iterations fewer than its default 1e-8. Feasibility
@@ -54,6 +60,10 @@ keeps the default: its optimum is 0, met absolutely."""
 THREADS = min(2, os.cpu_count() or 1)
 """Support programs solved side by side (Clarabel releases the GIL): the margin search asks for two
 directions at a time."""
+
+
+class ConeSolveError(RuntimeError):
+    """A cone program that ended without an answer, even solved again with iterative refinement."""
 
 
 def available() -> bool:
@@ -67,7 +77,7 @@ def available() -> bool:
 
 def problem_for(eq: Equilibrium, warm: bool | None = None, friction: bool = False):
     """The problem of one structure: a :class:`ConeProblem` for a large one (with clarabel), else the LP."""
-    if len(eq.points) >= CONE_POINTS and available():
+    if len(eq.points) >= max(CONE_POINTS, 1) and available():  # a structure with no contact: the LP says it falls
         return ConeProblem(eq)
     return Problem(eq, warm, friction=friction)
 
@@ -79,7 +89,10 @@ class ConeProblem:
         eq: the equilibrium system.
         live: (p,) which contact points may carry force (a removed body's do not).
         held: (b,) which bodies were taken out (stand still, their contacts carry nothing).
-        solves: cone programs solved so far.
+
+    A question whose cone program ends without an answer (:class:`ConeSolveError`: Clarabel's
+    numerical trouble, never seen on the scenes measured) is asked of the structure's LP instead
+    (:meth:`_lp`), built then, with the same bodies taken out: slower, never no answer.
     """
 
     def __init__(self, eq: Equilibrium):
@@ -87,8 +100,10 @@ class ConeProblem:
         p = len(eq.points)
         self.live = np.ones(p, dtype=bool)
         self.held = np.zeros(len(eq.bodies), dtype=bool)
-        self.solves = 0
+        self.cone_solves = 0
         self._margin = False
+        self._fallback: Problem | None = None
+        self._lock = threading.Lock()  # the LP is asked from the search's threads one at a time
         self._support: SupportPrograms | None = None  # the margin's programs, for the live points as they are
         points = np.arange(p)
         columns = []
@@ -103,7 +118,7 @@ class ConeProblem:
         to the relative duality gap ``gap`` (Clarabel's default when None)."""
         import clarabel
 
-        self.solves += 1
+        self.cone_solves += 1
         rows = np.flatnonzero(np.repeat(~self.held, 6))
         point = np.flatnonzero(self.live)
         cols = (3 * point[:, None] + np.arange(3)).ravel()
@@ -119,19 +134,40 @@ class ConeProblem:
         b = np.concatenate([self.eq.gravity_load()[rows], np.zeros(3 * k)]
                            + ([extra_rows[1]] if extra_rows is not None else []))
         cones = [clarabel.ZeroConeT(m)] + [clarabel.SecondOrderConeT(3)] * k + extra_cones
-        settings = _settings(gap)
         n = 3 * k + n_extra
-        solver = clarabel.DefaultSolver(sp.csc_array((n, n)), np.concatenate([np.zeros(3 * k), cost]), a, b, cones,
-                                        settings)
-        solution = solver.solve()
-        if str(solution.status) not in ("Solved", "AlmostSolved"):
-            raise RuntimeError(f"the cone program ended {solution.status}")
+        data = (sp.csc_array((n, n)), np.concatenate([np.zeros(3 * k), cost]), a, b, cones)
+        solution = _refined(clarabel.DefaultSolver(*data, _settings(gap)).solve(), data, gap)
+        if not _solved(solution):
+            raise ConeSolveError(f"the cone program ended {solution.status}")
         return np.asarray(solution.x)[3 * k:], rows
+
+    @property
+    def solves(self) -> int:
+        """Programs solved so far: cone programs, and the LP's solves where it stood in."""
+        return self.cone_solves + (self._fallback.solves if self._fallback is not None else 0)
+
+    def _lp(self) -> Problem:
+        """The structure's LP, as this problem stands (its bodies taken out, the margin started), built once."""
+        if self._fallback is None:
+            self._fallback = Problem(self.eq, friction=True)
+            for body in np.flatnonzero(self.held):
+                self._fallback.remove(int(body))
+            if self._margin:
+                self._fallback.start_margin()
+        return self._fallback
 
     # --- feasibility --------------------------------------------------------------------------
 
     def least_help(self) -> np.ndarray:
         """(b,) the help each body needs under gravity alone (scaled, as the LP's); all zero when it stands."""
+        try:
+            return self._least_help()
+        except ConeSolveError:
+            need = self._lp().least_help()
+            need[self.held] = 0.0
+            return need
+
+    def _least_help(self) -> np.ndarray:
         import clarabel
 
         m = self.eq.num_rows
@@ -150,6 +186,8 @@ class ConeProblem:
         self.held[body] = True
         self._support = None
         self.live &= (self.eq.below != body) & (self.eq.above != body)
+        if self._fallback is not None:
+            self._fallback.remove(body)
 
     def unheld(self, test=None) -> list[int]:
         """The bodies that cannot be held, peeled from the top (as :meth:`Problem.unheld
@@ -174,12 +212,15 @@ class ConeProblem:
     def start_margin(self) -> None:
         """From now on each solve evaluates h(d)."""
         self._margin = True
+        if self._fallback is not None:
+            self._fallback.start_margin()
 
     def support(self, theta: float, enough: float = math.inf, max_rounds: int = 0):
         """h(d) for the unit direction at angle ``theta`` (rad): (h, its maximiser α (2,), True).
 
         Exact for the circular cone to the solver's gap (:data:`SUPPORT_GAP`); ``enough`` and
-        ``max_rounds`` are the LP's options and change nothing here.
+        ``max_rounds`` are the LP's options and change nothing here. Where the LP stands in
+        (a cone program without an answer), its own answer and flag.
         """
         return self.supports([theta])[0]
 
@@ -196,12 +237,22 @@ class ConeProblem:
             self._support = SupportPrograms(self)
         programs = self._support
         workers = min(len(thetas), THREADS)
-        self.solves += len(thetas)
+
+        def one(worker: int, theta: float):
+            try:
+                out = programs.solve(worker, theta)
+            except ConeSolveError:
+                with self._lock:
+                    return self._lp().support(theta)
+            with self._lock:
+                self.cone_solves += 1
+            return out
+
         if workers <= 1:
-            return [programs.solve(0, t) for t in thetas]
+            return [one(0, t) for t in thetas]
         chunks = [thetas[w::workers] for w in range(workers)]
         with ThreadPoolExecutor(workers) as pool:
-            done = list(pool.map(lambda w: [programs.solve(w, t) for t in chunks[w]], range(workers)))
+            done = list(pool.map(lambda w: [one(w, t) for t in chunks[w]], range(workers)))
         out = [None] * len(thetas)
         for w in range(workers):
             out[w::workers] = done[w]
@@ -243,11 +294,18 @@ class SupportPrograms:
                                 format="csc")
         self.cost = np.concatenate([eq.gravity_load()[self.rows], [MARGIN_CAP_G, MARGIN_CAP_G]])
         self.n = m + 2
+        self.load = max(float(work[0].sum()), 1.0)  # the structure's weight (scaled): d times it makes y of order one
         self._solvers: dict[int, object] = {}
 
     def rhs(self, theta: float) -> np.ndarray:
-        """The right-hand side for the direction at ``theta`` (rad)."""
-        d = np.array([math.cos(theta), math.sin(theta)])
+        """The right-hand side for the direction at ``theta`` (rad), scaled by :attr:`load`.
+
+        A unit d is the work of unit loads on every body together, so the mechanism's
+        velocities come out about one over the weight (a vault of 366 blocks: 0.003); scaled,
+        they are of order one, and Clarabel takes 25–29 iterations instead of 32–39. Scaling b
+        scales y and the optimum alike and leaves the multipliers (forces, α) as they are.
+        """
+        d = self.load * np.array([math.cos(theta), math.sin(theta)])
         return np.concatenate([np.zeros(3 * self.k), [-d[0], d[0], -d[1], d[1]]])
 
     def solve(self, worker: int, theta: float) -> tuple[float, np.ndarray, bool]:
@@ -255,31 +313,52 @@ class SupportPrograms:
         import clarabel
 
         b = self.rhs(theta)
+        cones = [clarabel.SecondOrderConeT(3)] * self.k + [clarabel.NonnegativeConeT(4)]
+        data = (sp.csc_array((self.n, self.n)), self.cost, self.matrix, b, cones)
         solver = self._solvers.get(worker)
         if solver is None:
-            settings = _settings(SUPPORT_GAP)
-            cones = [clarabel.SecondOrderConeT(3)] * self.k + [clarabel.NonnegativeConeT(4)]
-            solver = clarabel.DefaultSolver(sp.csc_array((self.n, self.n)), self.cost, self.matrix, b, cones,
-                                            settings)
+            solver = clarabel.DefaultSolver(*data, _settings(SUPPORT_GAP))
             self._solvers[worker] = solver
         else:
             solver.update(b=b)
-        solution = solver.solve()
-        if str(solution.status) not in ("Solved", "AlmostSolved"):
-            raise RuntimeError(f"the cone program of h({math.degrees(theta):.1f}°) ended {solution.status}")
+        solution = _refined(solver.solve(), data, SUPPORT_GAP)
+        if not _solved(solution):
+            raise ConeSolveError(f"the cone program of h({math.degrees(theta):.1f}°) ended {solution.status}")
         z = np.asarray(solution.z)[3 * self.k:]
         a = np.clip(np.array([z[0] - z[1], z[2] - z[3]]), -MARGIN_CAP_G, MARGIN_CAP_G)
         d = np.array([math.cos(theta), math.sin(theta)])
         return float(d @ a), a, True
 
 
-def _settings(gap: float | None):
-    """Clarabel's settings, quiet, at the relative duality gap ``gap`` (its default when None)."""
+def _settings(gap: float | None, refine: bool = False):
+    """Clarabel's settings, quiet, at the relative duality gap ``gap`` (its default when None).
+
+    Without iterative refinement of the linear solves (``refine``) unless asked: on the vault's
+    programs it took a third of every iteration (up to ten more solves with the factors, to
+    1e-13) and changed neither the iterations nor the answer (h to 1e-9); a program that does
+    not end solved without it is solved again with it (:func:`_refined`).
+    """
     import clarabel
 
     settings = clarabel.DefaultSettings()
     settings.verbose = False
+    settings.iterative_refinement_enable = refine
     if gap is not None:
         settings.tol_gap_rel = gap
         settings.tol_gap_abs = gap * tol.margin_precision / tol.margin_precision_rel
     return settings
+
+
+def _solved(solution) -> bool:
+    """Whether Clarabel ended with an answer (to its full or its reduced tolerances)."""
+    return str(solution.status) in ("Solved", "AlmostSolved")
+
+
+def _refined(solution, data: tuple, gap: float | None):
+    """The solution, or where it did not end solved, that of the program ``data`` (P, q, A, b, cones) solved
+    again with iterative refinement."""
+    import clarabel
+
+    if _solved(solution):
+        return solution
+    return clarabel.DefaultSolver(*data, _settings(gap, refine=True)).solve()

@@ -23,12 +23,14 @@ def lowest_bound(points: np.ndarray) -> tuple[float, float]:
     return float(angles[k]), float(bound[k])
 
 
-def lowest_directions(points: np.ndarray, count: int, taken=(), apart: float = 0.02) -> list[float]:
+def lowest_directions(points: np.ndarray, count: int, taken=(), apart: float = 0.02,
+                      below: float = math.inf) -> list[float]:
     """Up to ``count`` directions (rad) where :func:`lowest_bound`'s function has its lowest local minima.
 
-    The candidates are :func:`lowest_bound`'s (crossings and bottoms of the sinusoids); the
-    lowest first, then each next lowest more than ``apart`` (rad) from every one chosen and
-    from every direction in ``taken`` (evaluated already: the bound there is exact).
+    The candidates are :func:`lowest_bound`'s (crossings and bottoms of the sinusoids) where the
+    bound lies under ``below`` (the rest need no evaluation); the lowest first, then each next
+    lowest more than ``apart`` (rad) from every one chosen and from every direction in ``taken``
+    (evaluated already: the bound there is exact).
     """
     angles = directions(np.vstack([crossing_normals(points), -points]))
     if len(angles) == 0 or count <= 0:
@@ -36,6 +38,8 @@ def lowest_directions(points: np.ndarray, count: int, taken=(), apart: float = 0
     bound = support_along(angles, points)
     out: list[float] = []
     for k in np.argsort(bound, kind="stable"):
+        if not bound[k] < below:
+            break
         a = float(angles[k])
         if all(abs(math.remainder(a - b, 2.0 * math.pi)) > apart for b in [*out, *taken]):
             out.append(a)

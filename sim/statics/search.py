@@ -102,10 +102,18 @@ def search(eq: Equilibrium, problem: Problem | None = None, best: float = math.i
         found, evaluations = _search_paired(problem, best, theta, tilt)
     else:
         found, evaluations = _search_lp(problem, best, theta, tilt)
-    if math.isfinite(found.upper) and evaluations < MAX_DIRECTIONS:
+    # The edge step, taken again while it lowers the margin: lower but not yet the chord means the maximisers
+    # lay near the edge's ends, not on them (the cone programs' interior point answers, where friction rounds
+    # A's corners), and the next step goes across the nearer pair.
+    while math.isfinite(found.upper) and evaluations < MAX_DIRECTIONS:
         edge = polygon_edge(np.array(found.points), np.array(found.vertices), found.upper, found.theta)
-        if edge is not None:  # refined until exact, or until it cannot undercut the margin found
-            found.add(edge, *problem.support(edge, enough=found.upper - tol.margin_precision))
+        if edge is None:
+            break
+        before = found.upper  # refined until exact, or until it cannot undercut the margin found
+        found.add(edge, *problem.support(edge, enough=found.upper - tol.margin_precision))
+        evaluations += 1
+        if not found.upper < before - tol.margin_precision:
+            break  # no edge there (A is round): the margin found stands
     if tip is not None and tip[0] < min(found.upper, found.estimate[0]):  # a tighter upper bound, in closed form
         found.upper, found.theta = tip
         found.estimate = tip
@@ -156,7 +164,9 @@ def _search_paired(problem: ConeProblem, best: float, theta: float, tilt: TiltTe
     First ``theta`` and its opposite; then, each round, the directions of the two lowest local
     minima of the lower bound (the two hull edges nearest the origin, once the hull surrounds it):
     around a smooth weakest direction these are the chords on either side of it, both of which
-    the proof must push out. Stops, as the LP's search, when the least exact h and the lower
+    the proof must push out. A minimum the proof already reaches (within the precision of the
+    margin found) is not evaluated: the last round of the Armadillo vault's search has one
+    direction, not two. Stops, as the LP's search, when the least exact h and the lower
     bound agree to the precision (or at ``MAX_DIRECTIONS``). A cone program is exact at once:
     there is no refinement. Where vertical forces alone hold the structure, the tilted-gravity
     proofs all around (as in the LP's search) follow the first pair; a structure that leans on
@@ -180,8 +190,9 @@ def _search_paired(problem: ConeProblem, best: float, theta: float, tilt: TiltTe
             found.points += tilt_points(tilt, found.upper, found.theta, target - TILT_GOAL * precision(target))
             if target - found.lower()[1] <= precision(target):
                 break
+        open_below = target - precision(target) if math.isfinite(target) else math.inf  # the rest is proven
         batch = lowest_directions(np.array(found.points), min(PAIR, MAX_DIRECTIONS - evaluations),
-                                  [t for t, _ in found.evaluated])
+                                  [t for t, _ in found.evaluated], below=open_below)
         if not batch:
             break
     return found, evaluations
