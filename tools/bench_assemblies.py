@@ -238,7 +238,12 @@ def main(argv=None) -> int:
         version = None
     cases = [c for c in CASES if not args.only or c[0] in args.only]
     if version is None:
-        cases = [c for c in cases if (DATA / f"{c[1]}.json").is_file()]
+        kept = [c for c in cases if (DATA / f"{c[1]}.json").is_file()]
+        skipped = [c[0] for c in cases if c not in kept]
+        if skipped:
+            print(f"without compas_cra (pip install '.[bench]'), no sample file for: {', '.join(skipped)}",
+                  file=sys.stderr)
+        cases = kept
     rows = []
     load = os.getloadavg()
     with tempfile.TemporaryDirectory() as folder:
