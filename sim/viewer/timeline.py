@@ -25,6 +25,16 @@ class Timeline:
         self.history.forget_after(entry.moment.time)
         self.say(f"undone: {entry.label}")
 
+    def prepare_undo(self, budget: float | None = None) -> bool:
+        """Make the next undo cheap ahead of time, spending at most ``budget`` wall seconds now: the world
+        restores the moment the undo goes back to on the side (``WorldAdapter.prepare``), so that the undo
+        itself only swaps it in. For a window's idle frames; True once it is ready.
+        """
+        prepare = getattr(self.world, "prepare", None)  # a world of handed-in poses has nothing to prepare
+        if not self.undo.undo or self.history.browsing or prepare is None:
+            return False
+        return bool(prepare(self.undo.undo[-1].moment.snapshot, budget))
+
     def _do_redo(self, a: Action) -> None:
         entry = self.undo.take_redo(self._moment())
         if entry is None:

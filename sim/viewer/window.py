@@ -36,11 +36,14 @@ from sim.viewer.mouse import MouseInput
 from sim.viewer.overlay import Overlay
 from sim.viewer.plugins import WindowPlugin
 
-__all__ = ["PHYSICS_BUDGET", "STILL_AFTER", "ViewerWindow", "configure"]
+__all__ = ["PHYSICS_BUDGET", "PREPARE_BUDGET", "STILL_AFTER", "ViewerWindow", "configure"]
 
 PHYSICS_BUDGET = 0.012
 """Wall seconds a frame may spend on physics: beyond it the simulation slows down (the real-time
 factor shows it) rather than the window."""
+PREPARE_BUDGET = 0.008
+"""Wall seconds an idle frame (the full-quality still showing) may spend making the next undo ahead
+(:meth:`~sim.viewer.controller.Controller.prepare_undo`): a Babylon city's is ready within a second or two."""
 
 
 class Modes(FSM):
@@ -175,6 +178,8 @@ class ViewerWindow(MouseInput, Commands, Drawing, ShowBase):
         self._follow_mouse()
         self._serve_requests()
         self._sync()
+        if self.look.showing_still:  # nothing moves, nothing is carried: time to make the next undo ahead
+            c.prepare_undo(PREPARE_BUDGET)
         for p in self.plugins:
             p.frame(self, dt)
         self.frames += 1
