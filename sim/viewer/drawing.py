@@ -43,6 +43,7 @@ class Drawing:
         looked = view != self._last_view
         if moved or looked or force:
             self._shadow_frames = 2  # this frame's drawing, and the next (a change made before any drawing)
+        self.quiet_frames = 0 if looked or force or c.hands else self.quiet_frames + 1  # pieces may still fall
         self.look.shadows(self._shadow_frames > 0)
         self._shadow_frames = max(self._shadow_frames - 1, 0)
         if not moved:
