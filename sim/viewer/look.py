@@ -53,6 +53,7 @@ from sim.render.lightview import fit_light
 from sim.render.looks import BACKDROP, LIGHTING, TABLE
 from sim.render.renderer import PIECES_BIN, SHADOW_BOARD_LIMIT, Renderer
 from sim.viewer.batch import RestingBatch
+from sim.viewer.livegeom import LiveGeometry
 
 LIVE_SHADOW_MAP = 512  # texels per side of the live shadow map
 OVERRIDE = 100  # priority of the live shaders over the renderer's own
@@ -210,7 +211,7 @@ class LiveLook:
         self._still = None
         self._still_region = None
         self._still_texture = Texture("towerlab-still")
-        self._indexed_geoms: dict = {}
+        self.geometry = LiveGeometry()
         self.showing_still = False
 
 
@@ -237,16 +238,13 @@ class LiveLook:
         self.live_root.set_bin(PIECES_BIN, 0)  # pieces front to back: each pixel shaded about once
         for node in self.live_root.find_all_matches("**"):
             node.clear_shader()
-        for node in self.live_root.find_all_matches("**/+GeomNode"):
-            geom_node = node.node()
-            for k in range(geom_node.get_num_geoms()):
-                indexed = self._indexed(geom_node.get_geom(k))
-                if indexed is not None:
-                    geom_node.set_geom(k, indexed)
         self.live_nodes = {pid: self.live_root.find(pid.replace("*", "\\*")) for pid in self.graph.nodes}
+        for piece in scene.pieces:  # simpler bodies, indexed (:mod:`sim.viewer.livegeom`)
+            self.geometry.dress(self.live_nodes[piece.id], piece.shape)
         self.batch = RestingBatch(self.live_root, self.live_nodes)
         board = self.live_root.find(BOARD)
         if not board.is_empty():
+            self.geometry.dress(board, None)
             board.set_bin("fixed", 0)  # after the pieces, which hide much of it
         self._local = np.array([p.shape.box_corners for p in scene.pieces]).reshape(-1, 8, 3)
         self._tints: dict = {}
@@ -298,41 +296,6 @@ class LiveLook:
             self.floor.set_scale(half[0], 1.0, half[1])
         self.root.set_shader_input("u_floor_fade", LVecBase4f(centre[0], centre[1], TABLE.fade_start * extent,
                                                               TABLE.fade_end * extent))
-
-    def _indexed(self, geom):
-        """The same triangles with each distinct vertex once (indexed), made once per geometry (None
-        for a geometry that is not a plain list of triangles: it stays as it is).
-
-        The renderer's surfaces list three vertices a triangle; llvmpipe shades vertices on a
-        single thread, and a Babylon city has some 100 000 of them. Smooth surfaces (a noble's
-        body) share most of theirs: indexed, the live passes shade each once.
-        """
-        key = id(geom)
-        if key not in self._indexed_geoms:
-            import numpy as np
-            from panda3d.core import Geom, GeomTriangles, GeomVertexData
-
-            vdata = geom.get_vertex_data()
-            array = vdata.get_array(0)
-            stride = array.get_array_format().get_stride() // 4
-            rows = np.frombuffer(memoryview(array), dtype=np.float32).reshape(-1, stride)
-            prim = geom.get_primitive(0) if geom.get_num_primitives() == 1 else None
-            if (prim is None or prim.is_indexed() or prim.get_num_vertices() != len(rows) or len(rows) % 3
-                    or vdata.get_num_arrays() != 1):
-                self._indexed_geoms[key] = (geom, None)  # not the renderer's plain triangle list: as it is
-                return None
-            unique, inverse = np.unique(rows, axis=0, return_inverse=True)
-            data = GeomVertexData(vdata.get_name(), vdata.get_format(), Geom.UH_static)
-            data.unclean_set_num_rows(len(unique))
-            data.modify_array_handle(0).copy_data_from(np.ascontiguousarray(unique, dtype=np.float32))
-            tris = GeomTriangles(Geom.UH_static)
-            tris.set_index_type(Geom.NT_uint32)
-            for a, b, c in inverse.reshape(-1, 3).tolist():  # once per kind of piece: a few thousand at most
-                tris.add_vertices(a, b, c)
-            out = Geom(data)
-            out.add_primitive(tris)
-            self._indexed_geoms[key] = (geom, out)  # the original kept alive: its id stays its own
-        return self._indexed_geoms[key][1]
 
     def set_poses(self, poses) -> None:
         """Move every piece: (n, 7) in the graph's order, to the renderer's graph and the live copy."""
