@@ -73,7 +73,11 @@ class State:
 
     def get_state(self) -> WorldState:
         """The full state: pieces and poses, velocities, who sleeps, time, probe and solver precision."""
-        scene = self.scene.with_poses(dict(zip(self.ids, self.poses())))
+        now = self.poses()
+        pieces = self.scene.pieces
+        same = (np.all(now == self.scene.poses(), axis=1) if len(pieces) else np.zeros(0, dtype=bool)).tolist()
+        scene = self.scene.with_pieces(p if still else p.moved(row[:3], row[3:])  # a piece that stayed: itself
+                                       for p, row, still in zip(pieces, now, same))
         return WorldState(scene, self.velocities(), tuple(self.asleep()), self.time, self.steps, self._probe,
                           self._precision)
 

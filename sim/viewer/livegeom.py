@@ -7,6 +7,8 @@ copy of the scene graph draws the same pieces with:
 
 - each distinct vertex once (an indexed triangle list): a noble's smooth body
   shares most of its vertices;
+- the position of a box's vertices in its own frame kept in a column of its own
+  (:data:`LOCAL`), for its eased edges once the batch has moved the positions;
 - the body of every piece that has a smaller one
   (:func:`sim.render.surfaces.simple_body`): nobles and pawns 140 triangles
   instead of 382 (12-sided instead of 24), towers and bridges their flat faces
@@ -17,10 +19,22 @@ copy of the scene graph draws the same pieces with:
 from __future__ import annotations
 
 import numpy as np
-from panda3d.core import Geom, GeomTriangles, GeomVertexData, NodePath
+from panda3d.core import (
+    Geom,
+    GeomTriangles,
+    GeomVertexArrayFormat,
+    GeomVertexData,
+    GeomVertexFormat,
+    InternalName,
+    NodePath,
+)
 
-from sim.render.graph import geom_node
+from sim.render.graph import geom_node, is_box
 from sim.render.surfaces import BODY, simple_body
+
+LOCAL = "local"
+"""A box's vertex column holding its position in the piece's own frame (the live shader eases its edges
+there): the batch of resting pieces (:mod:`sim.viewer.batch`) flattens positions into the world, not it."""
 
 
 class LiveGeometry:
@@ -30,15 +44,16 @@ class LiveGeometry:
         self._indexed: dict = {}
         self._simple: dict = {}
 
-    def dress(self, node: NodePath, shape) -> None:
+    def dress(self, node: NodePath, shape, simplify: bool = True) -> None:
         """Give a piece's live node (a copy of the renderer's) its live geometry: ``shape``'s simpler body
-        where it has one (None: the board, only indexed), every geometry indexed."""
-        body = None if shape is None else self._body(shape)
+        where it has one (with ``simplify``), every geometry indexed, a box's with its :data:`LOCAL` column."""
+        body = self._body(shape) if simplify else None
+        local = is_box(shape)
         for path in node.find_all_matches("**/+GeomNode"):
             geom_node_ = path.node()
             simple = body if body is not None and geom_node_.get_name() == f"{shape.name}:{BODY}" else None
             for k in range(geom_node_.get_num_geoms()):
-                geom = simple if simple is not None else self.indexed(geom_node_.get_geom(k))
+                geom = simple if simple is not None else self.indexed(geom_node_.get_geom(k), local)
                 if geom is not None:
                     geom_node_.set_geom(k, geom)
 
@@ -53,10 +68,11 @@ class LiveGeometry:
             self._simple[key] = (shape, geom)  # the shape kept alive: its id stays its own
         return self._simple[key][1]
 
-    def indexed(self, geom):
-        """The same triangles with each distinct vertex once (indexed), made once per geometry (None for a
-        geometry that is not a plain list of triangles: it stays as it is)."""
-        key = id(geom)
+    def indexed(self, geom, local: bool = False):
+        """The same triangles with each distinct vertex once (indexed), and with ``local`` the :data:`LOCAL`
+        column, made once per geometry (None for a geometry that is not a plain list of triangles: it stays
+        as it is)."""
+        key = (id(geom), local)
         if key not in self._indexed:
             vdata = geom.get_vertex_data()
             array = vdata.get_array(0)
@@ -68,7 +84,10 @@ class LiveGeometry:
                 self._indexed[key] = (geom, None)  # not the renderer's plain triangle list: as it is
                 return None
             unique, inverse = np.unique(rows, axis=0, return_inverse=True)
-            data = GeomVertexData(vdata.get_name(), vdata.get_format(), Geom.UH_static)
+            fmt = vdata.get_format()
+            if local:  # the positions again, in a column the batch's flattening leaves alone
+                fmt, unique = _with_local(fmt), np.hstack([unique, unique[:, :3]])
+            data = GeomVertexData(vdata.get_name(), fmt, Geom.UH_static)
             data.unclean_set_num_rows(len(unique))
             data.modify_array_handle(0).copy_data_from(np.ascontiguousarray(unique, dtype=np.float32))
             tris = GeomTriangles(Geom.UH_static)
@@ -79,3 +98,10 @@ class LiveGeometry:
             out.add_primitive(tris)
             self._indexed[key] = (geom, out)  # the original kept alive: its id stays its own
         return self._indexed[key][1]
+
+
+def _with_local(fmt: GeomVertexFormat) -> GeomVertexFormat:
+    """``fmt`` (one array, positions first) with a :data:`LOCAL` column of three floats after its own."""
+    array = GeomVertexArrayFormat(fmt.get_array(0))
+    array.add_column(InternalName.make(LOCAL), 3, Geom.NT_float32, Geom.C_other)
+    return GeomVertexFormat.register_format(GeomVertexFormat(array))

@@ -74,47 +74,51 @@ uniform vec4 u_finish;
 in vec4 p3d_Vertex;
 in vec3 p3d_Normal;
 in vec4 p3d_Color;
+in vec3 local;  // a box's vertex in its own frame (sim.viewer.livegeom.LOCAL); (0, 0, 0) for other pieces
 out vec3 v_local;
-out vec3 v_base;  // what the fill, the sky and the ground give (linear)
-out vec3 v_key;   // what the key light gives where it is not shadowed
-out vec4 v_shadow;
+out vec3 v_dark;  // the colour on screen where the key light is shadowed
+out vec3 v_lit;   // and where it is not
+out vec3 v_shadow;
+vec3 shown(vec3 c) {  // the renderer's exposure and tone curve, then linear to sRGB (near enough)
+    c *= 0.8;
+    return sqrt(clamp(c * (2.51 * c + 0.03) / (c * (2.43 * c + 0.59) + 0.14), 0.0, 1.0));
+}
 void main() {
     vec4 world = p3d_ModelMatrix * p3d_Vertex;
     vec3 n = normalize(mat3(p3d_ModelMatrix) * p3d_Normal);
-    v_local = p3d_Vertex.xyz;
+    v_local = local;
     vec3 c = p3d_Color.rgb;
     vec3 albedo = c * c;  // sRGB to linear, near enough for the live picture
     float ndl = max(dot(n, u_key_dir), 0.0);
-    v_base = albedo * (u_fill_color * max(dot(n, u_fill_dir), 0.0) + mix(u_ground, u_sky, 0.5 + 0.5 * n.z));
+    vec3 base = albedo * (u_fill_color * max(dot(n, u_fill_dir), 0.0) + mix(u_ground, u_sky, 0.5 + 0.5 * n.z));
     vec3 h = normalize(u_key_dir + normalize(u_eye - world.xyz));
-    v_key = u_key_color * ndl * (albedo + u_finish.x * pow(max(dot(n, h), 0.0), u_finish.y));
-    v_shadow = u_shadow_matrix * vec4(world.xyz + n * u_shadow_bias.x, 1.0);
-    v_shadow.z -= u_shadow_bias.y * v_shadow.w;
+    vec3 key = u_key_color * ndl * (albedo + u_finish.x * pow(max(dot(n, h), 0.0), u_finish.y));
+    v_dark = shown(base);
+    v_lit = shown(base + key);
+    vec4 shadow = u_shadow_matrix * vec4(world.xyz + n * u_shadow_bias.x, 1.0);  // orthographic: w is 1
+    v_shadow = vec3(shadow.xy, shadow.z - u_shadow_bias.y);
     gl_Position = p3d_ModelViewProjectionMatrix * p3d_Vertex;
 }
 """
 
-# Lit per vertex (the pieces are flat-faced or finely tessellated): a pixel costs one shadow look-up
-# and a few operations, which measured cheaper than lighting per pixel on llvmpipe for every game.
+# Lit and tone-mapped per vertex, in and out of the key light's shadow (the pieces are flat-faced or
+# finely tessellated): a pixel costs one shadow look-up and a mix of the two (and a box's eased edges).
+# Tone-mapping each pixel, as before, cost llvmpipe a fifth of the picture on a Babylon city.
 _FRAGMENT = """#version 330
 uniform sampler2DShadow u_live_shadow;
 uniform vec4 u_bevel;
 uniform vec4 u_tint;
 in vec3 v_local;
-in vec3 v_base;
-in vec3 v_key;
-in vec4 v_shadow;
+in vec3 v_dark;
+in vec3 v_lit;
+in vec3 v_shadow;
 out vec4 frag_color;
 void main() {
-    vec3 p = v_shadow.xyz / v_shadow.w;
-    float lit = texture(u_live_shadow, p);
-    vec3 c = v_base + v_key * lit;
+    vec3 c = mix(v_dark, v_lit, texture(u_live_shadow, v_shadow));
     vec3 d = u_bevel.xyz - abs(v_local);  // eased edges of a box (u_bevel.w 1) read as separate pieces
     float edge = d.x + d.y + d.z - min(d.x, min(d.y, d.z)) - max(d.x, max(d.y, d.z));
-    c *= 1.0 - 0.4 * u_bevel.w * (1.0 - smoothstep(0.0, 6e-4, edge));
-    c *= 0.8;  // the renderer's exposure and tone curve
-    c = clamp(c * (2.51 * c + 0.03) / (c * (2.43 * c + 0.59) + 0.14), 0.0, 1.0);
-    frag_color = vec4(mix(sqrt(c), u_tint.rgb, u_tint.a), 1.0);
+    c *= sqrt(1.0 - 0.4 * u_bevel.w * (1.0 - smoothstep(0.0, 6e-4, edge)));  // 0.6 of the light, on screen
+    frag_color = vec4(mix(c, u_tint.rgb, u_tint.a), 1.0);
 }
 """
 
@@ -128,6 +132,21 @@ void main() {
 }
 """
 
+_FLOOR_VERTEX = """#version 330
+uniform mat4 p3d_ModelViewProjectionMatrix;
+uniform mat4 p3d_ModelMatrix;
+uniform mat4 u_shadow_matrix;
+in vec4 p3d_Vertex;
+out vec3 v_world;
+out vec3 v_shadow;
+void main() {
+    vec4 world = p3d_ModelMatrix * p3d_Vertex;
+    v_world = world.xyz;
+    v_shadow = (u_shadow_matrix * world).xyz;  // orthographic: w is 1
+    gl_Position = p3d_ModelViewProjectionMatrix * p3d_Vertex;
+}
+"""
+
 _FLOOR_FRAGMENT = """#version 330
 uniform sampler2DShadow u_live_shadow;
 uniform vec3 u_floor_color;
@@ -136,11 +155,10 @@ uniform vec4 u_floor_fade;   // centre x, y, fade start, fade end (m)
 uniform vec3 u_bg;
 uniform float u_shadow_strength;
 in vec3 v_world;
-in vec4 v_shadow;
+in vec3 v_shadow;
 out vec4 frag_color;
 void main() {
-    vec3 p = v_shadow.xyz / v_shadow.w;
-    float lit = texture(u_live_shadow, vec3(p.xy, p.z - 2e-4));
+    float lit = texture(u_live_shadow, vec3(v_shadow.xy, v_shadow.z - 2e-4));
 #ifndef TABLE  // a board's floor: the backdrop, darkened where shadows fall
     frag_color = vec4(u_bg * (1.0 - u_shadow_strength * (1.0 - lit)), 1.0);
 #else  // the endless table: its grid, fading into the backdrop
@@ -201,8 +219,8 @@ class LiveLook:
         self.floor.reparent_to(self.root)
         self.floor.hide(SHADOW_MASK)
         head, body = _FLOOR_FRAGMENT.split("\n", 1)
-        self._floor_shaders = {table: Shader.make(Shader.SL_GLSL, _VERTEX, head + ("\n#define TABLE\n" if table
-                                                                                   else "\n") + body)
+        self._floor_shaders = {table: Shader.make(Shader.SL_GLSL, _FLOOR_VERTEX, head + ("\n#define TABLE\n"
+                                                                                         if table else "\n") + body)
                                for table in (False, True)}
         self.floor.set_bin("fixed", 10)  # after the pieces and the board: shaded only where they leave it seen
         self.floor.set_depth_write(False)
@@ -212,6 +230,7 @@ class LiveLook:
         self._still_region = None
         self._still_texture = Texture("towerlab-still")
         self.geometry = LiveGeometry()
+        self._posed = self._graph_posed = None
         self.showing_still = False
 
 
@@ -233,18 +252,20 @@ class LiveLook:
         # The live picture draws its own copy of the graph's nodes (the same geometry, uploaded once)
         # without the renderer's shaders on them: composing the renderer's per-surface shader states
         # with the live override costs llvmpipe's host more than the drawing itself (26 against 2 ms
-        # for a 140-piece city). Poses go to both (:meth:`set_poses`).
+        # for a 140-piece city). Poses go to both (:meth:`set_poses`: the renderer's when it draws).
         self.live_root = self.graph.root.copy_to(self.pieces)
         self.live_root.set_bin(PIECES_BIN, 0)  # pieces front to back: each pixel shaded about once
         for node in self.live_root.find_all_matches("**"):
             node.clear_shader()
         self.live_nodes = {pid: self.live_root.find(pid.replace("*", "\\*")) for pid in self.graph.nodes}
+        self._live_list = list(self.live_nodes.values())
+        self._posed = self._graph_posed = None  # the poses last given, and those the renderer's graph has
         for piece in scene.pieces:  # simpler bodies, indexed (:mod:`sim.viewer.livegeom`)
             self.geometry.dress(self.live_nodes[piece.id], piece.shape)
         self.batch = RestingBatch(self.live_root, self.live_nodes)
         board = self.live_root.find(BOARD)
         if not board.is_empty():
-            self.geometry.dress(board, None)
+            self.geometry.dress(board, scene.board_info.shape, simplify=False)
             board.set_bin("fixed", 0)  # after the pieces, which hide much of it
         self._local = np.array([p.shape.box_corners for p in scene.pieces]).reshape(-1, 8, 3)
         self._tints: dict = {}
@@ -298,12 +319,22 @@ class LiveLook:
                                                               TABLE.fade_end * extent))
 
     def set_poses(self, poses) -> None:
-        """Move every piece: (n, 7) in the graph's order, to the renderer's graph and the live copy."""
-        self.graph.set_poses(poses)
-        for node, row in zip(self.live_nodes.values(), np.asarray(poses, dtype=float)):
-            x, y, z, qx, qy, qz, qw = (float(v) for v in row)
-            node.set_pos_quat(LVecBase3f(x, y, z), LQuaternionf(qw, qx, qy, qz))
+        """Move every piece: (n, 7) in the graph's order. The live copy's nodes of the pieces that moved
+        follow at once; the renderer's graph when it next draws (:meth:`draw_still`, :meth:`screenshot`)."""
+        poses = np.asarray(poses, dtype=float)
+        last, self._posed = self._posed, poses.copy()
+        rows = range(len(poses)) if last is None or last.shape != poses.shape else \
+            np.flatnonzero(np.any(poses != last, axis=1)).tolist()
+        for k in rows:
+            x, y, z, qx, qy, qz, qw = (float(v) for v in poses[k])
+            self._live_list[k].set_pos_quat(LVecBase3f(x, y, z), LQuaternionf(qw, qx, qy, qz))
         self.batch.update(poses)
+
+    def _pose_graph(self) -> None:
+        """The renderer's graph at the poses last given (before it draws)."""
+        if self._posed is not None and self._posed is not self._graph_posed:
+            self.graph.set_poses(self._posed)
+            self._graph_posed = self._posed
 
     def idle(self) -> None:
         """A frame in which no piece moved (resting pieces join the batch of :mod:`sim.viewer.batch`)."""
@@ -337,6 +368,7 @@ class LiveLook:
     def draw_still(self, view) -> None:
         """Draw the full-quality picture of the graph from ``view`` and show it until :meth:`go_live`."""
         r = self.renderer
+        self._pose_graph()
         r.update(self.graph, view)
         r.draw()
         image = r.read()
@@ -393,6 +425,7 @@ class LiveLook:
     def screenshot(self, view) -> np.ndarray:
         """The full-quality picture from ``view`` (its size): (h, w, 4) uint8."""
         r = self.renderer
+        self._pose_graph()
         r.update(self.graph, view)
         r.draw()
         return r.read()
