@@ -33,3 +33,29 @@ def test_the_live_copy_draws_the_simpler_bodies_indexed_and_the_renderers_own_st
         assert prim.is_indexed()
     first = live.find("n1").find("**/+GeomNode").node().get_geom(0)
     assert live.find("n2").find("**/+GeomNode").node().get_geom(0) == first  # made once per kind (the same Geom)
+
+
+def test_a_box_keeps_its_own_frame_through_the_flattening_of_the_batch():
+    """The live shader eases a box's edges in the box's own frame: the batch of resting pieces flattens
+    positions into the world, and must leave that column alone (else every batched block is all edge)."""
+    import numpy as np
+    from panda3d.core import GeomVertexReader
+
+    from sim.viewer.livegeom import LOCAL
+
+    scene = from_dict({"format": "towerlab-scene/1", "game": "talo", "pieces": [
+        {"id": "b", "kind": "talo.block", "length": 3, "cell": [4, 4], "layer": 0, "axis": "x"}]})
+    graph = SceneGraph(scene, GeomLibrary())
+    live = graph.root.copy_to(NodePath("live"))
+    LiveGeometry().dress(live.find("b"), scene.pieces[0].shape)
+    live.find("b").set_pos(0.3, -0.2, 0.05)
+    live.flatten_strong()
+    data = live.find("**/+GeomNode").node().get_geom(0).get_vertex_data()
+    rows = {}
+    for column in ("vertex", LOCAL):
+        reader = GeomVertexReader(data, column)
+        rows[column] = np.array([tuple(reader.get_data3()) for _ in range(data.get_num_rows())])
+    half = np.asarray(scene.pieces[0].shape.extent) / 2
+    np.testing.assert_allclose(np.abs(rows[LOCAL]).max(axis=0), half, atol=1e-6)  # still the box's own frame
+    np.testing.assert_allclose(rows["vertex"] - rows[LOCAL], np.tile([0.3, -0.2, 0.05], (len(rows[LOCAL]), 1)),
+                               atol=1e-6)  # while the positions moved into the world
