@@ -56,6 +56,9 @@ from sim.viewer.batch import RestingBatch
 from sim.viewer.livegeom import LiveGeometry
 
 LIVE_SHADOW_MAP = 512  # texels per side of the live shadow map
+LIGHT_STEP = np.radians(3.0)
+"""The live shadow map is drawn again when the key light (which turns with the camera) has turned this much
+since it was drawn; in between, the light's shading follows the camera and its shadows lag by less."""
 OVERRIDE = 100  # priority of the live shaders over the renderer's own
 
 _VERTEX = """#version 330
@@ -231,14 +234,24 @@ class LiveLook:
         self._still_texture = Texture("towerlab-still")
         self.geometry = LiveGeometry()
         self._posed = self._graph_posed = None
+        self._aimed = None
+        self._shadow_due = 0
         self.showing_still = False
 
 
     # --- shadows --------------------------------------------------------------------------------
 
-    def shadows(self, redraw: bool) -> None:
-        """Draw the live shadow map in the coming frame (only when something moved or the view turned)."""
-        self.shadow.buffer.set_active(redraw)
+    def shadows(self) -> None:
+        """At the start of a frame: the live shadow map is drawn in it only while a redraw is due
+        (:meth:`place` asks for one for this frame and the next)."""
+        self.shadow.buffer.set_active(self._shadow_due > 0)
+        self._shadow_due = max(self._shadow_due - 1, 0)
+
+    @property
+    def shadows_stale(self) -> bool:
+        """The shadow map no longer shows what stands still (a piece began or ceased to move): a
+        :meth:`place` is due even in a frame where nothing else changed."""
+        return self.graph is not None and (self._aimed is None or self._aimed[1] != self.batch.casters)
 
     # --- the scene -------------------------------------------------------------------------------
 
@@ -259,6 +272,7 @@ class LiveLook:
             node.clear_shader()
         self.live_nodes = {pid: self.live_root.find(pid.replace("*", "\\*")) for pid in self.graph.nodes}
         self._live_list = list(self.live_nodes.values())
+        self._aimed = None  # (key direction, the batch's casters count) the shadow map was drawn for
         self._posed = self._graph_posed = None  # the poses last given, and those the renderer's graph has
         for piece in scene.pieces:  # simpler bodies, indexed (:mod:`sim.viewer.livegeom`)
             self.geometry.dress(self.live_nodes[piece.id], piece.shape)
@@ -294,15 +308,14 @@ class LiveLook:
         floor_z = -scene.board_info.thickness
         casters = self._corners(scene, poses)
         board = board_corners(scene)
+        moving = np.array([pid in self.batch.moving for pid in self.live_nodes], dtype=bool)
+        still = casters.reshape(-1, 8, 3)[~moving].reshape(-1, 3) if len(casters) == 8 * len(moving) else casters
         if len(board) and (len(casters) == 0 or np.ptp(board[:, 0]) <= SHADOW_BOARD_LIMIT):
             casters = np.vstack([casters, board]) if len(casters) else board  # as the renderer: small boards
+            still = np.vstack([still, board]) if len(still) else board
         if len(casters) == 0:
             casters = np.zeros((1, 3))
-        light = fit_light(casters, key, floor_z)
-        self.shadow.place(light)
-        self.root.set_shader_input("u_shadow_matrix", _matrix(light.texture_matrix()))
-        texel = light.texel(LIVE_SHADOW_MAP)  # the renderer's offsets, in texels of the live map
-        self.root.set_shader_input("u_shadow_bias", LVecBase2f(1.5 * texel, texel / (light.far - light.near)))
+        self._aim(key, still if len(still) else casters[:1], floor_z)
         extent = max(float(np.max(np.ptp(casters[:, :2], axis=0))) if len(casters) > 1 else 0.1, 0.05)
         centre = casters.mean(axis=0)
         if scene.board_info.shape is None:  # the endless table: far, fading into the backdrop
@@ -317,6 +330,21 @@ class LiveLook:
             self.floor.set_scale(half[0], 1.0, half[1])
         self.root.set_shader_input("u_floor_fade", LVecBase4f(centre[0], centre[1], TABLE.fade_start * extent,
                                                               TABLE.fade_end * extent))
+
+    def _aim(self, key, still, floor_z: float) -> None:
+        """The key light's shadow map, of what stands still (``still``: (k, 3) corners): kept while that does
+        not change and the light turned less than :data:`LIGHT_STEP`, else aimed afresh and drawn again."""
+        aimed = self._aimed
+        if aimed is not None and aimed[1] == self.batch.casters and float(key @ aimed[0]) >= np.cos(LIGHT_STEP):
+            return
+        light = fit_light(still, key, floor_z)
+        self.shadow.place(light)
+        self.root.set_shader_input("u_shadow_matrix", _matrix(light.texture_matrix()))
+        texel = light.texel(LIVE_SHADOW_MAP)  # the renderer's offsets, in texels of the live map
+        self.root.set_shader_input("u_shadow_bias", LVecBase2f(1.5 * texel, texel / (light.far - light.near)))
+        self._aimed = (np.asarray(key, dtype=float).copy(), self.batch.casters)
+        self._shadow_due = 1  # drawn in this frame, and again in the next (set_active takes this one)
+        self.shadow.buffer.set_active(True)
 
     def set_poses(self, poses) -> None:
         """Move every piece: (n, 7) in the graph's order. The live copy's nodes of the pieces that moved
