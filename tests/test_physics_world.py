@@ -195,7 +195,7 @@ def test_a_restore_prepared_ahead_gives_the_same_world_bit_for_bit_and_the_world
             calls += 1
             w.step(1)
             twin.step(1)
-        assert calls > 3 and w.prepared is state
+        assert calls > 3 and w.prepared == (state,)
         assert np.array_equal(w.poses(), twin.poses())  # preparing left the running world alone
         client = w.client
         runs = []
@@ -209,7 +209,7 @@ def test_a_restore_prepared_ahead_gives_the_same_world_bit_for_bit_and_the_world
         twin.step(300)
         assert np.array_equal(runs[0], twin.poses())
         other = twin.get_state()
-        assert w.prepare(other) and w.prepared is other  # the old client is used for the next one
+        assert w.prepare(other) and w.prepared == (other,) and len(w._ahead()) == 1  # on the old client
         w.set_state(other)
         twin.set_state(other)
         w.step(100)
@@ -217,9 +217,34 @@ def test_a_restore_prepared_ahead_gives_the_same_world_bit_for_bit_and_the_world
         assert np.array_equal(w.poses(), twin.poses()) and w.time == twin.time
 
 
+def test_two_restores_are_kept_ready_and_a_third_takes_the_place_of_the_one_asked_for_longest_ago():
+    from sim.physics.live import live_settings
+    from sim.physics.restore import PREPARED
+
+    with World(_falling_city(), live_settings()) as w:
+        states = []
+        for _ in range(3):
+            w.step(20)
+            states.append(w.get_state())
+        a, b, c = states
+        assert w.prepare(a) and w.prepare(b) and w.prepared == (a, b) and PREPARED == 2
+        assert w.prepare(a) and w.prepared == (b, a)  # asked for again: kept longest
+        assert w.prepare(c) and w.prepared == (a, c)  # b's client restores c
+        clients = {w.client}
+        for state in (c, a):  # both taken whole
+            w.set_state(state)
+            clients.add(w.client)
+        assert len(clients) == 3 and w.prepared == ()
+        w.step(100)
+        with World(_falling_city(), live_settings()) as other:
+            other.set_state(a)
+            other.step(100)
+            assert np.array_equal(w.poses(), other.poses())
+
+
 def test_a_world_that_puts_pieces_to_sleep_itself_prepares_no_restore():
     with World(_falling_city()) as w:
-        assert not w.prepare(w.get_state()) and w.prepared is None
+        assert not w.prepare(w.get_state()) and w.prepared == ()
 
 
 def test_state_keeps_who_sleeps_the_time_and_the_probe():

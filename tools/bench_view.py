@@ -127,11 +127,11 @@ def _undo_times(controller, window) -> dict:
     state = controller.undo.undo[-1].moment.snapshot.state[0].state
     world = controller.world.live.world
     deadline, calm = time.monotonic() + 20.0, None
-    while time.monotonic() < deadline and getattr(world, "prepared", None) is not state:
+    while time.monotonic() < deadline and state not in getattr(world, "prepared", ()):
         step()
         if calm is None and after is not None and window.quiet_frames >= after:
             calm = time.monotonic()  # from here the window makes the undo ahead
-    ready = time.monotonic() - calm if calm is not None and getattr(world, "prepared", None) is state else None
+    ready = time.monotonic() - calm if calm is not None and state in getattr(world, "prepared", ()) else None
     ahead = undo()
     return {"undo_ms": at_once[0], "undo_cpu_ms": at_once[1], "undo_ahead_ms": ahead[0],
             "undo_ahead_cpu_ms": ahead[1], "made_ahead_in_s": ready}

@@ -10,8 +10,9 @@ hull and separating-axis features), and none of it can be kept across an engine
 reset. So a world can also **prepare** a restore (:meth:`State.prepare`): the
 same steps, run a little at a time on a second pybullet client while the world
 goes on; a ``set_state`` of that very state then takes the prepared engine
-whole (the clients are swapped), and costs nothing. Both ways run the same
-steps from an empty engine, so they give the same world, bit for bit.
+whole (the clients are swapped), and costs nothing; a world keeps up to
+:data:`PREPARED` of them. Both ways run the same steps from an empty engine, so
+they give the same world, bit for bit.
 """
 
 from __future__ import annotations
@@ -66,10 +67,13 @@ class _Prepared:
     ready: bool = False
 
 
+PREPARED = 2
+"""Restores a world keeps made ahead at most, each on a pybullet client of its own (a viewer's next undo and
+next redo)."""
+
+
 class State:
     """The state part of :class:`~sim.physics.world.World` (a mixin): get, set, and prepare a set ahead."""
-
-    _prepared: _Prepared | None = None
 
     def get_state(self) -> WorldState:
         """The full state: pieces and poses, velocities, who sleeps, time, probe and solver precision."""
@@ -88,19 +92,20 @@ class State:
         same steps give the same poses, bit for bit. A restore of ``state`` made ready by :meth:`prepare`
         is taken as it is.
         """
-        ahead = self._prepared
-        if ahead is not None and ahead.state is state and ahead.ready:
-            self._swap(ahead)
-            return
+        for ahead in self._ahead():
+            if ahead.state is state and ahead.ready:
+                self._swap(ahead)
+                return
         for _ in self._restoring(state):
             pass
 
     def prepare(self, state: WorldState, budget: float | None = None) -> bool:
         """Make a coming ``set_state(state)`` free: its work, done now, within ``budget`` wall seconds a call.
 
-        The restore is made on a second pybullet client while this world goes on unchanged; call again
-        (with the same state object) until it returns True. Preparing another state drops the one under
-        way. A world that puts its pieces to sleep itself (``settings.sleeping``) prepares nothing.
+        The restore is made on a pybullet client of its own while this world goes on unchanged; call again
+        (with the same state object) until it returns True. At most :data:`PREPARED` are kept: preparing
+        another state takes the place of the one asked for longest ago. A world that puts its pieces to
+        sleep itself (``settings.sleeping``) prepares nothing.
 
         Args:
             state: a state from :meth:`get_state` (the very object a later ``set_state`` is given).
@@ -112,10 +117,21 @@ class State:
         if self._sleep is not None:
             return False  # its sleep bookkeeping belongs to this world
         deadline = None if budget is None else time.perf_counter() + budget
-        ahead = self._prepared
-        if ahead is None or ahead.state is not state:
-            spare = ahead.world if ahead is not None else self._bare()
-            ahead = self._prepared = _Prepared(spare, state, spare._restoring(state))
+        slots = self._ahead()
+        ahead = next((a for a in slots if a.state is state), None)
+        if ahead is None:
+            ahead = next((a for a in slots if a.state is None), None)
+            if ahead is None:
+                ahead = _Prepared(self._bare()) if len(slots) < PREPARED else slots[0]
+            else:
+                slots.remove(ahead)
+            if ahead in slots:
+                slots.remove(ahead)
+            ahead.state, ahead.steps, ahead.ready = state, ahead.world._restoring(state), False
+            slots.append(ahead)
+        else:  # the one asked for last is kept longest
+            slots.remove(ahead)
+            slots.append(ahead)
         if ahead.ready:
             return True
         for _ in ahead.steps:
@@ -125,10 +141,13 @@ class State:
         return True
 
     @property
-    def prepared(self) -> WorldState | None:
-        """The state whose restore is ready (:meth:`prepare`), or None."""
-        ahead = self._prepared
-        return ahead.state if ahead is not None and ahead.ready else None
+    def prepared(self) -> tuple[WorldState, ...]:
+        """The states whose restore is ready (:meth:`prepare`)."""
+        return tuple(a.state for a in self._ahead() if a.ready)
+
+    def _ahead(self) -> list[_Prepared]:
+        """The restores made ahead (or under way), the one asked for longest ago first."""
+        return self.__dict__.setdefault("_prepared", [])
 
     def _bare(self):
         """A world of the same settings on a new client, with no bodies yet (for :meth:`prepare`)."""
@@ -144,7 +163,7 @@ class State:
         self.__dict__.update({k: v for k, v in spare.__dict__.items() if k != "_prepared"})
         spare.__dict__.clear()
         spare.__dict__.update(mine)
-        self._prepared = _Prepared(spare)
+        ahead.state, ahead.steps, ahead.ready = None, None, False
 
     def _restoring(self, state: WorldState) -> Iterator[None]:
         """The steps of a restore of ``state`` on this world's client, a body or so at a time."""
@@ -176,7 +195,7 @@ class State:
         self.rebase_energy()
 
     def close_prepared(self) -> None:
-        """Drop a prepared restore and its client."""
-        ahead, self._prepared = self._prepared, None
-        if ahead is not None:
+        """Drop the restores made ahead and their clients."""
+        slots = self.__dict__.pop("_prepared", [])
+        for ahead in slots:
             ahead.world.close()

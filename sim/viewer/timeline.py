@@ -26,14 +26,16 @@ class Timeline:
         self.say(f"undone: {entry.label}")
 
     def prepare_undo(self, budget: float | None = None) -> bool:
-        """Make the next undo cheap ahead of time, spending at most ``budget`` wall seconds now: the world
-        restores the moment the undo goes back to on the side (``WorldAdapter.prepare``), so that the undo
-        itself only swaps it in. For a window's idle frames; True once it is ready.
+        """Make the next undo, then the next redo, cheap ahead of time, spending at most ``budget`` wall
+        seconds now on each: the world restores the moment it would go back (or on) to on the side
+        (``WorldAdapter.prepare``), so that the undo itself only swaps it in. For a window's quiet frames;
+        True once both are ready.
         """
         prepare = getattr(self.world, "prepare", None)  # a world of handed-in poses has nothing to prepare
-        if not self.undo.undo or self.history.browsing or prepare is None:
+        if self.history.browsing or prepare is None:
             return False
-        return bool(prepare(self.undo.undo[-1].moment.snapshot, budget))
+        return all(prepare(stack[-1].moment.snapshot, budget) for stack in (self.undo.undo, self.undo.redo)
+                   if stack)
 
     def _do_redo(self, a: Action) -> None:
         entry = self.undo.take_redo(self._moment())
