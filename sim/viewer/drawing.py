@@ -43,6 +43,7 @@ class Drawing:
         looked = view != self._last_view
         self.quiet_frames = 0 if looked or force or c.hands else self.quiet_frames + 1  # pieces may still fall
         self.look.shadows()
+        self.look.hold(s.piece for s in c.hands.values())
         if not moved:
             self.look.idle()
         if not (moved or looked or c.dirty or force) and self.look.shadows_stale:  # a piece came to rest

@@ -364,6 +364,12 @@ class LiveLook:
             self.graph.set_poses(self._posed)
             self._graph_posed = self._posed
 
+    def hold(self, ids) -> None:
+        """The pieces in a hand now: moving (no shadow) whatever their pose does (before :meth:`set_poses`
+        or :meth:`idle` of the frame)."""
+        if self.graph is not None:
+            self.batch.held = frozenset(i for i in ids if i in self.live_nodes)
+
     def idle(self) -> None:
         """A frame in which no piece moved (resting pieces join the batch of :mod:`sim.viewer.batch`)."""
         if self.graph is not None:
