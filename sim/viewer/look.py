@@ -10,14 +10,17 @@ under :attr:`LiveLook.root` and overrides its shaders there.
   fill, sky and ground), its tone curve and colours, the eased edges of blocks and
   one small shadow map from the key light with a single filtered look-up (hard-ish
   shadows), no wood grain or contact occlusion, no multisampling: one shadow look-up
-  and a few operations a pixel, the lights summed per vertex. (A full-window textured
-  quad alone costs about 15 ms here, which is why the live picture is not drawn
-  smaller and stretched.) The floor reaches only as far as shadows fall (the
-  window's clear colour is the backdrop) and the shadow map is drawn only in frames
-  where something moved or the view turned. The live picture draws its own copy of
-  the graph's nodes (the same geometry), in the renderer's order: pieces front to
-  back, then the board, then the floor where they leave it seen; the pieces
-  at rest are drawn as one flattened geometry (:mod:`sim.viewer.batch`).
+  and a mix a pixel, the lights summed and tone-mapped per vertex. (A full-window
+  textured quad alone costs about 15 ms here, which is why the live picture is not
+  drawn smaller and stretched.) The floor reaches only as far as shadows fall (the
+  window's clear colour is the backdrop). The shadow map is drawn from the pieces
+  that stand still (a moving one casts none) and kept from frame to frame: drawn
+  again only when a piece begins or ceases to move or the key light has turned
+  :data:`LIGHT_STEP` with the camera. The live picture draws its own copy of the
+  graph's nodes, with simpler bodies and indexed (:mod:`sim.viewer.livegeom`), in
+  the renderer's order: pieces front to back, then the board, then the floor where
+  they leave it seen; the pieces at rest are drawn as one flattened geometry
+  (:mod:`sim.viewer.batch`).
 - **Still**: the renderer's picture (soft shadows, grain, 4x multisampling) is
   drawn once into its offscreen buffer, read back and shown on a card behind the
   3D scene; the pieces are then drawn into the depth buffer only, so that the
