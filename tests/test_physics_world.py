@@ -175,6 +175,78 @@ def test_a_restored_state_and_the_same_steps_give_the_same_poses_bit_for_bit():
         assert w.time == pytest.approx(350 * w.settings.dt) and not np.allclose(runs[0], state.scene.poses())
 
 
+def _falling_city():
+    """Towers (loaded from URDF files: more than 16 parts) and boxes (arrays of hulls), some falling."""
+    return scene({"id": "t1", "kind": "babylon.tower", "pos": [0, 0, 10]},
+                 {"id": "t2", "kind": "babylon.tower", "pos": [6, 2, 32], "rot": [0, 0, 20]},
+                 box("a", (40, 0, 10)), box("b", (44, 3, 45), rot=[10, 0, 0]), box("c", (-30, 0, 30)))
+
+
+def test_a_restore_prepared_ahead_gives_the_same_world_bit_for_bit_and_the_world_runs_on_meanwhile():
+    from sim.physics.live import live_settings
+
+    settings = live_settings()
+    with World(_falling_city(), settings) as w, World(_falling_city(), settings) as twin:
+        w.step(40)
+        twin.step(40)
+        state = w.get_state()
+        calls = 0
+        while not w.prepare(state, budget=0.0):  # a step of the restore a call, between steps of the world
+            calls += 1
+            w.step(1)
+            twin.step(1)
+        assert calls > 3 and w.prepared == (state,)
+        assert np.array_equal(w.poses(), twin.poses())  # preparing left the running world alone
+        client = w.client
+        runs = []
+        for _ in range(2):  # the prepared restore, then one made afresh
+            w.set_state(state)
+            w.step(300)  # falling: any difference in the state would grow
+            runs.append(w.poses())
+        assert w.client != client  # the first took the prepared engine whole
+        assert np.array_equal(runs[0], runs[1]) and not np.allclose(runs[0], state.scene.poses())
+        twin.set_state(state)  # and another world given the state
+        twin.step(300)
+        assert np.array_equal(runs[0], twin.poses())
+        other = twin.get_state()
+        assert w.prepare(other) and w.prepared == (other,) and len(w._ahead()) == 1  # on the old client
+        w.set_state(other)
+        twin.set_state(other)
+        w.step(100)
+        twin.step(100)
+        assert np.array_equal(w.poses(), twin.poses()) and w.time == twin.time
+
+
+def test_two_restores_are_kept_ready_and_a_third_takes_the_place_of_the_one_asked_for_longest_ago():
+    from sim.physics.live import live_settings
+    from sim.physics.restore import PREPARED
+
+    with World(_falling_city(), live_settings()) as w:
+        states = []
+        for _ in range(3):
+            w.step(20)
+            states.append(w.get_state())
+        a, b, c = states
+        assert w.prepare(a) and w.prepare(b) and w.prepared == (a, b) and PREPARED == 2
+        assert w.prepare(a) and w.prepared == (b, a)  # asked for again: kept longest
+        assert w.prepare(c) and w.prepared == (a, c)  # b's client restores c
+        clients = {w.client}
+        for state in (c, a):  # both taken whole
+            w.set_state(state)
+            clients.add(w.client)
+        assert len(clients) == 3 and w.prepared == ()
+        w.step(100)
+        with World(_falling_city(), live_settings()) as other:
+            other.set_state(a)
+            other.step(100)
+            assert np.array_equal(w.poses(), other.poses())
+
+
+def test_a_world_that_puts_pieces_to_sleep_itself_prepares_no_restore():
+    with World(_falling_city()) as w:
+        assert not w.prepare(w.get_state()) and w.prepared == ()
+
+
 def test_state_keeps_who_sleeps_the_time_and_the_probe():
     s = scene(box("a", (0, 0, 10)), box("b", (0, 0, 30)))
     with World(s) as w:

@@ -96,3 +96,49 @@ def test_each_surface_pattern_compiles_only_its_own_code():
             assert sum(f"#define {p.upper()}" in src for p in PATTERNS) == 1
     with pytest.raises(ValueError, match="pattern"):
         piece_fragment("marble", False)
+
+
+def _solid(surface) -> trimesh.Trimesh:
+    mesh = trimesh.Trimesh(surface.positions, np.arange(len(surface.positions)).reshape(-1, 3), process=True)
+    mesh.merge_vertices()
+    return mesh
+
+
+def test_a_simple_body_is_the_same_solid_with_fewer_triangles_where_it_is_flat_faced():
+    from sim.render.surfaces import simple_body
+
+    for kind in ("babylon.tower", "babylon.bridge"):
+        s = shape(kind)
+        body, simple = piece_surfaces(s)[0], simple_body(s)
+        assert simple.triangles < 0.75 * body.triangles
+        a, b = _solid(body), _solid(simple)
+        assert b.is_watertight
+        assert b.volume == pytest.approx(a.volume, rel=1e-6)  # the same solid, triangulated afresh
+        np.testing.assert_allclose(b.bounds, a.bounds, atol=1e-7)
+        assert np.allclose(simple.colors, body.colors[0])
+
+
+def test_a_simple_round_body_keeps_its_outline_within_a_fraction_of_a_millimetre():
+    from sim.render.surfaces import simple_body
+
+    for kind, params in (("babylon.noble", {"size": "small", "color": "red"}), ("talo.pawn", {"color": "blue"})):
+        s = shape(kind, **params)
+        body, simple = piece_surfaces(s)[0], simple_body(s)
+        assert simple.triangles <= 0.5 * body.triangles
+        a, b = _solid(body), _solid(simple)
+        assert b.is_watertight and 0.9 * a.volume < b.volume <= a.volume * (1 + 1e-9)  # inside the true solid
+        assert np.abs(b.bounds - a.bounds).max() < 3e-4
+        outside = np.full(len(b.vertices), np.inf)  # how far each corner lies outside the true solid (m)
+        for part in s.parts:
+            h = part.hull
+            depth = (b.vertices @ h.face_normals.T - np.einsum("ij,ij->i", h.face_normals, h.triangles[:, 0])).max(1)
+            outside = np.minimum(outside, depth)
+        assert outside.max() < 1e-6  # every corner in one of its convex parts: nothing sticks out
+        up = np.abs(simple.normals[:, 2]) > 0.99  # the base stays flat, its rim sharp
+        assert up.any() and np.allclose(np.linalg.norm(simple.normals, axis=1), 1.0, atol=1e-6)
+
+
+def test_a_box_has_no_simpler_body():
+    from sim.render.surfaces import simple_body
+
+    assert simple_body(shape("talo.block", length=3)) is None

@@ -72,3 +72,35 @@ def test_too_few_resting_pieces_are_not_batched():
     for _ in range(STILL_UPDATES + JOIN_EVERY):
         batch.update(None)
     assert not batch.batched and batch.builds == 0 and root.find("resting").is_empty()
+
+
+def test_a_moving_piece_casts_no_shadow_and_the_casters_count_changes_only_when_one_starts_or_stops():
+    from sim.viewer.batch import MOVING_UPDATES
+
+    n = 3  # fewer than MIN_BATCH: no batch, every piece its own node
+    root, nodes = _pieces(n)
+    batch = RestingBatch(root, nodes)
+    poses = np.zeros((n, 7))
+    poses[:, 6] = 1.0
+    batch.update(poses)
+    assert batch.moving == frozenset() and not nodes["p1"].is_hidden(SHADOW_MASK)
+    count = batch.casters
+    for _ in range(5):  # p1 carried: a new pose every update
+        poses = poses.copy()
+        poses[1, 0] += 0.001
+        batch.update(poses)
+        assert batch.moving == {"p1"} and nodes["p1"].is_hidden(SHADOW_MASK) and not nodes["p1"].is_hidden()
+    assert batch.casters == count + 1  # once, when it began to move
+    for _ in range(MOVING_UPDATES):
+        batch.update(poses)
+    assert batch.moving == frozenset() and not nodes["p1"].is_hidden(SHADOW_MASK) and batch.casters == count + 2
+    batch.update(None)
+    assert batch.casters == count + 2
+    for _ in range(5):  # the solver trembles a resting piece by nanometres: it keeps its shadow
+        poses = poses.copy()
+        poses[2, 0] += 1e-9
+        batch.update(poses)
+    assert batch.moving == frozenset() and batch.casters == count + 2
+    batch.held = frozenset({"p0"})  # in a hand, even standing still
+    batch.update(poses)
+    assert batch.moving == {"p0"} and nodes["p0"].is_hidden(SHADOW_MASK)

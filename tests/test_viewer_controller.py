@@ -163,6 +163,39 @@ def test_poke_pushes_a_piece_and_undo_brings_it_back():
     np.testing.assert_allclose(pose(c, "a"), start, atol=1e-9)
 
 
+def test_an_undo_made_ahead_is_the_same_undo_bit_for_bit():
+    """prepare_undo makes the undo's engine on the side (a window's idle frames); the undo then takes it
+    whole, and what follows is what an undo made at once gives."""
+    runs = []
+    for ahead in (False, True):
+        c = session(talo(("a", 3, (4, 4), 0, "x"), ("b", 1, (4, 4), 1, "y"), ("c", 2, (7, 2), 0, "x")))
+        do(c, "poke", piece="b", direction=[1, 0, 0], speed=0.4)  # knocked off "a"
+        do(c, "pick", piece="c")
+        do(c, "move-to", at=[-5.0, -5.0])
+        do(c, "drop")
+        state = c.undo.undo[-1].moment.snapshot.state[0].state
+        if ahead:
+            calls = 1
+            while not c.prepare_undo(0.0):  # a step a call, while the world stands
+                calls += 1
+                c.tick(FRAME)
+            assert calls > 2 and state in c.world.live.world.prepared
+        client = c.world.live.world.client
+        do(c, "undo", settle=False)
+        assert (c.world.live.world.client != client) == ahead  # the engine made ahead was taken whole
+        do(c, "poke", piece="a", direction=[0, 1, 0], speed=0.6)
+        runs.append(c.world.poses())
+        do(c, "undo")  # the poke
+        while ahead and not c.prepare_undo(0.01):  # then the next undo and the redo
+            c.tick(FRAME)
+        client = c.world.live.world.client
+        do(c, "redo")
+        assert (c.world.live.world.client != client) == ahead
+        runs.append(c.world.poses())
+        c.close()
+    assert np.array_equal(runs[0], runs[2]) and np.array_equal(runs[1], runs[3])
+
+
 def test_add_from_the_supply_or_new_and_remove_and_their_undo(two_blocks):
     c = session(two_blocks, supply=["b"])
     do(c, "add", kind="talo.block", params={"length": 1})

@@ -18,7 +18,7 @@ import numpy as np
 from scipy.spatial.transform import Rotation
 
 from sim.geometry.solids import box
-from sim.physics.hulls import body_file, face_corners, hull_file
+from sim.physics.hulls import body_file, face_corners, hull_directory, hull_file, remember
 from sim.physics.settings import PhysicsSettings
 from sim.pieces import PieceShape
 
@@ -117,8 +117,10 @@ def principal_frame_of(shape: PieceShape, mass: float) -> tuple[np.ndarray, np.n
 
 
 _PARTS: dict = {}
-"""id of a catalogue shape -> (shape, [(hull file, centre (m), separating-axis flag)]) for shapes loaded
-as arrays of hulls, whose files depend on the parts alone."""
+"""(id of a catalogue shape, its swell along the piece axes) -> (shape, ([(hull file, centre)], separating-axis
+flags), the settings they were made with): the files of a shape's parts, written once. Parts loaded as an
+array of hulls depend on the shape alone; parts loaded from a URDF file also on how the piece lies (``swell``),
+so a Babylon city remade (an undo) writes and hashes nothing."""
 
 
 def shrink_of(settings: PhysicsSettings, k: int) -> float:
@@ -148,8 +150,10 @@ def load_shape(client: int, settings: PhysicsSettings, shape: PieceShape, pos, q
     up = Rotation.from_quat(quat).inv().apply([0.0, 0.0, 1.0])
     squeeze = np.where(np.abs(up) < np.sqrt(0.5), 1.0 - shrink, 1.0)  # axes near the vertical keep their length
     arrayed = len(shape.parts) <= settings.array_parts
-    cached = _PARTS.get(id(shape)) if arrayed else None
-    if cached is not None and cached[0] is shape and cached[2] == (s, settings.sat, settings.sat_corners):
+    swell = np.zeros(3) if arrayed else settings.swell * up**2  # loaded from a URDF file: see ``swell``
+    key, made = (id(shape), swell.tobytes()), (s, settings.sat, settings.sat_corners, hull_directory())
+    cached = _PARTS.get(key)
+    if cached is not None and cached[0] is shape and cached[2] == made:
         parts, sat = cached[1]
     else:
         parts = []
@@ -157,13 +161,12 @@ def load_shape(client: int, settings: PhysicsSettings, shape: PieceShape, pos, q
             centre = (part.vertices.min(axis=0) + part.vertices.max(axis=0)) / 2
             hull = part.hull  # cached
             local = hull.vertices - centre
-            if not arrayed:  # loaded from a URDF file: see ``swell``
+            if not arrayed:
                 half = np.abs(local).max(axis=0)
-                local = local * (1.0 + np.divide(settings.swell * up**2, half, out=np.zeros(3), where=half > 0))
+                local = local * (1.0 + np.divide(swell, half, out=np.zeros(3), where=half > 0))
             parts.append((hull_file(local * s, hull.faces), centre * s))
         sat = [settings.sat and face_corners(part.hull) <= settings.sat_corners for part in shape.parts]
-        if arrayed:
-            _PARTS[id(shape)] = (shape, (parts, sat), (s, settings.sat, settings.sat_corners))
+        remember(_PARTS, key, (shape, (parts, sat), made))
     moments, principal = principal_frame_of(shape, mass)
     base = list(np.asarray(pos, dtype=float) * s)
     if len(parts) <= settings.array_parts:

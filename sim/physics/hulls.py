@@ -22,6 +22,19 @@ import numpy as np
 import trimesh
 
 _DIR: Path | None = None
+_BODIES: dict = {}
+"""The arguments of :func:`body_file` -> its path: a body remade as it was (an undo) formats and hashes nothing."""
+REMEMBERED = 4096
+"""Entries a memo of file names keeps at most (then it starts again): bodies differ by their narrowing and how
+they lie, and a long sweep of random trials must not grow it without end."""
+
+
+def remember(memo: dict, key, value):
+    """Keep ``value`` under ``key`` in ``memo`` (emptied first when full); returns ``value``."""
+    if len(memo) >= REMEMBERED:
+        memo.clear()
+    memo[key] = value
+    return value
 
 
 def _directory() -> Path:
@@ -30,6 +43,11 @@ def _directory() -> Path:
         _DIR = Path(tempfile.mkdtemp(prefix="towerlab-hulls-"))
         atexit.register(shutil.rmtree, _DIR, True)
     return _DIR
+
+
+def hull_directory() -> str:
+    """The directory the files are written to (a new one if it was taken away: files named before are gone)."""
+    return str(_directory())
 
 
 def _write(path: Path, text: str) -> None:
@@ -86,6 +104,11 @@ def body_file(parts: list[tuple[str, np.ndarray]], scale, mass: float, com, rpy,
         rpy: (3,) roll, pitch, yaw (rad) of the principal axes in the link frame.
         moments: (3,) principal moments of inertia (kg · unit²).
     """
+    key = (tuple((name, np.asarray(pos, dtype=float).tobytes()) for name, pos in parts),
+           *(np.asarray(v, dtype=float).tobytes() for v in (scale, com, rpy, moments)), float(mass), hull_directory())
+    if key in _BODIES:
+        return _BODIES[key]
+
     def xyz(v) -> str:
         return " ".join(f"{float(x):.15g}" for x in v)
 
@@ -99,4 +122,4 @@ def body_file(parts: list[tuple[str, np.ndarray]], scale, mass: float, com, rpy,
     path = _directory() / f"{hashlib.sha1(text.encode()).hexdigest()[:20]}.urdf"
     if not path.exists():
         _write(path, text)
-    return str(path)
+    return remember(_BODIES, key, str(path))

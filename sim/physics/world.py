@@ -10,7 +10,6 @@ ray queries for picking. Everything it takes and returns is SI.
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -30,6 +29,7 @@ from sim.physics.bodies import (
 from sim.physics.errors import BlowUpError, OverlapError
 from sim.physics.gravity import Gravity
 from sim.physics.readout import RayHit, Readout
+from sim.physics.restore import State, WorldState
 from sim.physics.seating import prime_contacts
 from sim.physics.settings import TUNED, PhysicsSettings
 from sim.physics.sleep import Sleep
@@ -39,30 +39,11 @@ from sim.tol import tol
 
 __all__ = ["GRAVITY", "HULL_MARGIN", "BodyInfo", "RayHit", "World", "WorldState", "pb"]
 
-
-@dataclass(frozen=True, eq=False)
-class WorldState:
-    """Everything a world needs to go on exactly from here (dm_control's ``get_state``).
-
-    Attributes:
-        scene: the pieces as they stand now (their poses the current ones), in the world's order.
-        velocities: (n, 6) linear (m/s) and angular (rad/s) velocity per piece, scene order.
-        asleep: ids of the sleeping pieces.
-        time: simulated time (s); ``steps``: steps taken.
-        probe: (acceleration in g, direction in degrees or None when it turns).
-        precision: the solver's (residual velocity m/s, iterations) or None for the settings' own.
-    """
-
-    scene: Scene
-    velocities: np.ndarray
-    asleep: tuple[str, ...]
-    time: float
-    steps: int
-    probe: tuple[float, float | None]
-    precision: tuple[float, int] | None = None
+BODIES_A_STEP = 2
+"""Bodies made between two pauses of a restore prepared ahead (:meth:`World.prepare`): a few milliseconds."""
 
 
-class World(Readout, Gravity):
+class World(Readout, Gravity, State):
     """A scene compiled into its own pybullet client (DIRECT, no globals); pieces addressed by id.
 
     Args:
@@ -174,8 +155,22 @@ class World(Readout, Gravity):
     def _build(self, pieces) -> None:
         """Make the bodies of ``pieces`` (from the highest down with ``settings.top_down``, so that each
         sweep of the solver carries the weights downwards) and record them in scene order."""
+        for _ in self._building(pieces):
+            pass
+
+    def _building(self, pieces):
+        """:meth:`_build`, a few bodies at a time (a generator: see :meth:`prepare`)."""
         order = sorted(pieces, key=lambda p: -p.pos[2]) if self.settings.top_down else list(pieces)
-        created = {p.id: self._make_body(p, self._grounds + k) for k, p in enumerate(order)}
+        created = {}
+        for k, p in enumerate(order):
+            # pybullet reads each hull file once while they are made (the files are named by their content,
+            # so its cache cannot mix two up; it is emptied once they are made): a Babylon city's 80 towers
+            # share 22 files. Set for each body: a world made meanwhile (its ``_configure``) turns it off.
+            pb.setPhysicsEngineParameter(enableFileCaching=1, physicsClientId=self._cid)
+            created[p.id] = self._make_body(p, self._grounds + k)
+            if k % BODIES_A_STEP == BODIES_A_STEP - 1:
+                yield
+        pb.setPhysicsEngineParameter(enableFileCaching=0, physicsClientId=self._cid)
         self.bodies = {p.id: created[p.id] for p in pieces}
         self.ids = [p.id for p in pieces]
         self._pieces = {p.id: p for p in pieces}
@@ -347,45 +342,6 @@ class World(Readout, Gravity):
                 self._sleep.wake_touching(touching)
         self.rebase_energy()
 
-    # --- state -------------------------------------------------------------------------------------
-
-    def get_state(self) -> WorldState:
-        """The full state: pieces and poses, velocities, who sleeps, time, probe and solver precision."""
-        scene = self.scene.with_poses(dict(zip(self.ids, self.poses())))
-        return WorldState(scene, self.velocities(), tuple(self.asleep()), self.time, self.steps, self._probe,
-                          self._precision)
-
-    def set_state(self, state: WorldState) -> None:
-        """Go back (or on) to a state from :meth:`get_state`, of this world or another built alike.
-
-        The engine is reset and every body made afresh, the pieces at their poses, in the order a
-        new world would make them: Bullet keeps contact caches, the order it solves contacts in,
-        its broadphase tree and a world-frame inertia that a pose reset does not refresh, so only a
-        fresh engine makes what follows depend on the state alone: the same state and the same
-        steps give the same poses, bit for bit.
-        """
-        pb.resetSimulation(physicsClientId=self._cid)  # the broadphase too: nothing of the past survives
-        self._names = {}
-        self._static = set()
-        self.time, self.steps = state.time, state.steps
-        self._probe = state.probe
-        self._configure()
-        self._add_ground()
-        self.scene = state.scene
-        self._build(state.scene.pieces)
-        prime_contacts(self, state.scene)
-        for i, v in zip(self.ids, state.velocities):
-            self._set_velocity(self.bodies[i], v)
-        self.time, self.steps = state.time, state.steps
-        self._probe = state.probe
-        self.set_precision(*(state.precision or (self.settings.residual_velocity, self.settings.solver_iterations)))
-        self._precision = state.precision
-        self.refresh_gravity()
-        if self._sleep is not None:
-            self._sleep.follow()
-            self._sleep.put_to_sleep(state.asleep)
-        self.rebase_energy()
-
     # --- stepping -------------------------------------------------------------------------------
 
     def step(self, n: int = 1) -> None:
@@ -470,7 +426,8 @@ class World(Readout, Gravity):
     # --- lifetime --------------------------------------------------------------------------------
 
     def close(self) -> None:
-        """Disconnect the client (idempotent)."""
+        """Disconnect the client, and that of a prepared restore (idempotent)."""
+        self.close_prepared()
         if self._cid is not None and self._cid >= 0:
             with contextlib.suppress(pb.error):
                 pb.disconnect(physicsClientId=self._cid)

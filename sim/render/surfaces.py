@@ -24,6 +24,11 @@ from sim.pieces.model import PieceShape
 # pawn's round body, 15° apart); sharper edges, like a block's, stay crisp.
 CREASE_DEG = 35.0
 BODY = "body"
+SIMPLE_CORNERS = 24
+"""Corners a convex part keeps at least in :func:`simple_body`; a part with more keeps half of them (a
+24-sided round base becomes 12-sided, a pawn's head of 97 corners keeps 48)."""
+SIMPLE_CREASE_DEG = 50.0
+"""The crease angle of :func:`simple_body`: its round facets are 30° apart, and must still shade smooth."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -154,3 +159,48 @@ def piece_surfaces(shape: PieceShape, directory: Traversable = MESH_DIR) -> tupl
 def from_file(shape: PieceShape, directory: Traversable = MESH_DIR) -> bool:
     """Whether :func:`piece_surfaces` reads this shape's glTF file (else it builds the mesh)."""
     return _stored_scene(shape, directory) is not None
+
+
+def _spread(points: np.ndarray, k: int) -> np.ndarray:
+    """``k`` of ``points`` spread as far apart as they go (farthest-point sampling from the highest)."""
+    if len(points) <= k:
+        return points
+    chosen = [int(np.argmax(points[:, 2]))]
+    far = np.linalg.norm(points - points[chosen[0]], axis=1)
+    for _ in range(k - 1):
+        chosen.append(int(np.argmax(far)))
+        far = np.minimum(far, np.linalg.norm(points - points[chosen[-1]], axis=1))
+    return points[sorted(chosen)]
+
+
+@cache
+def simple_body(shape: PieceShape) -> Surface | None:
+    """A piece's body with fewer triangles, for a live picture (cached per shape): the union of its convex
+    parts, each cut down to half its corners (at least :data:`SIMPLE_CORNERS`) spread over it, with coplanar
+    triangles merged.
+
+    A Babylon noble's 382 triangles become 188 (its round base and body 12-sided), a tower's 172 become 108
+    (the same solid: the union's flat faces triangulated afresh). The colour is the body's own.
+
+    Returns:
+        The body, or None when it would not be smaller (or the union fails).
+    """
+    import manifold3d
+
+    hulls = [trimesh.convex.convex_hull(_spread(v, max(SIMPLE_CORNERS, len(v) // 2)))
+             for v in (np.asarray(p.hull.vertices, dtype=float) for p in shape.parts)]
+    try:
+        union = hulls[0] if len(hulls) == 1 else trimesh.boolean.union(hulls, engine="manifold")
+        solid = manifold3d.Manifold(manifold3d.Mesh(np.asarray(union.vertices, dtype=np.float32),
+                                                    np.asarray(union.faces, dtype=np.uint32))).simplify(1e-7)
+        out = solid.to_mesh()
+    except (ValueError, RuntimeError, IndexError):
+        return None
+    vertices, faces = np.asarray(out.vert_properties, dtype=float)[:, :3], np.asarray(out.tri_verts, dtype=np.int64)
+    body = piece_surfaces(shape)[0]
+    if not len(faces) or len(faces) >= body.triangles or np.ptp(body.colors, axis=0).any():
+        return None  # not smaller, or a body of several colours
+    positions = vertices[faces].reshape(-1, 3)
+    normals = corner_normals(vertices, faces, SIMPLE_CREASE_DEG).reshape(-1, 3)
+    colors = np.tile(body.colors[0], (len(positions), 1))
+    return Surface(BODY, 0, positions.astype(np.float32), normals.astype(np.float32), colors)

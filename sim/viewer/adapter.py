@@ -245,6 +245,11 @@ class WorldAdapter:
         """The state now (cheap: poses, velocities and the tracker; bodies are made afresh only on restore)."""
         return Snapshot(self.time, (self.live.snapshot(exact=False), self._last, dict(self._targets)))
 
+    def prepare(self, snapshot: Snapshot, budget: float | None = None) -> bool:
+        """Make a later :meth:`restore` of ``snapshot`` all but free: the physics world makes its engine now,
+        on a client of its own, within ``budget`` wall seconds a call (``World.prepare``); True once ready."""
+        return self.live.world.prepare(snapshot.state[0].state, budget)
+
     def restore(self, snapshot: Snapshot) -> None:
         snap, last, targets = snapshot.state
         self.live.restore(snap)

@@ -11,6 +11,13 @@ made again without it); pieces that came to rest join at most every
 A tinted piece (hovered, in the weakest mode) in the batch is drawn once more
 over it by its own node, pulled towards the camera by a depth offset, and not
 in the shadow map: a hover never rebuilds the batch.
+
+It also says which pieces are **moving** (in a hand, or their pose changed, by
+more than :data:`MOVING_SHIFT`, in one of the last :data:`MOVING_UPDATES`
+updates): the live picture leaves them out of its shadow
+map, so that the map, drawn from what stands still, can be kept from frame to
+frame while a piece is carried (:attr:`RestingBatch.casters` counts the changes
+of that set).
 """
 
 from __future__ import annotations
@@ -26,6 +33,12 @@ JOIN_EVERY = 30
 """Pose updates at least between two rebuilds that only add pieces to the batch."""
 MIN_BATCH = 8
 """Fewer resting pieces than this are not batched (nothing to gain)."""
+MOVING_UPDATES = 3
+"""Updates a piece counts as moving after its pose last changed (it casts no shadow in the live picture):
+three, because a frame that paid back the last one's physics (``WorldAdapter.advance``) moves nothing."""
+MOVING_SHIFT = 1e-5
+"""A pose changes, for the shadows, once it is this far (m, and quaternion components) from where the piece
+last cast its shadow: a resting piece the solver trembles by a few nanometres keeps its shadow."""
 
 
 class RestingBatch:
@@ -43,8 +56,13 @@ class RestingBatch:
         self.batched: frozenset[str] = frozenset()
         self.tinted: frozenset[str] = frozenset()
         self.builds = 0
+        self.moving: frozenset[str] = frozenset()
+        self.held: frozenset[str] = frozenset()  # pieces in a hand: moving whatever their pose does
+        self.casters = 0  # grows whenever the set of moving pieces, which cast no shadow, changes
         self._node: NodePath | None = None
         self._still = np.zeros(len(self.ids), dtype=int)
+        self._quiet = np.full(len(self.ids), MOVING_UPDATES)  # updates since each pose last changed
+        self._cast: np.ndarray | None = None  # the poses the pieces last cast their shadows from
         self._last: np.ndarray | None = None
         self._since = JOIN_EVERY
 
@@ -58,10 +76,22 @@ class RestingBatch:
                 moved = np.any(poses != self._last, axis=1)
                 self._still[moved] = 0
                 self._still[~moved] += 1
+                shifted = np.any(np.abs(poses - self._cast) > MOVING_SHIFT, axis=1)
+                self._quiet[shifted] = 0
+                self._quiet[~shifted] += 1
+                self._cast[shifted] = poses[shifted]
+            if self._cast is None or self._cast.shape != poses.shape:
+                self._cast = poses.copy()
             self._last = poses.copy()
         else:
             self._still += 1
+            self._quiet += 1
         self._since += 1
+        moving = frozenset(i for i, k in zip(self.ids, self._quiet) if k < MOVING_UPDATES) | self.held
+        if moving != self.moving:
+            self.moving = moving
+            self.casters += 1
+            self._show_nodes()
         resting = frozenset(i for i, k in zip(self.ids, self._still) if k >= STILL_UPDATES)
         if len(resting) < MIN_BATCH:
             resting = frozenset()
@@ -101,6 +131,10 @@ class RestingBatch:
             if pid not in self.batched:
                 node.show()
                 node.clear_depth_offset()
+                if pid in self.moving:
+                    node.hide(SHADOW_MASK)
+                else:
+                    node.show(SHADOW_MASK)  # show() alone leaves a camera's hide (as a moving or tinted one)
             elif pid in self.tinted:
                 node.show()
                 node.hide(SHADOW_MASK)  # its shadow is the batch's

@@ -41,12 +41,13 @@ class Drawing:
         moved = self._last_poses is None or poses.shape != self._last_poses.shape or not np.array_equal(
             poses, self._last_poses)
         looked = view != self._last_view
-        if moved or looked or force:
-            self._shadow_frames = 2  # this frame's drawing, and the next (a change made before any drawing)
-        self.look.shadows(self._shadow_frames > 0)
-        self._shadow_frames = max(self._shadow_frames - 1, 0)
+        self.quiet_frames = 0 if looked or force or c.hands else self.quiet_frames + 1  # pieces may still fall
+        self.look.shadows()
+        self.look.hold(s.piece for s in c.hands.values())
         if not moved:
             self.look.idle()
+        if not (moved or looked or c.dirty or force) and self.look.shadows_stale:  # a piece came to rest
+            self.look.place(view, c.scene0 if scene is None else scene, poses)
         if moved or looked or c.dirty or force:
             if moved:
                 self.look.set_poses(poses)

@@ -224,7 +224,10 @@ class LiveWorld(Protocol):
         """The full state now."""
 
     def restore(self, snapshot: Snapshot) -> None:
-        """Go back (or on) to a snapshot of this world: the same actions then give the same timeline."""
+        """Go back (or on) to a snapshot of this world: the same actions then give the same timeline.
+
+        A world may also offer ``prepare(snapshot, budget) -> bool``: a later restore of that snapshot made
+        ahead, a little within ``budget`` wall seconds a call (the controller's ``prepare_undo``)."""
 
     def ray_test(self, start, end) -> RayHit | None:
         """The first piece, board or table the segment from ``start`` to ``end`` (m) meets."""

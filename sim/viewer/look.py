@@ -10,14 +10,17 @@ under :attr:`LiveLook.root` and overrides its shaders there.
   fill, sky and ground), its tone curve and colours, the eased edges of blocks and
   one small shadow map from the key light with a single filtered look-up (hard-ish
   shadows), no wood grain or contact occlusion, no multisampling: one shadow look-up
-  and a few operations a pixel, the lights summed per vertex. (A full-window textured
-  quad alone costs about 15 ms here, which is why the live picture is not drawn
-  smaller and stretched.) The floor reaches only as far as shadows fall (the
-  window's clear colour is the backdrop) and the shadow map is drawn only in frames
-  where something moved or the view turned. The live picture draws its own copy of
-  the graph's nodes (the same geometry), in the renderer's order: pieces front to
-  back, then the board, then the floor where they leave it seen; the pieces
-  at rest are drawn as one flattened geometry (:mod:`sim.viewer.batch`).
+  and a mix a pixel, the lights summed and tone-mapped per vertex. (A full-window
+  textured quad alone costs about 15 ms here, which is why the live picture is not
+  drawn smaller and stretched.) The floor reaches only as far as shadows fall (the
+  window's clear colour is the backdrop). The shadow map is drawn from the pieces
+  that stand still (a moving one casts none) and kept from frame to frame: drawn
+  again only when a piece begins or ceases to move or the key light has turned
+  :data:`LIGHT_STEP` with the camera. The live picture draws its own copy of the
+  graph's nodes, with simpler bodies and indexed (:mod:`sim.viewer.livegeom`), in
+  the renderer's order: pieces front to back, then the board, then the floor where
+  they leave it seen; the pieces at rest are drawn as one flattened geometry
+  (:mod:`sim.viewer.batch`).
 - **Still**: the renderer's picture (soft shadows, grain, 4x multisampling) is
   drawn once into its offscreen buffer, read back and shown on a card behind the
   3D scene; the pieces are then drawn into the depth buffer only, so that the
@@ -53,8 +56,12 @@ from sim.render.lightview import fit_light
 from sim.render.looks import BACKDROP, LIGHTING, TABLE
 from sim.render.renderer import PIECES_BIN, SHADOW_BOARD_LIMIT, Renderer
 from sim.viewer.batch import RestingBatch
+from sim.viewer.livegeom import LiveGeometry
 
 LIVE_SHADOW_MAP = 512  # texels per side of the live shadow map
+LIGHT_STEP = np.radians(3.0)
+"""The live shadow map is drawn again when the key light (which turns with the camera) has turned this much
+since it was drawn; in between, the light's shading follows the camera and its shadows lag by less."""
 OVERRIDE = 100  # priority of the live shaders over the renderer's own
 
 _VERTEX = """#version 330
@@ -73,47 +80,51 @@ uniform vec4 u_finish;
 in vec4 p3d_Vertex;
 in vec3 p3d_Normal;
 in vec4 p3d_Color;
+in vec3 local;  // a box's vertex in its own frame (sim.viewer.livegeom.LOCAL); (0, 0, 0) for other pieces
 out vec3 v_local;
-out vec3 v_base;  // what the fill, the sky and the ground give (linear)
-out vec3 v_key;   // what the key light gives where it is not shadowed
-out vec4 v_shadow;
+out vec3 v_dark;  // the colour on screen where the key light is shadowed
+out vec3 v_lit;   // and where it is not
+out vec3 v_shadow;
+vec3 shown(vec3 c) {  // the renderer's exposure and tone curve, then linear to sRGB (near enough)
+    c *= 0.8;
+    return sqrt(clamp(c * (2.51 * c + 0.03) / (c * (2.43 * c + 0.59) + 0.14), 0.0, 1.0));
+}
 void main() {
     vec4 world = p3d_ModelMatrix * p3d_Vertex;
     vec3 n = normalize(mat3(p3d_ModelMatrix) * p3d_Normal);
-    v_local = p3d_Vertex.xyz;
+    v_local = local;
     vec3 c = p3d_Color.rgb;
     vec3 albedo = c * c;  // sRGB to linear, near enough for the live picture
     float ndl = max(dot(n, u_key_dir), 0.0);
-    v_base = albedo * (u_fill_color * max(dot(n, u_fill_dir), 0.0) + mix(u_ground, u_sky, 0.5 + 0.5 * n.z));
+    vec3 base = albedo * (u_fill_color * max(dot(n, u_fill_dir), 0.0) + mix(u_ground, u_sky, 0.5 + 0.5 * n.z));
     vec3 h = normalize(u_key_dir + normalize(u_eye - world.xyz));
-    v_key = u_key_color * ndl * (albedo + u_finish.x * pow(max(dot(n, h), 0.0), u_finish.y));
-    v_shadow = u_shadow_matrix * vec4(world.xyz + n * u_shadow_bias.x, 1.0);
-    v_shadow.z -= u_shadow_bias.y * v_shadow.w;
+    vec3 key = u_key_color * ndl * (albedo + u_finish.x * pow(max(dot(n, h), 0.0), u_finish.y));
+    v_dark = shown(base);
+    v_lit = shown(base + key);
+    vec4 shadow = u_shadow_matrix * vec4(world.xyz + n * u_shadow_bias.x, 1.0);  // orthographic: w is 1
+    v_shadow = vec3(shadow.xy, shadow.z - u_shadow_bias.y);
     gl_Position = p3d_ModelViewProjectionMatrix * p3d_Vertex;
 }
 """
 
-# Lit per vertex (the pieces are flat-faced or finely tessellated): a pixel costs one shadow look-up
-# and a few operations, which measured cheaper than lighting per pixel on llvmpipe for every game.
+# Lit and tone-mapped per vertex, in and out of the key light's shadow (the pieces are flat-faced or
+# finely tessellated): a pixel costs one shadow look-up and a mix of the two (and a box's eased edges).
+# Tone-mapping each pixel, as before, cost llvmpipe a fifth of the picture on a Babylon city.
 _FRAGMENT = """#version 330
 uniform sampler2DShadow u_live_shadow;
 uniform vec4 u_bevel;
 uniform vec4 u_tint;
 in vec3 v_local;
-in vec3 v_base;
-in vec3 v_key;
-in vec4 v_shadow;
+in vec3 v_dark;
+in vec3 v_lit;
+in vec3 v_shadow;
 out vec4 frag_color;
 void main() {
-    vec3 p = v_shadow.xyz / v_shadow.w;
-    float lit = texture(u_live_shadow, p);
-    vec3 c = v_base + v_key * lit;
+    vec3 c = mix(v_dark, v_lit, texture(u_live_shadow, v_shadow));
     vec3 d = u_bevel.xyz - abs(v_local);  // eased edges of a box (u_bevel.w 1) read as separate pieces
     float edge = d.x + d.y + d.z - min(d.x, min(d.y, d.z)) - max(d.x, max(d.y, d.z));
-    c *= 1.0 - 0.4 * u_bevel.w * (1.0 - smoothstep(0.0, 6e-4, edge));
-    c *= 0.8;  // the renderer's exposure and tone curve
-    c = clamp(c * (2.51 * c + 0.03) / (c * (2.43 * c + 0.59) + 0.14), 0.0, 1.0);
-    frag_color = vec4(mix(sqrt(c), u_tint.rgb, u_tint.a), 1.0);
+    c *= sqrt(1.0 - 0.4 * u_bevel.w * (1.0 - smoothstep(0.0, 6e-4, edge)));  // 0.6 of the light, on screen
+    frag_color = vec4(mix(c, u_tint.rgb, u_tint.a), 1.0);
 }
 """
 
@@ -127,6 +138,21 @@ void main() {
 }
 """
 
+_FLOOR_VERTEX = """#version 330
+uniform mat4 p3d_ModelViewProjectionMatrix;
+uniform mat4 p3d_ModelMatrix;
+uniform mat4 u_shadow_matrix;
+in vec4 p3d_Vertex;
+out vec3 v_world;
+out vec3 v_shadow;
+void main() {
+    vec4 world = p3d_ModelMatrix * p3d_Vertex;
+    v_world = world.xyz;
+    v_shadow = (u_shadow_matrix * world).xyz;  // orthographic: w is 1
+    gl_Position = p3d_ModelViewProjectionMatrix * p3d_Vertex;
+}
+"""
+
 _FLOOR_FRAGMENT = """#version 330
 uniform sampler2DShadow u_live_shadow;
 uniform vec3 u_floor_color;
@@ -135,11 +161,10 @@ uniform vec4 u_floor_fade;   // centre x, y, fade start, fade end (m)
 uniform vec3 u_bg;
 uniform float u_shadow_strength;
 in vec3 v_world;
-in vec4 v_shadow;
+in vec3 v_shadow;
 out vec4 frag_color;
 void main() {
-    vec3 p = v_shadow.xyz / v_shadow.w;
-    float lit = texture(u_live_shadow, vec3(p.xy, p.z - 2e-4));
+    float lit = texture(u_live_shadow, vec3(v_shadow.xy, v_shadow.z - 2e-4));
 #ifndef TABLE  // a board's floor: the backdrop, darkened where shadows fall
     frag_color = vec4(u_bg * (1.0 - u_shadow_strength * (1.0 - lit)), 1.0);
 #else  // the endless table: its grid, fading into the backdrop
@@ -200,8 +225,8 @@ class LiveLook:
         self.floor.reparent_to(self.root)
         self.floor.hide(SHADOW_MASK)
         head, body = _FLOOR_FRAGMENT.split("\n", 1)
-        self._floor_shaders = {table: Shader.make(Shader.SL_GLSL, _VERTEX, head + ("\n#define TABLE\n" if table
-                                                                                   else "\n") + body)
+        self._floor_shaders = {table: Shader.make(Shader.SL_GLSL, _FLOOR_VERTEX, head + ("\n#define TABLE\n"
+                                                                                         if table else "\n") + body)
                                for table in (False, True)}
         self.floor.set_bin("fixed", 10)  # after the pieces and the board: shaded only where they leave it seen
         self.floor.set_depth_write(False)
@@ -210,15 +235,26 @@ class LiveLook:
         self._still = None
         self._still_region = None
         self._still_texture = Texture("towerlab-still")
-        self._indexed_geoms: dict = {}
+        self.geometry = LiveGeometry()
+        self._posed = self._graph_posed = None
+        self._aimed = None
+        self._shadow_due = 0
         self.showing_still = False
 
 
     # --- shadows --------------------------------------------------------------------------------
 
-    def shadows(self, redraw: bool) -> None:
-        """Draw the live shadow map in the coming frame (only when something moved or the view turned)."""
-        self.shadow.buffer.set_active(redraw)
+    def shadows(self) -> None:
+        """At the start of a frame: the live shadow map is drawn in it only while a redraw is due
+        (:meth:`place` asks for one for this frame and the next)."""
+        self.shadow.buffer.set_active(self._shadow_due > 0)
+        self._shadow_due = max(self._shadow_due - 1, 0)
+
+    @property
+    def shadows_stale(self) -> bool:
+        """The shadow map no longer shows what stands still (a piece began or ceased to move): a
+        :meth:`place` is due even in a frame where nothing else changed."""
+        return self.graph is not None and (self._aimed is None or self._aimed[1] != self.batch.casters)
 
     # --- the scene -------------------------------------------------------------------------------
 
@@ -232,21 +268,21 @@ class LiveLook:
         # The live picture draws its own copy of the graph's nodes (the same geometry, uploaded once)
         # without the renderer's shaders on them: composing the renderer's per-surface shader states
         # with the live override costs llvmpipe's host more than the drawing itself (26 against 2 ms
-        # for a 140-piece city). Poses go to both (:meth:`set_poses`).
+        # for a 140-piece city). Poses go to both (:meth:`set_poses`: the renderer's when it draws).
         self.live_root = self.graph.root.copy_to(self.pieces)
         self.live_root.set_bin(PIECES_BIN, 0)  # pieces front to back: each pixel shaded about once
         for node in self.live_root.find_all_matches("**"):
             node.clear_shader()
-        for node in self.live_root.find_all_matches("**/+GeomNode"):
-            geom_node = node.node()
-            for k in range(geom_node.get_num_geoms()):
-                indexed = self._indexed(geom_node.get_geom(k))
-                if indexed is not None:
-                    geom_node.set_geom(k, indexed)
         self.live_nodes = {pid: self.live_root.find(pid.replace("*", "\\*")) for pid in self.graph.nodes}
+        self._live_list = list(self.live_nodes.values())
+        self._aimed = None  # (key direction, the batch's casters count) the shadow map was drawn for
+        self._posed = self._graph_posed = None  # the poses last given, and those the renderer's graph has
+        for piece in scene.pieces:  # simpler bodies, indexed (:mod:`sim.viewer.livegeom`)
+            self.geometry.dress(self.live_nodes[piece.id], piece.shape)
         self.batch = RestingBatch(self.live_root, self.live_nodes)
         board = self.live_root.find(BOARD)
         if not board.is_empty():
+            self.geometry.dress(board, scene.board_info.shape, simplify=False)
             board.set_bin("fixed", 0)  # after the pieces, which hide much of it
         self._local = np.array([p.shape.box_corners for p in scene.pieces]).reshape(-1, 8, 3)
         self._tints: dict = {}
@@ -275,15 +311,14 @@ class LiveLook:
         floor_z = -scene.board_info.thickness
         casters = self._corners(scene, poses)
         board = board_corners(scene)
+        moving = np.array([pid in self.batch.moving for pid in self.live_nodes], dtype=bool)
+        still = casters.reshape(-1, 8, 3)[~moving].reshape(-1, 3) if len(casters) == 8 * len(moving) else casters
         if len(board) and (len(casters) == 0 or np.ptp(board[:, 0]) <= SHADOW_BOARD_LIMIT):
             casters = np.vstack([casters, board]) if len(casters) else board  # as the renderer: small boards
+            still = np.vstack([still, board]) if len(still) else board
         if len(casters) == 0:
             casters = np.zeros((1, 3))
-        light = fit_light(casters, key, floor_z)
-        self.shadow.place(light)
-        self.root.set_shader_input("u_shadow_matrix", _matrix(light.texture_matrix()))
-        texel = light.texel(LIVE_SHADOW_MAP)  # the renderer's offsets, in texels of the live map
-        self.root.set_shader_input("u_shadow_bias", LVecBase2f(1.5 * texel, texel / (light.far - light.near)))
+        self._aim(key, still if len(still) else casters[:1], floor_z)
         extent = max(float(np.max(np.ptp(casters[:, :2], axis=0))) if len(casters) > 1 else 0.1, 0.05)
         centre = casters.mean(axis=0)
         if scene.board_info.shape is None:  # the endless table: far, fading into the backdrop
@@ -299,48 +334,44 @@ class LiveLook:
         self.root.set_shader_input("u_floor_fade", LVecBase4f(centre[0], centre[1], TABLE.fade_start * extent,
                                                               TABLE.fade_end * extent))
 
-    def _indexed(self, geom):
-        """The same triangles with each distinct vertex once (indexed), made once per geometry (None
-        for a geometry that is not a plain list of triangles: it stays as it is).
-
-        The renderer's surfaces list three vertices a triangle; llvmpipe shades vertices on a
-        single thread, and a Babylon city has some 100 000 of them. Smooth surfaces (a noble's
-        body) share most of theirs: indexed, the live passes shade each once.
-        """
-        key = id(geom)
-        if key not in self._indexed_geoms:
-            import numpy as np
-            from panda3d.core import Geom, GeomTriangles, GeomVertexData
-
-            vdata = geom.get_vertex_data()
-            array = vdata.get_array(0)
-            stride = array.get_array_format().get_stride() // 4
-            rows = np.frombuffer(memoryview(array), dtype=np.float32).reshape(-1, stride)
-            prim = geom.get_primitive(0) if geom.get_num_primitives() == 1 else None
-            if (prim is None or prim.is_indexed() or prim.get_num_vertices() != len(rows) or len(rows) % 3
-                    or vdata.get_num_arrays() != 1):
-                self._indexed_geoms[key] = (geom, None)  # not the renderer's plain triangle list: as it is
-                return None
-            unique, inverse = np.unique(rows, axis=0, return_inverse=True)
-            data = GeomVertexData(vdata.get_name(), vdata.get_format(), Geom.UH_static)
-            data.unclean_set_num_rows(len(unique))
-            data.modify_array_handle(0).copy_data_from(np.ascontiguousarray(unique, dtype=np.float32))
-            tris = GeomTriangles(Geom.UH_static)
-            tris.set_index_type(Geom.NT_uint32)
-            for a, b, c in inverse.reshape(-1, 3).tolist():  # once per kind of piece: a few thousand at most
-                tris.add_vertices(a, b, c)
-            out = Geom(data)
-            out.add_primitive(tris)
-            self._indexed_geoms[key] = (geom, out)  # the original kept alive: its id stays its own
-        return self._indexed_geoms[key][1]
+    def _aim(self, key, still, floor_z: float) -> None:
+        """The key light's shadow map, of what stands still (``still``: (k, 3) corners): kept while that does
+        not change and the light turned less than :data:`LIGHT_STEP`, else aimed afresh and drawn again."""
+        aimed = self._aimed
+        if aimed is not None and aimed[1] == self.batch.casters and float(key @ aimed[0]) >= np.cos(LIGHT_STEP):
+            return
+        light = fit_light(still, key, floor_z)
+        self.shadow.place(light)
+        self.root.set_shader_input("u_shadow_matrix", _matrix(light.texture_matrix()))
+        texel = light.texel(LIVE_SHADOW_MAP)  # the renderer's offsets, in texels of the live map
+        self.root.set_shader_input("u_shadow_bias", LVecBase2f(1.5 * texel, texel / (light.far - light.near)))
+        self._aimed = (np.asarray(key, dtype=float).copy(), self.batch.casters)
+        self._shadow_due = 1  # drawn in this frame, and again in the next (set_active takes this one)
+        self.shadow.buffer.set_active(True)
 
     def set_poses(self, poses) -> None:
-        """Move every piece: (n, 7) in the graph's order, to the renderer's graph and the live copy."""
-        self.graph.set_poses(poses)
-        for node, row in zip(self.live_nodes.values(), np.asarray(poses, dtype=float)):
-            x, y, z, qx, qy, qz, qw = (float(v) for v in row)
-            node.set_pos_quat(LVecBase3f(x, y, z), LQuaternionf(qw, qx, qy, qz))
+        """Move every piece: (n, 7) in the graph's order. The live copy's nodes of the pieces that moved
+        follow at once; the renderer's graph when it next draws (:meth:`draw_still`, :meth:`screenshot`)."""
+        poses = np.asarray(poses, dtype=float)
+        last, self._posed = self._posed, poses.copy()
+        rows = range(len(poses)) if last is None or last.shape != poses.shape else \
+            np.flatnonzero(np.any(poses != last, axis=1)).tolist()
+        for k in rows:
+            x, y, z, qx, qy, qz, qw = (float(v) for v in poses[k])
+            self._live_list[k].set_pos_quat(LVecBase3f(x, y, z), LQuaternionf(qw, qx, qy, qz))
         self.batch.update(poses)
+
+    def _pose_graph(self) -> None:
+        """The renderer's graph at the poses last given (before it draws)."""
+        if self._posed is not None and self._posed is not self._graph_posed:
+            self.graph.set_poses(self._posed)
+            self._graph_posed = self._posed
+
+    def hold(self, ids) -> None:
+        """The pieces in a hand now: moving (no shadow) whatever their pose does (before :meth:`set_poses`
+        or :meth:`idle` of the frame)."""
+        if self.graph is not None:
+            self.batch.held = frozenset(i for i in ids if i in self.live_nodes)
 
     def idle(self) -> None:
         """A frame in which no piece moved (resting pieces join the batch of :mod:`sim.viewer.batch`)."""
@@ -374,6 +405,7 @@ class LiveLook:
     def draw_still(self, view) -> None:
         """Draw the full-quality picture of the graph from ``view`` and show it until :meth:`go_live`."""
         r = self.renderer
+        self._pose_graph()
         r.update(self.graph, view)
         r.draw()
         image = r.read()
@@ -430,6 +462,7 @@ class LiveLook:
     def screenshot(self, view) -> np.ndarray:
         """The full-quality picture from ``view`` (its size): (h, w, 4) uint8."""
         r = self.renderer
+        self._pose_graph()
         r.update(self.graph, view)
         r.draw()
         return r.read()

@@ -25,6 +25,18 @@ class Timeline:
         self.history.forget_after(entry.moment.time)
         self.say(f"undone: {entry.label}")
 
+    def prepare_undo(self, budget: float | None = None) -> bool:
+        """Make the next undo, then the next redo, cheap ahead of time, spending at most ``budget`` wall
+        seconds now on each: the world restores the moment it would go back (or on) to on the side
+        (``WorldAdapter.prepare``), so that the undo itself only swaps it in. For a window's quiet frames;
+        True once both are ready.
+        """
+        prepare = getattr(self.world, "prepare", None)  # a world of handed-in poses has nothing to prepare
+        if self.history.browsing or prepare is None:
+            return False
+        return all(prepare(stack[-1].moment.snapshot, budget) for stack in (self.undo.undo, self.undo.redo)
+                   if stack)
+
     def _do_redo(self, a: Action) -> None:
         entry = self.undo.take_redo(self._moment())
         if entry is None:

@@ -36,11 +36,20 @@ from sim.viewer.mouse import MouseInput
 from sim.viewer.overlay import Overlay
 from sim.viewer.plugins import WindowPlugin
 
-__all__ = ["PHYSICS_BUDGET", "STILL_AFTER", "ViewerWindow", "configure"]
+__all__ = ["PHYSICS_BUDGET", "PREPARE_AFTER", "PREPARE_BUDGET", "STILL_AFTER", "ViewerWindow", "configure"]
 
 PHYSICS_BUDGET = 0.012
 """Wall seconds a frame may spend on physics: beyond it the simulation slows down (the real-time
 factor shows it) rather than the window."""
+PREPARE_BUDGET = 0.008
+"""Wall seconds a quiet frame may spend making the next undo and redo ahead
+(:meth:`~sim.viewer.controller.Controller.prepare_undo`), three times that while the full-quality still
+shows (nothing moves: the frame has nothing else to do); a Babylon city's undo is ready within a second or
+two."""
+PREPARE_AFTER = 10
+"""Frames in a row with no piece in a hand and the camera still before the next undo is made ahead (a frame
+of it costs up to :data:`PREPARE_BUDGET`, one step some 80 ms on a Babylon city). Pieces may be falling: the
+undo of what knocked them down is the one most wanted at once."""
 
 
 class Modes(FSM):
@@ -116,7 +125,7 @@ class ViewerWindow(MouseInput, Commands, Drawing, ShowBase):
         self._scene_key = None
         self._last_poses = None
         self._last_view = None
-        self._shadow_frames = 0
+        self.quiet_frames = 0  # frames in a row with no piece in a hand and the camera still
         self._changed_at = time.monotonic()
         self._press = None
         self._drag = None
@@ -175,6 +184,8 @@ class ViewerWindow(MouseInput, Commands, Drawing, ShowBase):
         self._follow_mouse()
         self._serve_requests()
         self._sync()
+        if self.quiet_frames >= PREPARE_AFTER:  # no hand busy, the camera still: make the next undo ahead
+            c.prepare_undo(PREPARE_BUDGET * (3 if self.look.showing_still else 1))  # still: frames are idle
         for p in self.plugins:
             p.frame(self, dt)
         self.frames += 1

@@ -323,6 +323,7 @@ class ReplayWindow(ShowBase):
         view = c.view()
         key = (live.frame, view, tuple(p.frame for p in panes))
         now = time.monotonic()
+        self.look.shadows()
         if force or key != self._shown:
             ids, poses = c.recording.frame(live.frame)
             if tuple(ids) != self._ids:
@@ -330,13 +331,14 @@ class ReplayWindow(ShowBase):
                 self._ids = tuple(ids)
             self.look.set_poses(poses)
             self.look.place(view, self.look.board_scene, poses)
-            self.look.shadows(True)
             self._regions(panes)
             self._shown = key
             self._changed_at = now
             self.look.go_live()
         else:
-            self.look.shadows(False)
+            self.look.idle()
+            if self.look.shadows_stale:  # pieces came to rest: the shadow map is drawn again with them
+                self.look.place(view, self.look.board_scene, c.recording.frame(live.frame)[1])
         if len(panes) > 1:
             self._panes_picture(panes, view, now, now - self._changed_at > STILL_AFTER and not c.player.playing)
         if now - self._panel_at > PANEL_PERIOD or force:
