@@ -13,14 +13,14 @@ the line, the action's index and the field:
 from __future__ import annotations
 
 import json
-import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 from sim.errors import TowerlabError
+from sim.viewer.fields import REQUIRED, Field, flag, got, number, one_of, text, text_or_none, vector
 
 HANDS = ("right", "left")
 SPEEDS = (1.0, 0.5, 0.25, 0.125)
@@ -42,115 +42,59 @@ class ActionError(TowerlabError):
         super().__init__(f"{where}: {reason}" if where else reason)
 
 
-def _got(v: Any) -> str:
-    return json.dumps(v) if isinstance(v, (str, int, float, bool, type(None), list, dict)) else repr(v)
-
-
-def _text(v):
-    if not isinstance(v, str) or not v:
-        raise ValueError(f"expected a non-empty string, got {_got(v)}")
-    return v
-
-
-def _number(lo: float = -math.inf, hi: float = math.inf, what: str = "a number"):
-    def check(v):
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or not lo <= v <= hi:
-            raise ValueError(f"expected {what}, got {_got(v)}")
-        return float(v)
-    return check
-
-
 def _count(v):
     if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 100000:
-        raise ValueError(f"expected a whole number 1..100000, got {_got(v)}")
+        raise ValueError(f"expected a whole number 1..100000, got {got(v)}")
     return v
-
-
-def _flag(v):
-    if not isinstance(v, bool):
-        raise ValueError(f"expected true or false, got {_got(v)}")
-    return v
-
-
-def _one_of(*choices):
-    def check(v):
-        if v not in choices:
-            raise ValueError(f"expected one of {', '.join(_got(c) for c in choices)}, got {_got(v)}")
-        return v
-    return check
-
-
-def _vector(sizes: tuple[int, ...], what: str):
-    def check(v):
-        ok = isinstance(v, list) and len(v) in sizes and all(
-            isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in v)
-        if not ok:
-            raise ValueError(f"expected {what}, got {_got(v)}")
-        return tuple(float(x) for x in v)
-    return check
 
 
 def _params(v):
     if not isinstance(v, dict):
-        raise ValueError(f"expected an object of the kind's parameters, got {_got(v)}")
+        raise ValueError(f"expected an object of the kind's parameters, got {got(v)}")
     return dict(v)
 
 
-def _piece_or_none(v):
-    return None if v is None else _text(v)
-
-
-@dataclass(frozen=True)
-class Field:
-    """One field of an action: how it is checked, and its default (``REQUIRED`` when it must be given)."""
-
-    check: Callable[[Any], Any]
-    default: Any = None
-    help: str = ""
-
-
-REQUIRED = object()
-_HAND = Field(_one_of(*HANDS), None, "which hand (default: the active one)")
-_MM = Field(_number(0.0, 1000.0, "a length 0..1000 (mm)"), 10.0, "how far (mm)")
+_HAND = Field(one_of(*HANDS), None, "which hand (default: the active one)")
+_MM = Field(number(0.0, 1000.0, "a length 0..1000 (mm)"), 10.0, "how far (mm)")
 
 SPECS: dict[str, dict[str, Field]] = {
-    "pick": {"piece": Field(_text, REQUIRED, "the piece"), "hand": _HAND},
-    "move-to": {"at": Field(_vector((2, 3), "2 or 3 numbers (mm)"), REQUIRED, "x, y (and the height of its bottom) mm"),
-                "hand": _HAND, "free": Field(_flag, False, "place freely (no snapping)")},
+    "pick": {"piece": Field(text, REQUIRED, "the piece"), "hand": _HAND},
+    "move-to": {"at": Field(vector((2, 3), "2 or 3 numbers (mm)"), REQUIRED, "x, y (and the height of its bottom) mm"),
+                "hand": _HAND, "free": Field(flag, False, "place freely (no snapping)")},
     "lift": {"mm": _MM, "hand": _HAND},
     "lower": {"mm": _MM, "hand": _HAND},
-    "rotate": {"degrees": Field(_number(-360.0, 360.0, "an angle -360..360 (degrees)"), 90.0,
+    "rotate": {"degrees": Field(number(-360.0, 360.0, "an angle -360..360 (degrees)"), 90.0,
                                 "about the vertical, anticlockwise seen from above"), "hand": _HAND},
-    "tip": {"axis": Field(_one_of("across", "x", "y"), "across",
+    "tip": {"axis": Field(one_of("across", "x", "y"), "across",
                           "the world axis to tip it over about (across: the one across its heading)"),
             "hand": _HAND},
-    "drop": {"hand": _HAND, "free": Field(_flag, False, "place freely (no snapping)")},
+    "drop": {"hand": _HAND, "free": Field(flag, False, "place freely (no snapping)")},
     "cancel": {"hand": _HAND},
-    "poke": {"piece": Field(_text, REQUIRED, "the piece"),
-             "at": Field(_vector((3,), "3 numbers (mm)"), None, "the point pushed (default: its centre)"),
-             "direction": Field(_vector((3,), "3 numbers"), (1.0, 0.0, 0.0), "the push's direction"),
-             "speed": Field(_number(0.0, 5.0, "a speed 0..5 (m/s)"), 0.3, "the speed it gives the piece (m/s)")},
-    "add": {"kind": Field(_text, REQUIRED, "a catalogue kind"), "params": Field(_params, {}, "its parameters"),
-            "at": Field(_vector((2, 3), "2 or 3 numbers (mm)"), None, "where (default: beside the board)"),
+    "poke": {"piece": Field(text, REQUIRED, "the piece"),
+             "at": Field(vector((3,), "3 numbers (mm)"), None, "the point pushed (default: its centre)"),
+             "direction": Field(vector((3,), "3 numbers"), (1.0, 0.0, 0.0), "the push's direction"),
+             "speed": Field(number(0.0, 5.0, "a speed 0..5 (m/s)"), 0.3, "the speed it gives the piece (m/s)")},
+    "add": {"kind": Field(text, REQUIRED, "a catalogue kind"), "params": Field(_params, {}, "its parameters"),
+            "at": Field(vector((2, 3), "2 or 3 numbers (mm)"), None, "where (default: beside the board)"),
             "hand": _HAND},
-    "remove": {"piece": Field(_text, REQUIRED, "the piece")},
+    "remove": {"piece": Field(text, REQUIRED, "the piece")},
     "undo": {}, "redo": {}, "pause": {}, "resume": {}, "reset": {}, "recover": {},
     "step": {"frames": Field(_count, 1, "frames of 1/60 s")},
-    "speed": {"factor": Field(_one_of(*SPEEDS), REQUIRED, "simulated seconds per second")},
-    "step-back": {"seconds": Field(_number(0.0, 3600.0, "seconds 0..3600"), 0.1, "how far back")},
-    "save": {"path": Field(_text, REQUIRED, "the scene file")},
-    "load": {"path": Field(_text, REQUIRED, "the scene file")},
-    "camera": {"preset": Field(_one_of(*CAMERA_PRESETS), REQUIRED, "the view")},
-    "orbit": {"degrees": Field(_vector((2,), "2 numbers (degrees)"), REQUIRED, "around and up")},
-    "pan": {"fraction": Field(_vector((2,), "2 numbers"), REQUIRED, "of the view's width and height")},
-    "zoom": {"factor": Field(_number(0.01, 100.0, "a factor 0.01..100"), REQUIRED, "below 1 comes closer"),
-             "at": Field(_vector((2,), "2 numbers (pixels)"), None, "the pixel that stays put")},
-    "toggle": {"what": Field(_one_of(*TOGGLES), REQUIRED, "what to show or hide")},
-    "hover": {"piece": Field(_piece_or_none, None, "the piece under the cursor, or null")},
-    "hand": {"name": Field(_one_of(*HANDS), REQUIRED, "the hand the mouse works with")},
-    "wait": {"seconds": Field(_number(0.0, 3600.0, "seconds 0..3600"), REQUIRED, "simulated seconds")},
-    "screenshot": {"path": Field(_text, REQUIRED, "a .png or .jpg file"),
-                   "size": Field(_vector((2,), "[width, height] pixels"), None, "default: the window's")},
+    "speed": {"factor": Field(one_of(*SPEEDS), REQUIRED, "simulated seconds per second")},
+    "step-back": {"seconds": Field(number(0.0, 3600.0, "seconds 0..3600"), 0.1, "how far back")},
+    "save": {"path": Field(text, REQUIRED, "the scene file")},
+    "load": {"path": Field(text, REQUIRED, "the scene file")},
+    "camera": {"preset": Field(one_of(*CAMERA_PRESETS), REQUIRED, "the view")},
+    "orbit": {"degrees": Field(vector((2,), "2 numbers (degrees)"), REQUIRED, "around and up")},
+    "pan": {"fraction": Field(vector((2,), "2 numbers"), REQUIRED, "of the view's width and height")},
+    "zoom": {"factor": Field(number(0.01, 100.0, "a factor 0.01..100"), REQUIRED, "below 1 comes closer"),
+             "at": Field(vector((2,), "2 numbers (pixels)"), None, "the pixel that stays put")},
+    "toggle": {"what": Field(one_of(*TOGGLES), REQUIRED, "what to show or hide")},
+    "hover": {"piece": Field(text_or_none, None, "the piece under the cursor, or null")},
+    "hand": {"name": Field(one_of(*HANDS), REQUIRED, "the hand the mouse works with")},
+    "wait": {"seconds": Field(number(0.0, 3600.0, "seconds 0..3600"), REQUIRED, "simulated seconds")},
+    "screenshot": {"path": Field(text, REQUIRED, "a .png or .jpg file"),
+                   "size": Field(vector((2,), "[width, height] pixels"), None, "default: the window's")},
 }
 """Every action: field -> how it is checked, its default and what it means."""
 
@@ -216,16 +160,17 @@ def action(data: Mapping | str, where: str = "", specs: Mapping[str, Mapping[str
     Raises:
         ActionError: an unknown action, an unknown field, a missing or malformed one.
     """
+    specs = SPECS if specs is None else specs
     raw = {"action": data, **fields} if isinstance(data, str) else dict(data) if isinstance(data, Mapping) else data
     if not isinstance(raw, dict):
-        raise ActionError(where, f"expected an object like {{\"action\": \"pick\", ...}}, got {_got(raw)}")
-    specs = SPECS if specs is None else specs
+        example = next(iter(specs))
+        raise ActionError(where, f"expected an object like {{\"action\": \"{example}\", ...}}, got {got(raw)}")
     name = raw.get("action")
     if name not in specs:
         if "action" not in raw:
             raise ActionError(f"{where}.action" if where else "action", "missing (the action's name)")
         raise ActionError(f"{where}.action" if where else "action",
-                          f"unknown action {_got(name)}; expected one of {', '.join(specs)}")
+                          f"unknown action {got(name)}; expected one of {', '.join(specs)}")
     spec = specs[name]
     args = {}
     for key, value in raw.items():
@@ -287,14 +232,22 @@ def load_actions(path, specs=None) -> list[Action]:
     Raises:
         ActionError: the file cannot be read, or its content is not a valid action list.
     """
+    return parse_actions(read_action_file(path), str(path), specs)
+
+
+def read_action_file(path) -> str:
+    """An action file's text.
+
+    Raises:
+        ActionError: it does not exist or cannot be read as UTF-8 text.
+    """
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ActionError(str(path), "no such file") from None
     except (OSError, UnicodeDecodeError) as e:
         raise ActionError(str(path), f"cannot be read ({e.__class__.__name__}: {e})") from None
-    return parse_actions(text, str(path), specs)
 
 
 def dumps_actions(actions) -> str:
