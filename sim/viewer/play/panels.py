@@ -100,6 +100,22 @@ def babylon_lines(v: Mapping) -> list[str]:
     return out
 
 
+def tohuwabohu_cards(v: Mapping) -> list[dict]:
+    """What the card tray shows of a Tohuwabohu view: each player's group of cards, seat order.
+
+    Returns:
+        ``[{name, active, caption, pile, cards: [{id, title, color, fulfilled}]}]``: the face-up cards (one in
+        the basic game, up to three in the professional variant) and, when the pile still holds cards, their
+        count (drawn as the pile's back).
+    """
+    out = []
+    for p in v["players"]:
+        caption = f"{'> ' if p['active'] else ''}{p['name']}: {p['pile']} in pile, {p['done']} done"
+        out.append({"name": p["name"], "active": p["active"], "caption": caption, "pile": p["pile"],
+                    "cards": [dict(c) for c in p["open"]]})
+    return out
+
+
 LINES = {"talo": talo_lines, "tohuwabohu": tohuwabohu_lines, "babylon": babylon_lines}
 
 
