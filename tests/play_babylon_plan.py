@@ -6,6 +6,8 @@ the steps it took, so the same game can be replayed through the viewer.
 
 from __future__ import annotations
 
+from play_table import step_actions
+
 from sim.games.babylon.capacity import plan_turn
 from sim.games.play.babylon_tactical import TacticalSession
 
@@ -55,17 +57,11 @@ def viewer_actions(steps, scene) -> list[dict]:
     """The steps of :func:`witness_game` as the viewer's actions: each piece picked from its player's supply,
     turned to its heading (90° steps), carried over its place and set down."""
     yaw = {p.id: _yaw(p.quat) for p in scene.pieces}
-    out = []
-    for step in steps:
-        if step[0] == "act":
-            out.append({"action": step[1], **step[2]})
-        elif step[0] == "pick":
-            out.append({"action": "pick", "piece": step[1]})
-        else:
-            piece, pose = step[1], step[2]
-            turn = (_yaw(pose[3:]) - yaw[piece] + 180.0) % 360.0 - 180.0
-            if abs(turn) > 1.0:
-                out.append({"action": "rotate", "degrees": round(turn, 6)})
-            out += [{"action": "move-to", "at": [round(pose[0] * 1000, 3), round(pose[1] * 1000, 3)]},
-                    {"action": "drop"}]
-    return out
+
+    def place(piece, pose):
+        turn = (_yaw(pose[3:]) - yaw[piece] + 180.0) % 360.0 - 180.0
+        out = [{"action": "rotate", "degrees": round(turn, 6)}] if abs(turn) > 1.0 else []
+        return out + [{"action": "move-to", "at": [round(pose[0] * 1000, 3), round(pose[1] * 1000, 3)]},
+                      {"action": "drop"}]
+
+    return step_actions(steps, place)

@@ -200,3 +200,17 @@ def test_a_piece_set_down_elsewhere_is_tracked_from_its_new_support_and_only_a_r
         lw.advance(1.5)
         knocked = [e for e in lw.events if e.kind == "knocked_down" and "block" in e.pieces]
         assert knocked and knocked[0].cause.kind == "push" and knocked[0].cause.player == "ed"
+
+
+def test_an_arch_woken_where_it_rests_on_the_table_is_held_again():
+    """The solver loses an arch's contacts with the table a step at a time (it falls for a step and is back): it
+    is still asked about, and the statics hold it, instead of being simulated for ever."""
+    from sim.viewer.setup import setup
+
+    table = setup("tohuwabohu", seed=3)
+    with LiveWorld(table.with_pieces([table.piece("arch-2")])) as lw:
+        assert lw.held == {"arch-2"}
+        lw.push("arch-2", [0.0, 0.0, 0.0])  # woken, untouched
+        assert lw.free() == ["arch-2"]
+        lw.advance(1.0)
+        assert lw.held == {"arch-2"} and lw.free() == [] and not lw.events

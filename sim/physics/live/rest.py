@@ -39,6 +39,12 @@ SETTLE_SPEED = 0.02
 ``tol.rest_window``: a tall free pile that the solver keeps trembling at a few mm/s is held again where it
 stands, if the statics hold it there, instead of costing a whole solver run every step."""
 
+SETTLE_FALL_STEPS = 3
+"""... or the speed gravity gives a free body in this many steps, whichever is more: the solver loses the
+contacts of a piece at rest on many parts (an arch's curved underside on the table) for a step or two at a
+time, so that it falls that fast between two steps and is back where it was, for ever; asked about, the
+statics hold it."""
+
 RECERTIFY_SECONDS = 0.1
 """While pieces come to rest one after another, the statics are asked at most this often (s)."""
 

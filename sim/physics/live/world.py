@@ -36,7 +36,7 @@ from sim.physics.bodies import GRAVITY, pb
 from sim.physics.live.hands import DEFAULT_STRENGTH, Hands
 from sim.physics.live.history import History, LiveSnapshot
 from sim.physics.live.records import Action, AdvanceReport, HandState, LiveEvent
-from sim.physics.live.rest import SETTLE_SPEED, Certification, CertifiedRest, InterfaceCache
+from sim.physics.live.rest import SETTLE_FALL_STEPS, SETTLE_SPEED, Certification, CertifiedRest, InterfaceCache
 from sim.physics.readout import RayHit
 from sim.physics.settings import TUNED, PhysicsSettings
 from sim.physics.tracker import MotionThresholds, MotionTracker
@@ -90,6 +90,7 @@ class LiveWorld(CertifiedRest):
         self._stale = False  # pieces let go since contacts were last found: Bullet may lack theirs with statics
         self._shake: tuple[float, float, float, float, float] | None = None  # amplitude, hz, deg, start, end
         self._frame_steps = max(1, int(round(1.0 / (FRAME_HZ * self.world.settings.dt))))
+        self._settle_speed = max(SETTLE_SPEED, SETTLE_FALL_STEPS * GRAVITY * self.world.settings.dt)
         self._last_certified = -np.inf
         self._rest_since: dict[str, float] = {i: -np.inf for i in self.world.ids}  # a scene starts at rest
         self._interfaces = InterfaceCache()
@@ -388,7 +389,7 @@ class LiveWorld(CertifiedRest):
         if awake:
             awake_ids = [self.ids[k] for k in awake]
             resting[awake] = self.world.at_rest(awake_ids)
-            quiet[awake] = self.world.at_rest(awake_ids, SETTLE_SPEED)
+            quiet[awake] = self.world.at_rest(awake_ids, self._settle_speed)
         for kind_event in self.tracker.frame(self.time, poses[rows], self._contacts, resting[rows]):
             self.events.append(LiveEvent(kind_event.time, kind_event.kind, kind_event.pieces,
                                          self.actions[-1] if self.actions else None))

@@ -59,18 +59,26 @@ def _two_names(v):
 
 _CELL = Field(_int_list(2, 2, 0, 9, "two field numbers 0..9, like [2, 0]"), REQUIRED, "the field (i, j)")
 _PLAYER = Field(_name, None, "the player (default: whose hands are at work)")
+_TAKE = {"blocks": Field(_int_list(1, 2, 1, 10, "one or two block lengths 1..10, like [1, 4]"), REQUIRED,
+                         "the lengths the throw allows")}
 
 SPECS: dict[str, dict[str, dict[str, Field]]] = {
     "talo": {
         "start": {"cell": _CELL},
         "throw": {},
-        "take": {"blocks": Field(_int_list(1, 2, 1, 10, "one or two block lengths 1..10, like [1, 4]"), REQUIRED,
-                                 "the lengths the throw allows")},
+        "take": _TAKE,
         "together": {},
         "select-pawn": {"player": _PLAYER},
         "move-pawn": {"cell": _CELL, "level": Field(_whole(0, 10), REQUIRED, "the level it stands on there")},
         "restart": {"cell": _CELL},
         "end-turn": {},
+    },
+    "talo-fantasy": {
+        "throw": {},
+        "take": _TAKE,
+        "together": {},
+        "end-turn": {},
+        "finish": {},
     },
     "tohuwabohu": {
         "swap": {},
@@ -86,9 +94,14 @@ SPECS: dict[str, dict[str, dict[str, Field]]] = {
         "take-back": {},
     },
 }
-"""game -> play action -> its fields."""
+"""game (or ``game-variant`` where a variant has actions of its own) -> play action -> its fields."""
 
 
-def names(game: str) -> tuple[str, ...]:
-    """The play actions of ``game``."""
-    return tuple(SPECS.get(game, {}))
+def specs_of(game: str, variant: str | None = None) -> dict[str, dict[str, Field]]:
+    """The play actions of ``game`` in ``variant``, with their fields."""
+    return SPECS.get(f"{game}-{variant}", SPECS.get(game, {}))
+
+
+def names(game: str, variant: str | None = None) -> tuple[str, ...]:
+    """The play actions of ``game`` in ``variant``."""
+    return tuple(specs_of(game, variant))

@@ -162,6 +162,11 @@ class PlayWindow(WindowPlugin):
     def controls(self) -> tuple[Control, ...]:
         game, variant = self.referee.session.game, self.referee.session.variant
         g = "Game"
+        if game == "talo" and variant == "fantasy":
+            return (Control("D", ("d",), lambda: self._act("throw"), "throw the die", g),
+                    Control("G", ("g",), lambda: self._act("together"), "place the next two blocks together", g),
+                    Control("E", ("e",), lambda: self._act("end-turn"), "end the turn", g),
+                    Control("Enter", ("enter",), lambda: self._act("finish"), "the goal is reached: end the game", g))
         if game == "talo":
             return (Control("D", ("d",), lambda: self._act("throw"), "throw the die", g),
                     Control("G", ("g",), lambda: self._act("together"), "place the next two blocks together", g),
