@@ -96,8 +96,10 @@ class HandBuilder:
         return self.ref.session
 
     def wait_for(self, player: str, seconds: float = MOVE_SECONDS) -> None:
-        """Wait (whole frames) until it is ``player``'s turn with at least ``seconds`` left."""
+        """Wait (whole frames) until it is ``player``'s turn with at least ``seconds`` left (more than a turn: till
+        the player's next turn begins)."""
         s = self.session
+        seconds = min(seconds, s.state.turn_seconds - 0.1) if s.basic else seconds
         while not s.over and not (s.seat == player and s.state.time_left >= seconds):
             left = s.state.time_left
             self.run([{"action": "wait", "seconds": round(left + 1 / 60, 4) if left > 0 else 1 / 60}])
@@ -157,3 +159,33 @@ class HandBuilder:
                 self.run([{"action": "wait", "seconds": 0.5}])
                 if self.order(player) == card:
                     raise AssertionError(f"{card} built but not fulfilled: {[m.text for m in self.c.messages][-4:]}")
+
+
+def opening_for_the_mouse(card: str, players, seed: int):
+    """The viewer's actions that build ``card``'s example but its last piece in the first player's turns, then
+    wait for that player's next turn to begin; with the piece left to place by hand and where it goes.
+
+    Returns:
+        (actions, piece id, target pose (7,)): the same actions offscreen and in a window give the same table.
+    """
+    from sim.viewer.controller import Controller
+    from sim.viewer.play.games import new_game
+    from sim.viewer.play.mode import Referee
+
+    g = new_game("tohuwabohu", players, None, seed)
+    referee = Referee(g)
+    c = Controller(g.scene, threaded=False, supply=g.supply, plugins=[referee])
+    hands = HandBuilder(c, referee)
+    player = players[0]
+    assert hands.order(player) == card
+    pieces = card_pieces(card)
+    used: set[str] = set()
+    for q in pieces[:-1]:
+        p = next(p for p in c.scene().pieces if p.id not in used and p.kind == q.kind and p.params == q.params)
+        used.add(p.id)
+        hands.place(p, (*q.pos, *q.quat), player)
+    hands.wait_for(player, 100.0)  # to the start of the player's next turn: the whole turn left
+    last = pieces[-1]
+    piece = next(p.id for p in c.scene().pieces if p.id not in used and p.kind == last.kind and p.params == last.params)
+    c.close()
+    return hands.done, piece, (*last.pos, *last.quat)

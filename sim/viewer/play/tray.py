@@ -1,5 +1,5 @@
 """Tohuwabohu's card tray in the window (Panda3D): each player's face-up order cards as ``towerlab cards`` draws
-them, and the draw pile's back with its count, along the bottom of the window.
+them, and the draw pile's back with its count, in a row at the lower left (over the hover panel).
 
 Only the window imports this module. What it shows is
 :func:`sim.viewer.play.panels.tohuwabohu_cards` of the referee's view; the
@@ -21,8 +21,10 @@ from sim.viewer.play.panels import tohuwabohu_cards
 
 CARD_ASPECT = 63.0 / 88.0
 """A playing card's width over its height."""
-HEIGHT = {"basic": 0.46, "pro": 0.30}
+HEIGHT = {"basic": 0.42, "pro": 0.28}
 """A card's height (the window's height is 2) before the tray is shrunk to fit the window's width."""
+BOTTOM = 0.36
+"""The tray's bottom edge over the window's: the hover panel below it (``sim.viewer.overlay``) stays free."""
 MARGIN = 0.03
 GAP = 0.02
 GROUP_GAP = 0.07
@@ -86,7 +88,7 @@ class CardTray:
         return max(len(g["cards"]) * w + back + GAP * max(cards - 1, 0), 0.55 * h)
 
     def _group(self, g, x0: float, h: float) -> None:
-        w, y = h * CARD_ASPECT, MARGIN
+        w, y = h * CARD_ASPECT, BOTTOM
         width = self._group_width(g, h)
         DirectFrame(parent=self.root, frameColor=SHADE,
                     frameSize=(x0 - 0.012, x0 + width + 0.012, y - 0.012, y + h + CAPTION * 1.9))
