@@ -54,7 +54,7 @@ class FantasySession(StockTurns):
         try:
             state = fantasy.new_fantasy(tuple(players), SITE)
         except TaloError as e:
-            raise PlayError(f"--players: {e}") from None
+            raise PlayError(f"--players: {str(e).removeprefix('players: ')}") from None
         super().__init__("talo", "fantasy", players, rng, judge)
         self.state = state
         self.seat = self.current
