@@ -354,6 +354,10 @@ class LiveWorld(CertifiedRest):
             self._shake_gravity()
         if self.hands.carried() or self.free() or shaking:
             self.hands.apply()
+            if shaking or self.hands.carried():
+                # a hand or the table does work each step (a light piece lifted fast gains more in a frame than
+                # the blow-up watch allows): the watch counts from the step before
+                w.rebase_energy()
             w.step(1)
             self._touches()
         else:
@@ -378,8 +382,6 @@ class LiveWorld(CertifiedRest):
             self.history.repeat()  # nothing moved, nothing changed: the last frame again, for free
             return
         self._dirty = awake
-        if self.hands.carried() or self._shake is not None:
-            self.world.rebase_energy()  # a hand or the table does work: the blow-up watch counts from here
         poses = self.poses()
         tracked = {i: k for k, i in enumerate(self.ids)}
         rows = [tracked[i] for i in self.tracker.ids]
