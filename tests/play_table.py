@@ -129,3 +129,31 @@ class StillTable:
     def last(self, kind: str | None = None) -> str:
         """The last thing said (of ``kind``)."""
         return next(t for k, t in reversed(self.said) if kind is None or k == kind)
+
+
+class LoadedDie:
+    """A die that shows the given numbers (a ``numpy.random.Generator`` as far as the die asks of one)."""
+
+    def __init__(self, rolls):
+        self.rolls = list(rolls)
+
+    def integers(self, lo, hi):
+        return self.rolls.pop(0)
+
+
+def step_actions(steps, place, pick=lambda piece: [{"action": "pick", "piece": piece}]) -> list[dict]:
+    """The steps a planned game took on a still table as the viewer's actions: a game action as it is, a pick as
+    ``pick(piece)``'s actions, a drop as ``place(piece, pose)``'s (turn it, carry it over its place, set it down).
+
+    Args:
+        steps: ``("act", name, args)``, ``("pick", piece)`` and ``("drop", piece, pose)``, in the order played.
+    """
+    out = []
+    for step in steps:
+        if step[0] == "act":
+            out.append({"action": step[1], **step[2]})
+        elif step[0] == "pick":
+            out += pick(step[1])
+        else:
+            out += place(step[1], step[2])
+    return out

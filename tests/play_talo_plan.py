@@ -7,6 +7,8 @@ seed gives the same throws).
 
 from __future__ import annotations
 
+from play_table import step_actions
+
 from sim.games.play.judge import statics_judge
 from sim.games.play.talo import TaloSession
 from sim.games.talo import GridBlock, talo_board
@@ -75,16 +77,10 @@ def staircase_game(table, seed: int, players=("red", "blue"), max_turns: int = 8
 def viewer_actions(steps) -> list[dict]:
     """The steps of :func:`staircase_game` as the viewer's action file: each block picked from the stock, stood
     on end (tipped) when longer than one field, carried over its field and set down."""
-    out = []
-    for step in steps:
-        if step[0] == "act":
-            out.append({"action": step[1], **step[2]})
-        elif step[0] == "pick":
-            out.append({"action": "pick", "piece": step[1]})
-            if int(step[1][1:].split("-")[0]) > 1:
-                out.append({"action": "tip"})
-        else:
-            pose = step[2]
-            out += [{"action": "move-to", "at": [round(pose[0] * 1000, 3), round(pose[1] * 1000, 3)]},
-                    {"action": "drop"}]
-    return out
+    def pick(piece):
+        return [{"action": "pick", "piece": piece}] + ([{"action": "tip"}] if int(piece[1:].split("-")[0]) > 1 else [])
+
+    def place(piece, pose):
+        return [{"action": "move-to", "at": [round(pose[0] * 1000, 3), round(pose[1] * 1000, 3)]}, {"action": "drop"}]
+
+    return step_actions(steps, place, pick)

@@ -13,8 +13,9 @@ from sim.cli import main
 
 @pytest.mark.parametrize(("args", "says"), [
     (["moon"], "game: expected one of tohuwabohu, talo, babylon, got 'moon'"),
-    (["talo", "--variant", "desert"], "--variant: talo plays green, island, got 'desert'"),
+    (["talo", "--variant", "desert"], "--variant: talo plays green, island, fantasy, got 'desert'"),
     (["talo", "--players", "red,purple"], "--players: Talo's pawns are"),
+    (["talo", "--variant", "fantasy", "--players", "solo"], "--players: Talo-Fantasy is for 2 to 4 players, got 1"),
     (["babylon", "--players", "red,blue"], "--players"),
     (["tohuwabohu", "--screenshot", "out.bmp", "--offscreen"], "expected a .png, .jpg or .jpeg"),
     (["talo", "--record", "r.tlrec", "--no-record", "--offscreen", "--exit"], "give one of them"),
@@ -32,6 +33,14 @@ def test_a_malformed_game_action_names_its_file_line_and_field(capsys, tmp_path,
     assert main(["play", "talo", "--actions", str(moves), "--offscreen", "--no-record"]) == 2
     line = one_line(capsys)
     assert "moves.json:3: actions[1].cell: expected two field numbers 0..9" in line and "[12, 0]" in line
+
+
+def test_a_talo_action_is_no_action_of_talo_fantasy(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    moves = tmp_path / "moves.json"
+    moves.write_text('[\n{"action": "throw"},\n{"action": "select-pawn"}\n]\n')
+    assert main(["play", "talo", "--variant", "fantasy", "--actions", str(moves), "--offscreen", "--no-record"]) == 2
+    assert "moves.json:3: actions[1]" in one_line(capsys)
 
 
 def test_without_a_display_and_without_actions_nothing_opens(capsys, monkeypatch):

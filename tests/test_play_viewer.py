@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 
 import pytest
-from play_table import StillTable
+from play_table import LoadedDie, StillTable
 from play_talo_plan import staircase_game, viewer_actions
 
 from sim.games.play.judge import statics_judge
@@ -151,22 +151,12 @@ def test_babylon_a_refused_piece_a_refused_turn_then_a_legal_one_and_a_knocked_p
     assert c.world.pose("red-tower-1")[:3] == pytest.approx(before[:3], abs=2e-3)
 
 
-class _Loaded:
-    """A die that shows the given numbers."""
-
-    def __init__(self, rolls):
-        self.rolls = list(rolls)
-
-    def integers(self, lo, hi):
-        return self.rolls.pop(0)
-
-
 def test_talo_four_and_one_placed_together_stand_in_the_live_physics():
     from sim.games.play.talo import TaloSession
     from sim.viewer.play.games import Game
 
     g = new_game("talo")
-    g = Game(g.scene, g.supply, TaloSession(("red", "blue"), _Loaded([1, 5]), statics_judge))
+    g = Game(g.scene, g.supply, TaloSession(("red", "blue"), LoadedDie([1, 5]), statics_judge))
     referee = Referee(g)
     c = Controller(g.scene, threaded=False, supply=g.supply, plugins=[referee])
     run(c, [{"action": "start", "cell": [0, 0]}, {"action": "start", "cell": [0, 9]}, {"action": "throw"},

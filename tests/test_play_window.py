@@ -6,6 +6,7 @@ Skipped, with the reason, where Xvfb or xdotool is missing (``make test`` instal
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -13,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -120,3 +122,173 @@ def load_actions_of(path: Path) -> list:
     from sim.replay import load_recording
 
     return list(load_recording(path).actions)
+
+
+class Mouse:
+    """A person's mouse and keys on one play window (xdotool), the window found by its title."""
+
+    def __init__(self, display: str, cwd: Path, proc: subprocess.Popen):
+        self.env = _env(display, cwd)
+        self.proc = proc
+        deadline = time.monotonic() + 120
+        self.window = None
+        while self.window is None and time.monotonic() < deadline:
+            assert proc.poll() is None, proc.stderr.read()[-2000:]
+            found = self.xdotool("search", "--name", "towerlab play").split()
+            self.window = found[0] if found else None
+            time.sleep(0.3)
+        assert self.window is not None, "no window appeared"
+        geometry = self.xdotool("getwindowgeometry", self.window)
+        self.origin = next(line for line in geometry.splitlines() if "Position" in line).split()[1]
+
+    def xdotool(self, *args) -> str:
+        return subprocess.run(["xdotool", *args], env=self.env, capture_output=True, text=True, timeout=20).stdout
+
+    def move(self, xy) -> None:
+        self.xdotool("mousemove", "--window", self.window, str(int(round(xy[0]))), str(int(round(xy[1]))))
+        time.sleep(0.2)
+
+    def click(self, xy) -> None:
+        self.move(xy)
+        self.xdotool("click", "--window", self.window, "1")
+        time.sleep(0.4)
+
+    def carry(self, start, end, steps: int = 6) -> None:
+        """Click a piece at ``start`` (picked up), glide to ``end`` and click there (set down)."""
+        self.click(start)
+        for t in np.linspace(0.0, 1.0, steps)[1:]:
+            self.move(np.asarray(start) + (np.asarray(end) - np.asarray(start)) * t)
+        time.sleep(0.6)
+        self.click(end)
+
+    def key(self, key: str) -> None:
+        self.xdotool("key", "--window", self.window, key)
+        time.sleep(1.0)
+
+    def grab(self, path: Path) -> None:
+        """The window, panels and all, from the X server."""
+        import imageio_ffmpeg
+
+        subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-loglevel", "error", "-f", "x11grab", "-video_size",
+                        f"{SIZE[0]}x{SIZE[1]}", "-i", f"{self.env['DISPLAY']}+{self.origin}", "-frames:v", "1",
+                        "-y", str(path)], check=True, timeout=60)
+
+    def quit(self) -> None:
+        self.key("ctrl+q")
+        self.proc.wait(timeout=60)
+        assert self.proc.returncode == 0, self.proc.stderr.read()[-2000:]
+
+
+def _opening_view(scene):
+    from sim.viewer.camera import OrbitCamera
+
+    camera = OrbitCamera(SIZE)
+    camera.start(scene)
+    return camera
+
+
+def test_talo_fantasy_in_a_window_with_the_keys_and_the_mouse(display, tmp_path):
+    from sim.games.play.fantasy import FantasySession
+    from sim.games.play.judge import statics_judge
+    from sim.viewer.play.games import fantasy_table, game_rng
+
+    seed = 2
+    first = FantasySession(("ann", "ben"), game_rng(seed), statics_judge)
+    first.act("throw", {}, None)
+    length = first.view()["options"][0][0]  # what ann's first throw allows
+    table = fantasy_table()
+    block = f"b{length}-1"
+    camera = _opening_view(table)
+    at_block = camera.pixel(np.array(table.piece(block).pos) + [0.0, 0.0, 0.01])
+    at_middle = camera.pixel([0.0, 0.02, 0.0])
+    rec = tmp_path / "fantasy.tlrec"
+    proc = _play(display, tmp_path, "talo", "--variant", "fantasy", "--players", "ann,ben", "--seed", str(seed),
+                 "--record", str(rec))
+    person = Mouse(display, tmp_path, proc)
+    time.sleep(6.0)  # the first frames
+    person.key("d")  # ann throws
+    person.carry(at_block, at_middle)  # picks the block the throw allows (taking it) and sets it down mid-table
+    time.sleep(2.0)
+    person.key("e")  # ends the turn
+    person.key("d")  # ben throws
+    person.key("e")
+    person.key("Return")  # the goal is reached
+    time.sleep(1.5)
+    person.grab(tmp_path / "fantasy.png")
+    person.quit()
+    events = _events(rec)
+    placed = [dict(e.data) for e in events if e.kind == "placed"]
+    assert placed == [{"player": "ann", "pieces": [block]}]
+    assert [dict(e.data)["player"] for e in events if e.kind == "turn_changed"] == ["ann", "ben", "ann"]
+    assert len([e for e in events if e.kind == "rolled"]) == 2
+    over = [dict(e.data) for e in events if e.kind == "game_over"]
+    assert over == [{"reason": "goal reached", "winners": ["ann", "ben"], "loser": None}]
+    assert (tmp_path / "fantasy.png").stat().st_size > 10_000
+
+
+def test_tohuwabohu_a_card_fulfilled_with_the_mouse_in_a_window(display, tmp_path):
+    """The script builds the card's example but its last piece in ann's turns and waits for her next turn; then
+    a person's mouse picks the last level from beside the area and sets it on the pillar: the card is set aside."""
+    from play_tohuwabohu_plan import opening_for_the_mouse
+
+    from sim.games.tohuwabohu import CARDS
+    from sim.viewer.play.games import new_game
+
+    card = "levels-1-3-one-pillar"
+    actions, piece, pose = opening_for_the_mouse(card, ("ann", "bob"), 15)
+    script = tmp_path / "opening.json"
+    script.write_text(json.dumps(actions))
+    scene = new_game("tohuwabohu", ("ann", "bob"), None, 15).scene
+    camera = _opening_view(scene)
+    level = scene.piece(piece)
+    at_level = camera.pixel(np.array(level.pos) + [0.0, 0.0, 0.002])
+    at_pillar = camera.pixel([pose[0], pose[1], pose[2] - 0.0015])  # the top of the brick standing on end
+    rec = tmp_path / "mouse.tlrec"
+    proc = _play(display, tmp_path, "tohuwabohu", "--players", "ann,bob", "--seed", "15", "--actions", str(script),
+                 "--record", str(rec))
+    person = Mouse(display, tmp_path, proc)
+    turns = lambda r: [dict(e.data)["player"] for e in r.events if e.kind == "turn_changed"]  # noqa: E731
+    _wait_for(rec, proc, lambda r: turns(r) == ["ann", "bob", "ann"])  # the opening is played: ann's turn begins
+    person.carry(at_level, at_pillar)
+    time.sleep(3.0)
+    person.grab(tmp_path / "card.png")
+    person.quit()
+    events = _events(rec)
+    fulfilled = [dict(e.data) for e in events if e.kind == "card_fulfilled"]
+    assert fulfilled == [{"player": "ann", "card": card}]
+    # ann's next card is up in the card tray, drawn as the cards command draws it: its frame in its colour
+    from sim.games.play.tohuwabohu import TohuwabohuSession
+    from sim.pieces import dimensions as dim
+    from sim.render.image import load_png
+    from sim.viewer.play import tray
+    from sim.viewer.play.games import game_rng
+
+    deal = TohuwabohuSession(("ann", "bob"), game_rng(15))
+    following = deal.state.hand("ann").pile[0]
+    half = SIZE[1] / 2  # pixels per unit of the window's height (2 units)
+    x0, w = tray.MARGIN * half, tray.HEIGHT["basic"] * tray.CARD_ASPECT * half
+    top = SIZE[1] - (tray.BOTTOM + tray.HEIGHT["basic"]) * half
+    shot, h = load_png(tmp_path / "card.png")[..., :3].astype(float), tray.HEIGHT["basic"] * half
+    band = shot[int(top + 4):int(top + 12), int(x0 + 0.2 * w):int(x0 + 0.8 * w)]
+    want = np.array(dim.COLORS[CARDS[following].color][:3]) * 255
+    assert np.abs(band.reshape(-1, 3).mean(axis=0) - want).max() < 40, (following, band.mean(axis=(0, 1)))
+    picture = shot[int(top + 0.3 * h):int(top + 0.4 * h), int(x0 + 0.12 * w):int(x0 + 0.22 * w)]
+    assert picture.mean() > 170  # the rendered picture's light ground, not a card still being drawn
+    picks = [a.piece for a in load_actions_of(rec) if a.kind == "pick"]
+    assert picks[-1] == piece and picks.count(piece) == 1  # the last level: by the mouse, not the script
+
+
+def _wait_for(rec: Path, proc, done) -> None:
+    """Until ``done(recording)`` holds of the recording (written a chunk a second as the game goes)."""
+    from sim.replay import RecordingError, load_recording
+
+    deadline = time.monotonic() + 600
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, proc.stderr.read()[-2000:]
+        try:
+            if done(load_recording(rec)):
+                return
+        except RecordingError:
+            pass
+        time.sleep(0.25)
+    raise AssertionError(f"{rec}: the script did not get there")

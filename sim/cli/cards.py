@@ -51,7 +51,7 @@ def cards(
     highest view at which every piece of the construction shows.
     """
     from sim.atomic import write_bytes
-    from sim.games.tohuwabohu.illustrate import card_png, card_view, load_face_scene, picture_size, sheet
+    from sim.games.tohuwabohu.illustrate import card_picture, card_png, load_face_scene, picture_size, sheet
 
     if game not in CARD_SETS:
         raise CardsArgumentError(f"game: expected one of {', '.join(CARD_SETS)}, got {game!r}")
@@ -78,9 +78,7 @@ def cards(
     steps = len(faces) + int(with_sheet)
     with progress(f"{game} cards", quiet=as_json, unit="cards") as update:
         for k, (face, scene) in enumerate(zip(faces, scenes)):
-            view = card_view(renderer, scene, size)
-            graph = renderer.graph(scene)
-            picture = renderer.render_graph(graph, view.camera)
+            picture, view = card_picture(renderer, scene, size)
             path = out / f"{face.id}.png"
             _write(write_bytes, path, card_png(face, picture, dpi=dpi))
             written.append(str(path))

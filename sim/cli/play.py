@@ -23,11 +23,12 @@ def register(app: typer.Typer) -> None:
 def play(
     game: Annotated[str, typer.Argument(help="tohuwabohu, talo or babylon.")],
     players: Annotated[str | None, typer.Option("--players", help="The players in turn (seat) order, e.g. "
-                                                                  "red,blue,green (Talo: pawn colours; Babylon: "
-                                                                  "noble colours; Tohuwabohu: any names).")] = None,
-    variant: Annotated[str | None, typer.Option("--variant", help="Talo: green or island; Tohuwabohu: basic, "
-                                                                  "advanced or pro; Babylon: tactical, expert, fast "
-                                                                  "or fast-expert.")
+                                                                  "red,blue,green (Talo: pawn colours, Fantasy: any "
+                                                                  "names; Babylon: noble colours; Tohuwabohu: any "
+                                                                  "names).")] = None,
+    variant: Annotated[str | None, typer.Option("--variant", help="Talo: green, island or fantasy; Tohuwabohu: "
+                                                                  "basic, advanced or pro; Babylon: tactical, expert, "
+                                                                  "fast or fast-expert.")
                        ] = None,
     seed: Annotated[int, typer.Option("--seed", help="The die, the deal and the set-up's shuffle.")] = 0,
     actions: Annotated[Path | None, typer.Option("--actions", help="Play these actions (a JSON list: the viewer's "

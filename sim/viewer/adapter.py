@@ -17,7 +17,8 @@ budget)`` -- and this adapter adds what only a viewer needs:
   unheld pieces, the weakest mode, contact forces) after every change and
   whenever something came to rest, on a worker process
   (:class:`~sim.viewer.stability.StaticsWorker`), never on the frame path; the
-  carried pieces are left out and the supply's pieces count as the table;
+  carried pieces are left out, and so are the supply's pieces but those touching what is built (fixed:
+  part of the table);
 - **a frame's budget**: a frame that overran its budget is paid back by the
   next (at most two budgets), so a slow step slows the simulation, not the window;
 - **falls of what was just set down**: the live world tracks a piece from
@@ -38,6 +39,7 @@ from scipy.spatial.transform import Rotation
 
 from sim.physics import RayHit
 from sim.physics.live import LiveWorld as PhysicsLive
+from sim.physics.live import beside
 from sim.physics.tracker import MotionThresholds
 from sim.physics.world import GRAVITY, HULL_MARGIN
 from sim.scene import Piece, Scene
@@ -185,7 +187,7 @@ class WorldAdapter:
 
     def _watch(self, piece_id: str) -> None:
         """Watch a piece let go that the statics do not hold: it may fall (see the module docstring)."""
-        if piece_id not in self.live.held:
+        if piece_id not in self.live.held and piece_id not in self.live.parked:
             self._watched[piece_id] = self.live.pose(piece_id).copy()
 
     def _falls(self) -> list[LiveEvent]:
@@ -207,7 +209,10 @@ class WorldAdapter:
         return out
 
     def set_supply(self, ids) -> None:
+        """The supply's pieces are parked in the live world (static, never judged nor watched: they cost
+        nothing until a hand takes one) and left out of the verdict."""
         supply = frozenset(ids)
+        self.live.park(supply)
         if supply != self._supply:
             self._supply = supply
             self._judge()
@@ -270,13 +275,13 @@ class WorldAdapter:
         return self._statics.pending
 
     def _judged_scene(self) -> Scene:
-        """The scene now without the carried pieces, the supply's pieces fixed (part of the table)."""
+        """The scene now without the carried pieces and the supply's (but those touching what is built, fixed:
+        part of the table)."""
         carried = set(self.live.carried())
         scene = self.scene()
         if not carried and not self._supply:
             return scene
-        return scene.with_pieces(replace(p, fixed=True) if p.id in self._supply else p
-                                 for p in scene.pieces if p.id not in carried)
+        return beside(scene.with_pieces(p for p in scene.pieces if p.id not in carried), self._supply)
 
     def _judge(self) -> None:
         self._revision += 1

@@ -215,7 +215,7 @@ class Building:
         if not self.hands:
             self.carries = {}
             return
-        scene = _LiveScene(self.world, self.scene0)
+        scene = _LiveScene(self.world, self.scene0, self.supply)
         skip = self._held()
         self.carries = {}
         for hand, s in self.hands.items():
@@ -273,12 +273,14 @@ class _Placed(NamedTuple):
 
 class _LiveScene:
     """The scene now for the hands' planning: its pieces are read from the live world only when asked
-    (Talo's grid needs none of them; Babylon's spots and Tohuwabohu's points do)."""
+    (Talo's grid needs none of them; Babylon's spots and Tohuwabohu's points do), the supply's left out (a
+    tower waiting in the supply is no place to build on)."""
 
-    def __init__(self, world, scene0: Scene):
+    def __init__(self, world, scene0: Scene, supply=()):
         self._world = world
         self.game = scene0.game
         self.board_info = scene0.board_info
+        self._supply = frozenset(supply)
         self._pieces = None
 
     def piece(self, piece_id: str):
@@ -290,5 +292,5 @@ class _LiveScene:
         if self._pieces is None:
             w = self._world
             self._pieces = [_Placed(i, w.piece(i).kind, tuple(p[:3]), tuple(p[3:]), w.piece(i).shape)
-                            for i, p in zip(w.ids, w.poses())]
+                            for i, p in zip(w.ids, w.poses()) if i not in self._supply]
         return self._pieces

@@ -74,9 +74,27 @@ def footprint(vertices: np.ndarray, quat) -> Footprint:
         axes.append(np.linspace(a, b, n) if b > a else np.array([(a + b) / 2]))
     grid = np.array([(x, y) for x in axes[0] for y in axes[1]])
     samples = grid @ np.array([[c, s], [-s, c]])
+    within = inside(samples, _outline(v[:, :2]))  # a triangle's rays under the triangle, not its whole box
+    if within.any():
+        samples = samples[within]
     corners = np.array([[lo[0], lo[1]], [hi[0], lo[1]], [hi[0], hi[1]], [lo[0], hi[1]]])
     return Footprint(float(v[:, 2].min()), float(v[:, 2].max()), samples, (hi - lo) / 2, h,
                      corners @ np.array([[c, s], [-s, c]]))
+
+
+def _outline(xy: np.ndarray) -> np.ndarray:
+    """(m, 2) the convex outline of points (k, 2) seen from above, anticlockwise, drawn in by ``EDGE_INSET``
+    (and a hair more, so that the rays along a straight side stay inside)."""
+    from scipy.spatial import ConvexHull, QhullError
+
+    try:
+        hull = xy[ConvexHull(xy).vertices]  # anticlockwise in two dimensions
+    except (QhullError, ValueError):  # flat or degenerate from above: every ray counts
+        return np.array([[-np.inf, -np.inf], [np.inf, -np.inf], [np.inf, np.inf], [-np.inf, np.inf]])
+    centre = hull.mean(axis=0)
+    d = hull - centre
+    r = np.linalg.norm(d, axis=1, keepdims=True)
+    return centre + d * np.maximum(r - EDGE_INSET * 0.5, 0.0) / np.maximum(r, 1e-12)
 
 
 def support_height(ray: Callable, xy, samples: np.ndarray, skip: Collection[str] = (), floor: float = 0.0,

@@ -18,6 +18,10 @@ PATH_STEP = 0.008
 """Along the way to its target a carried piece looks every this far (m) for what it must clear: less
 than the smallest piece (a 12 mm figure)."""
 MAX_PATH_POINTS = 48
+PATH_MARGIN = 0.006
+"""On its way a carried piece also clears what lies this close (m) beside its outline: a hand that pulls
+it along does not keep it on the line to the millimetre, and a brick passing 5 mm beside a taller one
+would strike it."""
 TRAVEL = 3e-3
 """A piece farther than this (m) from where it goes travels at its carrying height before it comes down."""
 PRESS = 1e-3
@@ -149,14 +153,18 @@ def plan(scene, hand: str, state: HandState, pose, ray: Callable, skip, floor: f
 
 def _path_height(ray, here: np.ndarray, there: np.ndarray, fp, outline: np.ndarray, middle: float, skip,
                  floor: float) -> float:
-    """The highest surface under the corners and centre of a footprint moved from ``here`` to ``there``
-    (the far end's own footprint the caller looks at fully). Rays under the piece's own ``outline``
+    """The highest surface under a footprint, and a ring :data:`PATH_MARGIN` around it, moved from ``here`` to
+    ``there`` (the far end's own footprint the caller looks at fully). Rays under the piece's own ``outline``
     (4, 2) now start inside it, at ``middle`` height: what rides on it is not in its way."""
     length = float(np.linalg.norm(there - here))
     if length < 3e-3:
         return floor
     n = int(min(MAX_PATH_POINTS, np.ceil(length / PATH_STEP)))
-    pts = fp.samples  # the whole footprint: a 20 mm cube beside the line of a 60 mm block's centre is in its way
+    # the whole footprint (a 20 mm cube beside the line of a 60 mm block's centre is in its way) and a ring
+    # PATH_MARGIN outside it
+    ring = np.vstack([fp.outline, (fp.outline + np.roll(fp.outline, -1, axis=0)) / 2])
+    reach = np.linalg.norm(ring, axis=1, keepdims=True)
+    pts = np.vstack([fp.samples, ring * (reach + PATH_MARGIN) / np.maximum(reach, 1e-9)])
     best = floor
     for t in np.linspace(0.0, 1.0, n + 1)[1:-1] if n > 1 else [0.5]:
         xy = here + (there - here) * t

@@ -208,8 +208,9 @@ class StaticsWorker:
 
     Args:
         mode: ``process`` (a worker process: the statics, pure Python for much of the margin search,
-            then never hold the window's interpreter), ``thread``, or ``inline`` (at once in
-            :meth:`submit`: scripts and tests, deterministic).
+            then never hold the window's interpreter), ``thread``, or ``inline`` (scripts and tests,
+            deterministic: the newest configuration is judged when a verdict is asked for, so that a script
+            whose verdicts nobody reads never waits for a margin, and one configuration is judged once).
     """
 
     def __init__(self, mode: str = "process"):
@@ -237,7 +238,7 @@ class StaticsWorker:
     def submit(self, scene: Scene, revision: int) -> None:
         """Ask for the verdict of ``scene`` (a newer request replaces one not yet started)."""
         if self.mode == "inline":
-            self._latest = judge(scene, revision)
+            self._request = (scene, revision)
             return
         with self._lock:
             self._request = (scene, revision)
@@ -284,18 +285,28 @@ class StaticsWorker:
                 self._flight = (scene, revision, margin)
 
     def latest(self) -> Verdict | None:
-        """The newest verdict reached (None before the first)."""
+        """The newest verdict reached (None before the first; inline: of the newest configuration)."""
+        if self.mode == "inline":
+            if self._request is not None:
+                scene, revision = self._request
+                self._request = None
+                self._latest = judge(scene, revision)
+            return self._latest
         self._pump()
         return self._latest
 
     @property
     def pending(self) -> bool:
-        """A request is waiting or being judged."""
+        """A request is waiting or being judged (inline: never; it is judged when asked for)."""
+        if self.mode == "inline":
+            return False
         self._pump()
         return self._request is not None or self._flight is not None
 
     def wait(self, timeout: float | None = None) -> Verdict | None:
         """Wait until every request is judged, margin included (at most ``timeout`` s); the newest verdict."""
+        if self.mode == "inline":
+            return self.latest()
         deadline = None if timeout is None else time.monotonic() + timeout
         while self.pending:
             if deadline is not None and time.monotonic() > deadline:

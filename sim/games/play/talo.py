@@ -8,12 +8,8 @@ stock), so the session maps one to the other. Readings made here:
 
 - **Start fields**: before the first throw, the players put their pawns on
   start fields in turn order (``start``).
-- **Declining**: a player may end the turn after a throw without taking
-  blocks (nor moving): the blocks stay in the stock.
-- **Taking blocks**: after a throw, picking a block off a stock board takes
-  the one combination of the throw that holds its length (a 5 allows 5, 1 + 4
-  or 2 + 3: picking a 4 takes 1 + 4); ``take`` chooses explicitly. Afterwards
-  only blocks of the lengths in hand may be picked.
+- The die, taking blocks, declining, two blocks placed together and the turn's
+  end are :mod:`.talo_turns`' (shared with Talo-Fantasy).
 - **On release** a block is read off the grid where it would land (the
   viewer's hand snaps it to the fields) and judged by every building rule
   (:func:`sim.games.talo.game.place`): the grid, diagonal, protrusion,
@@ -21,10 +17,8 @@ stock), so the session maps one to the other. Readings made here:
   statics on the building with the new block, without pawns: a knife edge
   does not stand). A refused block goes back where it was picked up, with
   the reason, and stays in the player's hand.
-- **Together** (``together``): the next two blocks are judged as one
-  placement (the rulebook's 4 + 1 on a 1). The first is held where it was set
-  down (the player's other hand, so to speak) until the second comes; both
-  are judged together; the pawn cannot move in between.
+- **Together** (``together``): the rulebook's 4 + 1 on a 1 (:mod:`.talo_turns`);
+  the pawn cannot move in between.
 - **Pawns** move by their routes only (:func:`sim.games.talo.reachable`):
   ``select-pawn`` shows every spot the pawn can reach and the shortest route
   to each; ``move-pawn`` walks it there step by step, once the blocks are
@@ -42,23 +36,12 @@ from collections.abc import Mapping
 import numpy as np
 
 from sim.games.contract import Judge
-from sim.games.play.session import (
-    Effect,
-    Pin,
-    Place,
-    PlayError,
-    Refused,
-    Say,
-    Seat,
-    Session,
-    Table,
-    Unpin,
-    Walk,
-)
+from sim.games.play.session import Effect, Place, PlayError, Refused, Say, Seat, Table, Walk
+from sim.games.play.talo_turns import StockTurns, reason
 from sim.games.talo import TaloError, free_starts, layout_of, reachable, talo_board
 from sim.games.talo import game as talo
 from sim.games.talo.layout import GridPawn, pawn_piece
-from sim.games.talo.turns import BUILD, OVER, TAKE, THROW, IllegalMoveError
+from sim.games.talo.turns import OVER, THROW, IllegalMoveError
 from sim.pieces import dimensions as dim
 from sim.pieces.talo import BLOCK, PAWN
 from sim.scene import Piece, Scene
@@ -66,7 +49,7 @@ from sim.scene import Piece, Scene
 BOARDS = {"green": "talo-green", "island": "talo-island"}
 
 
-class TaloSession(Session):
+class TaloSession(StockTurns):
     """Talo on the table (see the module docstring).
 
     Args:
@@ -81,6 +64,7 @@ class TaloSession(Session):
 
     ACTIONS = ("start", "throw", "take", "together", "select-pawn", "move-pawn", "restart", "end-turn")
     AT_REST = ()
+    RULES = talo
 
     def __init__(self, players, rng: np.random.Generator, judge: Judge, variant: str = "green"):
         if variant not in BOARDS:
@@ -90,22 +74,12 @@ class TaloSession(Session):
         if bad or not players or len(set(players)) != len(players):
             raise PlayError(f"--players: Talo's pawns are {', '.join(dim.TALO_PAWN_COLORS)} (each once), "
                             f"got {', '.join(players) or 'none'}")
-        super().__init__("talo", variant, players)
-        self.rng = rng
-        self.judge = judge
+        super().__init__("talo", variant, players, rng, judge)
         self.board = talo_board(BOARDS[variant])
         self.starts: dict[str, tuple[int, int]] = {}
-        self.state: talo.TaloState | None = None
-        self.live_of: dict[str, str] = {}  # game block id -> table piece id
-        self.together = False
-        self.pending: tuple[str, talo.Put, tuple] | None = None  # the first block of two placed together
         self.selected = None  # the Reach of the pawn whose routes are shown
 
     # --- reading --------------------------------------------------------------------------------------
-
-    @property
-    def over(self) -> bool:
-        return self.state is not None and self.state.phase == OVER
 
     @property
     def phase(self) -> str:
@@ -127,8 +101,6 @@ class TaloSession(Session):
         levels = s.levels() if s is not None else {}
         players = [{"color": p, "level": levels.get(p, 0), "cell": list(self._cell_of(p)) if self._cell_of(p) else None,
                     "active": p == self.current} for p in self.players]
-        stock = {n: dim.TALO_COUNT[n] for n in range(1, 11)} if s is None else {n: s.stock.count(n)
-                                                                                 for n in range(1, 11)}
         selected = None
         if self.selected is not None:
             dests = self.selected.destinations()
@@ -137,13 +109,8 @@ class TaloSession(Session):
                                           "route": [list(x) for x in self.selected.routes[d]]} for d in dests]}
         blocked = s is not None and s.phase == THROW and talo.blocked(s)
         return {"game": "talo", "variant": self.variant, "phase": self.phase, "current": self.current,
-                "players": players, "rolls": list(s.rolls) if s else [],
-                "throws": 0 if s is None else sum(1 for e in s.log if e.action == "throw"),
-                "options": [list(o) for o in s.options] if s else [], "hand": list(s.hand) if s else [],
-                "stock": stock, "together": self.together,
-                "pending": None if self.pending is None else self.pending[0], "selected": selected,
-                "blocked": blocked, "free_starts": [list(c) for c in free_starts(s.terrain)] if blocked else [],
-                "outcome": None if s is None or s.outcome is None else s.outcome.to_json()}
+                "players": players, **self.stock_view(), "selected": selected, "blocked": blocked,
+                "free_starts": [list(c) for c in free_starts(s.terrain)] if blocked else []}
 
     def to_json(self) -> dict:
         return {"game": "talo", "variant": self.variant, "players": list(self.players), "time": self.time,
@@ -188,41 +155,12 @@ class TaloSession(Session):
         self.log("game_state", state=self.state.to_json())
         return out + [Seat(self.current), Say(f"{self.current}'s turn: throw the die (D)", "turn")]
 
-    def _act_throw(self, args: Mapping, table: Table) -> list[Effect]:
-        s = self._game()
-        player = s.player
-        try:
-            self.state = talo.throw(s, self.rng)
-        except (IllegalMoveError, TaloError) as e:
-            raise Refused("throw", _reason(e)) from None
-        got = self.state.rolls if self.state.player == player else _last_rolls(self.state, player)
-        self.log("rolled", player=player, rolls=list(got))
-        if self.state.player != player:  # nothing matched after three throws
-            return self._next_turn(f"{player} threw {', '.join(map(str, got))}: no blocks match; the turn passes")
-        options = " | ".join("+".join(map(str, o)) for o in self.state.options)
-        return [Say(f"{player} threw {got[-1]}: take {options} (pick a block from the stock)")]
+    def _next_turn(self, said: str) -> list[Effect]:
+        self.selected = None
+        return super()._next_turn(said)
 
-    def _act_take(self, args: Mapping, table: Table) -> list[Effect]:
-        s = self._game()
-        try:
-            self.state = talo.take(s, [int(n) for n in args["blocks"]])
-        except (IllegalMoveError, TaloError) as e:
-            raise Refused("take", _reason(e)) from None
-        return [Say(f"{s.player} takes {' + '.join(map(str, self.state.hand))}")]
-
-    def _act_together(self, args: Mapping, table: Table) -> list[Effect]:
-        s = self._game()
-        if self.pending is not None:  # called off: the held block goes back to the stock, still in hand
-            piece = self.pending[0]
-            self.pending, self.together = None, False
-            return [Unpin(piece, home=True), Say(f"{piece} goes back: placed together no more")]
-        if self.together:
-            self.together = False
-            return [Say("the next block is placed on its own")]
-        if s.phase != BUILD or len(s.hand) < 2:
-            raise Refused("together", "two blocks in hand are needed to place them together")
-        self.together = True
-        return [Say("the next two blocks are placed together: set the first down, it is held until the second")]
+    def _turn_hint(self) -> str:
+        return " (the pawn is blockaded: it may restart on a free start field)" if talo.blocked(self.state) else ""
 
     def _act_select_pawn(self, args: Mapping, table: Table) -> list[Effect]:
         s = self._game()
@@ -241,7 +179,7 @@ class TaloSession(Session):
         try:
             self.state = talo.move(s, cell, level)
         except (IllegalMoveError, TaloError) as e:
-            raise Refused("move", _reason(e)) from None
+            raise Refused("move", reason(e)) from None
         route = [tuple(x) for x in self.state.log[-1 if self.state.phase != OVER else -2].data["route"]]
         self.selected = None
         color = s.player
@@ -258,37 +196,9 @@ class TaloSession(Session):
         try:
             self.state = talo.restart(s, cell)
         except (IllegalMoveError, TaloError) as e:
-            raise Refused("restart", _reason(e)) from None
+            raise Refused("restart", reason(e)) from None
         return [Place(talo.pawn_id(s.player), self._pawn_pose(s.player, cell, 0)),
                 Say(f"the blockaded {s.player} pawn starts again on {list(cell)}")]
-
-    def _act_end_turn(self, args: Mapping, table: Table) -> list[Effect]:
-        s = self._game()
-        if self.pending is not None:
-            raise Refused("together", f"{self.pending[0]} waits for the block placed with it (or call it off: G)")
-        try:
-            if s.phase == TAKE:  # nothing taken: the throw's blocks stay in the stock
-                s = talo.take(s, s.options[0])
-            self.state = talo.end_turn(s)
-        except (IllegalMoveError, TaloError) as e:
-            raise Refused("turn", _reason(e)) from None
-        if self.over:
-            return self._ended()
-        return self._next_turn(f"{s.player} ends the turn")
-
-    def _next_turn(self, said: str) -> list[Effect]:
-        self.together, self.selected = False, None
-        self.log("turn_changed", player=self.current)
-        self.log("game_state", state=self.state.to_json())
-        hint = " (the pawn is blockaded: it may restart on a free start field)" if talo.blocked(self.state) else ""
-        return [Seat(self.current), Say(f"{said}. {self.current}'s turn: throw the die (D){hint}", "turn")]
-
-    def _ended(self) -> list[Effect]:
-        o = self.state.outcome
-        self.log("game_over", reason=o.reason, winners=list(o.winners), loser=o.loser)
-        who = " and ".join(o.winners) or "nobody"
-        lost = f"; {o.loser} caused it and loses" if o.loser else ""
-        return [Say(f"game over ({o.reason}){lost}: {who} wins", "win")]
 
     # --- the table ------------------------------------------------------------------------------------
 
@@ -300,59 +210,8 @@ class TaloSession(Session):
             raise Refused("pawn", "a pawn walks its routes: select it (click it) and click where it goes")
         if p.kind != BLOCK:
             raise Refused("kind", f"{piece} is no Talo piece")
-        if piece not in table.supply:
-            raise Refused("placed", f"{piece} is built in; placed blocks stay where they are")
-        s = self._game()
-        n = int(p.params["length"])
-        if s.phase == THROW:
-            raise Refused("turn", f"{s.player}: throw the die first (D)")
-        if s.phase == TAKE:
-            combo = next((o for o in s.options if n in o), None)
-            if combo is None:
-                allowed = " | ".join("+".join(map(str, o)) for o in s.options)
-                raise Refused("take", f"a throw of {s.rolls[-1]} allows {allowed}; no block of length {n}")
-            self.state = talo.take(s, combo)
-            return [Say(f"{s.player} takes {' + '.join(map(str, combo))}")]
-        free = list(s.hand)
-        if self.pending is not None:
-            free.remove(self.pending[1].length)
-        if n not in free:
-            have = " + ".join(map(str, free)) or "nothing"
-            raise Refused("hand", f"no block of length {n} in hand (holding {have})")
-        return []
-
-    def _drop(self, piece: str, pose, table: Table) -> list[Effect]:
-        s = self._game()
-        n = int(table.scene().piece(piece).params["length"])
-        put = self._put(piece, n, pose)
-        if self.together and self.pending is None:
-            try:
-                talo.precheck(s, [put])
-            except IllegalMoveError as e:
-                raise Refused(e.violations[0].rule, _reason(e)) from None
-            self.pending = (piece, put, pose)
-            return [Pin(piece, pose), Say(f"{piece} is held where it was set down: now the block placed with it")]
-        first = self.pending
-        puts = [first[1], put] if first is not None else [put]
-        undo = [Unpin(first[0], home=True)] if first is not None else []
-        try:
-            talo.precheck(s, puts)
-            verdict = self.judge(talo.building_after(s, puts))
-            self.state = talo.place(s, puts, verdict)
-        except IllegalMoveError as e:
-            self.pending, self.together = None, False
-            raise Refused(e.violations[0].rule, _reason(e), undo) from None
-        self.pending, self.together = None, False
-        ids = [b.id for b in talo.new_blocks(s, puts)]
-        pieces = ([first[0]] if first is not None else []) + [piece]
-        self.live_of.update(zip(ids, pieces))
-        out: list[Effect] = [Unpin(first[0])] if first is not None else []
-        self.log("placed", player=s.player, pieces=pieces)
-        self.log("game_state", state=self.state.to_json())
-        if self.over:
-            return out + self._ended()
-        where = " and ".join(f"{pid} on {list(u.cell)} at level {u.layer}" for pid, u in zip(pieces, puts))
-        return out + [Say(f"{s.player} placed {where}")]
+        self._game()
+        return self._pick_block(piece, int(p.params["length"]), table)
 
     def _put(self, piece: str, length: int, pose) -> talo.Put:
         """The grid placement of a block landing at ``pose``; a pose off the grid is refused with its reason."""
@@ -363,6 +222,12 @@ class TaloSession(Session):
             raise Refused(v.rule, f"{piece} {v.reason}")
         b = layout.blocks[0]
         return talo.Put(length, b.cell, b.layer, b.axis)
+
+    def _new_ids(self, state, puts) -> list[str]:
+        return [b.id for b in talo.new_blocks(state, puts)]
+
+    def _where(self, pieces, puts) -> str:
+        return " and ".join(f"{pid} on {list(u.cell)} at level {u.layer}" for pid, u in zip(pieces, puts))
 
     def _knocked(self, pieces, player: str | None, table: Table) -> list[Effect]:
         if self.state is None:
@@ -377,30 +242,12 @@ class TaloSession(Session):
                 if pawn is not None:
                     out.append(Place(pid, self._pawn_pose(pawn.color, pawn.cell, pawn.level)))
             return out
-        culprit = player if player in self.players else self.state.player
-        self.log("knocked", player=culprit, pieces=list(pieces))
-        self.state = talo.collapse(self.state, culprit, fallen)
-        self.pending = None
-        return [Say(f"collapse: {', '.join(fallen)} fell ({culprit})", "collapse"), *self._ended()]
+        return self._collapsed(fallen, player, pieces)
 
 
 def _cell(args: Mapping) -> tuple[int, int]:
     cell = args["cell"]
     return int(cell[0]), int(cell[1])
-
-
-def _reason(e: Exception) -> str:
-    if isinstance(e, IllegalMoveError):
-        return "; ".join(v.reason for v in e.violations)
-    return str(e)
-
-
-def _last_rolls(state, player: str) -> list[int]:
-    """The rolls of ``player``'s last throw, from the log (the turn has passed on)."""
-    for e in reversed(state.log):
-        if e.action == "throw" and e.player == player:
-            return list(e.data["rolls"])
-    return []
 
 
 __all__ = ["BOARDS", "TaloSession"]

@@ -274,15 +274,15 @@ class TohuwabohuSession(Session):
     # --- reading ------------------------------------------------------------------------------------
 
     def view(self) -> dict:
-        """``{game, variant, players: [{name, pile, open: [{id, title, fulfilled}], done, active}], clock,
+        """``{game, variant, players: [{name, pile, open: [{id, title, color, fulfilled}], done, active}], clock,
         time_left, round, prompt, winner}``."""
         s = self.state
         players = []
         for h in s.hands:
             shown = h.open[:1] if self.basic else h.open
             players.append({"name": h.name, "pile": len(h.pile), "done": len(h.done),
-                            "open": [{"id": c, "title": card_title(c), "fulfilled": c in self.fulfilled_now}
-                                     for c in shown],
+                            "open": [{"id": c, "title": card_title(c), "color": CARDS[c].color,
+                                      "fulfilled": c in self.fulfilled_now} for c in shown],
                             "active": h.name == self.seat})
         prompt = None
         if self.collapse_by is not None:

@@ -83,6 +83,21 @@ def building_after(state: FantasyState, blocks: Sequence[FreeBlock]) -> Scene:
     return state.scene.with_pieces(state.scene.pieces + new_pieces(state, blocks))
 
 
+def precheck(state: FantasyState, blocks: Sequence[FreeBlock]) -> tuple[int, ...]:
+    """Every rule of a placement but balance (free building has no other: the hand must hold the blocks).
+
+    Returns:
+        The hand once they are placed.
+
+    Raises:
+        IllegalMoveError: not the time to build, or the hand lacks the blocks.
+    """
+    turns.require(state, BUILD)
+    if not blocks:
+        raise IllegalMoveError("place at least one block")
+    return turns.from_hand(state, [int(b.length) for b in blocks])
+
+
 def place(state: FantasyState, blocks: Sequence[FreeBlock], verdict: Verdict) -> FantasyState:
     """Place one or two blocks from the hand, anywhere, together.
 
@@ -98,10 +113,7 @@ def place(state: FantasyState, blocks: Sequence[FreeBlock], verdict: Verdict) ->
     Raises:
         IllegalMoveError: the hand lacks the blocks, or the new blocks alone would fall.
     """
-    turns.require(state, BUILD)
-    if not blocks:
-        raise IllegalMoveError("place at least one block")
-    hand = turns.from_hand(state, [int(b.length) for b in blocks])
+    hand = precheck(state, blocks)
     pieces = new_pieces(state, blocks)
     stood = {p.id for p in state.scene.pieces} & verdict.knocked_down
     if not verdict.stable and stood:
@@ -122,6 +134,20 @@ def end_turn(state: FantasyState) -> FantasyState:
     if state.stock.total == 0:
         return replace(state, phase=OVER, outcome=Outcome("blocks used up", state.players))
     return state
+
+
+def collapse(state: FantasyState, caused_by: str | None = None, fallen: Sequence[str] = ()) -> FantasyState:
+    """The construction collapsed, seen from outside (the viewer's physics, a replay): the game ends, the player
+    who brought it down loses and nobody wins (as :func:`place` rules a placement that brings blocks down).
+
+    Raises:
+        IllegalMoveError: the game is over already.
+    """
+    if state.phase == OVER:
+        raise IllegalMoveError("the game is over")
+    culprit = caused_by or state.player
+    state = turns.logged(state, "collapse", fallen=sorted(fallen), caused_by=culprit)
+    return replace(state, phase=OVER, outcome=Outcome("collapse", (), culprit))
 
 
 def finish(state: FantasyState) -> FantasyState:

@@ -112,6 +112,21 @@ def card_view(renderer, scene, size):
     return clear_view(renderer, scene, size, card_frame(scene), search)
 
 
+def card_picture(renderer, scene, size):
+    """A card's picture: its scene drawn from :func:`card_view`'s camera.
+
+    Args:
+        renderer: a :class:`sim.render.renderer.Renderer`.
+        scene: the card's scene.
+        size: (width, height) pixels (:func:`picture_size`).
+
+    Returns:
+        (picture (h, w, 4) uint8, the :class:`sim.render.views.ClearView` it was drawn from).
+    """
+    view = card_view(renderer, scene, size)
+    return renderer.render_graph(renderer.graph(scene), view.camera), view
+
+
 def picture_size(scale: float = 1.0, dpi: int = PNG_DPI) -> tuple[int, int]:
     """Pixels (w, h) of the picture area of a card drawn at ``scale`` and ``dpi``."""
     w, h = picture_box()

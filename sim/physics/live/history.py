@@ -32,12 +32,14 @@ class LiveSnapshot:
     Attributes:
         state: the world's pieces, poses, velocities and time.
         held: the pieces the statics held.
+        parked: the pieces set aside.
         hands: the hands' grips.
         actions: how many actions had been made; ``events``: how many events seen.
     """
 
     state: WorldState
     held: frozenset
+    parked: frozenset
     hands: tuple
     actions: int
     events: int
@@ -74,17 +76,18 @@ class History:
     def capture(self) -> LiveSnapshot:
         """The live world's state now (cheap: poses and velocities read, the tracker copied)."""
         lw = self.live
-        return LiveSnapshot(lw.world.get_state(), frozenset(lw.held), lw.hands.states(), len(lw.actions),
-                            len(lw.events), copy.deepcopy(lw.tracker), lw.certification, dict(lw._rest_since),
-                            lw._shake, lw._last_certified)
+        return LiveSnapshot(lw.world.get_state(), frozenset(lw.held), frozenset(lw.parked), lw.hands.states(),
+                            len(lw.actions), len(lw.events), copy.deepcopy(lw.tracker), lw.certification,
+                            dict(lw._rest_since), lw._shake, lw._last_certified)
 
     def restore(self, snap: LiveSnapshot) -> None:
         """Put the live world back to ``snap`` (bodies made afresh; later frames, actions and events dropped)."""
         lw = self.live
         lw.world.set_state(snap.state)
-        lw.world.set_static(sorted(snap.held), True)
-        lw.held = set(snap.held)
-        lw._held_poses = dict(zip(sorted(snap.held), lw.world.poses(sorted(snap.held))))
+        static = sorted(snap.held | snap.parked)
+        lw.world.set_static(static, True)
+        lw.held, lw.parked = set(snap.held), set(snap.parked)
+        lw._static_poses = dict(zip(static, lw.world.poses(static)))
         lw.hands.restore(snap.hands)
         lw.tracker = copy.deepcopy(snap.tracker)
         lw.certification = snap.certification

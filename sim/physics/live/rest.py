@@ -2,17 +2,23 @@
 
 After every change, and whenever moving pieces have come to rest, the live
 world asks :func:`certify` which pieces the statics hold where they are:
-every piece except those carried or moving, at its current pose, feasibility
-only (the rigid-block equilibrium of ``sim.statics``, no margin search).
-Held pieces become static bodies (see ``World.set_static``): they cost
-nothing a step and never creep, however long; the others, and what rests on
-them, are simulated and fall. :class:`CertifiedRest` is the part of the live
+every piece except those carried, moving or parked, at its current pose,
+feasibility only (the rigid-block equilibrium of ``sim.statics``, no margin
+search). Held pieces become static bodies (see ``World.set_static``): they
+cost nothing a step and never creep, however long; the others, and what rests
+on them, are simulated and fall. :class:`CertifiedRest` is the part of the live
 world that does it, and wakes held pieces that moving or carried ones touch.
+
+Parked pieces (a game's supply, waiting beside the board) are static bodies
+too, but the statics never judge them: only those whose bounding boxes meet a
+judged piece take part, as fixed pieces that may hold it up (:func:`beside`).
+So a supply of a hundred pieces costs the certification, the contact read-out
+and the motion tracker nothing until a hand takes one or something touches it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -32,6 +38,12 @@ SETTLE_SPEED = 0.02
 """A free piece is asked about again once no point of it has moved faster than this (m/s) for
 ``tol.rest_window``: a tall free pile that the solver keeps trembling at a few mm/s is held again where it
 stands, if the statics hold it there, instead of costing a whole solver run every step."""
+
+SETTLE_FALL_STEPS = 3
+"""... or the speed gravity gives a free body in this many steps, whichever is more: the solver loses the
+contacts of a piece at rest on many parts (an arch's curved underside on the table) for a step or two at a
+time, so that it falls that fast between two steps and is back where it was, for ever; asked about, the
+statics hold it."""
 
 RECERTIFY_SECONDS = 0.1
 """While pieces come to rest one after another, the statics are asked at most this often (s)."""
@@ -75,8 +87,8 @@ class InterfaceCache:
         if not self._poses or len(changed) * 2 > len(poses):
             found = list(find_interfaces(scene))
         else:
-            near = _near(scene, changed)
-            sub = scene.with_pieces(p for p in scene.pieces if p.id in near)
+            close = near(scene, changed)
+            sub = scene.with_pieces(p for p in scene.pieces if p.id in close)
             kept = [f for f in self._interfaces if f.a not in changed and f.b not in changed
                     and (f.a in poses or f.a == BOARD) and f.b in poses]
             fresh = [f for f in find_interfaces(sub) if f.a in changed or f.b in changed]
@@ -86,7 +98,7 @@ class InterfaceCache:
         return found
 
 
-def _near(scene: Scene, changed: set) -> set:
+def near(scene: Scene, changed: set) -> set:
     """The pieces whose bounding boxes (grown by the contact gap) meet those of the ``changed`` ones, and those."""
     boxes = []
     for p in scene.pieces:
@@ -99,7 +111,24 @@ def _near(scene: Scene, changed: set) -> set:
     return {i for i, m in zip(ids, meets) if m} | changed
 
 
-def certify(scene: Scene, exclude, cache: InterfaceCache | None = None) -> Certification:
+def beside(scene: Scene, aside) -> Scene:
+    """``scene`` without the pieces set ``aside``, except those whose bounding boxes (grown by the contact gap)
+    meet a piece kept: these stay, fixed, as part of the table that may hold a kept piece up.
+
+    Args:
+        scene: the pieces at their poses.
+        aside: ids of pieces lying apart (a supply beside the board).
+    """
+    aside = set(aside) & set(scene.ids)
+    if not aside:
+        return scene
+    kept = {p.id for p in scene.pieces if p.id not in aside}
+    touching = near(scene, kept) if kept else set()
+    return scene.with_pieces(p if p.id in kept else replace(p, fixed=True) for p in scene.pieces
+                             if p.id in kept or p.id in touching)
+
+
+def certify(scene: Scene, exclude, cache: InterfaceCache | None = None, parked=()) -> Certification:
     """Which of the scene's movable pieces the statics hold at their poses, leaving out ``exclude``.
 
     Args:
@@ -107,6 +136,7 @@ def certify(scene: Scene, exclude, cache: InterfaceCache | None = None) -> Certi
         exclude: ids not judged (carried or moving): they hold nothing up, so what rests on them is
             unheld; they are in neither result set.
         cache: the interfaces of the last call, to find again only those of pieces that moved.
+        parked: ids not judged either, but fixed where they touch a judged piece (:func:`beside`).
 
     Returns:
         The certification.
@@ -115,11 +145,10 @@ def certify(scene: Scene, exclude, cache: InterfaceCache | None = None) -> Certi
     from sim.statics import analyze
 
     excluded = set(exclude)
-    judged = scene.with_pieces(p for p in scene.pieces if p.id not in excluded)
+    judged = beside(scene.with_pieces(p for p in scene.pieces if p.id not in excluded), parked)
     if not judged.pieces:
         return Certification(frozenset(), frozenset(), {}, {}, {})
-    interfaces = None if cache is None else [f for f in cache.interfaces(scene)
-                                             if f.b not in excluded and f.a not in excluded]
+    interfaces = None if cache is None else cache.interfaces(judged)
     statics = analyze(judged, interfaces, margin=False)
     graph = support_graph(judged, statics.interfaces)
     movable = [p.id for p in judged.pieces if not p.fixed]
@@ -144,14 +173,14 @@ class CertifiedRest:
         self._last_certified = self.time
         carried = set(self.carried())
         unsettled = {i for i in self.free() if not self._rested(i)}
-        cert = certify(self.scene_now(), carried | unsettled, self._interfaces)
+        cert = certify(self.scene_now(), carried | unsettled, self._interfaces, self.parked)
         self.certification = cert
         newly = sorted(cert.held - self.held)
         lost = sorted(self.held & cert.unheld)
         if newly:
             self.world.set_static(newly, True)
             self.held |= set(newly)
-            self._held_poses.update(zip(newly, self.world.poses(newly)))
+            self._static_poses.update(zip(newly, self.world.poses(newly)))
             contacts = None
             fresh = [i for i in newly if i not in self.tracker.ids]
             moved = [i for i in newly if i in self.tracker.began]
@@ -166,17 +195,53 @@ class CertifiedRest:
             self._stale = True
         self.held -= set(lost)
         for i in lost:
-            self._held_poses.pop(i, None)
+            self._static_poses.pop(i, None)
+
+    def park(self, ids) -> None:
+        """Set these pieces aside, at rest where they lie (a game's supply): static bodies that the statics
+        never judge (only as fixed support of a judged piece they touch) and the motion tracker never
+        watches, so that they cost nothing. ``ids`` is the whole parked set: parked pieces not in it are
+        judged and watched again (from where they lie, at rest); carried and fixed pieces are not parked.
+        A hand, :meth:`set_pose`, :meth:`push`, :meth:`remove`, a shake or a moving piece's touch wakes a
+        parked piece as it wakes a held one."""
+        carried = set(self.carried())
+        bodies = self.world.bodies
+        want = {i for i in ids if i in bodies and not bodies[i].fixed and i not in carried}
+        self._unpark(self.parked - want, at_rest=True)
+        new = sorted(want - self.parked)
+        if not new:
+            return
+        self.world.set_static([i for i in new if i not in self.held], True)
+        self.held -= set(new)
+        self.parked |= set(new)
+        self._static_poses.update(zip(new, self.world.poses(new)))
+        self.tracker.remove(new)
+        self._dirty = True
+
+    def _unpark(self, ids, at_rest: bool) -> None:
+        """Parked pieces judged and watched again: at rest (to be certified at once) or woken (simulated)."""
+        ids = sorted(set(ids) & self.parked)
+        if not ids:
+            return
+        self.world.set_static(ids, False)
+        self._stale = True
+        self.parked -= set(ids)
+        for i in ids:
+            self._static_poses.pop(i, None)
+            self._rest_since[i] = -np.inf if at_rest else self.time
+        self.tracker.add(ids, self._bounds(ids), [self.pose(i) for i in ids], self._contacts(), self.time)
+        self._dirty = True
 
     def _wake(self, ids) -> None:
-        """Let held pieces go (something touches them, or their support changes)."""
+        """Let held and parked pieces go (something touches them, or their support changes)."""
+        self._unpark(ids, at_rest=False)
         ids = sorted(set(ids) & self.held)
         if ids:
             self.world.set_static(ids, False)
             self._stale = True
             self.held -= set(ids)
             for i in ids:
-                self._held_poses.pop(i, None)
+                self._static_poses.pop(i, None)
             for i in ids:
                 self._rest_since[i] = self.time
 
@@ -188,8 +253,8 @@ class CertifiedRest:
         return near
 
     def _touches(self) -> None:
-        """Held pieces touched by a moving or carried piece wake, with their neighbours."""
-        if not self.held:
+        """Held and parked pieces touched by a moving or carried piece wake, with their neighbours."""
+        if not self.held and not self.parked:
             return
         carried = set(self.carried())
         movers = carried | set(self.moving(TOUCH_SPEED))
@@ -201,7 +266,7 @@ class CertifiedRest:
             uid = self.world.bodies[i].uid
             for c in pb.getContactPoints(bodyA=uid, physicsClientId=self.world.client):
                 other = self.world.name_of(c[2])
-                if other in self.held and c[8] <= gap:
+                if (other in self.held or other in self.parked) and c[8] <= gap:
                     touched.add(other)
         if touched:
             near = set().union(*(self._neighbours(i) for i in touched))

@@ -10,6 +10,10 @@ probe: plain gravity) with
   change and whenever moving pieces have come to rest, the statics say which
   pieces are held; those are static bodies until something moving or carried
   touches them, and then wake with their neighbours;
+* **parked pieces** (:meth:`LiveWorld.park`): pieces set aside at rest (a
+  game's supply beside the board) are static bodies that neither the statics
+  nor the motion tracker look at, so that they cost nothing however many wait;
+  a hand, a move, a push or a touch wakes them;
 * **events as they happen** (:class:`LiveEvent`: moved, left its support,
   fell, knocked down, came to rest), each with the last action before it;
 * **snapshots** (:mod:`sim.physics.live.history`) and stepping back;
@@ -32,7 +36,7 @@ from sim.physics.bodies import GRAVITY, pb
 from sim.physics.live.hands import DEFAULT_STRENGTH, Hands
 from sim.physics.live.history import History, LiveSnapshot
 from sim.physics.live.records import Action, AdvanceReport, HandState, LiveEvent
-from sim.physics.live.rest import SETTLE_SPEED, Certification, CertifiedRest, InterfaceCache
+from sim.physics.live.rest import SETTLE_FALL_STEPS, SETTLE_SPEED, Certification, CertifiedRest, InterfaceCache
 from sim.physics.readout import RayHit
 from sim.physics.settings import TUNED, PhysicsSettings
 from sim.physics.tracker import MotionThresholds, MotionTracker
@@ -65,6 +69,7 @@ class LiveWorld(CertifiedRest):
         world: the underlying world (read poses, rays and contacts from it).
         hands: who carries what.
         held: ids of the pieces the statics hold (static bodies).
+        parked: ids of the pieces set aside (static bodies nobody judges or watches; :meth:`park`).
         actions: every action so far, in order.
         events: every event so far, in order.
         certification: the last answer of the statics.
@@ -75,6 +80,7 @@ class LiveWorld(CertifiedRest):
         self.world = World(scene, settings or live_settings())
         self.hands = Hands(self.world)
         self.held: set[str] = set()
+        self.parked: set[str] = set()
         self.actions: list[Action] = []
         self.events: list[LiveEvent] = []
         self.certification: Certification | None = None
@@ -84,10 +90,11 @@ class LiveWorld(CertifiedRest):
         self._stale = False  # pieces let go since contacts were last found: Bullet may lack theirs with statics
         self._shake: tuple[float, float, float, float, float] | None = None  # amplitude, hz, deg, start, end
         self._frame_steps = max(1, int(round(1.0 / (FRAME_HZ * self.world.settings.dt))))
+        self._settle_speed = max(SETTLE_SPEED, SETTLE_FALL_STEPS * GRAVITY * self.world.settings.dt)
         self._last_certified = -np.inf
         self._rest_since: dict[str, float] = {i: -np.inf for i in self.world.ids}  # a scene starts at rest
         self._interfaces = InterfaceCache()
-        self._held_poses: dict[str, np.ndarray] = {}
+        self._static_poses: dict[str, np.ndarray] = {}  # held or parked: they do not move
         self.tracker = MotionTracker([], [], np.zeros((0, 7)), {}, MotionThresholds.from_tolerances(tol),
                                      piece_rest=True)
         self._certify(force=True)
@@ -108,13 +115,13 @@ class LiveWorld(CertifiedRest):
         return self.world.ids
 
     def poses(self) -> np.ndarray:
-        """(n, 7) every piece's pose (held pieces from memory: they do not move)."""
+        """(n, 7) every piece's pose (held and parked pieces from memory: they do not move)."""
         ids = self.ids
         out = np.empty((len(ids), 7))
-        live = [k for k, i in enumerate(ids) if i not in self._held_poses]
+        live = [k for k, i in enumerate(ids) if i not in self._static_poses]
         for k, i in enumerate(ids):
-            if i in self._held_poses:
-                out[k] = self._held_poses[i]
+            if i in self._static_poses:
+                out[k] = self._static_poses[i]
         if live:
             out[live] = self.world.poses([ids[k] for k in live])
         return out
@@ -128,9 +135,10 @@ class LiveWorld(CertifiedRest):
         return self.hands.carried()
 
     def free(self) -> list[str]:
-        """Movable pieces that are simulated now (neither held nor carried), scene order."""
+        """Movable pieces that are simulated now (neither held, parked nor carried), scene order."""
         carried = self.carried()
-        return [b.id for b in self.world.movable if b.id not in self.held and b.id not in carried]
+        return [b.id for b in self.world.movable if b.id not in self.held and b.id not in self.parked
+                and b.id not in carried]
 
     def moving(self, speed: float | None = None) -> list[str]:
         """The pieces in motion now: some point faster than ``speed`` (m/s; default ``tol.rest_speed``)."""
@@ -240,7 +248,8 @@ class LiveWorld(CertifiedRest):
         self._wake(self._neighbours(piece_id))
         self.world.remove_piece(piece_id)
         self.held.discard(piece_id)
-        self._held_poses.pop(piece_id, None)
+        self.parked.discard(piece_id)
+        self._static_poses.pop(piece_id, None)
         self.tracker.remove([piece_id])
         self._rest_since.pop(piece_id, None)
         self._certify(force=True)
@@ -306,7 +315,7 @@ class LiveWorld(CertifiedRest):
         self._record("shake", player=player, amplitude=amplitude, frequency=frequency, direction_deg=direction_deg,
                      seconds=seconds)
         self._shake = (float(amplitude), float(frequency), float(direction_deg), self.time, self.time + seconds)
-        self._wake(set(self.held))
+        self._wake(self.held | self.parked)
 
     # --- stepping --------------------------------------------------------------------------------
 
@@ -345,6 +354,10 @@ class LiveWorld(CertifiedRest):
             self._shake_gravity()
         if self.hands.carried() or self.free() or shaking:
             self.hands.apply()
+            if shaking or self.hands.carried():
+                # a hand or the table does work each step (a light piece lifted fast gains more in a frame than
+                # the blow-up watch allows): the watch counts from the step before
+                w.rebase_energy()
             w.step(1)
             self._touches()
         else:
@@ -369,18 +382,16 @@ class LiveWorld(CertifiedRest):
             self.history.repeat()  # nothing moved, nothing changed: the last frame again, for free
             return
         self._dirty = awake
-        if self.hands.carried() or self._shake is not None:
-            self.world.rebase_energy()  # a hand or the table does work: the blow-up watch counts from here
         poses = self.poses()
         tracked = {i: k for k, i in enumerate(self.ids)}
         rows = [tracked[i] for i in self.tracker.ids]
-        resting = np.ones(len(self.ids), dtype=bool)  # held pieces rest by construction
+        resting = np.ones(len(self.ids), dtype=bool)  # held and parked pieces rest by construction
         quiet = resting.copy()
-        awake = [k for k, i in enumerate(self.ids) if i not in self.held]
+        awake = [k for k, i in enumerate(self.ids) if i not in self.held and i not in self.parked]
         if awake:
             awake_ids = [self.ids[k] for k in awake]
             resting[awake] = self.world.at_rest(awake_ids)
-            quiet[awake] = self.world.at_rest(awake_ids, SETTLE_SPEED)
+            quiet[awake] = self.world.at_rest(awake_ids, self._settle_speed)
         for kind_event in self.tracker.frame(self.time, poses[rows], self._contacts, resting[rows]):
             self.events.append(LiveEvent(kind_event.time, kind_event.kind, kind_event.pieces,
                                          self.actions[-1] if self.actions else None))

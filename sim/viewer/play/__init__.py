@@ -4,8 +4,10 @@
 - :mod:`.actions`: the games' own actions as validated JSON data;
 - :mod:`.table`: the table as a referee reads it, and the referee's effects carried out on it;
 - :mod:`.mode`: :class:`~.mode.PlayMode`, a referee on the controller (picks, drops, actions, time, events);
-- :mod:`.panels`: what the game panel says, as text.
+- :mod:`.panels`: what the game panel says, as text (and what Tohuwabohu's card tray shows);
+- :mod:`.cards`: Tohuwabohu's order cards drawn as ``towerlab cards`` draws them, once, in a worker process.
 
 The referees themselves are pure (:mod:`sim.games.play`). Nothing here imports
-Panda3D; the window draws the panel and the routes.
+Panda3D but the window's own modules, which draw the panel, the routes and the
+card tray (:mod:`.draw`, :mod:`.tray`).
 """

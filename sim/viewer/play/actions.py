@@ -59,18 +59,20 @@ def _two_names(v):
 
 _CELL = Field(_int_list(2, 2, 0, 9, "two field numbers 0..9, like [2, 0]"), REQUIRED, "the field (i, j)")
 _PLAYER = Field(_name, None, "the player (default: whose hands are at work)")
+_TAKE = {"blocks": Field(_int_list(1, 2, 1, 10, "one or two block lengths 1..10, like [1, 4]"), REQUIRED,
+                         "the lengths the throw allows")}
 
 SPECS: dict[str, dict[str, dict[str, Field]]] = {
     "talo": {
         "start": {"cell": _CELL},
         "throw": {},
-        "take": {"blocks": Field(_int_list(1, 2, 1, 10, "one or two block lengths 1..10, like [1, 4]"), REQUIRED,
-                                 "the lengths the throw allows")},
+        "take": _TAKE,
         "together": {},
         "select-pawn": {"player": _PLAYER},
         "move-pawn": {"cell": _CELL, "level": Field(_whole(0, 10), REQUIRED, "the level it stands on there")},
         "restart": {"cell": _CELL},
         "end-turn": {},
+        "finish": {},  # Talo-Fantasy's, from here
     },
     "tohuwabohu": {
         "swap": {},
@@ -91,9 +93,10 @@ SPECS: dict[str, dict[str, dict[str, Field]]] = {
     },
 }
 """game -> play action -> its fields (a session answers those of its :attr:`~sim.games.play.session.Session.ACTIONS`:
-Babylon's tactical and fast games have actions of their own)."""
+variants such as Talo-Fantasy and Babylon's fast game have actions of their own)."""
 
 
-def names(game: str) -> tuple[str, ...]:
-    """The play actions of ``game``."""
-    return tuple(SPECS.get(game, {}))
+
+def specs_of(session) -> dict[str, dict[str, Field]]:
+    """The play actions ``session`` answers (its game's that are among its ``ACTIONS``), with their fields."""
+    return {k: v for k, v in SPECS[session.game].items() if k in session.ACTIONS}

@@ -1,4 +1,5 @@
-"""The play mode in the window (Panda3D): the game panel, the die as it rolls, the selected pawn's routes.
+"""The play mode in the window (Panda3D): the game panel, the die as it rolls, the selected pawn's routes,
+Tohuwabohu's order cards (:mod:`.tray`).
 
 Only the window imports this module. The panel's text is
 :meth:`sim.viewer.play.mode.PlayMode.panel`; the routes are
@@ -60,6 +61,13 @@ class PlayDrawing:
         self._since = 1.0
         self._shown_routes = None
         self._rng = np.random.default_rng()  # the rolling faces only: the throw itself is the referee's
+        self.tray = None
+        self._art_error = None
+        if mode.session.game == "tohuwabohu":
+            from sim.viewer.play.cards import CardArt
+            from sim.viewer.play.tray import CardTray
+
+            self.tray = CardTray(base, mode, CardArt())
 
     def update(self, seconds: float) -> None:
         """Redraw what changed (once a frame; the referee is asked at most :data:`REFRESH` times a second)."""
@@ -80,6 +88,11 @@ class PlayDrawing:
         if routes != self._shown_routes:
             self._draw_routes(routes)
             self._shown_routes = routes
+        if self.tray is not None:
+            self.tray.update()
+            if self.tray.art.error and self.tray.art.error != self._art_error:
+                self._art_error = self.tray.art.error
+                self.mode.c.say(self._art_error, "error")
 
     def _die(self, text: str, view, seconds: float) -> str:
         """The die rolling for a moment after each throw (faces at random, for the eye), then the throw."""
@@ -125,6 +138,8 @@ class PlayDrawing:
     def destroy(self) -> None:
         self.frame.destroy()
         self.routes.remove_node()
+        if self.tray is not None:
+            self.tray.destroy()
 
 
 class PlayWindow(WindowPlugin):
@@ -147,6 +162,11 @@ class PlayWindow(WindowPlugin):
     def controls(self) -> tuple[Control, ...]:
         game, variant = self.referee.session.game, self.referee.session.variant
         g = "Game"
+        if game == "talo" and variant == "fantasy":
+            return (Control("D", ("d",), lambda: self._act("throw"), "throw the die", g),
+                    Control("G", ("g",), lambda: self._act("together"), "place the next two blocks together", g),
+                    Control("E", ("e",), lambda: self._act("end-turn"), "end the turn", g),
+                    Control("Enter", ("enter",), lambda: self._act("finish"), "the goal is reached: end the game", g))
         if game == "talo":
             return (Control("D", ("d",), lambda: self._act("throw"), "throw the die", g),
                     Control("G", ("g",), lambda: self._act("together"), "place the next two blocks together", g),

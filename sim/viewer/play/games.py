@@ -16,7 +16,7 @@ from sim.scene import Scene
 
 GAMES = ("tohuwabohu", "talo", "babylon")
 DEFAULT_PLAYERS = {"talo": ("red", "blue"), "tohuwabohu": ("red", "blue"), "babylon": ("red", "blue", "green")}
-VARIANTS = {"talo": ("green", "island"), "tohuwabohu": ("basic", "advanced", "pro"),
+VARIANTS = {"talo": ("green", "island", "fantasy"), "tohuwabohu": ("basic", "advanced", "pro"),
             "babylon": ("tactical", "expert", "fast", "fast-expert")}
 
 
@@ -42,6 +42,17 @@ class Game:
     prepare: object = None
 
 
+def fantasy_table() -> Scene:
+    """Talo-Fantasy's table: the stock where Talo's set-up puts it, no board, no pawns (nothing suggests a grid)."""
+    from sim.pieces import board as catalogue_board
+    from sim.viewer.setup import setup
+
+    talo = setup("talo")
+    lift = catalogue_board(talo.board).thickness  # the stock lay on the table around the board's slab
+    blocks = [p.moved((p.pos[0], p.pos[1], p.pos[2] + lift), p.quat) for p in talo.pieces if p.kind == "talo.block"]
+    return Scene("talo", "table", tuple(blocks), title="Talo-Fantasy: the stock and the table")
+
+
 def new_game(game: str, players=None, variant: str | None = None, seed: int = 0) -> Game:
     """Set ``game`` up for ``players`` (default two, Babylon three) in ``variant`` (default the first).
 
@@ -56,6 +67,13 @@ def new_game(game: str, players=None, variant: str | None = None, seed: int = 0)
     variant = variant or VARIANTS[game][0]
     if variant not in VARIANTS[game]:
         raise PlayError(f"--variant: {game} plays {', '.join(VARIANTS[game])}, got {variant!r}")
+    if game == "talo" and variant == "fantasy":
+        from sim.games.play.fantasy import FantasySession
+        from sim.games.play.judge import statics_judge
+
+        scene = fantasy_table()
+        session = FantasySession(players, game_rng(seed), statics_judge)
+        return Game(scene, tuple(p.id for p in scene.pieces), session)
     if game == "talo":
         from sim.games.play.judge import statics_judge
         from sim.games.play.talo import BOARDS, TaloSession

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from sim.games.play import session as play
-from sim.viewer.play.actions import SPECS
+from sim.viewer.play.actions import specs_of
 from sim.viewer.play.games import Game
 from sim.viewer.play.panels import panel_lines
 from sim.viewer.play.table import ControllerTable, Effects
@@ -52,7 +52,7 @@ class Referee(SessionPlugin):
     def __init__(self, game: Game, recording=None):
         self.game = game
         self.session = game.session
-        self.actions = {k: v for k, v in SPECS[self.session.game].items() if k in self.session.ACTIONS}
+        self.actions = specs_of(self.session)
         self.recording = recording
         self.refusal: dict | None = None
         self.c = None

@@ -1,7 +1,8 @@
 """What the game panel says, as text: each game's view (its session's ``view()``) in lines, no Panda3D.
 
 One function a game: :func:`talo_lines` (the die, the throw's choices, the
-hand, the stock boards' counts, the pawns and their levels),
+hand, the stock boards' counts, the pawns and their levels), :func:`fantasy_lines`
+(the same without pawns, and how many blocks each player built),
 :func:`tohuwabohu_lines` (each player's pile, set-aside cards and open card,
 the clock), :func:`babylon_lines` (the live count, each player's supply, the
 level-majority table, the final score). :func:`panel_lines` picks one and adds
@@ -17,6 +18,8 @@ from sim.viewer.play import panels_fast
 KEYS = {
     "talo": "D throw  |  pick a block: take  |  G two together  |  V your pawn's routes  |  W pawn to the field "
             "under the cursor  |  E end turn",
+    "talo-fantasy": "D throw  |  pick a block: take  |  G two together  |  E end turn  |  Enter the goal is "
+                    "reached: finish",
     "tohuwabohu": "S swap the card (once a turn)  |  H the other hand",
     "tohuwabohu-pro": "Tab next player's hands  |  Enter stop!  |  C continue  |  X punish",
     "babylon": "E end turn  |  S on two nobles: the special move  |  U turn the tower under the cursor (expert)  "
@@ -24,11 +27,9 @@ KEYS = {
 }
 
 
-def talo_lines(v: Mapping) -> list[str]:
-    """The Talo panel: whose turn, the die, what the throw allows, the hand, the stock, the pawns."""
-    out = [f"TALO ({v['variant']})  |  {v['current']}"
-           + {"start": ": put your pawn on a start field", "throw": ": throw the die",
-              "take": ": take blocks", "build": ": build and walk", "over": ""}[v["phase"]]]
+def _stock_lines(v: Mapping) -> list[str]:
+    """A Talo game's die, what the throw allows, the hand and the stock boards' counts."""
+    out = []
     if v["rolls"]:
         throws = " then ".join(str(r) for r in v["rolls"])
         out.append(f"die: {v['rolls'][-1]}" + (f"   (throws: {throws})" if len(v["rolls"]) > 1 else ""))
@@ -41,6 +42,23 @@ def talo_lines(v: Mapping) -> list[str]:
     stock = v["stock"]
     out.append("stock: " + "  ".join(f"{n}:{stock[n] if n in stock else stock.get(str(n), 0)}"
                                      for n in range(1, 11)))
+    return out
+
+
+def _outcome_line(v: Mapping) -> list[str]:
+    if not v["outcome"]:
+        return []
+    o = v["outcome"]
+    lost = f", {o['loser']} loses" if o["loser"] else ""
+    return [f"GAME OVER ({o['reason']}): {' and '.join(o['winners']) or 'nobody'} wins{lost}"]
+
+
+def talo_lines(v: Mapping) -> list[str]:
+    """The Talo panel: whose turn, the die, what the throw allows, the hand, the stock, the pawns."""
+    out = [f"TALO ({v['variant']})  |  {v['current']}"
+           + {"start": ": put your pawn on a start field", "throw": ": throw the die",
+              "take": ": take blocks", "build": ": build and walk", "over": ""}[v["phase"]]]
+    out += _stock_lines(v)
     pawns = []
     for p in v["players"]:
         where = "off the board" if p["cell"] is None else f"level {p['level']} on {p['cell']}"
@@ -51,11 +69,17 @@ def talo_lines(v: Mapping) -> list[str]:
         out.append(f"{v['selected']['pawn']} can reach {n} spot(s): click one (routes drawn)")
     if v["blocked"]:
         out.append("blockaded: restart on a free start field (click one)")
-    if v["outcome"]:
-        o = v["outcome"]
-        lost = f", {o['loser']} loses" if o["loser"] else ""
-        out.append(f"GAME OVER ({o['reason']}): {' and '.join(o['winners']) or 'nobody'} wins{lost}")
-    return out
+    return out + _outcome_line(v)
+
+
+def fantasy_lines(v: Mapping) -> list[str]:
+    """The Talo-Fantasy panel: whose turn, the die, what the throw allows, the hand, the stock, who placed what."""
+    out = [f"TALO-FANTASY  |  {v['current']}" + {"throw": ": throw the die", "take": ": take blocks",
+                                                 "build": ": build anywhere", "over": ""}[v["phase"]]]
+    out += _stock_lines(v)
+    out.append("built: " + "  ".join(f"{'> ' if p['active'] else ''}{p['name']} {p['placed']}"
+                                     for p in v["players"]) + f"   ({v['built']} blocks)")
+    return out + _outcome_line(v)
 
 
 def tohuwabohu_lines(v: Mapping) -> list[str]:
@@ -102,17 +126,33 @@ def babylon_lines(v: Mapping) -> list[str]:
     return out
 
 
-LINES = {"talo": talo_lines, "tohuwabohu": tohuwabohu_lines, "babylon": babylon_lines,
+def tohuwabohu_cards(v: Mapping) -> list[dict]:
+    """What the card tray shows of a Tohuwabohu view: each player's group of cards, seat order.
+
+    Returns:
+        ``[{name, active, caption, pile, cards: [{id, title, color, fulfilled}]}]``: the face-up cards (one in
+        the basic game, up to three in the professional variant) and, when the pile still holds cards, their
+        count (drawn as the pile's back).
+    """
+    out = []
+    for p in v["players"]:
+        caption = f"{'> ' if p['active'] else ''}{p['name']}: {p['pile']} in pile, {p['done']} done"
+        out.append({"name": p["name"], "active": p["active"], "caption": caption, "pile": p["pile"],
+                    "cards": [dict(c) for c in p["open"]]})
+    return out
+
+
+LINES = {"talo": talo_lines, "talo-fantasy": fantasy_lines, "tohuwabohu": tohuwabohu_lines, "babylon": babylon_lines,
          "babylon-fast": panels_fast.babylon_fast_lines}
 KEYS["babylon-fast"] = panels_fast.KEYS
 
 
 def panel_lines(view: Mapping, refusal: Mapping | None = None) -> list[str]:
     """The game panel: the game's lines, the last refusal and its reason, the keys."""
-    panel = view.get("panel", view["game"])  # a game's view may name a panel of its own (Babylon's fast game)
+    own = f"{view['game']}-{view['variant']}"  # a variant with a panel or keys of its own (Talo-Fantasy, ...)
+    panel = view.get("panel") or (own if own in LINES else view["game"])  # or one the game's view names
     out = LINES[panel](view)
     if refusal is not None:
         out.append(f"REFUSED ({refusal['rule']}): {refusal['reason']}")
-    key = "tohuwabohu-pro" if view["game"] == "tohuwabohu" and view["variant"] == "pro" else panel
-    out.append(KEYS[key])
+    out.append(KEYS.get(own, KEYS[panel]))
     return out
