@@ -66,3 +66,17 @@ def test_a_scripted_game_offscreen_is_recorded_the_same_every_time(tmp_path, mon
     header = load_recording(tmp_path / "0.tlrec")
     assert header.players == ("red", "blue") and header.variant == "green" and header.header["seed"] == 5
     assert main(["penalty", str(tmp_path / "0.tlrec"), "--json"]) == 0  # judged by the base game's rules
+
+
+def test_a_pick_the_rules_refuse_is_said_and_the_script_goes_on(tmp_path, monkeypatch):
+    # a refused pick used to end the script with exit 2 (a refused drop did not): the rules' no is part of a game
+    from sim.replay import load_recording
+
+    monkeypatch.chdir(tmp_path)
+    moves = tmp_path / "moves.json"
+    moves.write_text(json.dumps([{"action": "start", "cell": [0, 0]}, {"action": "pick", "piece": "b3-1"},
+                                 {"action": "start", "cell": [0, 9]}, {"action": "throw"}]))
+    rec = tmp_path / "game.tlrec"
+    assert main(["play", "talo", "--seed", "5", "--actions", str(moves), "--offscreen", "--record", str(rec)]) == 0
+    kinds = [e.kind for e in load_recording(rec).events if e.kind in ("refused", "rolled")]
+    assert kinds == ["refused", "rolled"]  # the pick before the throw refused, the game went on to the throw

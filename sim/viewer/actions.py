@@ -42,6 +42,12 @@ class ActionError(TowerlabError):
         super().__init__(f"{where}: {reason}" if where else reason)
 
 
+class RefusalError(ActionError):
+    """An action the session's rules (a plug-in: a game's referee) do not allow now. It is said in the window
+    and kept on the record; a script goes on with its next action (a refused pick is part of a game, not a
+    mistake in the file)."""
+
+
 def _count(v):
     if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 100000:
         raise ValueError(f"expected a whole number 1..100000, got {got(v)}")
@@ -122,10 +128,14 @@ class Action:
     def __getitem__(self, key: str):
         return self.args[key]
 
-    def fail(self, key: str | None, reason: str) -> ActionError:
+    def fail(self, key: str | None, reason: str, error: type[ActionError] = ActionError) -> ActionError:
         """An error about one of this action's fields (or the whole action)."""
         where = self.where or f"action {self.name!r}"
-        return ActionError(f"{where}.{key}" if key else where, reason)
+        return error(f"{where}.{key}" if key else where, reason)
+
+    def refuse(self, key: str | None, reason: str) -> RefusalError:
+        """The session's rules refuse it (see :class:`RefusalError`)."""
+        return self.fail(key, reason, RefusalError)
 
     def to_json(self) -> dict:
         """The file form (defaults included, unset optional fields left out)."""

@@ -196,14 +196,14 @@ class Controller(Building, Timeline, Files, Viewing):
         """Do one action.
 
         Raises:
-            ActionError: it cannot be done (no such piece, the hand is full, nothing to drop, ...), or a
-                plug-in refused it (the reason is said as a message too).
+            ActionError: it cannot be done (no such piece, the hand is full, nothing to drop, ...).
+            RefusalError: a plug-in (the game's rules) refused it; the reason is said as a message too.
         """
         for p in self.plugins:
             reason = p.check(self, action)
             if reason:
                 self.say(reason, "refused")
-                raise action.fail(None, reason)
+                raise action.refuse(None, reason)
         owner = self._own_actions.get(action.name)
         if action.name in UNDOABLE or (owner is not None and action.name in owner.undoable):
             self.history.go_live()
@@ -230,7 +230,7 @@ class Controller(Building, Timeline, Files, Viewing):
             reason = p.may_use(self, piece, hand)
             if reason:
                 self.say(reason, "refused")
-                raise a.fail(key, reason)
+                raise a.refuse(key, reason)
 
     def _session_event(self, kind: str, pieces: tuple[str, ...], action: str, piece: str | None,
                        hand: str | None, data: dict | None = None) -> None:

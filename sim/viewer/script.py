@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sim.viewer.actions import Action
+from sim.viewer.actions import Action, RefusalError
 from sim.viewer.controller import FRAME, QUIET_FRAMES, QUIET_LIMIT, Controller, Request
 
 VIEW_ONLY = ("camera", "orbit", "pan", "zoom", "toggle", "hover", "hand", "screenshot", "speed", "pause", "save")
@@ -46,7 +46,8 @@ class ScriptRunner:
         """Do the next thing; False once the script is over.
 
         Raises:
-            ActionError: an action cannot be done (its message names the file, line and field).
+            ActionError: an action cannot be done (its message names the file, line and field); an action the
+                session's rules refuse (:class:`~sim.viewer.actions.RefusalError`) is said and the script goes on.
         """
         c = self.controller
         if self._frames > 0:
@@ -68,7 +69,10 @@ class ScriptRunner:
         if a.name == "wait":
             self._frames = int(round(a["seconds"] / FRAME))
             return True
-        c.apply(a)
+        try:
+            c.apply(a)
+        except RefusalError:
+            return True  # the rules said no (a message, and on the record): the game goes on
         if a.name in ("camera", "orbit", "pan", "zoom"):
             c.camera.current = c.camera.goal  # a script's camera is where it is sent, at once
         self._serve()
@@ -131,3 +135,15 @@ def offscreen_shooter(controller: Controller) -> Callable[[Request], None]:
         controller.say(f"screenshot saved: {request.args['path']}")
 
     return shoot
+
+
+def run_offscreen(controller: Controller, actions: list[Action], screenshot=None) -> None:
+    """Run ``actions`` through ``controller`` with no window, save ``screenshot`` (a path, or None) once they
+    are done, and close the controller (also after an error or Ctrl-C)."""
+    try:
+        shoot = offscreen_shooter(controller)
+        ScriptRunner(controller, actions, shoot).run()
+        if screenshot is not None:
+            shoot(Request("screenshot", {"path": str(screenshot), "size": None}))
+    finally:
+        controller.close()
