@@ -273,3 +273,27 @@ def test_odd_file_names_are_printed_escaped(name, tmp_path, capsys):
             assert json.loads(out)[0]["file"] == str(path)  # JSON escapes give the name back exactly
         else:
             assert shown in out + err, args
+
+
+def test_ctrl_c_in_an_offscreen_session_exits_130_and_closes_its_recording(monkeypatch, tmp_path, capsys):
+    import sim.viewer.script
+    from sim.replay.recording import load_recording
+
+    real = sim.viewer.script.ScriptRunner.step
+    steps = []
+
+    def step_then_interrupt(self):
+        steps.append(1)
+        if len(steps) > 40:  # some frames in: the action is under way
+            raise KeyboardInterrupt
+        return real(self)
+
+    monkeypatch.setattr(sim.viewer.script.ScriptRunner, "step", step_then_interrupt)
+    actions = tmp_path / "a.json"
+    actions.write_text('[{"action": "pick", "piece": "b3-1"}, {"action": "move-to", "at": [0, 0]},'
+                       ' {"action": "drop"}, {"action": "wait", "seconds": 2}]')
+    record = tmp_path / "s.tlrec"
+    code, _, err = run(capsys, "view", "--game", "talo", "--actions", actions, "--offscreen", "--no-recovery",
+                       "--record", record)
+    assert code == 130 and err.strip() == "towerlab: interrupted"
+    assert load_recording(record).complete  # the session was closed: its recording was closed too

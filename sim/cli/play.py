@@ -88,51 +88,20 @@ def play(
 
 
 def _offscreen(g, plugins, script, screenshot, size) -> None:
-    from sim.viewer.controller import Controller, Request
-    from sim.viewer.script import ScriptRunner, offscreen_shooter
+    from sim.viewer.controller import Controller
+    from sim.viewer.script import run_offscreen
 
-    controller = Controller(g.scene, threaded=False, size=size, supply=g.supply, plugins=plugins)
-    try:
-        shoot = offscreen_shooter(controller)
-        ScriptRunner(controller, script, shoot).run()
-        if screenshot is not None:
-            shoot(Request("screenshot", {"path": str(screenshot), "size": None}))
-    except KeyboardInterrupt:
-        raise typer.Exit(130) from None
-    finally:
-        controller.close()
+    run_offscreen(Controller(g.scene, threaded=False, size=size, supply=g.supply, plugins=plugins), script, screenshot)
 
 
 def _window(g, plugins, referee, script, screenshot, exit_after, size, title) -> None:
     from sim.viewer.controller import Controller
     from sim.viewer.play.draw import PlayWindow
     from sim.viewer.play.draw_fast import FastWindow
-    from sim.viewer.window import ViewerWindow
+    from sim.viewer.window import run_window
 
-    scripted = script is not None
-    controller = Controller(g.scene, threaded=not scripted, size=size, supply=g.supply, plugins=plugins)
-    runner = None
-    if scripted:
-        from sim.viewer.script import ScriptRunner
-
-        runner = ScriptRunner(controller, script, lambda request: None)
-    try:
-        window = ViewerWindow(controller, title, runner, None if screenshot is None else str(screenshot), exit_after,
-                              plugins=[(FastWindow if g.session.variant.startswith("fast") else PlayWindow)(referee)])
-    except Exception as e:
-        controller.close()
-        if "open window" not in str(e):  # ShowBase's "Could not open window.": one line; anything else is a bug
-            raise
-        raise PlayArgumentError(f"could not open a window on {os.environ.get('DISPLAY')}: {e}") from None
-    if runner is not None:
-        runner.shoot = window.shoot
-    try:
-        window.run()
-    except KeyboardInterrupt:
-        window.exit_code = 130
-    finally:
-        window.close()
-    if window.error:
-        raise PlayArgumentError(window.error)
-    if window.exit_code:
-        raise typer.Exit(window.exit_code)
+    controller = Controller(g.scene, threaded=script is None, size=size, supply=g.supply, plugins=plugins)
+    window_plugin = (FastWindow if g.session.variant.startswith("fast") else PlayWindow)(referee)
+    code = run_window(controller, title, script, screenshot, exit_after, plugins=[window_plugin])
+    if code:
+        raise typer.Exit(code)

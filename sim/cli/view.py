@@ -103,53 +103,22 @@ def view(
 
 
 def _offscreen(scene, source, supply, script, screenshot, saver, size, plugins) -> None:
-    from sim.viewer.controller import Controller, Request
-    from sim.viewer.script import ScriptRunner, offscreen_shooter
+    from sim.viewer.controller import Controller
+    from sim.viewer.script import run_offscreen
 
-    controller = Controller(scene, source=source, threaded=False, recovery=saver, size=size, supply=supply,
-                            plugins=plugins)
-    try:
-        shoot = offscreen_shooter(controller)
-        ScriptRunner(controller, script, shoot).run()
-        if screenshot is not None:
-            shoot(Request("screenshot", {"path": str(screenshot), "size": None}))
-    except KeyboardInterrupt:
-        raise typer.Exit(130) from None
-    finally:
-        controller.close()
+    run_offscreen(Controller(scene, source=source, threaded=False, recovery=saver, size=size, supply=supply,
+                             plugins=plugins), script, screenshot)
 
 
 def _window(scene, source, supply, script, screenshot, exit_after, saver, size, plugins) -> None:
     from sim.viewer.controller import Controller
-    from sim.viewer.window import ViewerWindow
+    from sim.viewer.window import run_window
 
     scripted = script is not None
     controller = Controller(scene, source=source, threaded=not scripted, recovery=saver, size=size, supply=supply,
                             plugins=plugins)
     offer = saver.pending() if saver is not None and not scripted else None
-    runner = None
-    if scripted:
-        from sim.viewer.script import ScriptRunner
-
-        runner = ScriptRunner(controller, script, lambda request: None)
     title = f"towerlab view: {source or scene.title or scene.game}"
-    try:
-        window = ViewerWindow(controller, title, runner, None if screenshot is None else str(screenshot), exit_after,
-                              offer)
-    except Exception as e:
-        controller.close()
-        if "open window" not in str(e):  # ShowBase's "Could not open window.": one line; anything else is a bug
-            raise
-        raise ViewArgumentError(f"could not open a window on {os.environ.get('DISPLAY')}: {e}") from None
-    if runner is not None:
-        runner.shoot = window.shoot
-    try:
-        window.run()
-    except KeyboardInterrupt:
-        window.exit_code = 130
-    finally:
-        window.close()
-    if window.error:
-        raise ViewArgumentError(window.error)
-    if window.exit_code:
-        raise typer.Exit(window.exit_code)
+    code = run_window(controller, title, script, screenshot, exit_after, offer)
+    if code:
+        raise typer.Exit(code)

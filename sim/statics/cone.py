@@ -42,7 +42,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from sim.statics.model import Equilibrium
-from sim.statics.problem import MARGIN_CAP_G, Problem
+from sim.statics.problem import MARGIN_CAP_G, Problem, peel_unheld
 from sim.tol import tol
 
 CONE_POINTS = 64
@@ -192,20 +192,7 @@ class ConeProblem:
     def unheld(self, test=None) -> list[int]:
         """The bodies that cannot be held, peeled from the top (as :meth:`Problem.unheld
         <sim.statics.problem.Problem.unheld>`)."""
-        out: list[int] = []
-        removed = np.zeros(len(self.eq.bodies), dtype=bool)
-        height = self.eq.com[:, 2]
-        while True:
-            need = self.least_help()
-            failing = [i for i in np.flatnonzero(need > tol.unheld_slack) if i not in out]
-            if not failing:
-                return sorted(out)
-            top = max(failing, key=lambda i: (height[i], -i))
-            out.append(int(top))
-            self.remove(int(top))
-            removed[top] = True
-            if test is not None and test.holds(np.zeros(2), removed):
-                return sorted(out)
+        return peel_unheld(self, test)
 
     # --- margin ---------------------------------------------------------------------------------
 

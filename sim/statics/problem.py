@@ -43,6 +43,25 @@ FIRST_DIRECTION_DEG = 0.0  # the margin search's first direction; the tilted-gra
 SPREAD = 1  # most friction directions per round given to every parallel contact plane
 
 
+def peel_unheld(program, test=None) -> list[int]:
+    """The bodies that cannot be held, peeled from the top by ``program`` (a :class:`Problem` or a cone
+    program: its ``eq``, ``least_help()`` and ``remove(body)``); see :meth:`Problem.unheld`."""
+    out: list[int] = []
+    removed = np.zeros(len(program.eq.bodies), dtype=bool)
+    height = program.eq.com[:, 2]
+    while True:
+        need = program.least_help()
+        failing = [i for i in np.flatnonzero(need > tol.unheld_slack) if i not in out]
+        if not failing:
+            return sorted(out)
+        top = max(failing, key=lambda i: (height[i], -i))
+        out.append(int(top))
+        program.remove(int(top))
+        removed[top] = True
+        if test is not None and test.holds(np.zeros(2), removed):
+            return sorted(out)
+
+
 class Problem:
     """The kinematic LP of one structure.
 
@@ -278,20 +297,7 @@ class Problem:
             test: the structure's :class:`~sim.statics.tilt.TiltTest`, if any: where vertical
                 forces alone hold what remains, that proves it stands without another LP solve.
         """
-        out: list[int] = []
-        removed = np.zeros(len(self.eq.bodies), dtype=bool)
-        height = self.eq.com[:, 2]
-        while True:
-            need = self.least_help()
-            failing = [i for i in np.flatnonzero(need > tol.unheld_slack) if i not in out]
-            if not failing:
-                return sorted(out)
-            top = max(failing, key=lambda i: (height[i], -i))
-            out.append(int(top))
-            self.remove(int(top))
-            removed[top] = True
-            if test is not None and test.holds(np.zeros(2), removed):
-                return sorted(out)
+        return peel_unheld(self, test)
 
     # --- margin ---------------------------------------------------------------------------------
 

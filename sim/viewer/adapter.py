@@ -64,7 +64,12 @@ class WorldAdapter:
     """
 
     def __init__(self, scene: Scene, settings=None, *, threaded_statics: bool = True):
-        self.live = PhysicsLive(scene, settings)
+        self._attach(PhysicsLive(scene, settings), threaded_statics)
+
+    def _attach(self, live: PhysicsLive, threaded_statics: bool) -> None:
+        """Keep ``live`` (what happened in it before is told already) and judge it."""
+        self.live = live
+        live.drain_events()
         self._revision = 0
         self._last: LastAction | None = None
         self._statics = StaticsWorker("process" if threaded_statics else "inline")
@@ -229,7 +234,7 @@ class WorldAdapter:
             return Advance(0, 0.0, clock.perf_counter() - start, 0.0, ())
         report = self.live.advance(seconds, budget)
         found = self.live.drain_events()
-        events = [LiveEvent(e.time, e.kind, e.pieces, self._last) for e in found]
+        events = [LiveEvent(e.time, e.kind, e.pieces, self._last or _cause(e.cause)) for e in found]
         if self._watched and report.steps:
             self.poses()
             events += self._falls()
@@ -290,3 +295,11 @@ class WorldAdapter:
     def close(self) -> None:
         self._statics.close()
         self.live.close()
+
+
+def _cause(action) -> LastAction | None:
+    """A live-world action as the viewer's last action (before the viewer did anything of its own: what a
+    re-simulated world did before it was resumed)."""
+    if action is None:
+        return None
+    return LastAction(action.kind, action.piece, action.hand, action.player, action.time)

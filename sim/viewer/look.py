@@ -439,25 +439,8 @@ class LiveLook:
 
     def _make_still_region(self) -> None:
         """A display region behind the 3D scene showing the still picture on a full-window card."""
-        region = self.base.win.make_display_region()
-        region.set_sort(-20)
-        root = NodePath("towerlab-still")
-        lens = OrthographicLens()
-        lens.set_film_size(2.0, 2.0)
-        lens.set_near_far(-1.0, 1.0)
-        from panda3d.core import Camera
-
-        cam = root.attach_new_node(Camera("still-camera", lens))
-        region.set_camera(cam)
-        card = CardMaker("still")
-        card.set_frame(-1.0, 1.0, -1.0, 1.0)
-        card.set_uv_range((0.0, 0.0), (1.0, 1.0))
-        self._still = root.attach_new_node(card.generate())
-        self._still.set_y(0.5)
+        self._still_region, self._still_root, self._still = picture_card(self.base.win, -20, "towerlab-still")
         self._still.set_depth_write(False)
-        self._still.set_depth_test(False)
-        self._still_root = root
-        self._still_region = region
 
     def screenshot(self, view) -> np.ndarray:
         """The full-quality picture from ``view`` (its size): (h, w, 4) uint8."""
@@ -475,3 +458,28 @@ def _matrix(m: np.ndarray):
     from panda3d.core import LMatrix4f
 
     return LMatrix4f(*np.asarray(m, dtype=float).T.ravel())
+
+
+def picture_card(win, sort: int, name: str) -> tuple:
+    """A display region of ``win`` (drawn in ``sort`` order) showing one card over all of it, to put a
+    picture on (a texture); the card neither tests nor, unless asked, writes depth.
+
+    Returns:
+        (the region, its root node, the card's node).
+    """
+    from panda3d.core import Camera
+
+    region = win.make_display_region()
+    region.set_sort(sort)
+    root = NodePath(name)
+    lens = OrthographicLens()
+    lens.set_film_size(2.0, 2.0)
+    lens.set_near_far(-1.0, 1.0)
+    region.set_camera(root.attach_new_node(Camera(f"{name}-camera", lens)))
+    card = CardMaker(name)
+    card.set_frame(-1.0, 1.0, -1.0, 1.0)
+    card.set_uv_range((0.0, 0.0), (1.0, 1.0))
+    node = root.attach_new_node(card.generate())
+    node.set_y(0.5)
+    node.set_depth_test(False)
+    return region, root, node

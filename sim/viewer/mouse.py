@@ -65,11 +65,7 @@ class MouseInput:
         return True
 
     def _mouse_pixel(self):
-        if not self.mouseWatcherNode.has_mouse():
-            return None
-        m = self.mouseWatcherNode.get_mouse()
-        w, h = self.controller.camera.size
-        return (float(m.x) + 1.0) * w / 2.0, (1.0 - float(m.y)) * h / 2.0
+        return mouse_pixel(self.mouseWatcherNode, self.controller.camera.size)
 
     def _ctrl(self) -> bool:
         return self.mouseWatcherNode.is_button_down(KeyboardButton.control())
@@ -144,3 +140,12 @@ class MouseInput:
         piece = c.piece_at(*px)
         if piece != c.hovered and piece not in {s.piece for s in c.hands.values()}:
             self._act("hover", {"piece": piece})
+
+
+def mouse_pixel(watcher, size) -> tuple[float, float] | None:
+    """Where the mouse is, in pixels of a window of ``size`` from its top left; None outside the window."""
+    if not watcher.has_mouse():
+        return None
+    m = watcher.get_mouse()
+    w, h = size
+    return (float(m.x) + 1.0) * w / 2.0, (1.0 - float(m.y)) * h / 2.0

@@ -236,3 +236,39 @@ class ViewerWindow(MouseInput, Commands, Drawing, ShowBase):
         self.look.close()
         self.destroy()
 
+
+def run_window(controller: Controller, title: str, script=None, screenshot=None, exit_after: bool = False,
+               recovery=None, plugins=()) -> int:
+    """Open a :class:`ViewerWindow` on ``controller``, run ``script`` (actions) in it a step a frame, and
+    keep it open until it is closed; the controller is closed with it (or at once when no window opens).
+
+    Returns:
+        The window's exit code (0, or 130 after Ctrl-C).
+
+    Raises:
+        TowerlabError: the window could not open (the display named), or the script failed (its one line).
+    """
+    import os
+
+    from sim.viewer.script import ScriptRunner
+
+    runner = None if script is None else ScriptRunner(controller, script, lambda request: None)
+    try:
+        window = ViewerWindow(controller, title, runner, None if screenshot is None else str(screenshot), exit_after,
+                              recovery, plugins=plugins)
+    except Exception as e:
+        controller.close()
+        if "open window" not in str(e):  # ShowBase's "Could not open window.": one line; anything else is a bug
+            raise
+        raise TowerlabError(f"could not open a window on {os.environ.get('DISPLAY')}: {e}") from None
+    if runner is not None:
+        runner.shoot = window.shoot
+    try:
+        window.run()
+    except KeyboardInterrupt:
+        window.exit_code = 130
+    finally:
+        window.close()
+    if window.error:
+        raise TowerlabError(window.error)
+    return window.exit_code

@@ -200,21 +200,8 @@ def run_window(recording, path, script, screenshot, at, exit_after, size) -> Non
 
 def _build_on(viewer, path, script, screenshot, exit_after) -> None:
     """The viewer's window on the re-simulated world, in its build mode."""
-    from sim.viewer.script import ScriptRunner
-    from sim.viewer.window import ViewerWindow
+    from sim.viewer.window import run_window
 
-    runner = None if script is None else ScriptRunner(viewer, script, lambda request: None)
-    title = f"towerlab view: re-simulated from {path}"
-    window = ViewerWindow(viewer, title, runner, None if screenshot is None else str(screenshot), exit_after, None)
-    if runner is not None:
-        runner.shoot = window.shoot
-    try:
-        window.run()
-    except KeyboardInterrupt:
-        window.exit_code = 130
-    finally:
-        window.close()
-    if window.error:
-        raise TowerlabError(window.error)
-    if window.exit_code:
-        raise SystemExit(window.exit_code)
+    code = run_window(viewer, f"towerlab view: re-simulated from {path}", script, screenshot, exit_after)
+    if code:
+        raise SystemExit(code)

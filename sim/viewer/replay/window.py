@@ -21,10 +21,11 @@ from pathlib import Path
 
 import numpy as np
 from direct.showbase.ShowBase import ShowBase
-from panda3d.core import CardMaker, NodePath, OrthographicLens, Texture
+from panda3d.core import Texture
 
 from sim.errors import TowerlabError
-from sim.viewer.look import LiveLook
+from sim.viewer.look import LiveLook, picture_card
+from sim.viewer.mouse import mouse_pixel
 from sim.viewer.replay.actions import COMPARE, replay_action
 from sim.viewer.replay.controller import ReplayController, Request
 from sim.viewer.replay.keys import BOUND, CONTROLS
@@ -114,11 +115,7 @@ class ReplayWindow(ShowBase):
         return True
 
     def _mouse_pixel(self):
-        if not self.mouseWatcherNode.has_mouse():
-            return None
-        m = self.mouseWatcherNode.get_mouse()
-        w, h = self.controller.size
-        return (float(m.x) + 1.0) * w / 2.0, (1.0 - float(m.y)) * h / 2.0
+        return mouse_pixel(self.mouseWatcherNode, self.controller.size)
 
     def _press_left(self) -> None:
         px = self._mouse_pixel()
@@ -367,21 +364,7 @@ class ReplayWindow(ShowBase):
         self._pane[3] = None
 
     def _make_pane(self):
-        region = self.win.make_display_region()
-        region.set_sort(5)
-        root = NodePath("towerlab-fixed-pane")
-        lens = OrthographicLens()
-        lens.set_film_size(2.0, 2.0)
-        lens.set_near_far(-1.0, 1.0)
-        from panda3d.core import Camera
-
-        cam = root.attach_new_node(Camera("fixed-pane-camera", lens))
-        region.set_camera(cam)
-        card = CardMaker("fixed-pane")
-        card.set_frame(-1.0, 1.0, -1.0, 1.0)
-        node = root.attach_new_node(card.generate())
-        node.set_y(0.5)
-        node.set_depth_test(False)
+        region, root, node = picture_card(self.win, 5, "towerlab-fixed-pane")
         node.set_depth_write(False)
         texture = Texture("towerlab-fixed-pane")
         return [region, node, texture, None, 0.0, root]
