@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.spatial.transform import Rotation
 
+from sim.geometry.transforms import compose, rotate
 from sim.physics.bodies import BodyInfo, pb
 from sim.tol import tol
 
@@ -50,9 +50,9 @@ class Readout:
             return np.zeros((0, 7))
         raw = [pb.getBasePositionAndOrientation(b.uid, physicsClientId=self._cid) for b in bodies]
         centre = np.array([r[0] for r in raw]) / self._scale
-        rot = Rotation.from_quat([r[1] for r in raw]) * Rotation.from_quat([b.principal for b in bodies]).inv()
-        pos = centre - rot.apply(np.array([b.com for b in bodies]))
-        quat = rot.as_quat()
+        # scipy's Rotation arithmetic, bit for bit (sim.geometry.transforms), without its fixed costs
+        quat = compose(np.array([r[1] for r in raw]), np.array([b.principal for b in bodies]), invert_b=True)
+        pos = centre - rotate(quat, np.array([b.com for b in bodies]), unit=True)
         start = np.array([b.start_quat for b in bodies])
         quat = np.where(np.sum(quat * start, axis=1, keepdims=True) < 0, -quat, quat)  # the sign it started with
         return np.hstack([pos, quat])
@@ -86,7 +86,7 @@ class Readout:
         """Kinetic energy (J) of every active piece (:attr:`active` order) and their potential energy
         (J) in the current gravity, probe included: the one formula of both."""
         mass, inertia, frames, vel = self._centres()
-        spin = Rotation.from_quat(frames[:, 3:]).inv().apply(vel[:, 3:]) if len(mass) else vel[:, 3:]
+        spin = rotate(frames[:, 3:], vel[:, 3:], inverse=True) if len(mass) else vel[:, 3:]
         kinetic = 0.5 * mass * np.sum(vel[:, :3] ** 2, axis=1) + 0.5 * np.sum(inertia * spin**2, axis=1)
         return kinetic, float(-np.sum(mass * (frames[:, :3] @ self._gravity)))
 

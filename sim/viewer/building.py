@@ -291,6 +291,7 @@ class _LiveScene:
         """The pieces as (id, kind, pos, quat, shape) records at their poses now (no scene is built)."""
         if self._pieces is None:
             w = self._world
-            self._pieces = [_Placed(i, w.piece(i).kind, tuple(p[:3]), tuple(p[3:]), w.piece(i).shape)
-                            for i, p in zip(w.ids, w.poses()) if i not in self._supply]
+            self._pieces = [_Placed(i, piece.kind, tuple(p[:3]), tuple(p[3:]), piece.shape)
+                            for i, piece, p in zip(w.ids, map(w.piece, w.ids), w.poses().tolist())
+                            if i not in self._supply]
         return self._pieces

@@ -7,13 +7,14 @@ landing is found on the very collision shapes the simulation uses.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from sim.geometry.transforms import canonical_quat
+from sim.geometry.transforms import canonical_quat, quat_to_matrix, rotate
 
 CLEARANCE = 0.015
 """How far (m) a carried piece floats above whatever lies under it (auto-raise)."""
@@ -51,23 +52,79 @@ class Footprint:
     outline: np.ndarray
 
 
+KEPT = 1024
+"""How many answers each kept function (:func:`kept`) keeps: a carried piece asks the same few every frame."""
+
+
+def kept(fn: Callable) -> Callable:
+    """``fn(quat, *args)`` kept for the last :data:`KEPT` arguments asked: a pure function of a quaternion and
+    numbers, asked again with the same ones frame after frame while a piece is carried. The quaternion is told
+    apart by its bytes (-0.0 is not 0.0 there). What it returns must not be changed by the caller."""
+
+    @functools.lru_cache(maxsize=KEPT)
+    def by_bytes(quat: bytes, *args):
+        return fn(np.frombuffer(quat).copy(), *args)
+
+    @functools.wraps(fn)
+    def wrapper(quat, *args):
+        return by_bytes(np.asarray(quat, dtype=float).tobytes(), *args)
+
+    return wrapper
+
+
+@kept
 def heading(quat) -> float:
     """The heading (degrees from +x) of a piece's most horizontal own axis, x before y before z."""
-    m = Rotation.from_quat(quat).as_matrix()
+    m = quat_to_matrix(quat)
     flatness = np.abs(m[2, :])  # how vertical each own axis is
     axis = int(np.argmin(flatness + np.array([0.0, 1e-6, 2e-6])))
     v = m[:2, axis]
     return float(np.degrees(np.arctan2(v[1], v[0])))
 
 
-def footprint(vertices: np.ndarray, quat) -> Footprint:
-    """The footprint of a piece whose vertices (k, 3) (piece frame, m) are turned by ``quat``."""
-    rot = Rotation.from_quat(quat)
-    v = rot.apply(np.asarray(vertices, dtype=float))
+def _seen_from_above(vertices: np.ndarray, quat):
+    """The vertices turned by ``quat`` (k, 3), the heading, its cosine and sine, and the outline's least and
+    greatest coordinates (2,) along and across the heading."""
+    v = rotate(quat, vertices)
     h = heading(quat)
     c, s = np.cos(np.radians(h)), np.sin(np.radians(h))
     local = v[:, :2] @ np.array([[c, -s], [s, c]])  # coordinates along and across the heading
-    lo, hi = local.min(axis=0), local.max(axis=0)
+    return v, h, c, s, local.min(axis=0), local.max(axis=0)
+
+
+def silhouette(vertices: np.ndarray, quat) -> tuple[float, np.ndarray]:
+    """A piece's :class:`Footprint`'s ``bottom`` and ``outline`` alone (no rays to place: cheaper), for an
+    orientation asked once (the carried piece's own, frame by frame)."""
+    v, _, c, s, lo, hi = _seen_from_above(vertices, quat)
+    return float(v[:, 2].min()), _corners(lo, hi, c, s)
+
+
+def _corners(lo: np.ndarray, hi: np.ndarray, c, s) -> np.ndarray:
+    corners = np.array([[lo[0], lo[1]], [hi[0], lo[1]], [hi[0], hi[1]], [lo[0], hi[1]]])
+    return corners @ np.array([[c, s], [-s, c]])
+
+
+_FOOTPRINTS: dict = {}
+
+
+def footprint(vertices: np.ndarray, quat) -> Footprint:
+    """The footprint of a piece whose vertices (k, 3) (piece frame, m) are turned by ``quat``.
+
+    Kept for the last :data:`KEPT` (vertices, orientation) asked (the vertices by identity): a carried piece
+    asks for the same one every frame. Its arrays are read-only."""
+    key = (id(vertices), np.asarray(quat, dtype=float).tobytes())
+    known = _FOOTPRINTS.get(key)
+    if known is not None and known[0] is vertices:
+        return known[1]
+    fp = _footprint(vertices, quat)
+    if len(_FOOTPRINTS) >= KEPT:
+        _FOOTPRINTS.pop(next(iter(_FOOTPRINTS)))  # the oldest
+    _FOOTPRINTS[key] = (vertices, fp)  # the vertices kept alive: their id is not taken by another array
+    return fp
+
+
+def _footprint(vertices: np.ndarray, quat) -> Footprint:
+    v, h, c, s, lo, hi = _seen_from_above(vertices, quat)
     axes = []
     for a, b in zip(lo + EDGE_INSET, hi - EDGE_INSET):
         n = int(np.clip(np.ceil((b - a) / SAMPLE_SPACING) + 1, 2, MAX_SAMPLES_PER_SIDE)) if b > a else 1
@@ -77,9 +134,10 @@ def footprint(vertices: np.ndarray, quat) -> Footprint:
     within = inside(samples, _outline(v[:, :2]))  # a triangle's rays under the triangle, not its whole box
     if within.any():
         samples = samples[within]
-    corners = np.array([[lo[0], lo[1]], [hi[0], lo[1]], [hi[0], hi[1]], [lo[0], hi[1]]])
-    return Footprint(float(v[:, 2].min()), float(v[:, 2].max()), samples, (hi - lo) / 2, h,
-                     corners @ np.array([[c, s], [-s, c]]))
+    fp = Footprint(float(v[:, 2].min()), float(v[:, 2].max()), samples, (hi - lo) / 2, h, _corners(lo, hi, c, s))
+    for a in (fp.samples, fp.half, fp.outline):
+        a.setflags(write=False)
+    return fp
 
 
 def _outline(xy: np.ndarray) -> np.ndarray:
@@ -165,6 +223,11 @@ def tip_over(quat, axis: str = "across") -> np.ndarray:
 
 def square_up(quat) -> np.ndarray:
     """The orientation with every own axis along a world axis nearest to ``quat``: upright pieces only."""
+    return _square_up(quat).copy()
+
+
+@kept
+def _square_up(quat) -> np.ndarray:
     m = Rotation.from_quat(quat).as_matrix()
     out = np.zeros((3, 3))
     used = set()
@@ -181,6 +244,11 @@ def square_up(quat) -> np.ndarray:
 
 def snap_heading(quat, reference_deg: float = 0.0, step_deg: float = 90.0) -> np.ndarray:
     """``quat`` turned about the vertical so that its heading is ``reference_deg`` plus a multiple of ``step_deg``."""
+    return _snap_heading(quat, float(reference_deg), float(step_deg)).copy()
+
+
+@kept
+def _snap_heading(quat, reference_deg: float, step_deg: float) -> np.ndarray:
     h = heading(quat)
     off = (h - reference_deg) % step_deg
     turn = -off if off <= step_deg / 2 else step_deg - off

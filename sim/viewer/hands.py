@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sim.viewer.carry import CLEARANCE, RAY_TOP, SET_DOWN_GAP, footprint, inside, support_height
+from sim.viewer.carry import CLEARANCE, RAY_TOP, SET_DOWN_GAP, footprint, inside, silhouette, support_height
 from sim.viewer.snapping import snap
 
 PATH_STEP = 0.008
@@ -113,21 +113,21 @@ def plan(scene, hand: str, state: HandState, pose, ray: Callable, skip, floor: f
     xy = placed.xy if placed is not None else np.asarray(state.xy, dtype=float)
     quat = placed.quat if placed is not None else np.asarray(state.quat, dtype=float)
     fp = footprint(piece.shape.vertices, quat)
-    now = footprint(piece.shape.vertices, pose[3:])
+    now_bottom, now_outline = silhouette(piece.shape.vertices, pose[3:])  # as it is now (not kept: it moves)
     # rays under the piece start inside it, at its centre's height: what it carries lies above that,
     # what carries it below; rays elsewhere start high up
-    below = inside(fp.samples + xy, now.outline + np.asarray(pose[:2]))
+    below = inside(fp.samples + xy, now_outline + np.asarray(pose[:2]))
     tops = np.where(below, float(pose[2]), RAY_TOP)
     surface, under = support_height(ray, xy, fp.samples, skip, floor, tops)
     rest_z = surface - fp.bottom
     ghost = np.concatenate([xy, [rest_z], quat])
     # on the way it clears whatever lies between here and there: a hand lifts, travels, then comes down
     here = np.asarray(pose[:2], dtype=float)
-    low = float(pose[2] + now.bottom)
+    low = float(pose[2] + now_bottom)
     # what lies on the way, looked up once per destination (the piece comes nearer along the same way)
     key = (tuple(np.round(xy, 5)), tuple(np.round(quat, 4)), revision)
     if state.way is None or state.way[0] != key:
-        state.way = (key, _path_height(ray, here, xy, fp, now.outline + here, float(pose[2]), skip, floor))
+        state.way = (key, _path_height(ray, here, xy, fp, now_outline + here, float(pose[2]), skip, floor))
     way = max(state.way[1], surface)
     travel = way + CLEARANCE + float(np.clip(state.lift, -CLEARANCE + SET_DOWN_GAP, MAX_LIFT))
     if state.lowering is not None:

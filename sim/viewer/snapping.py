@@ -25,10 +25,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.spatial.transform import Rotation
 
-from sim.geometry.transforms import rotation_matrices
-from sim.viewer.carry import footprint, heading, snap_heading, square_up
+from sim.geometry.transforms import rotate, rotation_matrices
+from sim.viewer.carry import footprint, heading, kept, snap_heading, square_up
 
 SNAP_RADIUS = 0.015
 """How near (m, horizontally) a piece must be carried to a spot to snap onto it."""
@@ -85,26 +84,26 @@ def _talo(grid, piece, xy, quat) -> Snap:
 
 def _places(scene, skip: set, near: np.ndarray, reach: float) -> list[tuple[np.ndarray, float, str]]:
     """Babylon's places to stand on within ``reach`` (m) of ``near`` (2,): (xy (2,), heading of the
-    part (deg), label). Vectorised over the pieces: a city has hundreds of places."""
+    part (deg), label). Vectorised over the pieces: a city has hundreds of places; only the parts near
+    enough are turned."""
     parts = [p for p in scene.pieces if p.id not in skip and p.kind in ("babylon.tower", "babylon.bridge")]
     if not parts:
         return []
     pos = np.array([p.pos for p in parts])
-    rot = rotation_matrices(np.array([p.quat for p in parts]))
-    upright = np.abs(rot[:, 2, 2]) >= 0.99  # lying on its side: not a place
-    close = upright & (np.linalg.norm(pos[:, :2] - near, axis=1) <= reach + 0.05)
+    close = np.flatnonzero(np.linalg.norm(pos[:, :2] - near, axis=1) <= reach + 0.05)
+    rot = rotation_matrices(np.array([parts[k].quat for k in close]).reshape(-1, 4))  # row by row alike
     out = []
-    for k in np.flatnonzero(close):
+    for k, turn in zip(close, rot):
+        if abs(turn[2, 2]) < 0.99:  # lying on its side: not a place
+            continue
         p = parts[k]
-        h = None
         for a in p.shape.anchors:
             if a.kind == "spot" or (a.kind == "top" and p.kind == "babylon.tower"):
-                where = pos[k] + rot[k] @ np.asarray(a.position)
+                where = pos[k] + turn @ np.asarray(a.position)
                 if np.linalg.norm(where[:2] - near) > reach:
                     continue
-                h = heading(p.quat) if h is None else h
                 name = "top" if a.kind == "top" else a.name.replace("spot-", "") + " spot"
-                out.append((where[:2], h, f"{name} of {p.id}"))
+                out.append((where[:2], heading(p.quat), f"{name} of {p.id}"))
     return out
 
 
@@ -123,9 +122,8 @@ def _babylon(scene, piece, xy, quat, skip: set) -> Snap:
     best = None
     for where, h, label in places:
         qq = snap_heading(q, h) if piece.kind != "babylon.noble" else q
-        rot = Rotation.from_quat(qq)
         for off in offsets:
-            centre = where - rot.apply(off)[:2]
+            centre = where - _turned(qq, off.tobytes())[:2]
             d = float(np.linalg.norm(centre - xy))
             if d <= SNAP_RADIUS and (best is None or d < best[0]):
                 best = (d, centre, qq, label)
@@ -134,18 +132,23 @@ def _babylon(scene, piece, xy, quat, skip: set) -> Snap:
     return Snap(best[1], best[2], best[3])
 
 
+@kept
+def _turned(quat, offset: bytes) -> np.ndarray:
+    """(3,) an offset (given as its bytes) turned by ``quat``."""
+    return rotate(quat, np.frombuffer(offset))
+
+
 def _figure_point(scene, xy, quat, skip: set) -> Snap:
     best = None
     for p in scene.pieces:
         if p.id in skip or p.kind != "tohuwabohu.level":
             continue
-        rot = Rotation.from_quat(p.quat)
-        if rot.apply([0.0, 0.0, 1.0])[2] < 0.9:
+        if rotate(p.quat, [0.0, 0.0, 1.0])[2] < 0.9:
             continue
         for a in p.shape.anchors:
             if a.kind != "figure_point":
                 continue
-            where = (np.asarray(p.pos) + rot.apply(a.position))[:2]
+            where = (np.asarray(p.pos) + rotate(p.quat, a.position))[:2]
             d = float(np.linalg.norm(where - xy))
             if d <= SNAP_RADIUS and (best is None or d < best[0]):
                 best = (d, where, f"{a.color} point of {p.id}")
