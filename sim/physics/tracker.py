@@ -168,6 +168,7 @@ class MotionTracker:
         self._rest_since: dict[str, float | None] = {}
         self.events: list[Event] = []
         self._last = None  # the poses array of the last frame, when it is handed in again nothing is measured
+        self._blind = False  # the last frame was judged without contacts (by the measures alone)
         self.rest_since: float | None = time
         self._settled_reported = True
         self.add(ids, bounds, poses, contacts, time)
@@ -276,6 +277,13 @@ class MotionTracker:
                                       or m["tilt"][k] > th.knocked_angle or m["drop"][k] > th.knocked_drop)
         return checks
 
+    def _past(self, m: dict[str, np.ndarray]) -> np.ndarray:
+        """(n,) whether a piece's measures alone raise one of :meth:`judge`'s flags."""
+        th = self.thresholds
+        return ((m["reach"] > th.moved_distance) | (m["tilt"] > th.moved_angle)
+                | (m["displacement"] > th.knocked_distance) | (m["tilt"] > th.knocked_angle)
+                | (m["drop"] > th.knocked_drop))
+
     def frame(self, t: float, poses: np.ndarray, contacts: Contacts | Callable[[], Contacts] | None = None,
               resting: np.ndarray | None = None) -> list[Event]:
         """Take one frame: poses (n, 7) in the tracker's order at time ``t``.
@@ -291,8 +299,11 @@ class MotionTracker:
             The events first seen in this frame (also appended to :attr:`events`).
         """
         th = self.thresholds
-        if poses is self._last and resting is not None:
-            # the very poses of the last frame (everything asleep): the flags cannot change, only the rest clock
+        if resting is not None and (poses is self._last or (self._blind and self._last is not None
+                                                             and np.array_equal(poses, self._last))):
+            # the very poses of the last frame (everything asleep), or the same poses again when the last frame
+            # judged them by their measures alone (a piece carried over a city at rest): the flags cannot
+            # change, only the rest clock
             found = self._rest(t, np.asarray(resting, dtype=bool))
             self.events += found
             return found
@@ -300,8 +311,12 @@ class MotionTracker:
         m = self.measure(poses)
         still = (m["reach"] < th.still_fraction * th.moved_distance) & (m["tilt"] < th.still_fraction * th.moved_angle)
         state = None if still.all() or contacts is None else (contacts() if callable(contacts) else contacts)
+        self._blind = state is None
         new = {kind: [] for kind in self._flags}
-        for k, i in enumerate(self.ids):
+        # without contacts a piece's flags all come from its measures: only those past a threshold are judged
+        rows = range(len(self.ids)) if state is not None else np.flatnonzero(self._past(m))
+        for k in rows:
+            i = self.ids[k]
             checks = self.judge(m, k, i, None if state is None else state[i][0])
             for kind, hit in checks.items():
                 if hit and i not in self._flags[kind]:

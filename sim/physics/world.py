@@ -209,7 +209,20 @@ class World(Readout, Gravity, State):
             self._active = [b for b in self._movable if b.id not in self._static]
             self._masses = np.array([b.mass for b in self._active])
             self._inertias = np.array([b.inertia for b in self._active]).reshape(-1, 3)
+            self._movable_ids = frozenset(b.id for b in self._movable)
+            self._order = {i: k for k, i in enumerate(self.ids)}
         return self._movable
+
+    @property
+    def movable_ids(self) -> frozenset[str]:
+        """The ids of :attr:`movable`."""
+        self.movable  # noqa: B018 (fills the cache)
+        return self._movable_ids
+
+    def in_order(self, ids) -> list[str]:
+        """Pieces ``ids`` in scene order (the order of :attr:`ids`)."""
+        self.movable  # noqa: B018 (fills the cache)
+        return sorted(ids, key=self._order.__getitem__)
 
     @property
     def active(self) -> list[BodyInfo]:

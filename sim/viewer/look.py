@@ -39,6 +39,10 @@ from panda3d.core import (
     LVecBase4f,
     NodePath,
     OrthographicLens,
+    PTA_LMatrix4f,
+    PTA_LVecBase2f,
+    PTA_LVecBase3f,
+    PTA_LVecBase4f,
     RenderState,
     Shader,
     ShaderAttrib,
@@ -221,6 +225,14 @@ class LiveLook:
                             ("u_sky", light.sky), ("u_ground", light.ground)):
             self.root.set_shader_input(name, LVecBase3f(*value))
         self.root.set_shader_input("u_shadow_strength", light.shadow_strength)
+        # what changes from frame to frame is handed in as arrays whose values change in place: a new value
+        # set as an input would be a new state of the root and of every node under it, some 400 a frame to
+        # compose in the cull and to collect afterwards (1.1 ms a frame of Python's thread on a Babylon city)
+        self._inputs = {name: kind.empty_array(1) for name, kind in (
+            ("u_key_dir", PTA_LVecBase3f), ("u_fill_dir", PTA_LVecBase3f), ("u_eye", PTA_LVecBase3f),
+            ("u_floor_fade", PTA_LVecBase4f), ("u_shadow_matrix", PTA_LMatrix4f), ("u_shadow_bias", PTA_LVecBase2f))}
+        for name, array in self._inputs.items():
+            self.root.set_shader_input(name, array)
         self.floor = _quad(1.0)
         self.floor.reparent_to(self.root)
         self.floor.hide(SHADOW_MASK)
@@ -305,9 +317,9 @@ class LiveLook:
         place_camera(base.camera, base.camLens, view)
         forward = view.basis[2]
         key, fill = LIGHTING.key_direction(forward), LIGHTING.fill_direction(forward)
-        self.root.set_shader_input("u_key_dir", LVecBase3f(*key))
-        self.root.set_shader_input("u_fill_dir", LVecBase3f(*fill))
-        self.root.set_shader_input("u_eye", LVecBase3f(*view.eye))
+        self._inputs["u_key_dir"][0] = LVecBase3f(*key)
+        self._inputs["u_fill_dir"][0] = LVecBase3f(*fill)
+        self._inputs["u_eye"][0] = LVecBase3f(*view.eye)
         floor_z = -scene.board_info.thickness
         casters = self._corners(scene, poses)
         board = board_corners(scene)
@@ -331,8 +343,8 @@ class LiveLook:
             mid, half = (lo + hi) / 2, (hi - lo) / 2
             self.floor.set_pos(mid[0], mid[1], floor_z - 1e-4)
             self.floor.set_scale(half[0], 1.0, half[1])
-        self.root.set_shader_input("u_floor_fade", LVecBase4f(centre[0], centre[1], TABLE.fade_start * extent,
-                                                              TABLE.fade_end * extent))
+        self._inputs["u_floor_fade"][0] = LVecBase4f(centre[0], centre[1], TABLE.fade_start * extent,
+                                                     TABLE.fade_end * extent)
 
     def _aim(self, key, still, floor_z: float) -> None:
         """The key light's shadow map, of what stands still (``still``: (k, 3) corners): kept while that does
@@ -342,9 +354,9 @@ class LiveLook:
             return
         light = fit_light(still, key, floor_z)
         self.shadow.place(light)
-        self.root.set_shader_input("u_shadow_matrix", _matrix(light.texture_matrix()))
+        self._inputs["u_shadow_matrix"][0] = _matrix(light.texture_matrix())
         texel = light.texel(LIVE_SHADOW_MAP)  # the renderer's offsets, in texels of the live map
-        self.root.set_shader_input("u_shadow_bias", LVecBase2f(1.5 * texel, texel / (light.far - light.near)))
+        self._inputs["u_shadow_bias"][0] = LVecBase2f(1.5 * texel, texel / (light.far - light.near))
         self._aimed = (np.asarray(key, dtype=float).copy(), self.batch.casters)
         self._shadow_due = 1  # drawn in this frame, and again in the next (set_active takes this one)
         self.shadow.buffer.set_active(True)

@@ -37,6 +37,12 @@ class Hands:
     def __init__(self, world):
         self.world = world
         self._grips: dict[str, HandState] = {}
+        self._aims: dict[str, tuple] = {}  # hand -> its grip, the piece's body and what they aim at (_aim)
+
+    @property
+    def busy(self) -> bool:
+        """Some hand carries a piece."""
+        return bool(self._grips)
 
     def carried(self) -> dict[str, str]:
         """piece id -> the hand carrying it."""
@@ -101,6 +107,17 @@ class Hands:
         for s in states:
             self.grab(s.name, s.piece, s.target, s.strength, s.player)
 
+    def _aim(self, state: HandState, info) -> tuple[np.ndarray, tuple, float]:
+        """What a grip pulls its piece to, kept while the grip and the piece's body are the same: the goal of
+        its centre of mass (3,), the principal axes' goal orientation (x, y, z, w) and the force limit (N)."""
+        kept = self._aims.get(state.name)
+        if kept is None or kept[0] is not state or kept[1] is not info:
+            target_q = state.target[3:]
+            goal = state.target[:3] + _rotate(target_q, info.com)
+            aim = tuple(_multiply(target_q, info.principal).tolist())
+            kept = self._aims[state.name] = (state, info, goal, aim, state.strength * info.mass * GRAVITY)
+        return kept[2:]
+
     def apply(self) -> None:
         """Push every carried piece towards its target for the coming step (forces last one step)."""
         w = self.world
@@ -110,13 +127,11 @@ class Hands:
             info = w.bodies[state.piece]
             (p, q), (v, omega) = (pb.getBasePositionAndOrientation(info.uid, physicsClientId=client),
                                   pb.getBaseVelocity(info.uid, physicsClientId=client))
-            centre, vel, q = np.asarray(p) / scale, np.asarray(v) / scale, np.asarray(q)
-            target_q = state.target[3:]
-            goal = state.target[:3] + _rotate(target_q, info.com)
-            limit = state.strength * info.mass * GRAVITY
+            centre, vel = np.asarray(p) / scale, np.asarray(v) / scale
+            goal, aim, limit = self._aim(state, info)
             accel = HAND_RATE**2 * (goal - centre) - 2.0 * HAND_RATE * vel - gravity
             force = _clamped(info.mass * accel, limit)
-            turn = _rotvec(_multiply(_multiply(target_q, info.principal), _conjugate(q)))
+            turn = _rotvec(_multiply(aim, _conjugate(q)))
             spin = HAND_RATE**2 * turn - 2.0 * HAND_RATE * np.asarray(omega)
             axes = _matrix(q)
             torque = _clamped(axes @ (info.inertia * (axes.T @ spin)), limit * info.reach)
@@ -126,7 +141,7 @@ class Hands:
                                    physicsClientId=client)
 
 
-def _multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _multiply(a, b) -> np.ndarray:
     """Quaternion product a b (xyzw; b applied first)."""
     ax, ay, az, aw = a
     bx, by, bz, bw = b

@@ -46,6 +46,7 @@ from sim.tol import tol
 
 FRAME_HZ = 60.0
 """Frames per simulated second: events, history and the rest check are taken once a frame."""
+_NO_POSE = np.zeros(7)  # a row that the world's own poses fill in
 
 def live_settings(settings: PhysicsSettings | None = None) -> PhysicsSettings:
     """The live world's settings: the tuned ones without the verdict's probe or the world's own sleeping
@@ -117,13 +118,14 @@ class LiveWorld(CertifiedRest):
     def poses(self) -> np.ndarray:
         """(n, 7) every piece's pose (held and parked pieces from memory: they do not move)."""
         ids = self.ids
-        out = np.empty((len(ids), 7))
-        live = [k for k, i in enumerate(ids) if i not in self._static_poses]
-        for k, i in enumerate(ids):
-            if i in self._static_poses:
-                out[k] = self._static_poses[i]
-        if live:
-            out[live] = self.world.poses([ids[k] for k in live])
+        rows = [self._static_poses.get(i) for i in ids]
+        live = [k for k, r in enumerate(rows) if r is None]
+        if not live:
+            return np.array(rows).reshape(-1, 7)
+        for k in live:
+            rows[k] = _NO_POSE
+        out = np.array(rows)
+        out[live] = self.world.poses([ids[k] for k in live])
         return out
 
     def pose(self, piece_id: str) -> np.ndarray:
@@ -136,15 +138,14 @@ class LiveWorld(CertifiedRest):
 
     def free(self) -> list[str]:
         """Movable pieces that are simulated now (neither held, parked nor carried), scene order."""
-        carried = self.carried()
-        return [b.id for b in self.world.movable if b.id not in self.held and b.id not in self.parked
-                and b.id not in carried]
+        w = self.world
+        return w.in_order(w.movable_ids - self.held - self.parked - set(self.carried()))
 
     def moving(self, speed: float | None = None) -> list[str]:
         """The pieces in motion now: some point faster than ``speed`` (m/s; default ``tol.rest_speed``)."""
-        awake_set = set(self.free()) | set(self.carried())
-        awake = [i for i in self.ids if i in awake_set]
-        return [i for i, rest in zip(awake, self.world.at_rest(awake, speed)) if not rest]
+        w = self.world
+        awake = w.in_order((w.movable_ids - self.held - self.parked) | set(self.carried()))
+        return [i for i, rest in zip(awake, w.at_rest(awake, speed)) if not rest]
 
     def scene_now(self) -> Scene:
         """The scene with every piece at its current pose."""
@@ -352,9 +353,10 @@ class LiveWorld(CertifiedRest):
         shaking = self._shake is not None
         if shaking:
             self._shake_gravity()
-        if self.hands.carried() or self.free() or shaking:
+        carrying = self.hands.busy
+        if carrying or shaking or self.free():
             self.hands.apply()
-            if shaking or self.hands.carried():
+            if shaking or carrying:
                 # a hand or the table does work each step (a light piece lifted fast gains more in a frame than
                 # the blow-up watch allows): the watch counts from the step before
                 w.rebase_energy()
