@@ -126,7 +126,12 @@ class WorldAdapter:
         return self.live.moving()
 
     def ray_test(self, start, end) -> RayHit | None:
-        hit = self.live.ray_test(start, end)
+        return self._surface(self.live.ray_test(start, end))
+
+    def ray_tests(self, starts, ends) -> list[RayHit | None]:
+        return [self._surface(hit) for hit in self.live.ray_tests(starts, ends)]
+
+    def _surface(self, hit: RayHit | None) -> RayHit | None:
         if hit is None:
             return None
         # Bullet's rays meet the shapes' collision margin: the surface itself lies that much further in

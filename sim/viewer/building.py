@@ -165,7 +165,7 @@ class Building:
         pid = self._new_id(probe.kind)
         xy = self._beside() if a["at"] is None else np.asarray(a["at"][:2], dtype=float) / 1000.0
         fp = footprint(probe.shape.vertices, (0.0, 0.0, 0.0, 1.0))
-        surface, _ = support_height(self.world.ray_test, xy, fp.samples, floor=self.camera.floor)
+        surface, _ = support_height(self.world.ray_tests, xy, fp.samples, floor=self.camera.floor)
         pos = (float(xy[0]), float(xy[1]), surface - fp.bottom + CLEARANCE)
         piece = Piece(pid, probe.kind, params, pos, (0.0, 0.0, 0.0, 1.0), owner=self.player)
         self.world.add_piece(piece)
@@ -215,11 +215,12 @@ class Building:
         if not self.hands:
             self.carries = {}
             return
-        scene = _LiveScene(self.world, self.scene0, self.supply)
+        scene = self._planning = _LiveScene.over(getattr(self, "_planning", None), self.world, self.scene0,
+                                                 self.supply)
         skip = self._held()
         self.carries = {}
         for hand, s in self.hands.items():
-            c = plan(scene, hand, s, self.world.pose(s.piece), self.world.ray_test, skip, self.camera.floor,
+            c = plan(scene, hand, s, self.world.pose(s.piece), self.world.ray_tests, skip, self.camera.floor,
                      self.world.revision)
             self.carries[hand] = c
             self.world.move_hand(hand, c.target)
@@ -274,14 +275,28 @@ class _Placed(NamedTuple):
 class _LiveScene:
     """The scene now for the hands' planning: its pieces are read from the live world only when asked
     (Talo's grid needs none of them; Babylon's spots and Tohuwabohu's points do), the supply's left out (a
-    tower waiting in the supply is no place to build on)."""
+    tower waiting in the supply is no place to build on). Kept from frame to frame (:meth:`over`): a piece's
+    record stays the same object while its pose does, so that what is looked up from the records (Babylon's
+    places) is kept too."""
 
     def __init__(self, world, scene0: Scene, supply=()):
         self._world = world
+        self._scene0 = scene0
         self.game = scene0.game
         self.board_info = scene0.board_info
         self._supply = frozenset(supply)
         self._pieces = None
+        self._records: dict[str, _Placed] = {}
+        self._seen = None  # (revision, ids, poses) the records are of
+
+    @classmethod
+    def over(cls, last: _LiveScene | None, world, scene0: Scene, supply) -> _LiveScene:
+        """The scene of this frame: ``last`` brought up to date, or a new one (another world or board)."""
+        if last is None or last._world is not world or last._scene0 is not scene0:
+            return cls(world, scene0, supply)
+        last._supply = frozenset(supply)
+        last._pieces = None
+        return last
 
     def piece(self, piece_id: str):
         return self._world.piece(piece_id)
@@ -291,7 +306,16 @@ class _LiveScene:
         """The pieces as (id, kind, pos, quat, shape) records at their poses now (no scene is built)."""
         if self._pieces is None:
             w = self._world
-            self._pieces = [_Placed(i, piece.kind, tuple(p[:3]), tuple(p[3:]), piece.shape)
-                            for i, piece, p in zip(w.ids, map(w.piece, w.ids), w.poses().tolist())
-                            if i not in self._supply]
+            ids, poses, revision = list(w.ids), w.poses(), w.revision
+            seen = self._seen
+            if seen is not None and seen[0] == revision and seen[1] == ids and seen[2].shape == poses.shape:
+                # the pieces that moved (to the bit: -0.0 is not 0.0 to what is worked out from a record)
+                rows = np.flatnonzero((poses.view(np.int64) != seen[2].view(np.int64)).any(axis=1)).tolist()
+            else:  # another configuration: pieces may have come or gone
+                rows, self._records = range(len(ids)), {}
+            for k in rows:
+                i, piece, p = ids[k], w.piece(ids[k]), poses[k].tolist()
+                self._records[i] = _Placed(i, piece.kind, tuple(p[:3]), tuple(p[3:]), piece.shape)
+            self._seen = (revision, ids, poses)
+            self._pieces = [self._records[i] for i in ids if i not in self._supply]
         return self._pieces

@@ -1,7 +1,7 @@
 """Carrying a piece: its footprint, where it would land, how high to carry it, and its turns.
 
 Pure geometry on numpy arrays; the only outside help is a ray function
-(``ray(start, end) -> Hit | None``, the live world's ray test), so that the
+(``rays(starts, ends) -> [Hit | None]``, the live world's ray test of many segments at once), so that the
 landing is found on the very collision shapes the simulation uses.
 """
 
@@ -155,12 +155,12 @@ def _outline(xy: np.ndarray) -> np.ndarray:
     return centre + d * np.maximum(r - EDGE_INSET * 0.5, 0.0) / np.maximum(r, 1e-12)
 
 
-def support_height(ray: Callable, xy, samples: np.ndarray, skip: Collection[str] = (), floor: float = 0.0,
+def support_height(rays: Callable, xy, samples: np.ndarray, skip: Collection[str] = (), floor: float = 0.0,
                    tops=None) -> tuple[float, list[str]]:
     """The highest surface under a footprint, and what it belongs to.
 
     Args:
-        ray: ``ray(start, end)`` -> a hit with ``piece`` and ``point``, or None.
+        rays: ``rays(starts, ends)`` (k, 3) each -> for each segment a hit with ``piece`` and ``point``, or None.
         xy: (2,) where the piece's origin is (m).
         samples: (k, 2) the footprint's ray offsets.
         skip: pieces that do not count (the carried ones); rays go on through them.
@@ -171,21 +171,29 @@ def support_height(ray: Callable, xy, samples: np.ndarray, skip: Collection[str]
     Returns:
         The height (m) and the pieces (or ``board``/``table``) met at that height.
     """
-    best, under = -np.inf, []
     tops = np.full(len(samples), RAY_TOP) if tops is None else np.asarray(tops, dtype=float)
-    for (dx, dy), z0 in zip(samples, tops):
-        x, y, z0 = float(xy[0] + dx), float(xy[1] + dy), float(z0)
-        for _ in range(4):  # through at most three skipped pieces
-            hit = ray((x, y, z0), (x, y, RAY_BOTTOM))
+    starts = [[float(xy[0] + dx), float(xy[1] + dy), float(z0)] for (dx, dy), z0 in zip(samples, tops)]
+    met: list = [None] * len(starts)  # (height, name or None) of each ray's first surface not skipped
+    waiting = list(range(len(starts)))
+    for _ in range(4):  # through at most three skipped pieces
+        if not waiting:
+            break
+        hits = rays([starts[k] for k in waiting], [[starts[k][0], starts[k][1], RAY_BOTTOM] for k in waiting])
+        going = []
+        for k, hit in zip(waiting, hits):
             if hit is None:
-                z, name = floor, None
-                break
-            if hit.piece not in skip:
-                z, name = float(hit.point[2]), hit.piece
-                break
-            z0 = float(hit.point[2]) - 1e-4
-        else:
+                met[k] = (floor, None)
+            elif hit.piece not in skip:
+                met[k] = (float(hit.point[2]), hit.piece)
+            else:
+                starts[k][2] = float(hit.point[2]) - 1e-4
+                going.append(k)
+        waiting = going
+    best, under = -np.inf, []
+    for found in met:
+        if found is None:
             continue
+        z, name = found
         if z > best + 1e-6:
             best, under = z, ([name] if name else [])
         elif z > best - 1e-6 and name and name not in under:

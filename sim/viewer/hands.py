@@ -1,7 +1,7 @@
 """What each hand does with its piece, frame by frame: carried above what lies under it, snapped,
 turned, set down gently; and the ghost showing where it would land.
 
-Pure apart from the ray function it is given (the live world's ray test).
+Pure apart from the ray function it is given (the live world's ray test of many segments at once).
 """
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ class Carry:
     pose: np.ndarray = field(default_factory=lambda: np.zeros(7))
 
 
-def plan(scene, hand: str, state: HandState, pose, ray: Callable, skip, floor: float, revision: int = 0) -> Carry:
+def plan(scene, hand: str, state: HandState, pose, rays: Callable, skip, floor: float, revision: int = 0) -> Carry:
     """Where a hand takes its piece this frame.
 
     Args:
@@ -103,7 +103,7 @@ def plan(scene, hand: str, state: HandState, pose, ray: Callable, skip, floor: f
         hand: the hand's name.
         state: what it is asked to do.
         pose: (7,) the piece's pose now.
-        ray: the live world's ray test.
+        rays: the live world's ray test of many segments at once.
         skip: the carried pieces (no support for anything).
         floor: the height (m) of the table when a ray meets nothing.
         revision: the live world's change counter: what lies on the way is looked up again after a change.
@@ -118,7 +118,7 @@ def plan(scene, hand: str, state: HandState, pose, ray: Callable, skip, floor: f
     # what carries it below; rays elsewhere start high up
     below = inside(fp.samples + xy, now_outline + np.asarray(pose[:2]))
     tops = np.where(below, float(pose[2]), RAY_TOP)
-    surface, under = support_height(ray, xy, fp.samples, skip, floor, tops)
+    surface, under = support_height(rays, xy, fp.samples, skip, floor, tops)
     rest_z = surface - fp.bottom
     ghost = np.concatenate([xy, [rest_z], quat])
     # on the way it clears whatever lies between here and there: a hand lifts, travels, then comes down
@@ -127,7 +127,7 @@ def plan(scene, hand: str, state: HandState, pose, ray: Callable, skip, floor: f
     # what lies on the way, looked up once per destination (the piece comes nearer along the same way)
     key = (tuple(np.round(xy, 5)), tuple(np.round(quat, 4)), revision)
     if state.way is None or state.way[0] != key:
-        state.way = (key, _path_height(ray, here, xy, fp, now_outline + here, float(pose[2]), skip, floor))
+        state.way = (key, _path_height(rays, here, xy, fp, now_outline + here, float(pose[2]), skip, floor))
     way = max(state.way[1], surface)
     travel = way + CLEARANCE + float(np.clip(state.lift, -CLEARANCE + SET_DOWN_GAP, MAX_LIFT))
     if state.lowering is not None:
@@ -151,7 +151,7 @@ def plan(scene, hand: str, state: HandState, pose, ray: Callable, skip, floor: f
                  np.asarray(pose, dtype=float))
 
 
-def _path_height(ray, here: np.ndarray, there: np.ndarray, fp, outline: np.ndarray, middle: float, skip,
+def _path_height(rays, here: np.ndarray, there: np.ndarray, fp, outline: np.ndarray, middle: float, skip,
                  floor: float) -> float:
     """The highest surface under a footprint, and a ring :data:`PATH_MARGIN` around it, moved from ``here`` to
     ``there`` (the far end's own footprint the caller looks at fully). Rays under the piece's own ``outline``
@@ -169,7 +169,7 @@ def _path_height(ray, here: np.ndarray, there: np.ndarray, fp, outline: np.ndarr
     for t in np.linspace(0.0, 1.0, n + 1)[1:-1] if n > 1 else [0.5]:
         xy = here + (there - here) * t
         tops = np.where(inside(pts + xy, outline), middle, RAY_TOP)
-        h, _ = support_height(ray, xy, pts, skip, floor, tops)
+        h, _ = support_height(rays, xy, pts, skip, floor, tops)
         best = max(best, h)
     return best
 

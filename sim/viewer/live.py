@@ -232,6 +232,9 @@ class LiveWorld(Protocol):
     def ray_test(self, start, end) -> RayHit | None:
         """The first piece, board or table the segment from ``start`` to ``end`` (m) meets."""
 
+    def ray_tests(self, starts, ends) -> list[RayHit | None]:
+        """:meth:`ray_test` of each segment, from ``starts`` (k, 3) to ``ends`` (k, 3), at once."""
+
     def set_supply(self, ids) -> None:
         """The pieces lying in the supply, beside the board: the verdict counts them as part of the
         table (fixed), so that it judges what is being built, not the loose pieces waiting."""

@@ -185,6 +185,9 @@ class PosedWorld:
         t, pid, point, normal = best
         return PosedHit(pid, point, normal, float(t * np.linalg.norm(end - start)))
 
+    def ray_tests(self, starts, ends) -> list[PosedHit | None]:
+        return [self.ray_test(a, b) for a, b in zip(starts, ends)]
+
     def set_supply(self, ids) -> None:
         """The supply means nothing here (nothing is judged)."""
 

@@ -22,6 +22,7 @@ free-placement modifier.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 
 import numpy as np
@@ -82,29 +83,66 @@ def _talo(grid, piece, xy, quat) -> Snap:
     return Snap(centre, q, f"field ({i}, {j})")
 
 
-def _places(scene, skip: set, near: np.ndarray, reach: float) -> list[tuple[np.ndarray, float, str]]:
-    """Babylon's places to stand on within ``reach`` (m) of ``near`` (2,): (xy (2,), heading of the
-    part (deg), label). Vectorised over the pieces: a city has hundreds of places; only the parts near
-    enough are turned."""
-    parts = [p for p in scene.pieces if p.id not in skip and p.kind in ("babylon.tower", "babylon.bridge")]
-    if not parts:
-        return []
-    pos = np.array([p.pos for p in parts])
-    close = np.flatnonzero(np.linalg.norm(pos[:, :2] - near, axis=1) <= reach + 0.05)
-    rot = rotation_matrices(np.array([parts[k].quat for k in close]).reshape(-1, 4))  # row by row alike
-    out = []
-    for k, turn in zip(close, rot):
+PARTS = ("babylon.tower", "babylon.bridge")
+"""The Babylon pieces that offer places to stand on."""
+
+
+@dataclass(frozen=True)
+class _Places:
+    """Every place of some parts (:data:`PARTS`), looked up once for as long as the parts stand where they
+    stood: the parts (the scene's records), their positions (n, 3), and each place: where it is (m, 3), the
+    part it is on (m,), its label and the part's heading (deg)."""
+
+    parts: list
+    pos: np.ndarray
+    where: np.ndarray
+    owner: np.ndarray
+    labels: list
+    headings: list
+
+
+_KEPT: list = [None]  # the places last looked up: a carried piece asks again every frame, the parts unchanged
+
+
+def _table(parts: list) -> _Places:
+    """The places of ``parts``, kept while the same records are asked again (a scene's records are new
+    when a piece moves)."""
+    kept = _KEPT[0]
+    if kept is not None and len(kept.parts) == len(parts) and all(map(operator.is_, kept.parts, parts)):
+        return kept
+    pos = np.array([p.pos for p in parts], dtype=float).reshape(-1, 3)
+    rot = rotation_matrices(np.array([p.quat for p in parts], dtype=float).reshape(-1, 4))
+    where, owner, labels, headings = [], [], [], []
+    for k, (p, turn) in enumerate(zip(parts, rot)):
         if abs(turn[2, 2]) < 0.99:  # lying on its side: not a place
             continue
-        p = parts[k]
         for a in p.shape.anchors:
             if a.kind == "spot" or (a.kind == "top" and p.kind == "babylon.tower"):
-                where = pos[k] + turn @ np.asarray(a.position)
-                if np.linalg.norm(where[:2] - near) > reach:
-                    continue
+                where.append(pos[k] + turn @ np.asarray(a.position))
+                owner.append(k)
                 name = "top" if a.kind == "top" else a.name.replace("spot-", "") + " spot"
-                out.append((where[:2], heading(p.quat), f"{name} of {p.id}"))
-    return out
+                labels.append(f"{name} of {p.id}")
+                headings.append(heading(p.quat))
+    table = _Places(list(parts), pos, np.array(where).reshape(-1, 3), np.array(owner, dtype=int), labels, headings)
+    _KEPT[0] = table
+    return table
+
+
+def _places(scene, skip: set, near: np.ndarray, reach: float) -> list[tuple[np.ndarray, float, str]]:
+    """Babylon's places to stand on within ``reach`` (m) of ``near`` (2,): (xy (2,), heading of the
+    part (deg), label), by part and by anchor. A city has hundreds of places: they are looked up once
+    (:func:`_table`), those near enough found at once, and only those measured one by one."""
+    parts = [p for p in scene.pieces if p.id not in skip and p.kind in PARTS]
+    if not parts:
+        return []
+    t = _table(parts)
+    close = np.zeros(len(parts), dtype=bool)
+    close[np.linalg.norm(t.pos[:, :2] - near, axis=1) <= reach + 0.05] = True
+    offset = t.where[:, :2] - near
+    # within reach give or take a rounding (the exact test follows, as each place was always measured)
+    maybe = np.flatnonzero(close[t.owner] & (np.hypot(offset[:, 0], offset[:, 1]) <= reach + 1e-9))
+    return [(t.where[j][:2], t.headings[j], t.labels[j]) for j in maybe
+            if not np.linalg.norm(t.where[j][:2] - near) > reach]
 
 
 def _babylon(scene, piece, xy, quat, skip: set) -> Snap:

@@ -155,6 +155,10 @@ class LiveWorld(CertifiedRest):
         """The first body the segment meets (the simulation's own shapes): what the viewer picks."""
         return self.world.ray_test(start, end)
 
+    def ray_tests(self, starts, ends) -> list[RayHit | None]:
+        """:meth:`ray_test` of many segments (k, 3) at once."""
+        return self.world.ray_tests(starts, ends)
+
     def landing(self, piece_id: str, pose) -> np.ndarray:
         """Where ``piece_id`` would come to lie if let go above ``pose`` (7,): the pose lowered straight
         down onto the highest surface under its footprint (the viewer's ghost).
