@@ -18,7 +18,7 @@ import pytest
 
 from sim.replay import load_recording
 from sim.replay.penalty import settle
-from sim.viewer.actions import ActionError, action, specs_with
+from sim.viewer.actions import RefusalError, action, specs_with
 from sim.viewer.controller import Controller
 from sim.viewer.play.games import new_game
 from sim.viewer.play.mode import Referee
@@ -53,8 +53,8 @@ def test_a_whole_fast_game_through_the_viewer_recorded_and_judged(tmp_path):
         last = ref.view()["last"]
         assert last["round"] == 1 and last["scores"] == {"red": 1, "blue": 0, "green": 0}
         assert last["winners"] == ["red"] and last["score"]["players"]["red"]["areas"] == {"blue": 1, "green": 1}
-        with pytest.raises(ActionError, match="round 1 is over"):
-            run(c, [{"action": "pick", "piece": "blue-tower-1"}])
+        with pytest.raises(RefusalError, match="round 1 is over"):
+            c.apply(action({"action": "pick", "piece": "blue-tower-1"}, "action", specs_with(c.plugins)))
 
         run(c, GAME[ROUND_2 - 1:POKE + 2])
         assert "red-large-2" not in c.world.ids  # set aside for the game
@@ -64,8 +64,8 @@ def test_a_whole_fast_game_through_the_viewer_recorded_and_judged(tmp_path):
         assert any("knocked down red-tower-1: -1 for green" in t for t in said(c, "collapse"))
         green = next(p for p in ref.view()["players"] if p["color"] == "green")
         assert green["out"] and green["knocked"] == ["red-tower-1"]
-        with pytest.raises(ActionError, match="green knocked down another player's noble and is out of round 2"):
-            run(c, [{"action": "pick", "piece": "green-tower-1"}])
+        with pytest.raises(RefusalError, match="green knocked down another player's noble and is out of round 2"):
+            c.apply(action({"action": "pick", "piece": "green-tower-1"}, "action", specs_with(c.plugins)))
 
         run(c, GAME[POKE + 2:ROUND_3])
         assert ref.view()["last"]["winners"] == ["red"] and ref.view()["last"]["scores"]["green"] is None
