@@ -20,8 +20,7 @@ def write_bytes(path, data: bytes) -> Path:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
+        finish(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
@@ -31,6 +30,13 @@ def write_bytes(path, data: bytes) -> Path:
 def write_text(path, text: str) -> Path:
     """Write UTF-8 text to ``path`` atomically; returns the path."""
     return write_bytes(path, text.encode("utf-8"))
+
+
+def finish(tmp, path) -> None:
+    """Move a finished temporary file into place, with the permissions a newly created file would have
+    (``mkstemp`` makes it readable by its owner alone)."""
+    os.chmod(tmp, 0o666 & ~_umask())
+    os.replace(tmp, path)
 
 
 def _umask() -> int:

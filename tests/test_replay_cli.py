@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import imageio_ffmpeg
 import numpy as np
@@ -124,6 +125,9 @@ def test_replay_makes_a_video(fall, tmp_path, capsys):
                  "--size", "96x64", "--fps", "10", "--camera", "follow:b8", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["frames"] == 7 and imageio_ffmpeg.count_frames_and_secs(str(out))[0] == 7
+    mask = os.umask(0)
+    os.umask(mask)
+    assert out.stat().st_mode & 0o777 == 0o666 & ~mask  # a new file's permissions, not the temporary file's 0600
 
 
 @pytest.mark.parametrize("args, message", [

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from sim import atomic
 from sim.replay.errors import ReplayError
 
 FORMATS = (".mp4", ".gif")
@@ -168,7 +169,7 @@ def write_video(recording, plan: VideoPlan, *, renderer=None, progress=None) -> 
             if progress is not None:
                 progress(k + 1, len(times))
         writer.close()
-        os.replace(tmp, plan.path)
+        atomic.finish(tmp, plan.path)
     except (OSError, RuntimeError, BrokenPipeError) as e:
         _discard(writer, tmp)
         raise ReplayError(f"--video {plan.path}: cannot write the video ({e})") from None
