@@ -90,6 +90,16 @@ def test_cards_are_drawn_in_a_worker_process_the_asked_ones_first(tmp_path):
         a.close()
 
 
+def test_closing_stops_a_drawing_under_way_at_once(tmp_path):
+    a = CardArt(tmp_path, mode="process")
+    assert a.picture("tower-red") is None and a.busy
+    workers = list(a._pool._processes.values())
+    assert workers and all(w.is_alive() for w in workers)  # starting up and drawing: seconds of work
+    a.close()
+    assert all(w.exitcode is not None for w in workers)  # stopped, not left for the interpreter's exit to wait on
+    assert not list(tmp_path.glob("*.tmp"))  # nothing half-written
+
+
 def test_the_tray_shows_each_players_face_up_cards_and_pile():
     import numpy as np_
 

@@ -194,9 +194,17 @@ class CardArt:
         return self._flight is not None or bool(self._asked or self._later)
 
     def close(self) -> None:
-        """Stop the worker (a card being drawn is dropped) and remove a folder of the session's own."""
+        """Stop the worker at once (a card being drawn is dropped: its file is written atomically, so none is
+        left half-drawn) and remove a folder of the session's own. Closing a window never waits for a card."""
         if self._pool is not None:
+            workers = list(getattr(self._pool, "_processes", {}).values())  # the executor has no public handle
             self._pool.shutdown(wait=False, cancel_futures=True)
+            for worker in workers:  # else the interpreter's exit waits for the drawing under way
+                worker.terminate()
+            for worker in workers:
+                worker.join(5.0)
+            for left in self.folder.glob(".*.tmp"):  # the temporary file of a drawing stopped mid-write
+                left.unlink(missing_ok=True)
             self._pool = None
         if self._own:
             shutil.rmtree(self.folder, ignore_errors=True)
