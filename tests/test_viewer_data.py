@@ -13,7 +13,7 @@ from sim.scene import from_dict, load_scene
 from sim.viewer.actions import SPECS, ActionError, action, dumps_actions, load_actions, parse_actions
 from sim.viewer.controller import Controller
 from sim.viewer.modes import ModeMachine
-from sim.viewer.recovery import Recovery
+from sim.viewer.recovery import Recovery, RecoveryError
 from sim.viewer.stability import contact_forces, judge
 
 
@@ -92,6 +92,40 @@ def test_autosave_every_30_s_and_an_offer_to_recover_after_a_crash(tmp_path):
         fresh.apply(action("recover"))
 
 
+def test_a_recovered_session_keeps_its_supply_out_of_the_statics(tmp_path):
+    # the Talo box: a block taken from the stock and set on the board; after a crash the rest of the stock is
+    # still the supply (beside the board, not judged), not 60 pieces of a structure
+    from sim.viewer.setup import setup
+
+    now = [1000.0]
+    path = tmp_path / "recovery.json"
+    scene = setup("talo")
+    supply = [p.id for p in scene.pieces]
+    c = Controller(scene, threaded=False, recovery=Recovery(path, clock=lambda: now[0]), supply=supply)
+    c.apply(action("pick", piece="b3-1"))
+    c.apply(action("move-to", at=[61, 52]))
+    c.apply(action("drop"))
+    c.run_until_quiet()
+    now[0] += 30.0
+    c.tick(1 / 60)
+    left = set(c.supply)
+    assert "b3-1" not in left and len(left) == len(supply) - 1
+    found = Recovery(path).pending()
+    assert found is not None and set(found.supply) == left
+    fresh = Controller(scene, threaded=False, recovery=Recovery(path))
+    fresh.apply(action("recover"))
+    fresh.run_until_quiet()
+    assert fresh.supply == left
+    v = fresh.verdict(wait=True)
+    assert v.stands and {p.id for p in v.scene.pieces} == {"b3-1"}
+    fresh.close()
+    data = json.loads(path.read_text())
+    data["supply"] = ["nobody"]
+    path.write_text(json.dumps(data))
+    with pytest.raises(RecoveryError, match="supply: expected a list of the scene's piece ids"):
+        Recovery(path).read()
+
+
 def test_an_autosave_that_cannot_be_written_is_said_and_loses_nothing(tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("x")
@@ -127,6 +161,28 @@ def test_beside_a_strong_column_a_weak_cantilever_falls_alone():
     assert v.stands and v.margin_g == pytest.approx(0.1, rel=0.02)
     assert v.weakest_direction_deg == pytest.approx(0.0, abs=1.0)
     assert v.mode == ("plank",)
+
+
+def test_the_weakest_direction_arrow_starts_beyond_the_edge_of_what_gives_way():
+    # the cantilevered plank of the test above (its +x end at 129 mm): the arrow lies on the board just past
+    # that end, pointing along +x, not under the plank where it would be hidden; turned a quarter, past its side
+    from sim.viewer.drawing import ARROW_GAP, ARROW_MIN, weakest_arrow
+
+    scene = free_scene(box_record("base", (200, 60, 20), (0, 0, 10)),
+                       box_record("plank", (60, 20, 20), (99, 0, 30)))
+    plank = scene.piece("plank")
+    pose = np.array([[*plank.pos, *plank.quat]])
+    v = judge(scene)
+    assert v.mode == ("plank",)
+    tail, length = weakest_arrow([plank], pose, v.weakest_direction_deg)
+    np.testing.assert_allclose(tail, [0.129 + ARROW_GAP, 0.0], atol=1e-6)
+    assert length == ARROW_MIN  # half the plank's 60 mm is less than the least arrow
+    tail, _ = weakest_arrow([plank], pose, 90.0)
+    np.testing.assert_allclose(tail, [0.099, 0.010 + ARROW_GAP], atol=1e-6)
+    both = [scene.piece("base"), plank]
+    tail, length = weakest_arrow(both, np.array([[*p.pos, *p.quat] for p in both]), 180.0)
+    np.testing.assert_allclose(tail, [-0.1 - ARROW_GAP, 0.0], atol=1e-6)  # the base's -x end, on its mean line
+    assert length == pytest.approx(0.5 * 0.229)  # half of what the two span, -100 to 129 mm
 
 
 def test_contact_forces_carry_each_weight():

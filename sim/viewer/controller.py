@@ -185,7 +185,7 @@ class Controller(Building, Timeline, Files, Viewing):
     def close(self) -> None:
         """End the session: a last autosave, marked clean, the plug-ins told, and the world freed."""
         if self.recovery is not None:
-            self.recovery.save(self.saved_scene(), self.source, clean=True)
+            self.recovery.save(self.saved_scene(), self.source, clean=True, supply=self.supply)
         for p in self.plugins:
             p.close(self)
         self.world.close()
@@ -357,7 +357,7 @@ class Controller(Building, Timeline, Files, Viewing):
 
     def _autosave(self) -> None:
         due = self.recovery is not None and self.recovery.due()
-        if due and not self.recovery.save(self.saved_scene(), self.source) and self.recovery.error:
+        if due and not self.recovery.save(self.saved_scene(), self.source, supply=self.supply) and self.recovery.error:
             self.say(self.recovery.error, "error")
 
     # --- reading ---------------------------------------------------------------------------------

@@ -19,6 +19,30 @@ STILL_AFTER = 0.5
 """Seconds without any change before the full-quality picture is drawn."""
 STATUS_PERIOD = 0.25
 """Seconds between updates of the text panels."""
+ARROW_GAP = 0.008
+"""How far (m) the weakest-direction arrow starts beyond the edge of what the weakest mode moves."""
+ARROW_MIN = 0.04
+"""The shortest weakest-direction arrow (m)."""
+
+
+def weakest_arrow(pieces, poses: np.ndarray, direction_deg: float) -> tuple[np.ndarray, float]:
+    """The weakest-direction arrow of the pieces a weakest mode moves, at ``poses`` (k, 7): its tail (x, y)
+    on the line through their centres' mean along the direction, just beyond their outline on that side
+    (under the pieces it would be hidden), and its length (half what they span, at least :data:`ARROW_MIN`).
+    An empty mode: at the origin, of the least length."""
+    from sim.geometry.transforms import transform_points
+
+    if not len(pieces):
+        return np.zeros(2), ARROW_MIN
+    a = np.radians(direction_deg)
+    d = np.array([np.cos(a), np.sin(a)])
+    centre = np.asarray(poses, dtype=float)[:, :2].mean(axis=0)
+    corners = np.vstack([transform_points(p.shape.vertices, pose[:3], pose[3:])[:, :2]
+                         for p, pose in zip(pieces, poses)])
+    edge = float(((corners - centre) @ d).max())
+    span = float(np.ptp(corners, axis=0).max())
+    return centre + d * (max(edge, 0.0) + ARROW_GAP), max(0.5 * span, ARROW_MIN)
+
 
 
 class Drawing:
@@ -80,8 +104,8 @@ class Drawing:
         bad = set(v.unheld) if v is not None else set()
         self.marks.carries(self.look.graph, list(c.carries.values()), bad)
         size = self._scene_size(poses)
-        centre, reach = self._mode_centre(c.world.ids, poses, v)
-        self.marks.weakest(v, centre, 0.0, max(reach, 0.04), t.stability)  # on the board's top (z = 0)
+        tail, length = self._weakest_arrow(c.world, poses, v)
+        self.marks.weakest(v, tail, 0.0, length, t.stability)  # on the board's top (z = 0)
         forces = c.describer.forces(v) if t.forces else None
         self.marks.contacts(v, forces, t.contacts, 0.25 * size)
         self.marks.centres(c.world, t.centres, 0.006)
@@ -92,15 +116,20 @@ class Drawing:
             return 0.1
         return float(max(np.ptp(poses[:, 0]), np.ptp(poses[:, 1]), 0.05))
 
-    @staticmethod
-    def _mode_centre(ids, poses, verdict) -> tuple[np.ndarray, float]:
-        """Where the weakest-direction arrow starts (under the pieces of the weakest mode) and how
-        long it is (the size of what the mode moves)."""
-        mode = set(verdict.mode) if verdict is not None and verdict.mode else set(ids)
-        pts = np.array([p[:3] for i, p in zip(ids, poses) if i in mode]).reshape(-1, 3)
-        if not len(pts):
+    def _weakest_arrow(self, world, poses, verdict) -> tuple[np.ndarray, float]:
+        """Where the weakest-direction arrow starts and how long it is (:func:`weakest_arrow`), worked out
+        again only when the verdict or the poses of the pieces its mode moves change."""
+        if verdict is None or verdict.weakest_direction_deg is None:
             return np.zeros(2), 0.0
-        return pts[:, :2].mean(axis=0), 0.8 * float(max(np.ptp(pts[:, 0]), np.ptp(pts[:, 1]), np.ptp(pts[:, 2])))
+        ids = world.ids
+        row = {i: k for k, i in enumerate(ids)}
+        mode = [i for i in (verdict.mode or ids) if i in row]
+        key = (id(verdict), poses[[row[i] for i in mode]].tobytes())
+        if getattr(self, "_arrow_key", None) != key:
+            self._arrow = weakest_arrow([world.piece(i) for i in mode], poses[[row[i] for i in mode]],
+                                        verdict.weakest_direction_deg)
+            self._arrow_key = key
+        return self._arrow
 
     def _panels(self) -> None:
         c = self.controller

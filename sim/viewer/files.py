@@ -39,5 +39,5 @@ class Files:
         found = None if self.recovery is None else self.recovery.pending()
         if found is None:
             raise a.fail(None, "there is no unfinished session to recover")
-        self._start(found.scene, found.source, frozenset())
+        self._start(found.scene, found.source, frozenset(found.supply))  # the supply stays out of the statics
         self.say("recovered the last session" + (f" ({found.source})" if found.source else ""))

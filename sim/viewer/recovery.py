@@ -43,12 +43,14 @@ class Recovered:
         source: the scene file the session had open, or None.
         saved_at: when (seconds since the epoch).
         clean: whether the session ended normally.
+        supply: the pieces of the scene that lay in the supply (beside the board, not built).
     """
 
     scene: Scene
     source: str | None
     saved_at: float
     clean: bool
+    supply: tuple[str, ...] = ()
 
 
 class Recovery:
@@ -71,10 +73,13 @@ class Recovery:
         """Whether an autosave is due."""
         return self.clock() - self.last >= self.interval
 
-    def save(self, scene: Scene, source: str | None, clean: bool = False) -> bool:
-        """Write the recovery file; whether it worked (else :attr:`error` says why, and nothing is lost)."""
+    def save(self, scene: Scene, source: str | None, clean: bool = False, supply=()) -> bool:
+        """Write the recovery file, with which of the scene's pieces lie in the ``supply``; whether it worked
+        (else :attr:`error` says why, and nothing is lost)."""
         self.last = self.clock()
-        data = {"format": FORMAT, "clean": clean, "saved_at": self.last, "source": source, "scene": to_dict(scene)}
+        ids = {p.id for p in scene.pieces}
+        data = {"format": FORMAT, "clean": clean, "saved_at": self.last, "source": source,
+                "supply": sorted(i for i in supply if i in ids), "scene": to_dict(scene)}
         try:
             write_text(self.path, json.dumps(data, ensure_ascii=False) + "\n")
         except OSError as e:
@@ -113,4 +118,9 @@ class Recovery:
             scene = from_dict(data.get("scene"), str(self.path))
         except SceneError as e:
             raise RecoveryError(str(e)) from None
-        return Recovered(scene, data.get("source"), float(data.get("saved_at", 0.0)), bool(data.get("clean")))
+        supply = data.get("supply", [])
+        ids = {p.id for p in scene.pieces}
+        if not isinstance(supply, list) or not all(isinstance(i, str) and i in ids for i in supply):
+            raise RecoveryError(f"{self.path}: supply: expected a list of the scene's piece ids")
+        return Recovered(scene, data.get("source"), float(data.get("saved_at", 0.0)), bool(data.get("clean")),
+                         tuple(supply))
