@@ -80,6 +80,8 @@ class Drawing:
             self._changed_at = time.monotonic()
             c.dirty = False
             self._last_poses, self._last_view = poses, view
+        elif c.verdict() is not self._marked_verdict:  # the statics answered after the pieces came to rest
+            self._marks(poses)
             self.look.go_live()
         now = time.monotonic()
         if now - self._status_at > STATUS_PERIOD or force:
@@ -92,6 +94,7 @@ class Drawing:
     def _marks(self, poses) -> None:
         c = self.controller
         v = c.verdict()
+        self._marked_verdict = v
         t = c.toggles
         tints = {}
         if t.stability and v is not None:
