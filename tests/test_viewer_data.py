@@ -163,7 +163,7 @@ def test_beside_a_strong_column_a_weak_cantilever_falls_alone():
     assert v.mode == ("plank",)
 
 
-def test_the_weakest_direction_arrow_starts_beyond_the_edge_of_what_gives_way():
+def test_the_weakest_direction_arrow_starts_beyond_the_edge_of_what_gives_way_where_it_stands():
     # the cantilevered plank of the test above (its +x end at 129 mm): the arrow lies on the board just past
     # that end, pointing along +x, not under the plank where it would be hidden; turned a quarter, past its side
     from sim.viewer.drawing import ARROW_GAP, ARROW_MIN, weakest_arrow
@@ -174,13 +174,15 @@ def test_the_weakest_direction_arrow_starts_beyond_the_edge_of_what_gives_way():
     pose = np.array([[*plank.pos, *plank.quat]])
     v = judge(scene)
     assert v.mode == ("plank",)
-    tail, length = weakest_arrow([plank], pose, v.weakest_direction_deg)
+    tail, floor, length = weakest_arrow([plank], pose, v.weakest_direction_deg)
     np.testing.assert_allclose(tail, [0.129 + ARROW_GAP, 0.0], atol=1e-6)
+    assert floor == pytest.approx(0.02)  # on the base's top, where the plank stands: not hidden under the base
     assert length == ARROW_MIN  # half the plank's 60 mm is less than the least arrow
-    tail, _ = weakest_arrow([plank], pose, 90.0)
+    tail, _, _ = weakest_arrow([plank], pose, 90.0)
     np.testing.assert_allclose(tail, [0.099, 0.010 + ARROW_GAP], atol=1e-6)
     both = [scene.piece("base"), plank]
-    tail, length = weakest_arrow(both, np.array([[*p.pos, *p.quat] for p in both]), 180.0)
+    tail, floor, length = weakest_arrow(both, np.array([[*p.pos, *p.quat] for p in both]), 180.0)
+    assert floor == pytest.approx(0.0, abs=1e-9)  # the board
     np.testing.assert_allclose(tail, [-0.1 - ARROW_GAP, 0.0], atol=1e-6)  # the base's -x end, on its mean line
     assert length == pytest.approx(0.5 * 0.229)  # half of what the two span, -100 to 129 mm
 

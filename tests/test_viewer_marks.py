@@ -47,6 +47,7 @@ out["arrow"] = arrow is not None
 if arrow is not None:
     lo, hi = arrow.get_tight_bounds()
     out["arrow_x"] = [lo[0], hi[0]]
+    out["arrow_z"] = lo[2]
 out["tints"] = {k: list(v) for k, v in w.look._tints.items()}
 w.close()
 print(json.dumps(out))
@@ -64,3 +65,4 @@ def test_a_verdict_that_arrives_at_rest_is_drawn_at_once(display):
     assert out["arrow"] and out["tints"]["plank"] == [1.0, 0.6, 0.1, 0.35]  # the weakest mode's orange
     lo, hi = out["arrow_x"]
     assert 0.129 < lo < 0.14 and hi == pytest.approx(lo + 0.04, abs=2e-3)  # past the plank's end
+    assert out["arrow_z"] == pytest.approx(0.02, abs=1e-3)  # on the base's top, where the plank stands

@@ -25,23 +25,24 @@ ARROW_MIN = 0.04
 """The shortest weakest-direction arrow (m)."""
 
 
-def weakest_arrow(pieces, poses: np.ndarray, direction_deg: float) -> tuple[np.ndarray, float]:
+def weakest_arrow(pieces, poses: np.ndarray, direction_deg: float) -> tuple[np.ndarray, float, float]:
     """The weakest-direction arrow of the pieces a weakest mode moves, at ``poses`` (k, 7): its tail (x, y)
     on the line through their centres' mean along the direction, just beyond their outline on that side
-    (under the pieces it would be hidden), and its length (half what they span, at least :data:`ARROW_MIN`).
-    An empty mode: at the origin, of the least length."""
+    (under the pieces it would be hidden), the height it lies at (their lowest point: the board, or the top
+    of what the pieces stand on) and its length (half what they span, at least :data:`ARROW_MIN`). An empty
+    mode: at the origin, on the board, of the least length."""
     from sim.geometry.transforms import transform_points
 
     if not len(pieces):
-        return np.zeros(2), ARROW_MIN
+        return np.zeros(2), 0.0, ARROW_MIN
     a = np.radians(direction_deg)
     d = np.array([np.cos(a), np.sin(a)])
     centre = np.asarray(poses, dtype=float)[:, :2].mean(axis=0)
-    corners = np.vstack([transform_points(p.shape.vertices, pose[:3], pose[3:])[:, :2]
-                         for p, pose in zip(pieces, poses)])
+    points = np.vstack([transform_points(p.shape.vertices, pose[:3], pose[3:]) for p, pose in zip(pieces, poses)])
+    corners = points[:, :2]
     edge = float(((corners - centre) @ d).max())
     span = float(np.ptp(corners, axis=0).max())
-    return centre + d * (max(edge, 0.0) + ARROW_GAP), max(0.5 * span, ARROW_MIN)
+    return centre + d * (max(edge, 0.0) + ARROW_GAP), max(float(points[:, 2].min()), 0.0), max(0.5 * span, ARROW_MIN)
 
 
 
@@ -107,8 +108,8 @@ class Drawing:
         bad = set(v.unheld) if v is not None else set()
         self.marks.carries(self.look.graph, list(c.carries.values()), bad)
         size = self._scene_size(poses)
-        tail, length = self._weakest_arrow(c.world, poses, v)
-        self.marks.weakest(v, tail, 0.0, length, t.stability)  # on the board's top (z = 0)
+        tail, floor, length = self._weakest_arrow(c.world, poses, v)
+        self.marks.weakest(v, tail, floor, length, t.stability)  # where the mode's pieces stand
         forces = c.describer.forces(v) if t.forces else None
         self.marks.contacts(v, forces, t.contacts, 0.25 * size)
         self.marks.centres(c.world, t.centres, 0.006)
@@ -119,11 +120,11 @@ class Drawing:
             return 0.1
         return float(max(np.ptp(poses[:, 0]), np.ptp(poses[:, 1]), 0.05))
 
-    def _weakest_arrow(self, world, poses, verdict) -> tuple[np.ndarray, float]:
+    def _weakest_arrow(self, world, poses, verdict) -> tuple[np.ndarray, float, float]:
         """Where the weakest-direction arrow starts and how long it is (:func:`weakest_arrow`), worked out
         again only when the verdict or the poses of the pieces its mode moves change."""
         if verdict is None or verdict.weakest_direction_deg is None:
-            return np.zeros(2), 0.0
+            return np.zeros(2), 0.0, 0.0
         ids = world.ids
         row = {i: k for k, i in enumerate(ids)}
         mode = [i for i in (verdict.mode or ids) if i in row]
