@@ -100,6 +100,21 @@ def test_closing_stops_a_drawing_under_way_at_once(tmp_path):
     assert not list(tmp_path.glob("*.tmp"))  # nothing half-written
 
 
+def test_the_tray_fits_the_window_four_professionals_included():
+    import numpy as np_
+
+    from sim.games.play.tohuwabohu import TohuwabohuSession
+    from sim.viewer.play.tray import HEIGHT, fitted_height, tray_width
+
+    four = tohuwabohu_cards(TohuwabohuSession(("a", "b", "c", "d"), np_.random.default_rng(3), variant="pro").view())
+    room = 2.0 * 1280 / 800
+    assert tray_width(four, HEIGHT["pro"]) > room  # too wide at its own height: the cards shrink
+    h = fitted_height(four, HEIGHT["pro"], room)
+    assert tray_width(four, h) == pytest.approx(room)  # edge to edge with its margins, not past the right edge
+    two = tohuwabohu_cards(TohuwabohuSession(("a", "b"), np_.random.default_rng(3)).view())
+    assert fitted_height(two, HEIGHT["basic"], room) == HEIGHT["basic"]  # room enough: as it is
+
+
 def test_the_tray_shows_each_players_face_up_cards_and_pile():
     import numpy as np_
 

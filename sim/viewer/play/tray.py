@@ -36,6 +36,29 @@ FULFILLED = (0.15, 0.85, 0.3, 1.0)
 SHADE = (0.08, 0.09, 0.10, 0.65)
 
 
+def group_width(g, h: float) -> float:
+    """The width of one player's group of cards ``h`` high (the window's height is 2)."""
+    w = h * CARD_ASPECT
+    cards = len(g["cards"]) + (1 if g["pile"] else 0)
+    back = w * 0.55 if g["pile"] else 0.0
+    return max(len(g["cards"]) * w + back + GAP * max(cards - 1, 0), 0.55 * h)
+
+
+def tray_width(groups, h: float) -> float:
+    """The whole tray's width, margins and the gaps between groups included."""
+    return sum(group_width(g, h) for g in groups) + GROUP_GAP * max(len(groups) - 1, 0) + 2 * MARGIN
+
+
+def fitted_height(groups, h: float, room: float) -> float:
+    """The cards' height: ``h``, or less so that the tray fits ``room`` wide (the gaps between cards and
+    groups keep their size: only the cards shrink)."""
+    width = tray_width(groups, h)
+    if width <= room:
+        return h
+    fixed = tray_width(groups, 0.0)
+    return h * (room - fixed) / (width - fixed)
+
+
 class CardTray:
     """The card tray of one window.
 
@@ -70,26 +93,15 @@ class CardTray:
         self.root.node().remove_all_children()
         self.placed = []
         pro = self.referee.view()["variant"] == "pro"
-        h = HEIGHT["pro" if pro else "basic"]
-        width = sum(self._group_width(g, h) for g in groups) + GROUP_GAP * (len(groups) - 1) + 2 * MARGIN
-        room = 2.0 * self.base.getAspectRatio()
-        if width > room:
-            h *= room / width
+        h = fitted_height(groups, HEIGHT["pro" if pro else "basic"], 2.0 * self.base.getAspectRatio())
         x = MARGIN
         for g in groups:
             self._group(g, x, h)
-            x += self._group_width(g, h) + GROUP_GAP
-
-    @staticmethod
-    def _group_width(g, h: float) -> float:
-        w = h * CARD_ASPECT
-        cards = len(g["cards"]) + (1 if g["pile"] else 0)
-        back = w * 0.55 if g["pile"] else 0.0
-        return max(len(g["cards"]) * w + back + GAP * max(cards - 1, 0), 0.55 * h)
+            x += group_width(g, h) + GROUP_GAP
 
     def _group(self, g, x0: float, h: float) -> None:
         w, y = h * CARD_ASPECT, BOTTOM
-        width = self._group_width(g, h)
+        width = group_width(g, h)
         DirectFrame(parent=self.root, frameColor=SHADE,
                     frameSize=(x0 - 0.012, x0 + width + 0.012, y - 0.012, y + h + CAPTION * 1.9))
         OnscreenText(parent=self.root, text=g["caption"], pos=(x0, y + h + CAPTION * 0.6), scale=CAPTION,
