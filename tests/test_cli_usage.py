@@ -68,6 +68,14 @@ def test_help_exits_0(capsys):
     assert code == 0 and "--out" in out and "-o" in out
 
 
+def test_a_flag_in_help_takes_no_value(capsys):
+    # typer 0.29 writes "<bool>" after every flag, as though "--exit" wanted a value: pinned below it
+    code, out, _ = run(capsys, "view", "-h")
+    assert code == 0 and "--exit" in out and "--offscreen" in out
+    assert "<bool>" not in out and "BOOLEAN" not in out
+    assert "<path>" in out or "PATH" in out  # an option that takes a value still says what
+
+
 def test_the_console_script_exits_with_main_s_code(monkeypatch):
     import sim.cli as cli
 
