@@ -68,12 +68,37 @@ def test_help_exits_0(capsys):
     assert code == 0 and "--out" in out and "-o" in out
 
 
-def test_a_flag_in_help_takes_no_value(capsys):
-    # typer 0.29 writes "<bool>" after every flag, as though "--exit" wanted a value: pinned below it
+def test_help_reads_plainly_a_flag_takes_no_value_an_argument_is_named(capsys):
+    # typer 0.29 writes "<bool>" after every flag, as though "--exit" wanted a value, and 0.27 writes an
+    # argument as "{R}", like a set of choices: pinned below 0.27
     code, out, _ = run(capsys, "view", "-h")
     assert code == 0 and "--exit" in out and "--offscreen" in out
     assert "<bool>" not in out and "BOOLEAN" not in out
-    assert "<path>" in out or "PATH" in out  # an option that takes a value still says what
+    assert "PATH" in out  # an option that takes a value still says what
+    code, out, _ = run(capsys, "replay", "-h")
+    usage = next(line for line in out.splitlines() if "Usage:" in line)
+    assert code == 0 and usage.split() == ["Usage:", "towerlab", "replay", "[OPTIONS]", "R"]
+
+
+def test_every_command_s_summary_is_one_line_in_the_list_of_commands():
+    # the list of commands shows a docstring's first paragraph with its line breaks: one broken mid-sentence
+    # ("times the turns and" / "referees ...") read as two entries
+    import typer.main
+
+    import sim.cli  # noqa: F401 - registers the commands
+    from sim.cli.common import app
+
+    def summaries(group, path=()):
+        for info in group.registered_commands:
+            doc = (info.help or info.callback.__doc__ or "").strip()
+            yield (*path, info.name or info.callback.__name__), doc.split("\n\n")[0]
+        for sub in group.registered_groups:
+            yield from summaries(sub.typer_instance, (*path, sub.name))
+
+    found = dict(summaries(app))
+    assert ("play",) in found and ("view",) in found and len(found) > 15
+    assert {name: text for name, text in found.items() if "\n" in text} == {}
+    assert typer.main.get_command(app)  # the app builds
 
 
 def test_the_console_script_exits_with_main_s_code(monkeypatch):

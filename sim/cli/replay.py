@@ -71,8 +71,10 @@ def replay(
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary (or the video written) as JSON.")
                        ] = False,
 ) -> None:
-    """Replay a recording in the replay window: play, pause, step, slow motion, scrub, jump to the first
-    knock-down, follow a piece, before and after side by side, re-simulate from any frame.
+    """Replay a recording: in the replay window, as a summary, or as a video.
+
+    In the window: play, pause, step, slow motion, scrub, jump to the first knock-down, follow a piece, before
+    and after side by side, re-simulate from any frame.
 
     Poses are set from the recording, never simulated again, so a replay shows
     exactly what happened. --summary (or --json) prints what the recording

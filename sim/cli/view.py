@@ -48,8 +48,10 @@ def view(
                                                                  "~/.local/share/towerlab/recordings).")] = None,
     no_record: Annotated[bool, typer.Option("--no-record", help="Do not record the session.")] = False,
 ) -> None:
-    """Open the desktop viewer: pick pieces up, carry them, set them down, see what stands and how close it is to
-    falling; undo, save, step back in time. F1 in the window lists every control (docs/viewer.md)."""
+    """Open the desktop viewer: build by hand, see what stands and how close it is to falling.
+
+    Pick pieces up, carry them, set them down; undo, save, step back in time. F1 in the window lists every
+    control (docs/viewer.md)."""
     from sim.cli.render import parse_size
     from sim.scene import load_scene
     from sim.viewer.actions import load_actions
