@@ -22,9 +22,9 @@ from functools import cached_property
 from statistics import median
 
 import numpy as np
-from scipy.spatial import ConvexHull, QhullError
 
 from sim.contact import Interface, board_friction, contact_friction, plane_basis
+from sim.geometry.hull2d import hull_indices
 from sim.geometry.transforms import rotation_matrices
 from sim.graphs import component_labels
 from sim.names import BOARD
@@ -258,15 +258,26 @@ def _merged(indexed: list) -> tuple[np.ndarray, list[Interface]]:
     return np.array(first, dtype=int), out
 
 
+_HULLS: dict[bytes, np.ndarray] = {}
+HULLS_KEPT = 8192
+"""Merged contact hulls kept from one equilibrium to the next: a live world's verdicts (and a pick's two
+certifications) meet the same resting contacts again and again."""
+
+
 def _hull_in_plane(points: np.ndarray, normal: np.ndarray) -> np.ndarray:
-    """The convex hull's vertices of points lying in a plane (counter-clockwise about ``normal``); (k, 3)."""
-    basis = plane_basis(normal)
-    xy = points @ basis.T
-    try:
-        return points[ConvexHull(xy).vertices]
-    except QhullError:  # all on a line: its two ends
-        t = (xy - xy.mean(axis=0)) @ np.linalg.svd(xy - xy.mean(axis=0))[2][0]
-        return points[[int(np.argmin(t)), int(np.argmax(t))]]
+    """The convex hull's vertices of points lying in a plane (counter-clockwise about ``normal``); (k, 3),
+    read-only. The same points and normal give the same hull: it is kept (:data:`HULLS_KEPT`)."""
+    points = np.ascontiguousarray(points, dtype=float)
+    normal = np.ascontiguousarray(normal, dtype=float)
+    key = points.tobytes() + normal.tobytes()
+    hull = _HULLS.get(key)
+    if hull is None:
+        hull = points[hull_indices(points @ plane_basis(normal).T)]  # all on a line: its two ends
+        hull.setflags(write=False)
+        if len(_HULLS) >= HULLS_KEPT:
+            _HULLS.clear()
+        _HULLS[key] = hull
+    return hull
 
 
 def _length(shapes: list) -> float:
