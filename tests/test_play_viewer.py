@@ -85,6 +85,12 @@ def test_talo_a_collapse_ends_the_game_the_culprit_loses_the_highest_pawn_wins()
 
 def test_talo_undo_is_no_part_of_a_game():
     c, ref = session("talo", seed=7)
+    run(c, [{"action": "wait", "seconds": 2.0}])
+    assert len(c.history.moments) <= 1  # time does not go back in a game: no moments kept for it
+    free = Controller(c.scene0, threaded=False)
+    free.run(2.0)
+    assert len(free.history.moments) >= 15  # building freely: one every 0.1 s
+    free.close()
     assert "no undo in a game" in refused(c, {"action": "undo"})
     run(c, TALO_OPENING[:3])
     assert "walks its routes" in refused(c, {"action": "pick", "piece": "pawn-red"})

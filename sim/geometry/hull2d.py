@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 
-
 COLLINEAR = 1e-9
 """Three points whose turn (the cross product of its two legs) is below this fraction of the squared spread of
 all the points lie on one line (rounding in the points' projection into their plane leaves some 1e-19 m²)."""

@@ -340,11 +340,16 @@ class Controller(Building, Timeline, Files, Viewing):
         for e in adv.events:
             self._event(e)
         self._settle_hands()
-        if self.history.due(self.world.time):
+        if self.history.due(self.world.time) and self._may_step_back():
             self.history.record(self._moment())
         for p in self.plugins:
             p.advanced(self, adv)
         return adv
+
+    def _may_step_back(self) -> bool:
+        """Whether the plug-ins let the time go back now (a game's referee never does): the time history is
+        kept only while it may be used."""
+        return not any(p.check(self, _STEP_BACK) for p in self.plugins)
 
     def _event(self, e: LiveEvent) -> None:
         self.events.append(e)
@@ -371,5 +376,7 @@ class Controller(Building, Timeline, Files, Viewing):
         return self.describer.describe(self.world, self.verdict(), piece_id)
 
 
+_STEP_BACK = Action("step-back", {"seconds": 0.1})
+"""What a plug-in is asked whether it would refuse, before a moment of the time history is kept."""
 _BUILT_IN = frozenset(SPECS)
 """The built-in actions' names (a plug-in cannot take them)."""
