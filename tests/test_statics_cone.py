@@ -189,7 +189,7 @@ class _Ellipse:
     def start_margin(self):
         pass
 
-    def supports(self, thetas):
+    def supports(self, thetas, above=math.inf):
         self.rounds.append(list(thetas))
         out = []
         for t in thetas:
@@ -228,3 +228,62 @@ def test_a_round_with_a_direction_to_spare_takes_the_edge_step_beside_it(monkeyp
     edge = shape.rounds[-1][1]
     assert abs(math.remainder(edge - found.theta, 2 * math.pi)) <= search.EDGE_ANGLE  # by the margin's direction
     assert found.lower()[1] <= shape.margin() <= found.upper <= shape.margin() + search.precision(shape.margin())
+
+
+@pytest.fixture(scope="module")
+def leaning_bridge(tmp_path_factory):
+    """compas_cra's bridge sample (16 blocks on two supports, leaning on each other: the feasibility is a cone
+    program on the cone path, whose forces hold it strictly inside every cone)."""
+    from tests.test_assemblies_samples import KEPT, imported_scene
+
+    return imported_scene(next(c for c in KEPT if c["case"] == "bridge"), tmp_path_factory.mktemp("bridge"))
+
+
+def test_an_iterate_cut_short_is_made_a_proven_point_of_a(leaning_bridge):
+    """Three iterations in, the multipliers balance the loads only to 0.3–5 (the weights are about 1);
+    balanced (the least weighted change, then mixed with the forces that hold it under gravity) they meet
+    the equations to 1e-8, every force inside its cone: the acceleration they hold is withstood, short of h."""
+    import clarabel
+
+    eq = equilibrium(leaning_bridge, find_interfaces(leaning_bridge))
+    problem = cone.ConeProblem(eq)
+    assert problem.least_help().max() < tol.unheld_slack and problem._interior is not None
+    programs = cone.SupportPrograms(problem, problem._interior)
+    for theta in (0.0, 2.0, 4.0):
+        h, _, exact = programs.solve(0, theta)
+        assert exact
+        cones = [clarabel.SecondOrderConeT(3)] * programs.k + [clarabel.NonnegativeConeT(4)]
+        solver = clarabel.DefaultSolver(sp.csc_array((programs.n, programs.n)), programs.cost, programs.matrix,
+                                        programs.rhs(theta), cones, cone._settings(cone.SUPPORT_GAP))
+        solver.set_termination_callback(lambda info: info.iterations >= 3)
+        iterate = np.asarray(solver.solve().z)
+        z = cone._balanced(programs, iterate)
+        residual = lambda z: np.abs(programs.matrix.T @ z + programs.cost).max()  # noqa: E731
+        assert residual(iterate) > 1e-4 and residual(z) < 1e-8
+        assert (cone._cone_margin(z[:3 * programs.k].reshape(-1, 3)) >= 0.0).all() and (z[3 * programs.k:] >= 0).all()
+        a = cone._acceleration(z[3 * programs.k:])
+        assert 0.8 * h < np.array([math.cos(theta), math.sin(theta)]) @ a <= h + 1e-9
+
+
+def test_directions_past_the_margin_found_are_cut_short_and_the_margin_stays(cone_path, leaning_bridge, monkeypatch):
+    """On a structure that leans (the forces that hold it under gravity known), the programs of directions whose
+    h passes the margin found stop early and give a proven point (flagged not exact): fewer iterations, the
+    same margin and direction (the Armadillo vault: 12 % less CPU)."""
+    done = []
+    solve = cone.SupportPrograms.solve
+
+    def counted(self, worker, theta, above=math.inf):
+        out = solve(self, worker, theta, above)
+        done.append(out[2])
+        return out
+
+    monkeypatch.setattr(cone.SupportPrograms, "solve", counted)
+    cut = analyze(leaning_bridge)
+    assert done.count(False) >= 2  # cut short
+    monkeypatch.setattr(cone, "CUT_RESIDUAL", 0.0)  # never
+    done.clear()
+    whole = analyze(leaning_bridge)
+    assert all(done)
+    assert cut.margin_g == pytest.approx(whole.margin_g, rel=1e-6)
+    assert cut.weakest_direction_deg == pytest.approx(whole.weakest_direction_deg, abs=1e-6)
+    assert cut.margin_g - cut.margin_bounds[0] <= search.precision(cut.margin_g)

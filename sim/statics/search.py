@@ -169,7 +169,9 @@ def _search_paired(problem: ConeProblem, best: float, theta: float, tilt: TiltTe
     margin found) is not evaluated: the last round of the Armadillo vault's search has one
     direction, not two. Stops, as the LP's search, when the least exact h and the lower
     bound agree to the precision (or at ``MAX_DIRECTIONS``). A cone program is exact at once:
-    there is no refinement. Where vertical forces alone hold the structure, the tilted-gravity
+    there is no refinement; but a direction whose h passes the margin found (it cannot hold the
+    margin) needs only a point of A, and its program is cut short where the structure's forces
+    under gravity are known (:meth:`~sim.statics.cone.SupportPrograms.solve`). Where vertical forces alone hold the structure, the tilted-gravity
     proofs all around (as in the LP's search) follow the first pair; a structure that leans on
     its neighbours (a vault) does without.
 
@@ -187,7 +189,7 @@ def _search_paired(problem: ConeProblem, best: float, theta: float, tilt: TiltTe
     edge = None  # the edge step taken in the round's spare slot
     while True:
         before = found.upper
-        for t, result in zip(batch, problem.supports(batch)):
+        for t, result in zip(batch, problem.supports(batch, min(best, found.upper))):
             found.add(t, *result)
         evaluations += len(batch)
         settled = edge is not None and not found.upper < before - tol.margin_precision
