@@ -171,9 +171,9 @@ def _search_paired(problem: ConeProblem, best: float, theta: float, tilt: TiltTe
     bound agree to the precision (or at ``MAX_DIRECTIONS``). A cone program is exact at once:
     there is no refinement; but a direction whose h passes the margin found (it cannot hold the
     margin) needs only a point of A, and its program is cut short where the structure's forces
-    under gravity are known (:meth:`~sim.statics.cone.SupportPrograms.solve`). Where vertical forces alone hold the structure, the tilted-gravity
-    proofs all around (as in the LP's search) follow the first pair; a structure that leans on
-    its neighbours (a vault) does without.
+    under gravity are known (:meth:`~sim.statics.cone.SupportPrograms.solve`). Where vertical
+    forces alone hold the structure, the tilted-gravity proofs all around (as in the LP's search)
+    follow the first pair; a structure that leans on its neighbours (a vault) does without.
 
     A round with a direction to spare (one minimum left to evaluate) takes the first **edge step**
     (:func:`polygon_edge`) of the points so far beside it, on the other worker, rather than in a round
