@@ -11,6 +11,12 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+settings.register_profile("towerlab", derandomize=True, database=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "towerlab"))
+"""Property tests draw the same examples on every run (``make test`` and CI give one answer); a search for new
+ones: ``HYPOTHESIS_PROFILE=default``."""
 
 
 def pytest_configure(config):

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from sim.cases import HARMONIC_BLOCK, harmonic_stack
@@ -106,6 +106,7 @@ def test_a_block_that_tips_or_slides_needs_no_lp_for_its_margin_and_one_against_
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(st.floats(-12, 12), st.floats(-8, 8), st.floats(10, 40)), min_size=1, max_size=3),
        st.floats(0.0, 360.0))
+@example(layers=[(0.0, -2.0, 27.0), (1.0, 0.0, 10.0), (-6.0, 0.0, 26.0)], turn=18.90625)  # 1.05e-8 past: the LP's
 def test_the_tipping_bound_is_never_below_what_the_lp_withstands_in_its_direction(layers, turn):
     pieces, z = [], 0.0
     for k, (dx, dy, h) in enumerate(layers):
@@ -121,7 +122,9 @@ def test_the_tipping_bound_is_never_below_what_the_lp_withstands_in_its_directio
     problem.start_margin()
     _, alpha, _ = problem.support(found[1])
     direction = np.array([math.cos(found[1]), math.sin(found[1])])
-    assert alpha @ direction <= found[0] + 1e-9  # every withstood acceleration lies inside the half-plane
+    # every withstood acceleration lies inside the half-plane, to the LP's feasibility tolerance (HiGHS: 1e-7 on
+    # its rows; a tower of three turned 18.9 degrees reached 1.05e-8 past it)
+    assert alpha @ direction <= found[0] + 1e-7
 
 
 def _turned(pos, deg):
