@@ -10,84 +10,45 @@ red wins), G begins round 2 on a cleared table. The window's pictures are grabbe
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import pytest
+from desktop import Desktop, launch
 
 from sim.viewer.camera import OrbitCamera
 
-ROOT = Path(__file__).resolve().parents[1]
 SIZE = (900, 600)
 PLAYERS = ("red", "blue", "green")
 MISSING = [tool for tool in ("Xvfb", "xdotool") if shutil.which(tool) is None]
 pytestmark = pytest.mark.skipif(bool(MISSING), reason=f"needs {' and '.join(MISSING)} (make test installs them)")
 
 
-class Table:
+class Table(Desktop):
     """A running ``towerlab play babylon --variant fast`` and a person's mouse and keys."""
 
     def __init__(self, display: str, cwd: Path, record: Path):
-        self.env = dict(os.environ, DISPLAY=display, XDG_STATE_HOME=str(cwd / "state"),
-                        TOWERLAB_RECORDINGS=str(cwd / "recordings"),
-                        PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
-        self.proc = subprocess.Popen([sys.executable, "-m", "sim", "play", "babylon", "--variant", "fast",
-                                      "--players", ",".join(PLAYERS), "--record", str(record),
-                                      "--size", f"{SIZE[0]}x{SIZE[1]}"],
-                                     cwd=cwd, env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 120
-        self.window = None
-        while self.window is None and time.monotonic() < deadline:
-            assert self.proc.poll() is None, self.proc.stderr.read()[-2000:]
-            found = self._xdotool("search", "--name", "towerlab play").split()
-            self.window = found[0] if found else None
-            time.sleep(0.3)
-        assert self.window is not None, "no window appeared"
-        time.sleep(5.0)  # the first frames
-        geometry = self._xdotool("getwindowgeometry", self.window)
-        pos = next(line for line in geometry.splitlines() if "Position" in line).split()[1]
-        self.origin = tuple(int(v) for v in pos.split(","))
-
-    def _xdotool(self, *args) -> str:
-        return subprocess.run(["xdotool", *args], env=self.env, capture_output=True, text=True, timeout=20).stdout
+        proc = launch(display, cwd, "play", "babylon", "--variant", "fast", "--players", ",".join(PLAYERS),
+                      "--record", str(record), "--size", f"{SIZE[0]}x{SIZE[1]}")
+        super().__init__(display, cwd, proc, "towerlab play", SIZE, settle=5.0, timeout=120.0)
 
     def move(self, xy, wait: float = 0.3) -> None:
-        self._xdotool("mousemove", "--window", self.window, str(int(round(xy[0]))), str(int(round(xy[1]))))
+        self.xdotool("mousemove", "--window", self.window, str(int(round(xy[0]))), str(int(round(xy[1]))))
         time.sleep(wait)
 
     def click(self, xy, wait: float = 1.0) -> None:
         self.move(xy)
-        self._xdotool("click", "--window", self.window, "1")
+        self.xdotool("click", "--window", self.window, "1")
         time.sleep(wait)
 
     def key(self, key: str, wait: float = 1.5) -> None:
-        self._xdotool("key", "--window", self.window, key)
+        self.xdotool("key", "--window", self.window, key)
         time.sleep(wait)
 
-    def picture(self, path: Path) -> np.ndarray:
-        """What the window shows, grabbed from the X server."""
-        import imageio_ffmpeg
-
-        from sim.render.image import load_png
-
-        x, y = self.origin
-        subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-loglevel", "error", "-f", "x11grab", "-video_size",
-                        f"{SIZE[0]}x{SIZE[1]}", "-i", f"{self.env['DISPLAY']}+{x},{y}", "-frames:v", "1", "-y",
-                        str(path)], check=True, timeout=30)
-        return load_png(path)[..., :3].astype(float)
-
     def quit(self) -> int:
-        self.key("ctrl+q", wait=0.5)
-        try:
-            return self.proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            raise
+        return super().quit(timeout=60.0)
 
 
 def _near(picture: np.ndarray, colour, tol: float = 40.0) -> int:

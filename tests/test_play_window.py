@@ -7,15 +7,14 @@ Skipped, with the reason, where Xvfb or xdotool is missing (``make test`` instal
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import pytest
+from desktop import Desktop, desktop_env, launch
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "play"
@@ -24,16 +23,8 @@ MISSING = [tool for tool in ("Xvfb", "xdotool") if shutil.which(tool) is None]
 pytestmark = pytest.mark.skipif(bool(MISSING), reason=f"needs {' and '.join(MISSING)} (make test installs them)")
 
 
-def _env(display: str, cwd: Path) -> dict:
-    return dict(os.environ, DISPLAY=display, XDG_STATE_HOME=str(cwd / "state"),
-                TOWERLAB_RECORDINGS=str(cwd / "recordings"),
-                PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
-
-
 def _play(display: str, cwd: Path, *args: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "sim", "play", *args, "--size", f"{SIZE[0]}x{SIZE[1]}"],
-                            cwd=cwd, env=_env(display, cwd), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+    return launch(display, cwd, "play", *args, "--size", f"{SIZE[0]}x{SIZE[1]}")
 
 
 def _events(path: Path) -> list:
@@ -63,7 +54,7 @@ def test_keys_in_the_window_reach_the_referee(display, tmp_path):
     opening = tmp_path / "opening.json"
     opening.write_text('[{"action": "start", "cell": [0, 0]}, {"action": "start", "cell": [0, 9]}]\n')
     proc = _play(display, tmp_path, "talo", "--seed", "7", "--actions", str(opening), "--record", str(rec))
-    env = _env(display, tmp_path)
+    env = desktop_env(display, tmp_path)
 
     def xdotool(*args):
         return subprocess.run(["xdotool", *args], env=env, capture_output=True, text=True, timeout=20).stdout
@@ -124,25 +115,11 @@ def load_actions_of(path: Path) -> list:
     return list(load_recording(path).actions)
 
 
-class Mouse:
+class Mouse(Desktop):
     """A person's mouse and keys on one play window (xdotool), the window found by its title."""
 
     def __init__(self, display: str, cwd: Path, proc: subprocess.Popen):
-        self.env = _env(display, cwd)
-        self.proc = proc
-        deadline = time.monotonic() + 120
-        self.window = None
-        while self.window is None and time.monotonic() < deadline:
-            assert proc.poll() is None, proc.stderr.read()[-2000:]
-            found = self.xdotool("search", "--name", "towerlab play").split()
-            self.window = found[0] if found else None
-            time.sleep(0.3)
-        assert self.window is not None, "no window appeared"
-        geometry = self.xdotool("getwindowgeometry", self.window)
-        self.origin = next(line for line in geometry.splitlines() if "Position" in line).split()[1]
-
-    def xdotool(self, *args) -> str:
-        return subprocess.run(["xdotool", *args], env=self.env, capture_output=True, text=True, timeout=20).stdout
+        super().__init__(display, cwd, proc, "towerlab play", SIZE, settle=0.0, timeout=120.0)
 
     def move(self, xy) -> None:
         self.xdotool("mousemove", "--window", self.window, str(int(round(xy[0]))), str(int(round(xy[1]))))
@@ -165,18 +142,9 @@ class Mouse:
         self.xdotool("key", "--window", self.window, key)
         time.sleep(1.0)
 
-    def grab(self, path: Path) -> None:
-        """The window, panels and all, from the X server."""
-        import imageio_ffmpeg
-
-        subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-loglevel", "error", "-f", "x11grab", "-video_size",
-                        f"{SIZE[0]}x{SIZE[1]}", "-i", f"{self.env['DISPLAY']}+{self.origin}", "-frames:v", "1",
-                        "-y", str(path)], check=True, timeout=60)
-
     def quit(self) -> None:
-        self.key("ctrl+q")
-        self.proc.wait(timeout=60)
-        assert self.proc.returncode == 0, self.proc.stderr.read()[-2000:]
+        code = super().quit(wait=1.0, timeout=60.0)
+        assert code == 0, self.proc.stderr.read()[-2000:]
 
 
 def _opening_view(scene):

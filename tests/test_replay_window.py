@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from desktop import Desktop, launch
 
 from sim.physics.live import LiveWorld
 from sim.replay import Recorder, load_recording
@@ -65,34 +66,11 @@ def collapse(tmp_path_factory):
     return path
 
 
-class Window:
+class Window(Desktop):
     """A running ``towerlab replay`` and the ways a person works it."""
 
     def __init__(self, display: str, args: list[str], cwd: Path, name: str = "towerlab replay"):
-        self.env = dict(os.environ, DISPLAY=display, XDG_STATE_HOME=str(cwd / "state"),
-                        TOWERLAB_RECORDINGS=str(cwd / "recordings"),
-                        PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
-        self.proc = subprocess.Popen([sys.executable, "-m", "sim", "replay", *args], cwd=cwd, env=self.env,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        self.window = self.wait_window(name)
-
-    def xdotool(self, *args) -> str:
-        return subprocess.run(["xdotool", *args], env=self.env, capture_output=True, text=True, timeout=20).stdout
-
-    def wait_window(self, name: str) -> str:
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise AssertionError(f"the window ended early: {self.proc.stderr.read()[-2000:]}")
-            found = self.xdotool("search", "--name", name).split()
-            if found:
-                time.sleep(3.0)
-                geometry = self.xdotool("getwindowgeometry", found[0])
-                pos = next(line for line in geometry.splitlines() if "Position" in line).split()[1]
-                self.origin = tuple(int(v) for v in pos.split(","))
-                return found[0]
-            time.sleep(0.3)
-        raise AssertionError(f"no window named {name!r} appeared")
+        super().__init__(display, cwd, launch(display, cwd, "replay", *args), name, SIZE)
 
     def key(self, *keys: str, wait: float = 0.5) -> None:
         self.xdotool("key", "--window", self.window, *keys)
@@ -111,26 +89,6 @@ class Window:
             self.move(*p)
         self.xdotool("mouseup", "--window", self.window, "1")
         time.sleep(0.3)
-
-    def picture(self, path: Path) -> np.ndarray:
-        """What the window shows, grabbed from the X server."""
-        import imageio_ffmpeg
-
-        from sim.render.image import load_png
-
-        x, y = self.origin
-        subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-loglevel", "error", "-f", "x11grab", "-video_size",
-                        f"{SIZE[0]}x{SIZE[1]}", "-i", f"{self.env['DISPLAY']}+{x},{y}", "-frames:v", "1", "-y",
-                        str(path)], check=True, timeout=30)
-        return load_png(path)[..., :3].astype(float)
-
-    def quit(self) -> int:
-        self.key("ctrl+q")
-        try:
-            return self.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            raise
 
 
 def expected(recording, *fields) -> tuple[np.ndarray, ReplayController]:
@@ -213,7 +171,7 @@ def test_resimulate_from_here_goes_on_in_the_viewers_window(display, collapse, t
     window = Window(display, [str(collapse), "--size", f"{SIZE[0]}x{SIZE[1]}", "--at", "1.6"], tmp_path)
     try:
         window.key("Return", wait=1.0)
-        window.window = window.wait_window("towerlab view: re-simulated from")
+        window.find("towerlab view: re-simulated from")
         window.key("F4", wait=1.0)
         code = window.quit()
     finally:

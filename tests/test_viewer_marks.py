@@ -4,15 +4,9 @@ direction's arrow just beyond the weak piece, the piece tinted), not only once s
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
+from desktop import run_in_window
 
-ROOT = Path(__file__).resolve().parents[1]
 SIZE = (320, 200)
 
 _SCRIPT = r"""
@@ -55,11 +49,7 @@ print(json.dumps(out))
 
 
 def test_a_verdict_that_arrives_at_rest_is_drawn_at_once(display):
-    env = dict(os.environ, DISPLAY=display)
-    run = subprocess.run([sys.executable, "-c", _SCRIPT], capture_output=True, text=True, cwd=ROOT, env=env,
-                         timeout=300)
-    assert run.returncode == 0, run.stderr[-3000:]
-    out = json.loads(run.stdout.strip().splitlines()[-1])
+    out = run_in_window(_SCRIPT, display)
     assert out["arrow_before"] is False  # no arrow before the statics have answered
     assert out["mode"] == ["plank"] and not out["still_moving"]  # it answered with everything at rest
     assert out["arrow"] and out["tints"]["plank"] == [1.0, 0.6, 0.1, 0.35]  # the weakest mode's orange

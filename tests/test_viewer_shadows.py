@@ -3,13 +3,8 @@ drawn from what stands still, again when a piece begins or ceases to move or the
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
+from desktop import run_in_window
 
-ROOT = Path(__file__).resolve().parents[1]
 SIZE = (320, 200)
 
 _SCRIPT = r"""
@@ -69,11 +64,7 @@ print(json.dumps(out))
 
 
 def test_the_shadow_map_is_drawn_again_only_when_what_stands_still_or_the_light_changes(display):
-    env = dict(os.environ, DISPLAY=display)
-    run = subprocess.run([sys.executable, "-c", _SCRIPT], capture_output=True, text=True, cwd=ROOT, env=env,
-                         timeout=300)
-    assert run.returncode == 0, run.stderr[-3000:]
-    out = json.loads(run.stdout.strip().splitlines()[-1])
+    out = run_in_window(_SCRIPT, display)
     assert any(out["start"]) and not any(out["start"][-3:])  # drawn at first, then kept
     assert out["carried_hidden"]  # a carried piece casts no shadow in the live picture
     assert sum(out["carrying"]) <= 4  # kept while the piece is carried round (the camera still)

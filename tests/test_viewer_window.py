@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from desktop import Desktop, launch
 
 from sim.scene import from_dict, load_scene, save_scene
 from sim.viewer.camera import OrbitCamera
@@ -27,75 +28,28 @@ MISSING = [tool for tool in ("Xvfb", "xdotool") if shutil.which(tool) is None]
 pytestmark = pytest.mark.skipif(bool(MISSING), reason=f"needs {' and '.join(MISSING)} (make test installs them)")
 
 
-def _ffmpeg() -> str:
-    import imageio_ffmpeg
-
-    return imageio_ffmpeg.get_ffmpeg_exe()
-
-
-class Viewer:
+class Viewer(Desktop):
     """A running ``towerlab view`` and the ways a person works it."""
 
     def __init__(self, display: str, args: list[str], cwd: Path):
-        self.env = dict(os.environ, DISPLAY=display, XDG_STATE_HOME=str(cwd / "state"),
-                        TOWERLAB_RECORDINGS=str(cwd / "recordings"),
-                        PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
-        self.proc = subprocess.Popen([sys.executable, "-m", "sim", "view", *args], cwd=cwd, env=self.env,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        self.window = self._wait_window()
-        geometry = self._xdotool("getwindowgeometry", self.window)
-        pos = next(line for line in geometry.splitlines() if "Position" in line).split()[1]
-        self.origin = tuple(int(v) for v in pos.split(","))
-
-    def _xdotool(self, *args) -> str:
-        return subprocess.run(["xdotool", *args], env=self.env, capture_output=True, text=True, timeout=20).stdout
-
-    def _wait_window(self) -> str:
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise AssertionError(f"the viewer ended early: {self.proc.stderr.read()[-2000:]}")
-            found = self._xdotool("search", "--name", "towerlab view").split()
-            if found:
-                time.sleep(3.0)  # the first frames, and the statics' first verdict
-                return found[0]
-            time.sleep(0.3)
-        raise AssertionError("no viewer window appeared")
+        super().__init__(display, cwd, launch(display, cwd, "view", *args), "towerlab view", SIZE)
 
     def move(self, x: float, y: float) -> None:
-        self._xdotool("mousemove", "--window", self.window, str(int(round(x))), str(int(round(y))))
+        self.xdotool("mousemove", "--window", self.window, str(int(round(x))), str(int(round(y))))
         time.sleep(0.25)
 
     def click(self, x: float, y: float) -> None:
         self.move(x, y)
-        self._xdotool("click", "--window", self.window, "1")
+        self.xdotool("click", "--window", self.window, "1")
         time.sleep(0.4)
 
     def key(self, *keys: str) -> None:
-        self._xdotool("key", "--window", self.window, *keys)
+        self.xdotool("key", "--window", self.window, *keys)
         time.sleep(0.5)
 
     def type(self, text: str) -> None:
-        self._xdotool("type", "--window", self.window, "--delay", "40", text)
+        self.xdotool("type", "--window", self.window, "--delay", "40", text)
         time.sleep(0.3)
-
-    def picture(self, path: Path) -> np.ndarray:
-        """What the window shows, grabbed from the X server."""
-        x, y = self.origin
-        subprocess.run([_ffmpeg(), "-loglevel", "error", "-f", "x11grab", "-video_size", f"{SIZE[0]}x{SIZE[1]}",
-                        "-i", f"{self.env['DISPLAY']}+{x},{y}", "-frames:v", "1", "-y", str(path)],
-                       check=True, timeout=30)
-        from sim.render.image import load_png
-
-        return load_png(path)[..., :3].astype(float)
-
-    def quit(self) -> int:
-        self.key("ctrl+q")
-        try:
-            return self.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            raise
 
 
 def _scene(tmp_path: Path) -> Path:
@@ -330,12 +284,12 @@ def test_a_tower_knocked_over_with_the_mouse_is_announced_with_its_pieces_and_ca
     viewer = Viewer(display, [str(path), "--size", f"{SIZE[0]}x{SIZE[1]}", "--no-recovery"], tmp_path)
     try:
         viewer.move(*at_top)
-        viewer._xdotool("windowfocus", "--sync", viewer.window)
+        viewer.xdotool("windowfocus", "--sync", viewer.window)
         x, y = viewer.origin
-        viewer._xdotool("mousemove", str(int(round(x + at_top[0]))), str(int(round(y + at_top[1]))))
+        viewer.xdotool("mousemove", str(int(round(x + at_top[0]))), str(int(round(y + at_top[1]))))
         time.sleep(0.3)
         # Shift+click, as the server's own input (a sent event carries no modifier): a poke away from the camera
-        viewer._xdotool("keydown", "shift", "click", "1", "keyup", "shift")
+        viewer.xdotool("keydown", "shift", "click", "1", "keyup", "shift")
         time.sleep(2.5)
         announced = viewer.picture(tmp_path / "announced.png")
         viewer.key("ctrl+s")

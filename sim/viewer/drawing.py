@@ -128,10 +128,10 @@ class Drawing:
         ids = world.ids
         row = {i: k for k, i in enumerate(ids)}
         mode = [i for i in (verdict.mode or ids) if i in row]
-        key = (id(verdict), poses[[row[i] for i in mode]].tobytes())
-        if getattr(self, "_arrow_key", None) != key:
-            self._arrow = weakest_arrow([world.piece(i) for i in mode], poses[[row[i] for i in mode]],
-                                        verdict.weakest_direction_deg)
+        moved = poses[[row[i] for i in mode]]
+        key = (id(verdict), moved.tobytes())
+        if self._arrow_key != key:
+            self._arrow = weakest_arrow([world.piece(i) for i in mode], moved, verdict.weakest_direction_deg)
             self._arrow_key = key
         return self._arrow
 
