@@ -37,6 +37,27 @@ def test_poses_read_back_by_id_in_si_and_scene_order():
         np.testing.assert_allclose(w.pose("arch"), s.piece("arch").pos + s.piece("arch").quat, atol=1e-12)
 
 
+@pytest.mark.parametrize("array_parts", [16, 0])  # a compound made in place, or a body loaded from a URDF file
+def test_a_fixed_turned_block_off_its_centre_of_mass_reads_back_and_moves_where_it_is_put(array_parts):
+    # Bullet keeps a static body's centre of mass but not the turn of its principal axes: read through the
+    # movable pieces' frame, a fixed hull came back up to 70 mm and 150 degrees away (a vault's supports)
+    quat = Rotation.from_euler("xyz", [20, 35, 50], degrees=True).as_quat()
+    hull = {"kind": "hull", "vertices": [[0, 0, 0], [120, 0, 0], [0, 60, 0], [0, 0, 40], [30, 50, 35]],
+            "quat": list(quat)}
+    s = scene({"id": "f", "pos": [10, 20, 200], "fixed": True, **hull}, {"id": "m", "pos": [300, 20, 200], **hull})
+    settings = replace(TUNED, array_parts=array_parts)
+    with World(s, settings) as w:
+        np.testing.assert_allclose(w.poses(), s.poses(), atol=1e-9)
+        turned = Rotation.from_euler("z", 30, degrees=True).as_quat()
+        for pid, x in (("f", 0.05), ("m", 0.35)):
+            w.set_pose(pid, [x, 0.0, 0.3, *turned])
+            np.testing.assert_allclose(w.pose(pid), [x, 0.0, 0.3, *turned], atol=1e-9)
+        # the same shape at the same pose, fixed or not: the simulation's surfaces lie at the same heights
+        for dx, dy in ((0.0, 0.0), (0.02, -0.01), (-0.015, 0.02)):
+            tops = [w.ray_test((x + dx, dy, 1.0), (x + dx, dy, 0.0)).point[2] for x in (0.05, 0.35)]
+            assert tops[0] == pytest.approx(tops[1], abs=1e-6)
+
+
 def test_inertial_frame_is_the_catalogue_tensor_in_principal_axes():
     s = scene({"id": "t", "kind": "babylon.tower", "pos": [0, 0, 10]})
     shape = s.piece("t").shape

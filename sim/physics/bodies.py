@@ -212,6 +212,8 @@ def body_info(piece, uid: int) -> BodyInfo:
     """The world's record of ``piece`` loaded as body ``uid``."""
     shape = piece.shape
     moments, principal = principal_frame_of(shape, piece.mass)
+    if piece.fixed:  # Bullet keeps a static body's centre of mass but not its principal axes' turn
+        principal = np.array([0.0, 0.0, 0.0, 1.0])
     corners = (shape.box_corners - shape.com) @ Rotation.from_quat(principal).as_matrix()
     return BodyInfo(piece.id, uid, 0.0 if piece.fixed else piece.mass, shape.com.copy(), principal, moments,
                     piece.fixed, np.asarray(piece.quat, dtype=float), corners,
