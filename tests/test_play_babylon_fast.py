@@ -158,7 +158,7 @@ def test_stop_is_for_a_player_with_every_noble_placed_then_the_round_is_scored_b
     two_towers_each_shared(b)
     b.seat("red")
     b.t.act(b.s, "stop")
-    assert "red has placed 2 of 8 nobles on towers" in b.t.last("refused") and b.s.stopped is None
+    assert "red has placed 2 of 8 nobles:" in b.t.last("refused") and b.s.stopped is None
     for k in range(3):  # six towers more; red's other six nobles on them (two large)
         assert b.put(f"t{k}", "tower", SW[0] - 30 - 30 * k, SW[1] - 30)
         assert b.put(f"u{k}", "tower", SE[0] + 30 + 30 * k, SE[1] - 30)

@@ -49,7 +49,7 @@ def test_a_whole_fast_game_through_the_viewer_recorded_and_judged(tmp_path):
         run(c, GAME[:ROUND_2 - 1])
         refused = said(c, "refused")
         assert "red-tower-2 stands outside red's construction areas (the two shared with blue and green)" in refused[0]
-        assert 'red has placed 2 of 8 nobles on towers: "stop" is called once all are placed' in refused[1]
+        assert 'red has placed 2 of 8 nobles: "stop" is called once all are placed' in refused[1]
         last = ref.view()["last"]
         assert last["round"] == 1 and last["scores"] == {"red": 1, "blue": 0, "green": 0}
         assert last["winners"] == ["red"] and last["score"]["players"]["red"]["areas"] == {"blue": 1, "green": 1}

@@ -199,6 +199,12 @@ class Layout:
         part = self.parts.get(tower)
         return tower if part is not None and part.is_tower and part.upright else None
 
+    def on_building(self, noble_id: str) -> bool:
+        """Whether a noble stands upright on the buildings: on towers or bridges and nothing else."""
+        noble = self.nobles.get(noble_id)
+        under = self.rests_on.get(noble_id, frozenset())
+        return noble is not None and noble.upright and bool(under) and all(i in self.parts for i in under)
+
     def nobles_on(self, tower_id: str) -> tuple[Noble, ...]:
         """The nobles standing on a tower, in id order."""
         return tuple(self.nobles[i] for i in sorted(self.carries(tower_id))

@@ -244,10 +244,9 @@ def placement_violations(layout: Layout, piece: str, player: str, areas) -> list
     out = []
     if piece in layout.nobles:
         noble = layout.nobles[piece]
-        under = layout.rests_on.get(piece, frozenset())
         if not noble.upright:
             out.append(Violation("upright", (piece,), f"noble {piece} does not stand upright"))
-        elif not under or any(i not in layout.parts for i in under):
+        elif not layout.on_building(piece):
             out.append(Violation("noble-on-building", (piece,),
                                  f"noble {piece} stands on no tower or bridge: nobles are placed on the buildings"))
         xy = noble.xy
@@ -275,8 +274,12 @@ def nobles_to_place(n_players: int, set_aside: int = 0) -> int:
 
 
 def nobles_placed(layout: Layout, color: str) -> tuple[str, ...]:
-    """The nobles of ``color`` standing upright on a tower (placed, for calling "stop")."""
-    return tuple(sorted(nid for nid, n in layout.nobles.items() if n.color == color and layout.tower_of(nid)))
+    """The nobles of ``color`` placed, for calling "stop": standing upright on the buildings.
+
+    A noble may be placed on a tower or a bridge (:func:`placement_violations`); on a bridge it scores
+    nothing, but it is placed all the same and may not be moved again.
+    """
+    return tuple(sorted(nid for nid, n in layout.nobles.items() if n.color == color and layout.on_building(nid)))
 
 
 def noble_reasons(layout: Layout, noble_id: str) -> list[str]:

@@ -26,8 +26,9 @@ The game is :mod:`sim.games.babylon.fast`. Readings of the rulebook made here:
   be placed again; a player who knocked down another player's noble is out of
   the round: their hands are emptied and they touch nothing until it ends.
 - **The end of a round.** ``stop`` is called by a player who has placed all
-  their nobles (upright on towers; large ones set aside after round wins do not
-  count); ``done`` says a player can build no further: once every player still
+  their nobles (upright on the buildings: on a tower, or on a bridge, where a
+  noble may stand but scores nothing; large ones set aside after round wins do
+  not count); ``done`` says a player can build no further: once every player still
   in the round is done (or out), the round is over. The hands are emptied and
   the round is scored on the buildings as they stand
   (:func:`~sim.games.babylon.fast.score_fast`; the expert variant doubles a noble
@@ -103,7 +104,7 @@ class FastSession(Session):
         self.done: set[str] = set()
         self.stopped: str | None = None  # why the round is over, until the next begins
         self.live: FastScore | None = None  # the score of the buildings at rest
-        self.up: dict[str, int] = {}  # nobles standing on towers per player, at the last rest
+        self.up: dict[str, int] = {}  # nobles placed (standing on the buildings) per player, at the last rest
 
     # --- reading --------------------------------------------------------------------------------------
 
@@ -249,7 +250,7 @@ class FastSession(Session):
         placed = len(nobles_placed(layout, caller))
         need = nobles_to_place(len(self.players), len(self.set_aside[caller]))
         if placed < need:
-            raise Refused("stop", f"{caller} has placed {placed} of {need} nobles on towers: \"stop\" is called "
+            raise Refused("stop", f"{caller} has placed {placed} of {need} nobles: \"stop\" is called "
                                   "once all are placed")
         return [play.EmptyHands(), *self._end_round(table, f"{caller} called stop (all nobles placed)")]
 

@@ -13,7 +13,7 @@ def _player(p: Mapping, seat: str) -> str:
     mark = "> " if p["color"] == seat else "  "
     aside = f", {p['set_aside']} large aside" if p["set_aside"] else ""
     parts = "1 part" if p["parts"] == 1 else f"{p['parts']} parts"
-    line = f"{mark}{p['color']} ({p['wins']} won{aside}): {p['nobles']} of {p['to_place']} nobles on towers, {parts}"
+    line = f"{mark}{p['color']} ({p['wins']} won{aside}): {p['nobles']} of {p['to_place']} nobles placed, {parts}"
     if p["areas"]:
         areas = ", ".join(f"with {n} {v}" for n, v in p["areas"].items())
         line += f"  |  {areas}"
