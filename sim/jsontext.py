@@ -31,3 +31,18 @@ def dumps_one_per_line(data: dict, key: str) -> str:
         lines.append(f"  {json.dumps(key)}: []")
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+READ_ERRORS = (ValueError, RecursionError)
+"""What ``json.loads`` (or a decoder's ``raw_decode``) raises for text it cannot read: a ``JSONDecodeError``
+(a ``ValueError``), a ``RecursionError`` for lists or objects nested thousands deep, a ``ValueError`` for an
+integer of more digits than Python converts (4300)."""
+
+
+def unreadable(e: Exception) -> str:
+    """Why JSON text could not be read, in one line (``e`` one of :data:`READ_ERRORS`)."""
+    if isinstance(e, json.JSONDecodeError):
+        return f"not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}"
+    if isinstance(e, RecursionError):
+        return "not valid here: lists or objects nested too deeply to read"
+    return f"not valid here: a number with too many digits ({str(e).split(';')[0]})"

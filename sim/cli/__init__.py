@@ -10,8 +10,13 @@ command's usage line), Ctrl-C exits 130.
 from __future__ import annotations
 
 import importlib
+import importlib.abc
+import importlib.machinery
 import pkgutil
+import signal
 import sys
+import threading
+from contextlib import contextmanager
 
 import typer
 
@@ -38,12 +43,65 @@ def _register_all() -> None:
 _register_all()
 
 
+@contextmanager
+def held_interrupts():
+    """Hold a Ctrl-C that comes during the block, and raise it as the block ends (in the main thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held = []
+    previous = signal.signal(signal.SIGINT, lambda *_: held.append(True))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if held:
+        raise KeyboardInterrupt
+
+
+class _HeldLoader(importlib.abc.Loader):
+    """A module's loader that runs the module with Ctrl-C held (everything else is the loader's own)."""
+
+    def __init__(self, loader):
+        self.loader = loader
+
+    def create_module(self, spec):
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module) -> None:
+        with held_interrupts():
+            self.loader.exec_module(module)
+
+    def __getattr__(self, name):
+        return getattr(self.loader, name)
+
+
+class _HoldDuringImport(importlib.abc.MetaPathFinder):
+    """Imports trimesh with Ctrl-C held: trimesh imports its optional parts inside ``except BaseException``,
+    so a Ctrl-C landing there (its import takes half a second) was swallowed, the run went on to exit 0 and
+    the part was left broken."""
+
+    PACKAGES = ("trimesh",)
+
+    def find_spec(self, name, path=None, target=None):
+        if name not in self.PACKAGES:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        if spec is not None and spec.loader is not None:
+            spec.loader = _HeldLoader(spec.loader)
+        return spec
+
+
 def main(argv=None) -> int:
     """Run the CLI; returns the exit code (0 done, 2 bad input or usage, 130 interrupted)."""
+    finder = _HoldDuringImport()
+    sys.meta_path.insert(0, finder)
     try:
         code = _invoke(argv)
     except KeyboardInterrupt:  # before or after typer's own handling of it
         code = INTERRUPTED
+    finally:
+        sys.meta_path.remove(finder)
     if code == INTERRUPTED:
         print("towerlab: interrupted", file=sys.stderr)
     return code

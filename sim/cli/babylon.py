@@ -65,6 +65,8 @@ def score(
     knocks = [parse_knock(k) for k in knock or ()]
     if knocks and mode != "fast":
         raise BabylonError("--knock: knocked-down pieces count only in the fast game (--mode fast)")
+    if expert and mode != "fast":
+        raise BabylonError("--expert: the expert variant's doubling counts only in the fast game (--mode fast)")
     for k in knocks:
         if k.by not in players:
             raise BabylonError(f"--knock: expected one of the players {', '.join(players)}, got \"{k.by}\"")

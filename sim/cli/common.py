@@ -171,6 +171,26 @@ def writable_output(path: Path, option: str = "-o", *, directory: bool = False) 
     return path
 
 
+def distinct_files(*named: tuple[str, Path | None]) -> None:
+    """Refuse two of a command's files that are one file: an output over an input (the input would be lost
+    under it) or two outputs over each other.
+
+    Args:
+        named: (how the command line names the file: ``SCENE``, ``-o``, ``--record``; its path or None).
+
+    Raises:
+        OptionError: ``A and B: both name PATH; give two files``.
+    """
+    seen: dict[str, str] = {}
+    for name, path in named:
+        if path is None:
+            continue
+        key = os.path.realpath(path)
+        if key in seen:
+            raise OptionError(f"{seen[key]} and {name}: both name {path}; give two files")
+        seen[key] = name
+
+
 def one_output(out: Path | None, old: Path | None, old_name: str = "--output", what: str = "a file",
                required: bool = True) -> Path | None:
     """The one output path given by ``-o/--out`` or by its old spelling (a hidden alias).

@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from sim.cli.common import OptionError, console, emit_json, progress, safe, writable_output
+from sim.cli.common import OptionError, console, distinct_files, emit_json, progress, safe, writable_output
 
 import_app = typer.Typer(help="Import assemblies from other tools as scenes.", no_args_is_help=True)
 
@@ -78,6 +78,7 @@ def compas(
     from sim.scene.overlap import find_overlaps
 
     writable_output(out)
+    distinct_files(("FILE", file), ("-o", out))
     _positive(scale, "--scale", "mm per unit")
     _positive(friction, "--friction", "a friction coefficient", 10.0)
     _positive(density, "--density", "a density in g/cm³", 25.0)
@@ -87,6 +88,7 @@ def compas(
         raise OptionError(f"--rotate: expected degrees, got {rotate:g}")
     if decomposition not in ("exact", "coacd"):
         raise OptionError(f"--decomposition: expected exact or coacd, got {decomposition!r}")
+    axis = _axis(about)  # checked even when --rotate is 0: a mistake is said, not ignored
     keys = [k.strip() for s in (support or []) for k in s.split(",") if k.strip()]
     with progress(f"importing {file.name}", quiet=as_json) as update:
         assembly = read_assembly(file)
@@ -94,7 +96,7 @@ def compas(
             update(1, 4)
         folder = f"{out.stem}-meshes"
         imported = to_scene(assembly, scale=scale, supports=keys, friction=friction, density=density, snap=snap,
-                            rotate=None if rotate == 0.0 else (_axis(about), rotate), mesh_folder=folder,
+                            rotate=None if rotate == 0.0 else (axis, rotate), mesh_folder=folder,
                             decomposition=decomposition, title=title)
         if update is not None:
             update(2, 4)

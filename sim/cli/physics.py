@@ -7,7 +7,16 @@ from typing import Annotated
 
 import typer
 
-from sim.cli.common import console, emit_json, one_output, progress, safe, seconds_option, writable_output
+from sim.cli.common import (
+    console,
+    distinct_files,
+    emit_json,
+    one_output,
+    progress,
+    safe,
+    seconds_option,
+    writable_output,
+)
 from sim.errors import TowerlabError
 
 RECORD_HELP = "Also write the run as a recording R (towerlab replay R, towerlab penalty R)."
@@ -45,6 +54,7 @@ def check(
     scene = load_scene(scene_path, solid=True)
     if record is not None:
         writable_output(record, "--record")
+        distinct_files(("SCENE", scene_path), ("--record", record))
     with progress(f"checking {scene_path.name}", quiet=as_json, unit="s simulated") as update:
         result = physics_check(scene, seconds=seconds, progress=update)
     if record is not None:
@@ -113,6 +123,8 @@ def simulate(
     output = writable_output(one_output(out, old_output, what="the settled scene file"))
     if record is not None:
         writable_output(record, "--record")
+        distinct_files(("SCENE", scene_path), ("--record", record))
+        distinct_files(("-o", output), ("--record", record))  # (-o SCENE settles the scene in place)
     scene = load_scene(scene_path, solid=True)
     with progress(f"simulating {scene_path.name}", quiet=as_json, unit="s simulated") as update:
         timeline = physics_simulate(scene, seconds, until_settled=seconds is None, progress=update)

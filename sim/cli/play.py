@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from sim.cli.common import writable_output
+from sim.cli.common import distinct_files, writable_output
 from sim.errors import TowerlabError
 
 
@@ -30,7 +30,8 @@ def play(
                                                                   "basic, advanced or pro; Babylon: tactical, expert, "
                                                                   "fast or fast-expert.")
                        ] = None,
-    seed: Annotated[int, typer.Option("--seed", help="The die, the deal and the set-up's shuffle.")] = 0,
+    seed: Annotated[int, typer.Option("--seed", min=0, help="The die, the deal and the set-up's shuffle (an integer "
+                                                           ">= 0).")] = 0,
     actions: Annotated[Path | None, typer.Option("--actions", help="Play these actions (a JSON list: the viewer's "
                                                                    "and the game's own) through the viewer.")] = None,
     screenshot: Annotated[Path | None, typer.Option("--screenshot", help="Save a full-quality picture (.png/.jpg) "
@@ -73,6 +74,7 @@ def play(
 
         if record is not None:
             writable_output(record, "--record")
+            distinct_files(("--actions", actions), ("--record", record))
         recording = SessionRecording(record if record is not None else default_recording(game), seed,
                                      g.session.players, g.session.variant)
     referee = Referee(g, recording)

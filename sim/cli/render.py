@@ -50,13 +50,16 @@ def parse_point(option: str, values) -> tuple[float, float, float] | None:
     """Three finite coordinates (mm) of ``--eye`` or ``--look-at``, or None when not given.
 
     Raises:
-        RenderArgumentError: a coordinate that is not a finite number (nan, inf).
+        RenderArgumentError: a coordinate that is not a finite number (nan, inf) or lies further out than a
+            scene's pieces may (the camera's arithmetic overflows long before a float does).
     """
+    from sim.scene.schema import MAX_COORD_MM
+
     if values is None:
         return None
-    if not all(math.isfinite(v) for v in values):
-        raise RenderArgumentError(f"{option}: expected three finite numbers (mm), got "
-                                  f"{' '.join(str(v) for v in values)}")
+    if not all(math.isfinite(v) and abs(v) <= MAX_COORD_MM for v in values):
+        raise RenderArgumentError(f"{option}: expected three numbers within {MAX_COORD_MM:g} mm of the origin, "
+                                  f"got {' '.join(f'{v:g}' for v in values)}")
     return tuple(float(v) for v in values)
 
 

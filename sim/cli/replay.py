@@ -87,6 +87,11 @@ def replay(
     """
     from sim.cli.render import parse_size
 
+    _one_mode(summary, as_json, video, window=(("--actions", actions is not None),
+                                               ("--screenshot", screenshot is not None), ("--at", at is not None),
+                                               ("--exit", exit_after), ("--offscreen", offscreen)),
+              clip=(("--from", start is not None), ("--to", end is not None), ("--speed", speed != 1.0),
+                    ("--fps", fps is not None), ("--camera", camera != "iso"), ("--no-captions", not captions)))
     w, h = parse_size(size or (DEFAULT_VIDEO if video is not None else DEFAULT_WINDOW))
     recording = _load(recording_path, as_json)
     if summary or (as_json and video is None):
@@ -118,6 +123,24 @@ def replay(
             run_window(recording, recording_path, script, screenshot, at, exit_after, (w, h))
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
+
+
+def _one_mode(summary: bool, as_json: bool, video, window, clip) -> None:
+    """Refuse options of one way to replay given to another (they would be ignored): the window's with a
+    summary or a video, a video's without one.
+
+    Args:
+        window, clip: (option, whether it was given) of the window's options and of the video's.
+    """
+    if summary and video is not None:
+        raise ReplayArgumentError("--summary and --video: give one (a summary is printed, a video written)")
+    mode = "--video" if video is not None else "--summary" if summary else "--json" if as_json else None
+    given = [name for name, on in window if on]
+    if mode is not None and given:
+        raise ReplayArgumentError(f"{given[0]}: for the replay window, not with {mode}")
+    given = [name for name, on in clip if on]
+    if video is None and given:
+        raise ReplayArgumentError(f"{given[0]}: only with --video")
 
 
 def _video(recording_path, recording, video, start, end, speed, camera, size, fps, captions, as_json) -> None:

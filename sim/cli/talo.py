@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from sim.cli.common import console, emit_json, fail, out_option, progress, safe, writable_output
+from sim.cli.common import console, distinct_files, emit_json, fail, out_option, progress, safe, writable_output
 
 talo_app = typer.Typer(help="Talo: rules of the grid, the balance, the pawns' climb, whole games.",
                        no_args_is_help=True)
@@ -189,6 +189,7 @@ def play(
 
     if out is not None:
         writable_output(out)
+        distinct_files(("SCRIPT", script), ("-o", out))
     data = read_json(script)
     with progress(f"replaying {script.name}", quiet=as_json or not physics, unit="blocks") as update:
         state = play_script(data, _judge(physics, update), str(script))
@@ -250,8 +251,7 @@ def auto(
     for path, option in ((out, "-o"), (script_out, "--script")):
         if path is not None:
             writable_output(path, option)
-    if out is not None and script_out is not None and out.resolve() == script_out.resolve():
-        fail(f"-o and --script: both name {out}; give two files")
+    distinct_files(("-o", out), ("--script", script_out))
     with progress("playing", quiet=as_json or not physics, unit="blocks") as update:
         state = auto_game(dict(zip(colours, starts)), np.random.default_rng(seed), _judge(physics, update),
                           board, max_turns)

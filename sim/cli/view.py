@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from sim.cli.common import writable_output
+from sim.cli.common import distinct_files, writable_output
 from sim.errors import TowerlabError
 
 GAMES = ("tohuwabohu", "talo", "babylon", "free")
@@ -28,7 +28,8 @@ def view(
     game: Annotated[str | None, typer.Option("--game", help="tohuwabohu, talo, babylon or free (without a scene; "
                                                            "default talo).")] = None,
     players: Annotated[str | None, typer.Option("--players", help="Babylon's players, e.g. red,blue,green.")] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Shuffle of Tohuwabohu's pieces around the area.")] = 0,
+    seed: Annotated[int, typer.Option("--seed", min=0, help="Shuffle of Tohuwabohu's pieces around the area (an "
+                                                           "integer >= 0).")] = 0,
     actions: Annotated[Path | None, typer.Option("--actions", help="Run these actions (a JSON list) through the "
                                                                    "viewer's controller.")] = None,
     screenshot: Annotated[Path | None, typer.Option("--screenshot", help="Save a full-quality picture (.png/.jpg) "
@@ -83,25 +84,47 @@ def view(
         raise ViewArgumentError("no display ($DISPLAY is not set) to open the viewer on; give --actions or "
                                 "--screenshot to run offscreen")
     scripted = script is not None or screenshot is not None or exit_after
+    for given, refused, name in ((record, no_record, "record"), (recovery, no_recovery, "recovery")):
+        if given is not None and refused:
+            raise ViewArgumentError(f"--{name} and --no-{name}: give one of them")
+    if record is not None:
+        writable_output(record, "--record")
+    if recovery is not None:
+        _recovery_file(recovery)
+    distinct_files(("SCENE", scene), ("--actions", actions), ("--record", record), ("--recovery", recovery))
     saver = None
     if not no_recovery and (recovery is not None or not scripted):
         from sim.viewer.recovery import Recovery
 
         saver = Recovery(recovery)
-    if record is not None and no_record:
-        raise ViewArgumentError("--record and --no-record: give one of them")
     plugins = []
     if record is not None or (not no_record and not scripted):
         from sim.viewer.recording import SessionRecording, default_recording
 
         path = record if record is not None else default_recording(loaded.game)
-        if record is not None:
-            writable_output(record, "--record")
         plugins.append(SessionRecording(path, seed))
     if headless:
         _offscreen(loaded, source, supply, script or [], screenshot, saver, (w, h), plugins)
     else:
         _window(loaded, source, supply, script, screenshot, exit_after, saver, (w, h), plugins)
+
+
+def _recovery_file(path: Path) -> None:
+    """Check ``--recovery``: a place an autosave can be written, holding nothing or an earlier autosave (which
+    the autosave replaces), never another file the autosave would overwrite.
+
+    Raises:
+        ViewArgumentError: a file of another kind (a scene, a recording) is there.
+        OutputError: it cannot be written.
+    """
+    from sim.viewer.recovery import Recovery, RecoveryError
+
+    writable_output(path, "--recovery")
+    try:
+        Recovery(path).read()
+    except RecoveryError as e:
+        raise ViewArgumentError(f"--recovery {e}: not an autosave, and the autosave would overwrite it; give "
+                                "another file") from None
 
 
 def _offscreen(scene, source, supply, script, screenshot, saver, size, plugins) -> None:

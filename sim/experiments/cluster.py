@@ -66,12 +66,16 @@ def connect(scheduler, timeout: float = CONNECT_SECONDS):
         ExecutionError: the scheduler cannot be reached within ``timeout`` seconds, or the address is not one.
     """
     from distributed import Client
+    from distributed.comm import get_address_host_port
 
     if isinstance(scheduler, Client):
         return scheduler, False
     if not isinstance(scheduler, str):
         return Client(scheduler, set_as_default=False), True
     try:
+        # the address first: a Client given a malformed one fails half made, and at exit its finaliser
+        # waits 8 s for a loop that never ran and prints a traceback
+        get_address_host_port(scheduler)
         return Client(scheduler, timeout=timeout, set_as_default=False), True
     except (OSError, TimeoutError) as e:
         reason = str(e).splitlines()[0] if str(e) else type(e).__name__

@@ -43,7 +43,7 @@ from sim.pieces import MM
 from sim.pieces.custom import FOLD_MM
 from sim.pieces.decompose import is_convex
 from sim.scene.io import read_json
-from sim.scene.schema import FORMAT, MAX_DENSITY, MAX_PIECES, got
+from sim.scene.schema import FORMAT, MAX_COORD_MM, MAX_DENSITY, MAX_PIECES, got
 from sim.tol import tol
 
 ASSEMBLY_TYPES = {"compas_assembly.datastructures/Assembly": "compas_assembly Assembly",
@@ -224,6 +224,7 @@ def _block(key: str, node, where: str, source: str) -> Block:
 def rotation(axis, degrees: float) -> np.ndarray:
     """(3, 3) the turn by ``degrees`` about ``axis`` through the origin (compas' ``rotate_assembly``)."""
     a = np.asarray(axis, dtype=float)
+    a = a / np.abs(a).max()  # first to about 1: the norm of (1e308, 1e308, 0) overflows
     a = a / np.linalg.norm(a)
     t = math.radians(degrees)
     k = np.array([[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]])
@@ -262,7 +263,7 @@ def to_scene(assembly: Assembly, *, scale: float = DEFAULT_SCALE, supports=(), f
             raise CompasError(source, "data.graph.data.node", f"no block with key {got(str(key))} to support")
     held = {b.key for b in assembly.blocks if b.support} | {str(k) for k in supports}
     turn = np.eye(3) if rotate is None else rotation(*rotate)
-    polys = [_oriented(Polyhedron(b.vertices @ turn.T * scale, b.faces)) for b in assembly.blocks]
+    polys = [_oriented(Polyhedron(_placed(b, turn, scale, source), b.faces)) for b in assembly.blocks]
     solids = [_solid(p, b, source) for p, b in zip(polys, assembly.blocks)]
     snapped = snap_blocks(polys, snap, min_area, tol.overlap / MM / 2.0) if snap > 0 else None
     shapes = []  # per block: ("hull", corners mm) or ("mesh", solid)
@@ -311,6 +312,22 @@ def to_scene(assembly: Assembly, *, scale: float = DEFAULT_SCALE, supports=(), f
     scene = {"format": FORMAT, "game": "free", "board": "table", "title": title or named or stem,
              "notes": "\n".join(notes), "pieces": pieces}
     return Imported(scene, meshes, ids, tuple(notes), change)
+
+
+def _placed(block: Block, turn: np.ndarray, scale: float, source: str) -> np.ndarray:
+    """(n, 3) a block's corners in mm, turned.
+
+    Raises:
+        CompasError: a corner further from the origin than a scene holds (a scale too large, a typo).
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        v = block.vertices @ turn.T * scale
+        reach = float(np.abs(v).max())
+    if not reach <= MAX_COORD_MM:
+        raise CompasError(source, f"data.graph.data.node.{block.key}.block.data.vertex",
+                          f"a corner lies {reach:.3g} mm from the origin at {scale:g} mm per unit, past the "
+                          f"{MAX_COORD_MM:g} mm a scene holds (is --scale right?)")
+    return v
 
 
 def _mm(x: float) -> float:

@@ -114,7 +114,8 @@ def settle(recording, variant: str | None = None) -> Penalty:
     elif variant is not None and recording.variant not in (None, variant):
         note = f"recorded as {recording.variant}, judged as {variant} as asked"
     if chosen not in known:
-        raise ReplayError(f"{recording.path}: --variant: {game} has {', '.join(v for v in known if v)}, "
+        where = "--variant" if variant is not None else "header.json: variant"  # asked, or recorded
+        raise ReplayError(f"{recording.path}: {where}: {game} has {', '.join(v for v in known if v)}, "
                           f"got {chosen!r}")
     found = tuple(collapses(recording))
     judge = _JUDGES[(game, chosen)]

@@ -21,12 +21,14 @@ import numpy as np
 
 import sim
 from sim.errors import SceneError
+from sim.jsontext import READ_ERRORS, unreadable
 from sim.replay.container import DamagedError, scan
 from sim.replay.errors import RecordingError
 from sim.replay.poses import PoseTrack, check_chunk
 from sim.replay.recorder import HEADER, MANIFEST, SCENE_POSES, chunk_names
 from sim.replay.records import SUPPORTED_FORMATS, RecordedAction, RecordedEvent
 from sim.scene import Scene
+from sim.scene.schema import GAMES, got
 
 
 @dataclass(frozen=True, eq=False)
@@ -204,6 +206,7 @@ def _read(path: Path, data: bytes) -> Recording:
     fmt = header.get("format") if isinstance(header, dict) else None
     if fmt not in SUPPORTED_FORMATS:
         fail(f"format {fmt!r} is not supported (towerlab {sim.__version__} reads {', '.join(SUPPORTED_FORMATS)})")
+    _check_header(path, header)
     notes = []
     version = header.get("software_version")
     if version != sim.__version__:
@@ -226,6 +229,36 @@ def _read(path: Path, data: bytes) -> Recording:
                      f"{float(track.times[-1]):.2f} s")
     return Recording(path, header, scene, tuple(roster), track, tuple(actions), tuple(events), manifest is not None,
                      tuple(notes))
+
+
+def _is_text(v) -> bool:
+    return isinstance(v, str)
+
+
+def _is_names(v) -> bool:
+    return isinstance(v, list) and all(isinstance(x, str) for x in v)
+
+
+_HEADER_FIELDS = (  # (key, required, the check, what it takes): the fields a reader acts on
+    ("software_version", True, _is_text, "a version string"),
+    ("source", True, _is_text, "a string (session, simulate, check)"),
+    ("game", True, lambda v: v in GAMES, f"one of {', '.join(GAMES)}"),
+    ("variant", False, lambda v: v is None or isinstance(v, str), "a variant's name or null"),
+    ("players", False, lambda v: v is None or _is_names(v), "a list of player names or null"),
+    ("seed", False, lambda v: v is None or (isinstance(v, int) and not isinstance(v, bool) and v >= 0),
+     "an integer >= 0 or null"),
+    ("settings", False, lambda v: v is None or isinstance(v, dict), "an object of physics settings or null"),
+)
+
+
+def _check_header(path: Path, header: dict) -> None:
+    """Refuse a header whose fields a reader acts on are missing or of the wrong kind (one line naming it)."""
+    for key, required, ok, expected in _HEADER_FIELDS:
+        if key not in header:
+            if required:
+                raise RecordingError(f"{path}: {HEADER}: {key}: missing (expected {expected})")
+        elif not ok(header[key]):
+            raise RecordingError(f"{path}: {HEADER}: {key}: expected {expected}, got {got(header[key])}")
 
 
 def _members(path: Path, data: bytes) -> tuple[dict[str, bytes], bool]:
@@ -251,6 +284,8 @@ def _json(path: Path, name: str, raw: bytes):
         return json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise RecordingError(f"{path}: {name}: not JSON ({e})") from None
+    except READ_ERRORS as e:
+        raise RecordingError(f"{path}: {name}: {unreadable(e)}") from None
 
 
 def _sha(raw: bytes) -> str:

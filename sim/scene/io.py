@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from sim.atomic import write_text
 from sim.errors import SceneError, ShapeError, UnknownKindError
 from sim.geometry.transforms import canonical_quat, euler_to_quat
-from sim.jsontext import dumps_one_per_line
+from sim.jsontext import READ_ERRORS, dumps_one_per_line, unreadable
 from sim.names import RESERVED_IDS
 from sim.pieces import DEFAULT_BOARD, KINDS, MM
 from sim.pieces import board as catalogue_board
@@ -87,13 +87,8 @@ def parse_json(text: str, source: str = "<scene>"):
     """
     try:
         return json.loads(text)
-    except json.JSONDecodeError as e:
-        raise SceneError(source, "", f"not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}") from None
-    except RecursionError:
-        raise SceneError(source, "", "not valid here: lists or objects nested too deeply to read") from None
-    except ValueError as e:  # an integer past Python's digit limit for conversions (4300)
-        raise SceneError(source, "", f"not valid here: a number with too many digits ({str(e).split(';')[0]})") \
-            from None
+    except READ_ERRORS as e:
+        raise SceneError(source, "", unreadable(e)) from None
 
 
 def loads(text: str, source: str = "<scene>", *, base=None) -> Scene:

@@ -20,6 +20,7 @@ from types import MappingProxyType
 from typing import Any
 
 from sim.errors import TowerlabError
+from sim.jsontext import READ_ERRORS, unreadable
 from sim.viewer.fields import REQUIRED, Field, flag, got, number, one_of, text, text_or_none, vector
 
 HANDS = ("right", "left")
@@ -222,6 +223,8 @@ def parse_actions(text: str, source: str = "<actions>", specs=None) -> list[Acti
             value, end = decoder.raw_decode(text, i)
         except json.JSONDecodeError as e:
             raise ActionError(f"{source}:{e.lineno}", f"not JSON: {e.msg} (column {e.colno})") from None
+        except READ_ERRORS as e:
+            raise ActionError(f"{source}:{_line(text, i)}: actions[{len(out)}]", unreadable(e)) from None
         out.append(action(value, f"{source}:{_line(text, i)}: actions[{len(out)}]", specs))
         i = _skip(text, end)
         if i < len(text) and text[i] == ",":
@@ -256,8 +259,10 @@ def read_action_file(path) -> str:
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ActionError(str(path), "no such file") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise ActionError(str(path), f"cannot be read ({e.__class__.__name__}: {e})") from None
+    except OSError as e:
+        raise ActionError(str(path), f"cannot be read ({e.strerror or e})") from None
+    except UnicodeDecodeError:
+        raise ActionError(str(path), "not a text file (expected UTF-8 JSON)") from None
 
 
 def dumps_actions(actions) -> str:

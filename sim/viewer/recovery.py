@@ -17,6 +17,7 @@ from pathlib import Path
 
 from sim.atomic import write_text
 from sim.errors import SceneError, TowerlabError
+from sim.jsontext import READ_ERRORS, unreadable
 from sim.scene import Scene, from_dict, to_dict
 
 FORMAT = "towerlab-recovery/1"
@@ -108,10 +109,14 @@ class Recovery:
             return None
         except OSError as e:
             raise RecoveryError(f"{self.path}: cannot be read ({e.strerror or e})") from None
+        except UnicodeDecodeError:
+            raise RecoveryError(f"{self.path}: not a text file (expected UTF-8 JSON)") from None
         try:
             data = json.loads(text)
         except json.JSONDecodeError as e:
             raise RecoveryError(f"{self.path}:{e.lineno}: not JSON: {e.msg}") from None
+        except READ_ERRORS as e:
+            raise RecoveryError(f"{self.path}: {unreadable(e)}") from None
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise RecoveryError(f"{self.path}: format: expected {FORMAT!r}")
         try:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 
+from sim.jsontext import READ_ERRORS, unreadable
 from sim.replay.player import SPEEDS
 from sim.viewer.actions import CAMERA_PRESETS, Action, ActionError, action, read_action_file
 from sim.viewer.fields import REQUIRED, Field, got, number, one_of, text, text_or_none, vector
@@ -93,6 +94,8 @@ def parse_replay_actions(text: str, source: str = "<actions>") -> list[Action]:
         items = json.loads(text)
     except json.JSONDecodeError as e:
         raise ActionError(f"{source}:{e.lineno}", f"not JSON: {e.msg} (column {e.colno})") from None
+    except READ_ERRORS as e:
+        raise ActionError(source, unreadable(e)) from None
     if not isinstance(items, list):
         raise ActionError(f"{source}:1", "expected a JSON list of actions, like [{\"action\": \"play\"}, ...]")
     out: list[Action] = []
