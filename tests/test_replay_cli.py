@@ -170,6 +170,45 @@ def test_record_into_a_place_that_cannot_be_written_is_refused_before_the_run(tm
     assert "--record" in one_line(capsys) and not (tmp_path / "a.json").exists()
 
 
+def test_a_run_recorded_as_it_goes_is_the_file_its_finished_timeline_makes(tmp_path):
+    from sim.physics import simulate
+    from sim.replay.runs import RunRecorder, record_timeline
+    from sim.scene import load_scene
+    from tests.test_replay_live import same_bits
+
+    with RunRecorder(tmp_path / "going.tlrec", source="simulate", seconds=1.0, sync=False) as on_frame:
+        timeline = simulate(load_scene(FALLS), 1.0, on_frame=on_frame)
+        on_frame.close(timeline.events)
+    record_timeline(tmp_path / "after.tlrec", timeline, source="simulate", sync=False)
+    going, after = load_recording(tmp_path / "going.tlrec"), load_recording(tmp_path / "after.tlrec")
+    assert going.complete and len(going.times) == len(after.times) == len(timeline.times)
+    for g in range(len(timeline.times)):
+        assert going.frame(g)[0] == after.frame(g)[0] and same_bits(going.frame(g)[1], after.frame(g)[1])
+    assert [(e.time, e.kind, e.pieces) for e in going.events] == [(e.time, e.kind, e.pieces) for e in after.events]
+    assert any(e.kind == "knocked_down" for e in going.events)
+    assert going.header["extra"] == after.header["extra"]
+
+
+@pytest.mark.parametrize("command", ["simulate", "check"])
+def test_ctrl_c_during_a_recorded_run_keeps_the_seconds_that_ran(command, tmp_path, capsys, monkeypatch):
+    from sim.replay.runs import RunRecorder
+
+    frame = RunRecorder.frame
+
+    def interrupted(self, t, *args):
+        frame(self, t, *args)
+        if t >= 0.5:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(RunRecorder, "frame", interrupted)
+    rec = tmp_path / "r.tlrec"
+    out = ["-o", str(tmp_path / "after.json")] if command == "simulate" else []
+    assert main([command, str(FALLS), *out, "--seconds", "2", "--record", str(rec)]) == 130
+    r = load_recording(rec)
+    assert r.complete and r.source == command and r.duration == pytest.approx(0.5, abs=0.02)
+    assert not (tmp_path / "after.json").exists()
+
+
 def test_a_cut_recording_plays_its_whole_seconds_with_a_note(fall, tmp_path, capsys):
     data = fall.read_bytes()
     cut = tmp_path / "cut.tlrec"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -55,16 +56,28 @@ def check(
     if record is not None:
         writable_output(record, "--record")
         distinct_files(("SCENE", scene_path), ("--record", record))
-    with progress(f"checking {scene_path.name}", quiet=as_json, unit="s simulated") as update:
-        result = physics_check(scene, seconds=seconds, progress=update)
-    if record is not None:
-        from sim.replay.runs import record_timeline
-
-        record_timeline(record, result.timeline, source="check")
+    with progress(f"checking {scene_path.name}", quiet=as_json, unit="s simulated") as update, \
+            _recording(record, "check", seconds) as on_frame:
+        result = physics_check(scene, seconds=seconds, progress=update, on_frame=on_frame)
+        if on_frame is not None:
+            on_frame.close(result.timeline.events)
     if as_json:
         emit_json(result.to_json())
         return
     _print_check(scene_path, result)
+
+
+@contextmanager
+def _recording(record: Path | None, source: str, seconds: float | None):
+    """The run's recording, written as it goes (None without ``--record``): a Ctrl-C or a failed run keeps what
+    ran, closed."""
+    if record is None:
+        yield None
+        return
+    from sim.replay.runs import RunRecorder
+
+    with RunRecorder(record, source=source, seconds=seconds) as on_frame:
+        yield on_frame
 
 
 def _print_check(path: Path, r) -> None:
@@ -126,16 +139,16 @@ def simulate(
         distinct_files(("SCENE", scene_path), ("--record", record))
         distinct_files(("-o", output), ("--record", record))  # (-o SCENE settles the scene in place)
     scene = load_scene(scene_path, solid=True)
-    with progress(f"simulating {scene_path.name}", quiet=as_json, unit="s simulated") as update:
-        timeline = physics_simulate(scene, seconds, until_settled=seconds is None, progress=update)
+    with progress(f"simulating {scene_path.name}", quiet=as_json, unit="s simulated") as update, \
+            _recording(record, "simulate", seconds) as on_frame:
+        timeline = physics_simulate(scene, seconds, until_settled=seconds is None, progress=update,
+                                    on_frame=on_frame)
+        if on_frame is not None:
+            on_frame.close(timeline.events)
     try:
         save_scene(timeline.final, output)
     except OSError as e:
         raise PhysicsArgumentError(f"-o {output}: cannot write ({e.strerror or e})") from None
-    if record is not None:
-        from sim.replay.runs import record_timeline
-
-        record_timeline(record, timeline, source="simulate")
     report = {"file": str(scene_path), "output": str(output), "sim_seconds": round(timeline.seconds, 6),
               "settled": timeline.settled, "moved": timeline.moved, "knocked_down": timeline.knocked_down,
               "events": [e.to_json() for e in timeline.events],

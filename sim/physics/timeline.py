@@ -33,7 +33,7 @@ RECORD_HZ = 60.0
 TIMELINE_FORMAT = "towerlab-timeline/1"
 """The ``format`` of a saved timeline's manifest."""
 
-__all__ = ["RECORD_HZ", "TIMELINE_FORMAT", "Event", "PieceMotion", "Timeline", "TimelineFileError", "run",
+__all__ = ["RECORD_HZ", "TIMELINE_FORMAT", "Event", "FrameSink", "PieceMotion", "Timeline", "TimelineFileError", "run",
            "settle", "simulate"]
 
 
@@ -152,8 +152,13 @@ class Timeline:
             raise TimelineFileError(f"{source}: manifest: missing or wrong field ({e})") from None
 
 
+FrameSink = Callable[[World, float, np.ndarray, list], None]
+"""Called as ``on_frame(world, t, poses, events)`` with every frame a run keeps (the first at its start), the
+events found so far: what a recording written as it goes needs (:class:`sim.replay.runs.RunRecorder`)."""
+
+
 def run(world: World, seconds: float, *, until_settled: bool = False, min_seconds: float = 0.0,
-        progress: Callable[[float, float], None] | None = None) -> Timeline:
+        progress: Callable[[float, float], None] | None = None, on_frame: FrameSink | None = None) -> Timeline:
     """Run a world for ``seconds`` and record it, frame by frame.
 
     Args:
@@ -163,6 +168,7 @@ def run(world: World, seconds: float, *, until_settled: bool = False, min_second
             and at least ``min_seconds`` have passed.
         min_seconds: see ``until_settled``.
         progress: called as ``progress(done_s, total_s)`` after every frame.
+        on_frame: called with every frame kept (see :data:`FrameSink`).
 
     Raises:
         BlowUpError: the run blew up.
@@ -171,6 +177,8 @@ def run(world: World, seconds: float, *, until_settled: bool = False, min_second
     every = max(1, int(round(1.0 / (RECORD_HZ * s.dt))))
     total = max(0, int(round(seconds / s.dt)))
     start = world.poses()
+    if on_frame is not None:
+        on_frame(world, 0.0, start, [])
     done = 0
     if total:
         # what touches what at the start is read after two steps: Bullet's separating-axis test
@@ -193,6 +201,8 @@ def run(world: World, seconds: float, *, until_settled: bool = False, min_second
         tracker.frame(world.time, poses, world.contact_state, resting)
         times.append(world.time)
         frames.append(poses)
+        if on_frame is not None:
+            on_frame(world, world.time, poses, tracker.events)
         if progress is not None:
             progress(world.time, total * s.dt)
         if until_settled and world.time >= min_seconds and tracker.settled(world.time):
@@ -205,7 +215,8 @@ def run(world: World, seconds: float, *, until_settled: bool = False, min_second
 
 def simulate(scene: Scene, seconds: float | None = None, settings: PhysicsSettings | None = None,
              rng: np.random.Generator | None = None, *, probe_direction_deg: float | None = None,
-             until_settled: bool = False, progress: Callable[[float, float], None] | None = None) -> Timeline:
+             until_settled: bool = False, progress: Callable[[float, float], None] | None = None,
+             on_frame: FrameSink | None = None) -> Timeline:
     """Simulate a scene and record its timeline.
 
     Args:
@@ -217,6 +228,7 @@ def simulate(scene: Scene, seconds: float | None = None, settings: PhysicsSettin
         probe_direction_deg: a fixed direction for the probe (degrees from +x).
         until_settled: stop once every piece has rested ``tol.rest_window`` (and at least that long has run).
         progress: called as ``progress(done_s, total_s)`` after every frame.
+        on_frame: called with every frame kept (see :data:`FrameSink`).
 
     Raises:
         OverlapError: pieces interpenetrate at load.
@@ -228,7 +240,7 @@ def simulate(scene: Scene, seconds: float | None = None, settings: PhysicsSettin
     with World(scene, settings) as world:
         world.set_probe(settings.probe_g, probe_direction_deg)
         return run(world, settings.max_seconds if seconds is None else seconds, until_settled=until_settled,
-                   min_seconds=tol.rest_window, progress=progress)
+                   min_seconds=tol.rest_window, progress=progress, on_frame=on_frame)
 
 
 def settle(scene: Scene, seconds: float | None = None, settings: PhysicsSettings | None = None, *,

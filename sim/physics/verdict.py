@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from sim.physics.settings import TUNED, PhysicsSettings
-from sim.physics.timeline import Timeline, run
+from sim.physics.timeline import FrameSink, Timeline, run
 from sim.physics.world import World
 from sim.scene import Scene
 from sim.tol import tol
@@ -252,7 +252,7 @@ def _list(ids) -> str:
 
 
 def check(scene: Scene, seconds: float = DEFAULT_SECONDS, settings: PhysicsSettings | None = None, *,
-          progress: Callable[[float, float], None] | None = None) -> CheckResult:
+          progress: Callable[[float, float], None] | None = None, on_frame: FrameSink | None = None) -> CheckResult:
     """Whether a scene stands, by the exact statics, with a free-running simulation as the witness.
 
     Args:
@@ -260,6 +260,7 @@ def check(scene: Scene, seconds: float = DEFAULT_SECONDS, settings: PhysicsSetti
         seconds: simulated time (s).
         settings: world settings (default: the tuned ones).
         progress: called as ``progress(done_s, total_s)``: once at the start, then during the simulation.
+        on_frame: called with every frame of the simulation (see :data:`~sim.physics.timeline.FrameSink`).
 
     Raises:
         OverlapError: pieces interpenetrate at load.
@@ -280,7 +281,7 @@ def check(scene: Scene, seconds: float = DEFAULT_SECONDS, settings: PhysicsSetti
         world.set_precision(*precision)
         if statics.stable and statics.margin_g >= settings.stable_sleep_margin:
             world.sleep_window = settings.stable_sleep_window
-        timeline = run(world, seconds, progress=progress)
+        timeline = run(world, seconds, progress=progress, on_frame=on_frame)
     t2 = time.perf_counter()
     moved, knocked = timeline.moved, timeline.knocked_down
     dynamics = Dynamics(timeline.settled, timeline.seconds,
