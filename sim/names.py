@@ -17,3 +17,11 @@ GROUND = frozenset({BOARD, TABLE})
 
 RESERVED_IDS = GROUND
 """Ids no piece may take."""
+
+
+def listing(ids, first: int = 6, none: str = "") -> str:
+    """Piece ids for a line of text: the first ``first`` and how many more (``none`` when there are none)."""
+    ids = list(ids)
+    if not ids:
+        return none
+    return ", ".join(ids[:first]) + (f" and {len(ids) - first} more" if len(ids) > first else "")

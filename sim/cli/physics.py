@@ -19,6 +19,7 @@ from sim.cli.common import (
     writable_output,
 )
 from sim.errors import TowerlabError
+from sim.names import listing
 
 RECORD_HELP = "Also write the run as a recording R (towerlab replay R, towerlab penalty R)."
 
@@ -96,7 +97,7 @@ def _print_check(path: Path, r) -> None:
         console.print(f"  statics:  no equilibrium; cannot hold {safe(', '.join(s.unheld))}")
     d = r.dynamics
     state = "settled" if d.settled else "still moving"
-    moved = f"moved: {safe(', '.join(d.moved))}" if d.moved else "nothing moved"
+    moved = f"moved: {safe(listing(d.moved, 12))}" if d.moved else "nothing moved"
     console.print(f"  dynamics: {d.sim_seconds:g} s simulated, {state}, max displacement "
                   f"{d.max_displacement_mm:.3f} mm, {moved}")
     if d.moved:

@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from sim.names import listing
 from sim.physics.settings import TUNED, PhysicsSettings
 from sim.physics.timeline import FrameSink, Timeline, run
 from sim.physics.world import World
@@ -225,12 +226,12 @@ def disagreement(statics, dynamics: Dynamics, *, depth: int = 1, precision: tupl
             why = (f"a margin of {statics.margin_g:.3g} g{deep} is finer than the simulation's solver "
                    f"resolves{solver}")
         return (f"the statics hold it with a margin of {statics.margin_g:.3g} g; in the simulation "
-                f"{_list(dynamics.moved)} moved within {seconds}: {why}, and the statics' verdict stands")
+                f"{listing(dynamics.moved)} moved within {seconds}: {why}, and the statics' verdict stands")
     if statics.feasible:
         why = (f"the statics find a margin of only {statics.margin_g:.3g} g (a stable structure needs more "
                f"than {tol.stable_margin_g:g} g)")
     else:
-        why = f"the statics cannot hold {_list(statics.unheld)}"
+        why = f"the statics cannot hold {listing(statics.unheld)}"
     return (f"{why}; in the simulation nothing moved within {seconds}: it tips slower than the run is long "
             f"or its solver held it, and the statics' verdict stands")
 
@@ -246,9 +247,6 @@ def many_corners(interfaces) -> dict[tuple[str, str], int]:
     return out
 
 
-def _list(ids) -> str:
-    ids = list(ids)
-    return ", ".join(ids[:6]) + (f" and {len(ids) - 6} more" if len(ids) > 6 else "")
 
 
 def check(scene: Scene, seconds: float = DEFAULT_SECONDS, settings: PhysicsSettings | None = None, *,

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.spatial.transform import Rotation
 
+from sim.names import listing
 from sim.replay.collapse import Collapse, collapses, rest_poses
 from sim.replay.errors import ReplayError
 
@@ -400,8 +401,7 @@ def _heading(quat) -> float:
 
 
 def _names(ids) -> str:
-    ids = list(ids)
-    return ", ".join(ids[:8]) + (f" and {len(ids) - 8} more" if len(ids) > 8 else "") if ids else "nobody"
+    return listing(ids, 8, none="nobody")
 
 
 def _free(recording, found):

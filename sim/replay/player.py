@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sim.names import listing
 from sim.replay.collapse import Collapse, collapses
 from sim.replay.errors import ReplayError
 from sim.replay.records import RecordedEvent
@@ -259,8 +260,7 @@ def piece_position(recording, piece_id: str, g: int) -> np.ndarray | None:
 def caption(recording, e: RecordedEvent) -> str:
     """A short line for an event: ``knocked down: t3, t4 (ana: release of b2, right hand)``."""
     what = e.kind.replace("_", " ")
-    pieces = list(e.pieces)
-    shown = ", ".join(pieces[:5]) + (f" and {len(pieces) - 5} more" if len(pieces) > 5 else "")
+    shown = listing(e.pieces, 5)
     text = f"{what}: {shown}" if shown else what
     data = dict(e.data)
     for key in ("player", "card", "choice", "reason"):

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sim.names import listing
 from sim.scene import Scene
 from sim.viewer.actions import HANDS, SPECS, UNDOABLE, Action
 from sim.viewer.adapter import WorldAdapter
@@ -357,8 +358,7 @@ class Controller(Building, Timeline, Files, Viewing):
             p.event(self, e)
         if e.kind == "knocked_down":
             cause = f" after the {e.cause.describe()}" if e.cause is not None else ""
-            names = ", ".join(e.pieces[:6]) + (f" and {len(e.pieces) - 6} more" if len(e.pieces) > 6 else "")
-            self.say(f"collapse: {names} knocked down{cause}", "collapse")
+            self.say(f"collapse: {listing(e.pieces)} knocked down{cause}", "collapse")
 
     def _autosave(self) -> None:
         due = self.recovery is not None and self.recovery.due()
