@@ -367,3 +367,21 @@ def test_ctrl_c_during_a_long_experiment_keeps_the_earlier_output(tmp_path):
     assert p.returncode in (130, -signal.SIGINT), err
     assert err.strip() == "towerlab: interrupted"
     assert out.read_text() == "precious" and sorted(tmp_path.iterdir()) == [out]
+
+
+@pytest.mark.parametrize("args, words", [
+    (["talo", "moves", SCENE, "--pawn", "bogus"], ["--pawn bogus:", "its pawns: red, blue"]),
+    (["talo", "auto", "--players", "red,bogus"], ["--players: no Talo pawn is bogus"]),
+    (["talo", "auto", "--players", "red,blue", "--board", "bogus"], ["--board: expected talo-green or talo-island"]),
+    (["view", SCENE, "--seed", "3"], ["--seed: sets up a game's supply"]),
+    (["view", SCENE, "--players", "red"], ["--players: sets up a game's supply"]),
+    (["view", "--offscreen"], ["--offscreen: nothing to do without a window"]),
+])
+def test_an_option_that_cannot_apply_is_named(args, words, capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("DISPLAY", ":0")  # the --offscreen message is about the option, not a missing display
+    if args[:2] == ["talo", "auto"]:
+        args = [*args, "-o", tmp_path / "g.json"]
+    code, _, err = run(capsys, *args)
+    line = error_line(err)
+    assert code == 2 and all(w in line for w in words), line
+    assert not (tmp_path / "g.json").exists()

@@ -149,6 +149,9 @@ def moves(
 
     scene = _load(scene_path)
     layout = layout_of(scene)
+    if layout.pawn(pawn) is None:
+        have = ", ".join(p.color for p in layout.pawns) or "none"
+        fail(f"--pawn {pawn}: {scene_path} has no {pawn} pawn on the grid (its pawns: {have})")
     terrain = Terrain(layout)
     reach = reachable(terrain, pawn)
     blocked = is_blocked(terrain, pawn)
@@ -213,6 +216,7 @@ def play(
                   + (f"; scene written to {safe(out)}" if out else ""))
 
 
+TALO_BOARDS = ("talo-green", "talo-island")
 _SUGGESTED_STARTS = ((2, 2), (7, 7), (2, 7), (7, 2), (1, 1), (8, 8), (1, 8), (8, 1))
 
 
@@ -239,11 +243,17 @@ def auto(
     from sim.games.talo import talo_board
     from sim.games.talo.auto import auto_game
     from sim.games.talo.script import dumps_script, script_of
+    from sim.pieces.dimensions import TALO_PAWN_COLORS
     from sim.scene import save_scene
 
     colours = [c.strip() for c in players.split(",") if c.strip()]
     if not colours or len(set(colours)) != len(colours):
         fail(f"--players: expected distinct pawn colours, got \"{players}\"")
+    unknown = [c for c in colours if c not in TALO_PAWN_COLORS]
+    if unknown:
+        fail(f"--players: no Talo pawn is {unknown[0]}; the colours are {', '.join(TALO_PAWN_COLORS)}")
+    if board not in TALO_BOARDS:
+        fail(f"--board: expected {' or '.join(TALO_BOARDS)}, got \"{board}\"")
     site = talo_board(board)
     starts = [c for c in _SUGGESTED_STARTS if c in site.starts][:len(colours)]
     if len(starts) < len(colours):

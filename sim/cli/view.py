@@ -28,8 +28,9 @@ def view(
     game: Annotated[str | None, typer.Option("--game", help="tohuwabohu, talo, babylon or free (without a scene; "
                                                            "default talo).")] = None,
     players: Annotated[str | None, typer.Option("--players", help="Babylon's players, e.g. red,blue,green.")] = None,
-    seed: Annotated[int, typer.Option("--seed", min=0, help="Shuffle of Tohuwabohu's pieces around the area (an "
-                                                           "integer >= 0).")] = 0,
+    seed: Annotated[int | None, typer.Option("--seed", min=0, help="Shuffle of Tohuwabohu's pieces around the area "
+                                                                  "(an integer >= 0; default 0).",
+                                             show_default=False)] = None,
     actions: Annotated[Path | None, typer.Option("--actions", help="Run these actions (a JSON list) through the "
                                                                    "viewer's controller.")] = None,
     screenshot: Annotated[Path | None, typer.Option("--screenshot", help="Save a full-quality picture (.png/.jpg) "
@@ -63,12 +64,16 @@ def view(
         loaded = load_scene(scene)  # a scene that does not load opens nothing: one line, exit 2
         if game is not None and game != loaded.game:
             raise ViewArgumentError(f"--game {game}: {scene} is a {loaded.game} scene")
+        for name, given in (("--players", players), ("--seed", seed)):
+            if given is not None:
+                raise ViewArgumentError(f"{name}: sets up a game's supply; {scene} has its pieces already "
+                                        "(leave out the scene, or the option)")
         supply, source = (), str(scene)
     else:
         if game is not None and game not in GAMES:
             raise ViewArgumentError(f"--game: expected one of {', '.join(GAMES)}, got {game!r}")
         names = tuple(p.strip() for p in players.split(",") if p.strip()) if players else None
-        loaded = setup(game or "talo", names, seed)
+        loaded = setup(game or "talo", names, seed or 0)
         supply, source = tuple(p.id for p in loaded.pieces), None
     script = load_actions(actions) if actions is not None else None
     if script is not None:
@@ -81,8 +86,9 @@ def view(
             raise ViewArgumentError(f"--screenshot {screenshot}: expected a .png, .jpg or .jpeg file name")
     headless = offscreen or not os.environ.get("DISPLAY")
     if headless and script is None and screenshot is None and not exit_after:
-        raise ViewArgumentError("no display ($DISPLAY is not set) to open the viewer on; give --actions or "
-                                "--screenshot to run offscreen")
+        why = "--offscreen: nothing to do without a window" if offscreen else \
+            "no display ($DISPLAY is not set) to open the viewer on"
+        raise ViewArgumentError(f"{why}; give --actions or --screenshot to run offscreen")
     scripted = script is not None or screenshot is not None or exit_after
     for given, refused, name in ((record, no_record, "record"), (recovery, no_recovery, "recovery")):
         if given is not None and refused:
@@ -102,7 +108,7 @@ def view(
         from sim.viewer.recording import SessionRecording, default_recording
 
         path = record if record is not None else default_recording(loaded.game)
-        plugins.append(SessionRecording(path, seed))
+        plugins.append(SessionRecording(path, seed or 0))
     if headless:
         _offscreen(loaded, source, supply, script or [], screenshot, saver, (w, h), plugins)
     else:
