@@ -232,9 +232,16 @@ class CertifiedRest:
         self.tracker.add(ids, self._bounds(ids), [self.pose(i) for i in ids], self._contacts(), self.time)
         self._dirty = True
 
-    def _wake(self, ids) -> None:
-        """Let held and parked pieces go (something touches them, or their support changes)."""
-        self._unpark(ids, at_rest=False)
+    def _wake(self, ids, judged: bool = False) -> None:
+        """Let held and parked pieces go (something touches them, or their support changes).
+
+        Args:
+            ids: the pieces.
+            judged: they are still at rest (what a piece taken away or put elsewhere touched): the
+                certification that follows judges them where they are, and holds again those the statics
+                hold. Else they count as moving until they have rested ``tol.rest_window``.
+        """
+        self._unpark(ids, at_rest=judged)
         ids = sorted(set(ids) & self.held)
         if ids:
             self.world.set_static(ids, False)
@@ -243,7 +250,7 @@ class CertifiedRest:
             for i in ids:
                 self._static_poses.pop(i, None)
             for i in ids:
-                self._rest_since[i] = self.time
+                self._rest_since[i] = -np.inf if judged else self.time
 
     def _neighbours(self, piece_id: str) -> set[str]:
         """What ``piece_id`` touched at the last certification (and what touches it now)."""

@@ -250,7 +250,7 @@ class LiveWorld(CertifiedRest):
         """Take a piece away (back to the supply); what it held up is released and falls."""
         self._record("remove", piece_id, player=player)
         self.hands.drop_piece(piece_id)
-        self._wake(self._neighbours(piece_id))
+        self._wake(self._neighbours(piece_id), judged=True)
         self.world.remove_piece(piece_id)
         self.held.discard(piece_id)
         self.parked.discard(piece_id)
@@ -260,12 +260,14 @@ class LiveWorld(CertifiedRest):
         self._certify(force=True)
 
     def set_pose(self, piece_id: str, pose, player: str | None = None) -> None:
-        """Put a piece at a pose (a teleport), at rest; its old and new neighbours wake."""
+        """Put a piece at a pose (a teleport), at rest; what it touched is judged at once where it rests (held
+        again if the statics hold it without the piece)."""
         pose = np.asarray(pose, dtype=float)
         if piece_id in self.carried():
             raise ValueError(f"piece {piece_id!r} is in a hand: let it go before setting its pose")
         self._record("set_pose", piece_id, player=player, pose=[float(x) for x in pose])
-        self._wake(self._neighbours(piece_id) | {piece_id})
+        self._wake({piece_id})
+        self._wake(self._neighbours(piece_id) - {piece_id}, judged=True)
         self.world.set_pose(piece_id, pose)
         contacts = self._contacts(fresh=True)  # its baseline support is where it is now, not where it was
         if piece_id in self.tracker.ids:
