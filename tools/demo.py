@@ -118,6 +118,16 @@ def step_collapse(out: Path) -> None:
     run(["render", str(settled), "-o", str(out / "collapse" / "harmonic-8-after.png"), "--size", "800x600"])
 
 
+def step_assembly(out: Path) -> None:
+    """Any rigid-block assembly: compas_cra's bridge sample imported, judged with its margin, drawn."""
+    scene = out / "assembly" / "bridge.json"
+    scene.parent.mkdir(parents=True, exist_ok=True)
+    run(["import", "compas", str(ROOT / "tests/data/compas/bridge.json"), "-o", str(scene), "--support", "0,1",
+         "--friction", "0.9"])
+    run(["check", str(scene), "--seconds", "0.5"])
+    run(["render", str(scene), "-o", str(out / "assembly" / "bridge.png"), "--size", "800x600"])
+
+
 def step_pictures(out: Path) -> None:
     """Offscreen pictures of one scene per game."""
     scenes = ["scenes/talo/render-castle.json", "scenes/tohuwabohu/render-pillars.json",
@@ -236,7 +246,7 @@ def step_replay(out: Path) -> None:
     run(["penalty", str(recording)])
 
 
-STEPS = [step_scenes, step_catalogue, step_stability, step_collapse, step_pictures, step_tohuwabohu,
+STEPS = [step_scenes, step_catalogue, step_stability, step_collapse, step_pictures, step_assembly, step_tohuwabohu,
          step_talo, step_babylon, step_experiment, step_replay, step_play, step_viewer]
 
 
