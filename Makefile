@@ -12,7 +12,7 @@ OUT ?= out/demo
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip 'setuptools>=77' wheel
-	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -q -e '.[test,meshes]'  # meshes: CoACD, so its path is tested too
 	@touch $(STAMP)
 
 demo: $(STAMP)
