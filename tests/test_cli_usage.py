@@ -99,6 +99,24 @@ def test_every_command_s_summary_is_one_line_in_the_list_of_commands():
     assert ("play",) in found and ("view",) in found and len(found) > 15
     assert {name: text for name, text in found.items() if "\n" in text} == {}
     assert typer.main.get_command(app)  # the app builds
+    # --help keeps a paragraph's line breaks: a line longer than the terminal wraps, then breaks again
+    # ("F1 in the window lists every" / "control (docs/viewer.md).")
+    long = [(name, line) for name, line in _help_lines(app) if len(line) > 78]
+    assert long == []
+
+
+def _help_lines(group, path=()):
+    """(command, line) of every paragraph of more than one line in every command's help."""
+    import inspect
+
+    for info in group.registered_commands:
+        doc = inspect.cleandoc(info.help or info.callback.__doc__ or "")
+        for paragraph in doc.split("\n\n"):
+            lines = paragraph.splitlines()
+            if len(lines) > 1:
+                yield from (((*path, info.name or info.callback.__name__), line) for line in lines)
+    for sub in group.registered_groups:
+        yield from _help_lines(sub.typer_instance, (*path, sub.name))
 
 
 def test_the_console_script_exits_with_main_s_code(monkeypatch):

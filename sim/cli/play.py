@@ -48,8 +48,9 @@ def play(
 ) -> None:
     """Play a game on the desktop, hot seat, with the program as the referee (docs/play.md).
 
-    Players take turns at one screen; the program deals, rolls, times the turns and referees every placement,
-    collapse and score. Every game is recorded for replay."""
+    Players take turns at one screen; the program deals, rolls, times the
+    turns and referees every placement, collapse and score. Every game is
+    recorded for replay."""
     from sim.cli.render import parse_size
     from sim.viewer.actions import load_actions, specs_with
     from sim.viewer.play.games import new_game

@@ -73,8 +73,9 @@ def replay(
 ) -> None:
     """Replay a recording: in the replay window, as a summary, or as a video.
 
-    In the window: play, pause, step, slow motion, scrub, jump to the first knock-down, follow a piece, before
-    and after side by side, re-simulate from any frame.
+    In the window: play, pause, step, slow motion, scrub, jump to the first
+    knock-down, follow a piece, before and after side by side, re-simulate
+    from any frame.
 
     Poses are set from the recording, never simulated again, so a replay shows
     exactly what happened. --summary (or --json) prints what the recording
@@ -187,7 +188,8 @@ def penalty(
     Which pieces were knocked down and when, who caused it (the player whose
     action came last before the first knocked-down piece, with the action and
     the piece), and the consequence the game's rule imposes. Exit 0 whatever
-    the verdict (no collapse is a verdict too); 2 on a recording that cannot be read.
+    the verdict (no collapse is a verdict too); 2 on a recording that cannot
+    be read.
     """
     from sim.replay.penalty import settle
 

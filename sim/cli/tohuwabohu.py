@@ -32,7 +32,8 @@ def check(
     """Judge a playing area: does it stand, which building rules does it break, which cards does it fulfil.
 
     Stability comes from the physics check (statics and dynamics); the rules and
-    cards are judged on the scene as given. Exit 0 whatever the verdict, 2 on bad input.
+    cards are judged on the scene as given. Exit 0 whatever the verdict, 2 on
+    bad input.
     """
     from functools import partial
 

@@ -52,8 +52,8 @@ def view(
 ) -> None:
     """Open the desktop viewer: build by hand, see what stands and how close it is to falling.
 
-    Pick pieces up, carry them, set them down; undo, save, step back in time. F1 in the window lists every
-    control (docs/viewer.md)."""
+    Pick pieces up, carry them, set them down; undo, save, step back in
+    time. F1 in the window lists every control (docs/viewer.md)."""
     from sim.cli.render import parse_size
     from sim.scene import load_scene
     from sim.viewer.actions import load_actions
