@@ -33,8 +33,8 @@ RECORD_HZ = 60.0
 TIMELINE_FORMAT = "towerlab-timeline/1"
 """The ``format`` of a saved timeline's manifest."""
 
-__all__ = ["RECORD_HZ", "TIMELINE_FORMAT", "Event", "FrameSink", "PieceMotion", "Timeline", "TimelineFileError", "run",
-           "settle", "simulate"]
+__all__ = ["RECORD_HZ", "TIMELINE_FORMAT", "Event", "FrameSink", "PieceMotion", "Timeline", "TimelineFileError",
+           "run", "settle", "simulate"]
 
 
 class TimelineFileError(TowerlabError):

@@ -247,8 +247,6 @@ def many_corners(interfaces) -> dict[tuple[str, str], int]:
     return out
 
 
-
-
 def check(scene: Scene, seconds: float = DEFAULT_SECONDS, settings: PhysicsSettings | None = None, *,
           progress: Callable[[float, float], None] | None = None, on_frame: FrameSink | None = None) -> CheckResult:
     """Whether a scene stands, by the exact statics, with a free-running simulation as the witness.

@@ -34,12 +34,11 @@ class RunRecorder:
                  sync: bool = True):
         self.recorder = Recorder(path, sync=sync)
         self._source, self._seconds, self._extra = source, seconds, dict(extra or {})
-        self._started = False
         self._seen = 0  # events taken so far
         self._pending: list = []  # taken, not yet written
 
     def __call__(self, world, t: float, poses: np.ndarray, events) -> None:
-        if not self._started:
+        if not self.recorder.started:
             self.begin(world.scene, world.settings, world.probe_direction, t)
         self.frame(t, world.ids, poses, events)
 
@@ -48,7 +47,6 @@ class RunRecorder:
         info = {"probe_direction_deg": probe_direction_deg, "seconds": self._seconds, **self._extra}
         self.recorder.start(scene, settings, None, scene.game, scene.players, source=self._source,
                             time=float(t), poses=scene.poses(), extra=info)
-        self._started = True
 
     def frame(self, t: float, ids, poses: np.ndarray, events) -> None:
         """A frame at time ``t``; ``events`` are the run's events so far (those not yet seen are taken)."""
@@ -92,10 +90,8 @@ def record_timeline(path, timeline, *, source: str, extra: dict | None = None, s
     Raises:
         RecorderError: the file cannot be written.
     """
-    events = sorted(timeline.events, key=lambda e: e.time)
     with RunRecorder(path, source=source, seconds=timeline.seconds, extra=extra, sync=sync) as run:
         run.begin(timeline.scene, timeline.settings, timeline.probe_direction_deg, float(timeline.times[0]))
         for t, poses in zip(timeline.times, timeline.poses):
-            run.frame(float(t), timeline.ids, poses, [e for e in events if e.time < t - SAME_TIME])
-        run.close(events)
+            run.frame(float(t), timeline.ids, poses, timeline.events)  # each written before the first frame after it
     return run.recorder
