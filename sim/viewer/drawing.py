@@ -74,6 +74,8 @@ class Drawing:
         if not (moved or looked or c.dirty or force) and self.look.shadows_stale:  # a piece came to rest
             self.look.place(view, c.scene0 if scene is None else scene, poses)
         if moved or looked or c.dirty or force:
+            if moved or looked or force:  # the still shows the world as it was: back to the live picture at once
+                self.look.go_live()
             if moved:
                 self.look.set_poses(poses)
             self.look.place(view, c.scene0 if scene is None else scene, poses)
@@ -88,9 +90,51 @@ class Drawing:
         if now - self._status_at > STATUS_PERIOD or force:
             self._status_at = now
             self._panels()
-        if not self.look.showing_still and now - self._changed_at > STILL_AFTER and not c.hands \
-                and self.overlay.dialog is None and not world.moving():
+        if self.still_due(now) and not world.moving():
             self.look.draw_still(view)
+
+    def still_due(self, now: float | None = None) -> bool:
+        """Whether the full-quality still is to be drawn now, nothing moving: nothing changed for
+        :data:`STILL_AFTER`, no piece in a hand, no dialog open, not the id view, and not drawn already."""
+        now = time.monotonic() if now is None else now
+        return (not self.look.showing_still and not self.look.ids_shown and now - self._changed_at > STILL_AFTER
+                and not self.controller.hands and self.overlay.dialog is None)
+
+    # --- what a test sees (sim.viewer.probe) ---------------------------------------------------------
+
+    def id_view(self, on: bool) -> None:
+        """The probe's id view: the pieces in their id colours, nothing else drawn."""
+        self.look.show_ids(on)
+        (self.marks.root.hide if on else self.marks.root.show)()
+        (self.render2d.hide if on else self.render2d.show)()
+        self._changed_at = time.monotonic()
+
+    def probe_state(self) -> dict:
+        """What the window shows now, for :class:`sim.viewer.probe.WindowProbe`."""
+        c = self.controller
+        view = c.camera.view()
+        poses = c.world.poses()
+        verdict = c.verdict()
+        quality = "still" if self.look.showing_still else "live"
+        hands = {h: s.piece for h, s in c.hands.items()}
+        picture = [view.eye, view.target, view.size, quality, hands, poses.round(7).tolist(), c.hovered,
+                   id(verdict), self.look.ids_shown, self.overlay.dialog is not None]
+        gliding = c.camera.current != c.camera.goal
+        pending = bool(getattr(c.world, "verdict_pending", False))
+        still_coming = not (self.look.showing_still or self.look.ids_shown or c.hands or self.overlay.dialog)
+        busy = gliding or pending or not c.quiet() or still_coming
+        px = self._mouse_pixel()
+        return {"kind": "view", "picture": picture, "busy": busy, "quality": quality,
+                "view": {"eye": view.eye, "target": view.target, "up": view.up, "size": list(view.size),
+                         "fov_y": view.fov_y, "near": view.near, "far": view.far},
+                "ids": list(c.world.ids), "poses": poses, "hands": hands,
+                "ghosts": {h: k.ghost for h, k in c.carries.items()}, "mode": c.mode, "hovered": c.hovered,
+                "mouse": None if px is None else [round(px[0], 1), round(px[1], 1)],
+                "verdict": None if verdict is None else _verdict_json(verdict), "pending": pending,
+                "paused": c.paused, "speed": c.speed, "time": c.world.time, "session_time": c.session_time,
+                "messages": [m.text for m in c.messages], "events": len(c.events),
+                "game": [p.probe() for p in c.plugins if hasattr(p, "probe")]}
+
 
     def _marks(self, poses) -> None:
         c = self.controller
@@ -158,3 +202,9 @@ class Drawing:
     def _fps(self) -> float:
         recent = self.frame_times[-30:]
         return len(recent) / max(sum(recent), 1e-6) if recent else 0.0
+
+
+def _verdict_json(v) -> dict:
+    return {"feasible": bool(v.feasible), "stands": bool(v.stands), "margin_g": float(v.margin_g),
+            "direction_deg": v.weakest_direction_deg, "unheld": list(v.unheld), "mode": list(v.mode),
+            "partial": bool(v.partial), "error": v.error, "revision": v.revision}

@@ -143,6 +143,9 @@ class ViewerWindow(MouseInput, Commands, Drawing, ShowBase):
         for p in self.plugins:
             p.attach(self)
         self._sync(force=True)
+        from sim.viewer.probe import WindowProbe, probe_path
+
+        self.probe = None if probe_path() is None else WindowProbe(self, probe_path())
         if recovery is not None:
             when = time.strftime("%H:%M", time.localtime(recovery.saved_at))
             self.overlay.ask(f"A session did not end cleanly (autosaved at {when}"

@@ -1,0 +1,98 @@
+"""Every frame true: in a real window under Xvfb, after each camera move and while a piece is carried, what the
+screen shows is checked against the renderer's offscreen answer for the poses and the camera the window says
+it shows (its probe, :mod:`sim.viewer.probe`): the full-quality still once the window is idle, and the
+window's own id view pixel for pixel. The window is waited for (its idle signal), never slept on.
+
+Skipped where Xvfb or xdotool is missing (``make test`` installs them where apt is available).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from desktop import Desktop, expected_ids, expected_picture, id_mismatch, launch
+
+from sim.scene import from_dict, save_scene
+
+SIZE = (800, 500)
+MISSING = [tool for tool in ("Xvfb", "xdotool") if shutil.which(tool) is None]
+pytestmark = [pytest.mark.skipif(bool(MISSING), reason=f"needs {' and '.join(MISSING)} (make test installs them)"),
+              pytest.mark.window]
+
+STILL_LIMIT = 6.0
+"""Mean difference (0..255) the window's full-quality still may have from the renderer's picture of the same
+poses and camera (the panels left out): a picture from another view differs by 20 and more."""
+ID_LIMIT = 0.002
+"""The share of pixels whose piece may differ between the window's id view and the renderer's id pass away
+from the pieces' edges."""
+
+
+def _tower(tmp_path: Path) -> tuple[Path, object]:
+    scene = from_dict({"format": "towerlab-scene/1", "game": "free", "pieces": [
+        {"id": "base", "kind": "box", "size": [60, 30, 20], "pos": [0, 0, 10]},
+        {"id": "mid", "kind": "box", "size": [30, 30, 30], "pos": [-10, 0, 35]},
+        {"id": "top", "kind": "box", "size": [20, 20, 20], "pos": [-10, 0, 60]},
+        {"id": "aside", "kind": "box", "size": [20, 40, 20], "pos": [70, 30, 10]}]})
+    path = tmp_path / "tower.json"
+    save_scene(scene, path)
+    return path, scene
+
+
+def _outside_panels(state: dict, shape) -> np.ndarray:
+    """A mask of the picture without every text and panel on it (and a margin)."""
+    keep = np.ones(shape[:2], bool)
+    for item in state["texts"] + state["panels"]:
+        x0, y0, x1, y1 = item["box"]
+        keep[max(int(y0) - 6, 0):int(y1) + 6, max(int(x0) - 6, 0):int(x1) + 6] = False
+    return keep
+
+
+def _check_frame(viewer: Desktop, scene, tmp_path: Path, name: str, state: dict) -> np.ndarray:
+    """The window's picture is the renderer's of the poses and camera it says it shows; its id view too."""
+    assert state["quality"] == "still", f"{name}: the window is idle but not showing its full quality"
+    shown = viewer.picture(tmp_path / f"{name}.png")
+    want = expected_picture(scene, state)
+    keep = _outside_panels(state, shown.shape)
+    diff = float(np.abs(shown - want)[keep].mean())
+    assert diff < STILL_LIMIT, f"{name}: the still differs from the renderer's picture by {diff:.1f}"
+    ids, at = viewer.ids(tmp_path / f"{name}-ids.png")
+    mismatch = id_mismatch(ids, expected_ids(scene, at))
+    assert mismatch < ID_LIMIT, f"{name}: the id view differs from the id pass at {mismatch:.2%} of the pixels"
+    assert (ids >= 0).mean() > 0.002, f"{name}: no piece on screen"
+    return shown
+
+
+def test_every_camera_move_shows_the_world_from_the_new_view(display, tmp_path):
+    path, scene = _tower(tmp_path)
+    viewer = Desktop(display, tmp_path, launch(display, tmp_path, "view", str(path), "--no-record", "--size",
+                                               f"{SIZE[0]}x{SIZE[1]}"), "towerlab view", SIZE, settle=0)
+    try:
+        state = viewer.idle()
+        viewer.keys("F4")  # no stability marks over the picture
+        state = viewer.point(4, SIZE[1] - 4)  # nor a hover tint
+        last = _check_frame(viewer, scene, tmp_path, "opening", state)
+        w, h = SIZE
+        moves = [("front", lambda: viewer.keys("2")), ("side", lambda: viewer.keys("3")),
+                 ("top", lambda: viewer.keys("4")), ("iso", lambda: viewer.keys("1")),
+                 ("wheel", lambda: (viewer.point(w / 2, h / 2), viewer.tap(w / 2, h / 2, button=4))),
+                 ("orbit", lambda: viewer.drag((30, h - 40), (130, h - 80))),
+                 ("pan", lambda: viewer.drag((30, h - 40), (90, h - 60), button=3)),
+                 ("middle", lambda: viewer.drag((30, h - 40), (0, h - 90), button=2)),
+                 ("home", lambda: viewer.keys("Home"))]
+        for name, move in moves:
+            before = viewer.state()
+            move()
+            viewer.point(4, h - 4)
+            state = viewer.idle(before)
+            assert state["view"] != before["view"], f"{name}: the camera did not move"
+            now = _check_frame(viewer, scene, tmp_path, name, state)
+            keep = _outside_panels(state, now.shape)
+            assert float(np.abs(now - last)[keep].mean()) > 1.0, f"{name}: the picture did not change"
+            last = now
+        assert viewer.quit() == 0
+    finally:
+        if viewer.proc.poll() is None:
+            viewer.proc.kill()
