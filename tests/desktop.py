@@ -191,6 +191,17 @@ class Desktop:
         self.wait(lambda s: s["inputs"] >= before["inputs"] + 1, what="the drag let go")
         return self.steady(before) if self.state()["hands"] else self.idle(before)
 
+    def click_with(self, modifier: str, x: float, y: float, button: int = 1) -> dict:
+        """A click at pixel (x, y) with ``modifier`` (xdotool's name) held, as the X server's own input: an event
+        sent to a window carries no modifier. The state once the window has seen it."""
+        self.point(x, y, idle=False)
+        self.xdotool("windowfocus", "--sync", self.window)
+        ox, oy = self.origin
+        self.xdotool("mousemove", str(int(round(ox + x))), str(int(round(oy + y))))
+        before = self.state()
+        self.xdotool("keydown", modifier, "click", str(button), "keyup", modifier)
+        return self.wait(lambda s: s["inputs"] >= before["inputs"] + 4, what=f"the {modifier}+click")
+
     def ids(self, path: Path) -> tuple[np.ndarray, dict]:
         """The window's own id view, grabbed from the screen: (h, w) rows of the pieces each pixel shows (-1:
         none), and the state it shows."""
@@ -254,6 +265,11 @@ def camera_of(state: dict):
     v = state["view"]
     return Camera(tuple(v["eye"]), tuple(v["target"]), tuple(v["up"]), tuple(v["size"]), v["fov_y"], v["near"],
                   v["far"])
+
+
+def pixel(state: dict, point) -> np.ndarray:
+    """(2,) the pixel of a world point (m) in the camera of a probe's state."""
+    return camera_of(state).project(np.asarray(point, dtype=float).reshape(1, 3))[0]
 
 
 def posed(scene, state: dict):

@@ -8,12 +8,15 @@ Skipped where Xvfb or xdotool is missing (``make test`` installs them where apt 
 
 from __future__ import annotations
 
+import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from desktop import Desktop, expected_ids, expected_picture, id_mismatch, launch
+from desktop import Desktop, expected_ids, expected_picture, id_mismatch, launch, pixel
 
 from sim.scene import from_dict, save_scene
 
@@ -92,6 +95,54 @@ def test_every_camera_move_shows_the_world_from_the_new_view(display, tmp_path):
             keep = _outside_panels(state, now.shape)
             assert float(np.abs(now - last)[keep].mean()) > 1.0, f"{name}: the picture did not change"
             last = now
+        assert viewer.quit() == 0
+    finally:
+        if viewer.proc.poll() is None:
+            viewer.proc.kill()
+
+
+def _cubes(tmp_path: Path, n: int = 10) -> Path:
+    scene = from_dict({"format": "towerlab-scene/1", "game": "free", "pieces": [
+        {"id": f"cube{k + 1}", "kind": "box", "size": [20, 20, 20], "pos": [0, 0, 10 + 20 * k]} for k in range(n)]})
+    path = tmp_path / "cubes.json"
+    save_scene(scene, path)
+    return path
+
+
+def _panel(state: dict) -> str:
+    return next((t["text"] for t in state["texts"] if t["text"].startswith(("STANDS", "FALLS", "KNIFE"))), "")
+
+
+def test_a_cube_knocked_off_is_judged_where_it_rests_and_a_piece_taken_with_n_never_falls(display, tmp_path):
+    path = _cubes(tmp_path)
+    viewer = Desktop(display, tmp_path, launch(display, tmp_path, "view", str(path), "--no-record", "--no-recovery",
+                                               "--size", f"{SIZE[0]}x{SIZE[1]}"), "towerlab view", SIZE, settle=0)
+    try:
+        state = viewer.idle()
+        top = pixel(state, [0.0, 0.0, 0.19])
+        viewer.point(*top)
+        for _ in range(6):  # pokes, each a push away from the camera, until the top cube is knocked off
+            viewer.click_with("shift", *top)
+            state = viewer.idle()
+            if any("collapse: cube10 knocked down" in m for m in state["messages"]):
+                break
+        assert any("collapse: cube10 knocked down" in m for m in state["messages"])
+        assert _panel(state).startswith("STANDS"), _panel(state)  # it lies on the table: held, judged there
+        viewer.keys("ctrl+s")
+        checked = json.loads(subprocess.run([sys.executable, "-m", "sim", "check", str(path), "--json",
+                                             "--seconds", "0.5"], capture_output=True, text=True,
+                                            timeout=300).stdout)
+        assert checked["stable"] and state["verdict"]["stands"]
+        assert abs(checked["margin_g"] - state["verdict"]["margin_g"]) < 1e-3 * max(1.0, checked["margin_g"])
+        # N over a cube: a new one in the hand, carried about; nothing is knocked down
+        cube = pixel(state, [0.0, 0.0, 0.09])
+        viewer.point(*cube)
+        viewer.keys("n", idle=False)
+        state = viewer.steady(ready=lambda s: bool(s["hands"]))
+        for x in np.linspace(cube[0], cube[0] + 160, 6):
+            state = viewer.point(x, cube[1] + 60)
+        assert state["hands"] and not [m for m in state["messages"] if m.startswith("collapse: box")], \
+            state["messages"]
         assert viewer.quit() == 0
     finally:
         if viewer.proc.poll() is None:

@@ -357,6 +357,11 @@ class MotionTracker:
             self.rest_since = None
         return found
 
+    @property
+    def unsettled(self) -> bool:
+        """Pieces moved since the last ``settled`` event was reported (it is still to come)."""
+        return not self._settled_reported
+
     def settled(self, t: float) -> bool:
         """Every piece at rest over the last ``rest_window`` before ``t``."""
         th = self.thresholds

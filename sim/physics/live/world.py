@@ -386,9 +386,11 @@ class LiveWorld(CertifiedRest):
     def _frame(self) -> None:
         """Once a frame: events, the history, and the statics when pieces have come to rest."""
         awake = bool(self.hands.carried() or self.free() or self._shake is not None)
-        if not awake and not self._dirty:
+        if not awake and not self._dirty and not self.tracker.unsettled:
             self.history.repeat()  # nothing moved, nothing changed: the last frame again, for free
             return
+        # pieces the statics just held still owe their tracker its rest: it is fed until it says ``settled``
+        # (else a piece certified before its rest window ended never came to rest, and nothing judged again)
         self._dirty = awake
         poses = self.poses()
         tracked = {i: k for k, i in enumerate(self.ids)}
