@@ -147,3 +147,19 @@ def test_a_cube_knocked_off_is_judged_where_it_rests_and_a_piece_taken_with_n_ne
     finally:
         if viewer.proc.poll() is None:
             viewer.proc.kill()
+
+
+def test_a_refusal_is_said_once(display, tmp_path):
+    viewer = Desktop(display, tmp_path, launch(display, tmp_path, "play", "talo", "--no-record", "--size",
+                                               f"{SIZE[0]}x{SIZE[1]}"), "towerlab play", SIZE, settle=0)
+    try:
+        viewer.idle()
+        state = viewer.keys("ctrl+z")  # there is no undo in a game
+        said = [m for m in state["messages"] if "undo" in m]
+        assert len(said) == 1, state["messages"]
+        shown = " ".join(t["text"] for t in state["texts"])
+        assert shown.count(said[0]) == 1, shown
+        assert viewer.quit() == 0
+    finally:
+        if viewer.proc.poll() is None:
+            viewer.proc.kill()

@@ -9,6 +9,7 @@ poses, scene, moving pieces and time, and ``controller.verdict()``: a live world
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import numpy as np
@@ -87,8 +88,11 @@ class Drawing:
             self._marks(poses)
             self.look.go_live()
         now = time.monotonic()
-        if now - self._status_at > STATUS_PERIOD or force:
-            self._status_at = now
+        news = (len(c.messages), id(c.verdict()), c.mode, tuple((h, s.piece) for h, s in c.hands.items()),
+                c.active_hand, c.paused, c.speed, c.hovered, dataclasses.astuple(c.toggles))
+        if now - self._status_at > STATUS_PERIOD or force or news != self._panel_news:
+            # what a player did shows at once; the clock and the frame rate a few times a second
+            self._status_at, self._panel_news = now, news
             self._panels()
         if self.still_due(now) and not world.moving():
             self.look.draw_still(view)

@@ -133,6 +133,7 @@ class ViewerWindow(MouseInput, Commands, Drawing, ShowBase):
         self._drag = None
         self._last_mouse = None
         self._status_at = 0.0
+        self._panel_news = None
         self._messages: list[tuple[str, float]] = []
         self._seen = 0
         self._show_messages = True
