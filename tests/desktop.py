@@ -88,11 +88,12 @@ class Desktop:
     # --- the probe: what the window says it shows ---------------------------------------------------
 
     def state(self) -> dict | None:
-        """The window's last probe (None before its first)."""
+        """The window's last probe (None before its first; a probe left by an earlier process is none)."""
         try:
-            return json.loads(self.probe_file.read_text())
+            state = json.loads(self.probe_file.read_text())
         except (OSError, ValueError):
             return None
+        return state if state.get("pid") == self.proc.pid else None
 
     def wait(self, ready, timeout: float = WAIT, what: str = "the window to be ready") -> dict:
         """Poll the probe until ``ready(state)``; that state. Fails naming ``what`` when the process ends or
@@ -132,10 +133,23 @@ class Desktop:
         (and, with ``idle``, is idle)."""
         before = self.state()
         self.xdotool("key", "--window", self.window, *keys)
-        n = sum(len(k.split("+")) for k in keys if not k.startswith("-")) * 2
+        n, repeat, args = 0, 1, list(keys)
+        while args:
+            k = args.pop(0)
+            if k == "--repeat":
+                repeat = int(args.pop(0))
+            elif k.startswith("--"):
+                args.pop(0)
+            else:
+                n += len(k.split("+")) * 2 * repeat
         if idle:
             return self.idle(before, n)
         return self.wait(lambda s: s["inputs"] >= before["inputs"] + n, what=f"the keys {keys}")
+
+    def type_in(self, text: str) -> dict:
+        """Type ``text`` (into the window's text box); the state once the box shows it."""
+        self.xdotool("type", "--window", self.window, "--delay", "20", text)
+        return self.wait(lambda s: any(t["text"].endswith(text) for t in s["texts"]), what=f"{text!r} typed")
 
     def point(self, x: float, y: float, idle: bool = True) -> dict:
         """Move the mouse to pixel (x, y) of the window; the state once the window has it there (and is idle

@@ -31,6 +31,9 @@ STEADY_FRAMES = 3
 """Frames in a row that draw the same picture before the window counts as idle: what a frame draws is on
 screen from the next one (the buffers are flipped when the next frame is drawn)."""
 ENV = "TOWERLAB_PROBE"
+_COUNTS = {"frames": 0, "inputs": 0}
+"""Frames drawn and buttons pressed and released (each a Panda3D button event) in this process, over every
+window it opens (a replay's window hands over to the viewer's): what a test counts from."""
 
 
 def probe_path() -> Path | None:
@@ -51,30 +54,41 @@ def text_boxes(base) -> list[dict]:
         node = np_.node()
         if np_.is_hidden() or not node.get_text().strip() or np_.get_net_transform().get_scale()[0] == 0:
             continue
-        lo, hi = np_.get_tight_bounds(base.render2d)
+        bounds = np_.get_tight_bounds(base.render2d)
+        if bounds is None:
+            continue
+        lo, hi = bounds
         box = [(lo[0] + 1) * w / 2, (1 - hi[2]) * h / 2, (hi[0] + 1) * w / 2, (1 - lo[2]) * h / 2]
         out.append({"name": np_.get_name(), "text": node.get_text(), "box": [round(float(v), 1) for v in box],
                     "fg": [round(float(v), 4) for v in node.get_text_color()],
                     "card": [round(float(v), 4) for v in node.get_card_color()] if node.has_card() else None})
+    for np_ in base.render2d.find_all_matches("**/+PGEntry"):  # a text box draws its text itself
+        if np_.is_hidden():
+            continue
+        out.append({"name": np_.get_name(), "text": np_.node().get_plain_text(), "entry": True,
+                    "box": _item_box(base, np_), "fg": None, "card": None})
     return out
 
 
 def panel_boxes(base) -> list[dict]:
-    """Every visible DirectFrame of ``base``'s 2D layers with a colour: name and box in window pixels."""
-    from direct.gui.DirectFrame import DirectFrame  # noqa: F401 - the class whose frames are looked for
-
-    w, h = base.win.get_x_size(), base.win.get_y_size()
+    """Every visible panel of ``base``'s 2D layers (DirectFrames tagged ``towerlab-panel``): name and box in
+    window pixels."""
     out = []
     for np_ in base.render2d.find_all_matches("**/=towerlab-panel"):
-        if np_.is_hidden():
-            continue
-        lo, hi = np_.get_tight_bounds(base.render2d)
-        if lo is None:
-            continue
-        out.append({"name": np_.get_tag("towerlab-panel"),
-                    "box": [round(float(v), 1) for v in ((lo[0] + 1) * w / 2, (1 - hi[2]) * h / 2,
-                                                         (hi[0] + 1) * w / 2, (1 - lo[2]) * h / 2)]})
+        if not np_.is_hidden():
+            out.append({"name": np_.get_tag("towerlab-panel"), "box": _item_box(base, np_)})
     return out
+
+
+def _item_box(base, np_) -> list[float]:
+    """The box in window pixels of a DirectGUI item's frame (it draws its frame itself: no bounds in the graph)."""
+    w, h = base.win.get_x_size(), base.win.get_y_size()
+    left, right, bottom, top = np_.node().get_frame()
+    mat = np_.get_mat(base.render2d)
+    corners = [mat.xform_point((x, 0, z)) for x in (left, right) for z in (bottom, top)]
+    xs = [(c[0] + 1) * w / 2 for c in corners]
+    ys = [(1 - c[2]) * h / 2 for c in corners]
+    return [round(float(v), 1) for v in (min(xs), min(ys), max(xs), max(ys))]
 
 
 class WindowProbe:
@@ -90,9 +104,7 @@ class WindowProbe:
         self.base = base
         self.path = Path(path)
         self.commands = Path(str(path) + ".cmd")
-        self.frame = 0
         self.steady = 0
-        self.inputs = 0  # buttons pressed and released, keys typed (each a Panda3D button event)
         self.done_seq = 0
         self.id_view = False
         self._last_key = None
@@ -106,8 +118,16 @@ class WindowProbe:
         thrower.set_button_up_event("towerlab-probe-up")
         base.taskMgr.add(self._after_frame, "towerlab-probe", sort=60)  # after igLoop (50) drew the frame
 
+    @property
+    def frame(self) -> int:
+        return _COUNTS["frames"]
+
+    @property
+    def inputs(self) -> int:
+        return _COUNTS["inputs"]
+
     def _input(self, *_args) -> None:
-        self.inputs += 1
+        _COUNTS["inputs"] += 1
 
     def _read_commands(self) -> None:
         try:
@@ -131,7 +151,7 @@ class WindowProbe:
 
     def _after_frame(self, task):
         self._read_commands()
-        self.frame += 1
+        _COUNTS["frames"] += 1
         state = self.base.probe_state()
         texts = text_boxes(self.base)
         key = json.dumps([state.get("picture"), texts], sort_keys=True, default=str)
@@ -141,7 +161,7 @@ class WindowProbe:
         now = time.monotonic()
         summary = (key, idle, self.inputs, self.done_seq)
         if summary != self._written_key or now - self._written_at >= BEAT:
-            data = dict(state, frame=self.frame, steady=self.steady, idle=idle, inputs=self.inputs,
+            data = dict(state, pid=os.getpid(), frame=self.frame, steady=self.steady, idle=idle, inputs=self.inputs,
                         seq=self.done_seq, id_view=self.id_view, texts=texts, panels=panel_boxes(self.base),
                         size=[self.base.win.get_x_size(), self.base.win.get_y_size()])
             data.pop("picture", None)
