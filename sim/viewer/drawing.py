@@ -126,9 +126,10 @@ class Drawing:
         gliding = c.camera.current != c.camera.goal
         pending = bool(getattr(c.world, "verdict_pending", False))
         still_coming = not (self.look.showing_still or self.look.ids_shown or c.hands or self.overlay.dialog)
-        busy = gliding or pending or not c.quiet() or still_coming
+        scripted = self.runner is not None and not self.runner.done  # a script's actions are still to come
+        busy = gliding or pending or not c.quiet() or still_coming or scripted
         px = self._mouse_pixel()
-        return {"kind": "view", "picture": picture, "busy": busy, "quality": quality,
+        return {"kind": "view", "picture": picture, "busy": busy, "quality": quality, "scripted": scripted,
                 "view": {"eye": view.eye, "target": view.target, "up": view.up, "size": list(view.size),
                          "fov_y": view.fov_y, "near": view.near, "far": view.far},
                 "ids": list(c.world.ids), "poses": poses, "hands": hands,

@@ -116,7 +116,13 @@ class WindowProbe:
         thrower = base.buttonThrowers[0].node()
         thrower.set_button_down_event("towerlab-probe-down")
         thrower.set_button_up_event("towerlab-probe-up")
-        base.taskMgr.add(self._after_frame, "towerlab-probe", sort=60)  # after igLoop (50) drew the frame
+        self._task = base.taskMgr.add(self._after_frame, "towerlab-probe", sort=60)  # after igLoop (50) drew it
+
+    def close(self) -> None:
+        """The window goes (the task manager outlives it: another window may open in this process)."""
+        self.base.taskMgr.remove(self._task)
+        for event in ("towerlab-probe-down", "towerlab-probe-up"):
+            self.base.ignore(event)
 
     @property
     def frame(self) -> int:
@@ -150,6 +156,8 @@ class WindowProbe:
         self.done_seq = seq
 
     def _after_frame(self, task):
+        if getattr(self.base, "win", None) is None:
+            return task.done
         self._read_commands()
         _COUNTS["frames"] += 1
         state = self.base.probe_state()

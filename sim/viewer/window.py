@@ -236,6 +236,8 @@ class ViewerWindow(MouseInput, Commands, Drawing, ShowBase):
 
     def close(self) -> None:
         """End: the plug-ins, the controller's last autosave, the renderer's buffers, the window."""
+        if self.probe is not None:
+            self.probe.close()
         for p in self.plugins:
             p.close(self)
         self.controller.close()

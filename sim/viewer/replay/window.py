@@ -448,6 +448,8 @@ class ReplayWindow(ShowBase):
     def close(self) -> None:
         """End: the frame task and the bindings (the task manager outlives the window: the viewer's window may
         open next in this process), the renderer's buffers, the panels, the window."""
+        if self.probe is not None:
+            self.probe.close()
         self.taskMgr.remove("towerlab-replay-frame")
         self.ignoreAll()
         self.panels.destroy()
