@@ -57,3 +57,22 @@ def test_the_verdict_follows_a_piece_knocked_off_once_it_rests_on_the_table():
     assert v.feasible and not v.unheld
     assert "c10" in v.scene.ids and c.world.pose("c10")[2] < 0.011  # judged where it lies, on the table
     assert any(e.kind == "settled" for e in c.events)
+
+
+def test_the_world_runs_at_the_chosen_speed_whatever_the_frame_rate():
+    """A frame may ask for less than a physics step (1/480 s): the rest is owed to the next frame, so that at 100
+    frames a second and 1/8 speed a second of frames is 1/8 s simulated (rounded per frame it was 1/5 s)."""
+    c = Controller(_tower(3), threaded=False)
+    c.apply(action("speed", factor=0.125))
+    for _ in range(100):
+        c.tick(0.01)
+    assert abs(c.world.time - 0.125) <= c.world.dt
+    assert abs(c.real_time_factor - 1.0) < 0.05  # of the chosen speed
+
+
+def test_the_status_line_says_how_fast_the_world_really_runs():
+    from sim.viewer.drawing import pace_text
+
+    assert pace_text(True, 1.0, 1.0) == "PAUSED"
+    assert pace_text(False, 0.25, 1.0) == "speed 1/4: 0.25x real time"
+    assert pace_text(False, 1.0, 0.42) == "speed 1: 0.42x real time (the physics cannot keep up)"

@@ -163,3 +163,66 @@ def test_a_refusal_is_said_once(display, tmp_path):
     finally:
         if viewer.proc.poll() is None:
             viewer.proc.kill()
+
+
+def test_the_status_line_says_paused_and_the_measured_speed(display, tmp_path):
+    path, _ = _tower(tmp_path)
+    viewer = Desktop(display, tmp_path, launch(display, tmp_path, "view", str(path), "--no-record", "--no-recovery",
+                                               "--size", f"{SIZE[0]}x{SIZE[1]}"), "towerlab view", SIZE, settle=0)
+
+    def status(s):
+        return s["texts"][0]["text"] if s["texts"] else ""
+    try:
+        viewer.idle()
+        state = viewer.keys("space")
+        assert "PAUSED" in status(state) and "real time" not in status(state), status(state)
+        t = state["time"]
+        state = viewer.idle(state, ready=lambda s: s["session_time"] > state["session_time"] + 1.0)
+        assert state["time"] == t  # paused: the world stands
+        viewer.keys("space")
+        viewer.keys("minus")
+        state = viewer.keys("minus")  # 1/4 of real time, measured over the last second
+        state = viewer.wait(lambda s: "speed 1/4: 0.2" in status(s) or "speed 1/4: 0.3" in status(s),
+                            what="a quarter of real time measured")
+        start = state
+        state = viewer.wait(lambda s: s["session_time"] > start["session_time"] + 2.0, what="two seconds")
+        ran = (state["time"] - start["time"]) / (state["session_time"] - start["session_time"])
+        assert 0.2 < ran < 0.3, ran
+        assert viewer.quit() == 0
+    finally:
+        if viewer.proc.poll() is None:
+            viewer.proc.kill()
+
+
+def test_one_weakest_direction_arrow_per_structure(display, tmp_path):
+    """Two towers alike are the weakest mode together: each gets its arrow from its own edge (one arrow from the
+    edge of both spanned the table between them)."""
+    from sim.viewer.drawing import weakest_arrow
+    from sim.viewer.marks import ARROW_WEAK
+
+    pieces = [{"id": f"{t}{k}", "kind": "box", "size": [20, 20, 40], "pos": [x, 0, 20 + 40 * k]}
+              for t, x in (("a", -100), ("b", 100)) for k in range(3)]
+    scene = from_dict({"format": "towerlab-scene/1", "game": "free", "pieces": pieces})
+    path = tmp_path / "towers.json"
+    save_scene(scene, path)
+    viewer = Desktop(display, tmp_path, launch(display, tmp_path, "view", str(path), "--no-record", "--no-recovery",
+                                               "--size", f"{SIZE[0]}x{SIZE[1]}"), "towerlab view", SIZE, settle=0)
+    try:
+        state = viewer.point(4, SIZE[1] - 4)
+        state = viewer.idle(state, ready=lambda s: s["verdict"] and not s["verdict"]["partial"])
+        shown = viewer.picture(tmp_path / "towers.png")
+        assert viewer.quit() == 0
+    finally:
+        if viewer.proc.poll() is None:
+            viewer.proc.kill()
+    direction = state["verdict"]["direction_deg"]
+    assert sorted(state["verdict"]["mode"]) == sorted(scene.ids)
+    for tower in ("a", "b"):
+        group = [p for p in scene.pieces if p.id.startswith(tower)]
+        tail, floor, length = weakest_arrow(group, np.array([[*p.pos, *p.quat] for p in group]), direction)
+        a = np.radians(direction)
+        middle = tail + 0.5 * length * np.array([np.cos(a), np.sin(a)])
+        x, y = (int(round(v)) for v in pixel(state, [middle[0], middle[1], floor]))
+        patch = shown[y - 5:y + 6, x - 5:x + 6]
+        near = (np.abs(patch - np.array(ARROW_WEAK[:3]) * 255).max(axis=-1) < 60).sum()
+        assert near >= 4, f"no arrow beside tower {tower} ({near} of its pixels at {x}, {y})"

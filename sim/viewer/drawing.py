@@ -47,6 +47,37 @@ def weakest_arrow(pieces, poses: np.ndarray, direction_deg: float) -> tuple[np.n
 
 
 
+def mode_structures(verdict, mode: list[str]) -> list[list[str]]:
+    """The pieces of a weakest ``mode`` by the structure each stands in (connected through the verdict's contact
+    interfaces, the board and fixed pieces not joining them), in the mode's order."""
+    from sim.graphs import components
+
+    inside = set(mode)
+    edges = [(f.a, f.b) for f in verdict.interfaces if f.a in inside and f.b in inside]
+    label = {}
+    for k, group in enumerate(components(mode, edges)):
+        for i in group:
+            label[i] = k
+    groups: dict[int, list[str]] = {}
+    for i in mode:
+        groups.setdefault(label[i], []).append(i)
+    return list(groups.values())
+
+
+LAGGING = 0.95
+"""Below this share of the chosen speed the status line says the physics cannot keep up."""
+
+
+def pace_text(paused: bool, speed: float, factor: float) -> str:
+    """How fast the world runs, as measured: ``PAUSED``; ``speed 1/4: 0.25x real time``; with ``factor`` (simulated
+    over asked-for seconds) below :data:`LAGGING`, ``speed 1: 0.42x real time (the physics cannot keep up)``."""
+    if paused:
+        return "PAUSED"
+    chosen = {1.0: "1", 0.5: "1/2", 0.25: "1/4", 0.125: "1/8"}.get(speed, f"{speed:g}")
+    text = f"speed {chosen}: {factor * speed:.2f}x real time"
+    return text + (" (the physics cannot keep up)" if factor < LAGGING else "")
+
+
 class Drawing:
     """_sync, the marks and the panels (see the module)."""
 
@@ -157,8 +188,7 @@ class Drawing:
         bad = set(v.unheld) if v is not None else set()
         self.marks.carries(self.look.graph, list(c.carries.values()), bad)
         size = self._scene_size(poses)
-        tail, floor, length = self._weakest_arrow(c.world, poses, v)
-        self.marks.weakest(v, tail, floor, length, t.stability)  # where the mode's pieces stand
+        self.marks.weakest(v, self._weakest_arrows(c.world, poses, v), t.stability)  # where the mode's pieces stand
         forces = c.describer.forces(v) if t.forces else None
         self.marks.contacts(v, forces, t.contacts, 0.25 * size)
         self.marks.centres(c.world, t.centres, 0.006)
@@ -169,29 +199,30 @@ class Drawing:
             return 0.1
         return float(max(np.ptp(poses[:, 0]), np.ptp(poses[:, 1]), 0.05))
 
-    def _weakest_arrow(self, world, poses, verdict) -> tuple[np.ndarray, float, float]:
-        """Where the weakest-direction arrow starts and how long it is (:func:`weakest_arrow`), worked out
+    def _weakest_arrows(self, world, poses, verdict) -> list[tuple[np.ndarray, float, float]]:
+        """Where the weakest-direction arrows start and how long they are (:func:`weakest_arrow`), one for each
+        structure the weakest mode moves (two towers apart: two arrows, each from its own edge), worked out
         again only when the verdict or the poses of the pieces its mode moves change."""
         if verdict is None or verdict.weakest_direction_deg is None:
-            return np.zeros(2), 0.0, 0.0
+            return []
         ids = world.ids
         row = {i: k for k, i in enumerate(ids)}
         mode = [i for i in (verdict.mode or ids) if i in row]
         moved = poses[[row[i] for i in mode]]
         key = (id(verdict), moved.tobytes())
         if self._arrow_key != key:
-            self._arrow = weakest_arrow([world.piece(i) for i in mode], moved, verdict.weakest_direction_deg)
+            self._arrows = [weakest_arrow([world.piece(i) for i in group], poses[[row[i] for i in group]],
+                                          verdict.weakest_direction_deg)
+                            for group in mode_structures(verdict, mode)]
             self._arrow_key = key
-        return self._arrow
+        return self._arrows
 
     def _panels(self) -> None:
         c = self.controller
         fps = self._fps()
         hands = ", ".join(f"{h}: {s.piece}" for h, s in c.hands.items()) or "empty"
-        speed = {1.0: "1", 0.5: "1/2", 0.25: "1/4", 0.125: "1/8"}.get(c.speed, f"{c.speed:g}")
-        state = "PAUSED" if c.paused else f"speed {speed}"
-        status = (f"{c.game} | {c.mode} | {c.active_hand} hand ({hands}) | t {c.world.time:6.2f} s | {state}"
-                  f" | real-time factor {c.real_time_factor:.2f} | {fps:4.0f} fps"
+        status = (f"{c.game} | {c.mode} | {c.active_hand} hand ({hands}) | t {c.world.time:6.2f} s | "
+                  f"{pace_text(c.paused, c.speed, c.real_time_factor)} | {fps:4.0f} fps"
                   + (" | full quality" if self.look.showing_still else "") + "   F1: help")
         self.overlay.show_status(status)
         self.overlay.show_stability(c.verdict(), getattr(c.world, "verdict_pending", False), c.toggles.stability)

@@ -86,29 +86,31 @@ class Marks:
 
     # --- stability ------------------------------------------------------------------------------
 
-    def weakest(self, verdict: Verdict | None, centre, floor: float, size: float, show: bool) -> None:
-        """The weakest direction as an arrow on the board, from ``centre`` (2,) (m), ``size`` long."""
+    def weakest(self, verdict: Verdict | None, arrows, show: bool) -> None:
+        """The weakest direction as arrows on the board, one per structure the weakest mode moves: ``arrows``
+        (tail (2,) m, height m, length m) each."""
         from sim.statics import MARGIN_CAP_G
 
         if (not show or verdict is None or verdict.weakest_direction_deg is None or not verdict.stands
-                or verdict.empty or verdict.margin_g >= MARGIN_CAP_G):
+                or verdict.empty or verdict.margin_g >= MARGIN_CAP_G or not arrows):
             self._replace("arrow", None)
             return
         a = np.radians(verdict.weakest_direction_deg)
         d = np.array([np.cos(a), np.sin(a)])
         side = np.array([-d[1], d[0]])
-        z = floor + 6e-4
-        tail = np.asarray(centre, dtype=float)
-        tip = tail + d * size
         segs = LineSegs("weakest")
         segs.set_thickness(4.0)
         segs.set_color(*margin_color(verdict))
-        segs.move_to(tail[0], tail[1], z)
-        segs.draw_to(tip[0], tip[1], z)
-        for s in (1.0, -1.0):
-            barb = tip - d * size * 0.22 + side * s * size * 0.14
-            segs.move_to(tip[0], tip[1], z)
-            segs.draw_to(barb[0], barb[1], z)
+        for centre, floor, size in arrows:
+            z = floor + 6e-4
+            tail = np.asarray(centre, dtype=float)
+            tip = tail + d * size
+            segs.move_to(tail[0], tail[1], z)
+            segs.draw_to(tip[0], tip[1], z)
+            for s in (1.0, -1.0):
+                barb = tip - d * size * 0.22 + side * s * size * 0.14
+                segs.move_to(tip[0], tip[1], z)
+                segs.draw_to(barb[0], barb[1], z)
         self._replace("arrow", NodePath(segs.create()))
 
     def contacts(self, verdict: Verdict | None, forces, show_points: bool, scale: float) -> None:
