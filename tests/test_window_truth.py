@@ -226,3 +226,31 @@ def test_one_weakest_direction_arrow_per_structure(display, tmp_path):
         patch = shown[y - 5:y + 6, x - 5:x + 6]
         near = (np.abs(patch - np.array(ARROW_WEAK[:3]) * 255).max(axis=-1) < 60).sum()
         assert near >= 4, f"no arrow beside tower {tower} ({near} of its pixels at {x}, {y})"
+
+
+def test_contacts_are_seen_at_any_zoom(display, tmp_path):
+    """F2's contact points lie between pieces, where the pieces hide them: they are drawn over the pieces, a few
+    pixels wide whatever the zoom (they were 0.4 mm marks in the world, gone from afar)."""
+    path, _ = _tower(tmp_path)
+    viewer = Desktop(display, tmp_path, launch(display, tmp_path, "view", str(path), "--no-record", "--no-recovery",
+                                               "--size", f"{SIZE[0]}x{SIZE[1]}"), "towerlab view", SIZE, settle=0)
+    try:
+        viewer.keys("F4")
+        viewer.point(4, SIZE[1] - 4)
+        seen = []
+        for zoom in range(2):
+            if zoom:
+                viewer.point(SIZE[0] / 2, SIZE[1] / 2)
+                for _ in range(6):
+                    viewer.tap(SIZE[0] / 2, SIZE[1] / 2, button=5)  # the wheel: away
+                viewer.point(4, SIZE[1] - 4)
+            off = viewer.picture(tmp_path / f"off-{zoom}.png")
+            viewer.keys("F2")
+            on = viewer.picture(tmp_path / f"on-{zoom}.png")
+            viewer.keys("F2")
+            seen.append(int((np.abs(on - off).max(axis=-1) > 60).sum()))
+        assert viewer.quit() == 0
+    finally:
+        if viewer.proc.poll() is None:
+            viewer.proc.kill()
+    assert min(seen) > 150, seen  # every zoom: the dots of the base's, the middle's and the top's contacts
