@@ -151,6 +151,14 @@ class Desktop:
         self.xdotool("type", "--window", self.window, "--delay", "20", text)
         return self.wait(lambda s: any(t["text"].endswith(text) for t in s["texts"]), what=f"{text!r} typed")
 
+    def save_as(self, path: Path) -> dict:
+        """Ctrl+Shift+S, the path typed over the one offered, Enter; the state once the window said it saved."""
+        self.keys("ctrl+shift+s")
+        self.keys("--repeat", "120", "BackSpace")
+        self.type_in(str(path))
+        self.keys("Return", idle=False)
+        return self.wait(lambda s: any(str(path) in m for m in s["messages"]), what=f"{path} saved")
+
     def point(self, x: float, y: float, idle: bool = True) -> dict:
         """Move the mouse to pixel (x, y) of the window; the state once the window has it there (and is idle
         or, with a piece in hand, steady)."""

@@ -22,7 +22,8 @@ from sim.viewer.camera import OrbitCamera
 SIZE = (900, 600)
 PLAYERS = ("red", "blue", "green")
 MISSING = [tool for tool in ("Xvfb", "xdotool") if shutil.which(tool) is None]
-pytestmark = pytest.mark.skipif(bool(MISSING), reason=f"needs {' and '.join(MISSING)} (make test installs them)")
+pytestmark = [pytest.mark.skipif(bool(MISSING), reason=f"needs {' and '.join(MISSING)} (make test installs them)"),
+              pytest.mark.window]
 
 
 class Table(Desktop):

@@ -20,7 +20,8 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "play"
 SIZE = (900, 600)
 MISSING = [tool for tool in ("Xvfb", "xdotool") if shutil.which(tool) is None]
-pytestmark = pytest.mark.skipif(bool(MISSING), reason=f"needs {' and '.join(MISSING)} (make test installs them)")
+pytestmark = [pytest.mark.skipif(bool(MISSING), reason=f"needs {' and '.join(MISSING)} (make test installs them)"),
+              pytest.mark.window]
 
 
 def _play(display: str, cwd: Path, *args: str) -> subprocess.Popen:

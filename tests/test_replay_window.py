@@ -32,7 +32,12 @@ ROOT = Path(__file__).resolve().parents[1]
 DOC = (ROOT / "docs" / "recording-format.md").read_text(encoding="utf-8")
 SIZE = (800, 500)
 MISSING = [tool for tool in ("Xvfb", "xdotool") if shutil.which(tool) is None]
-needs_x = pytest.mark.skipif(bool(MISSING), reason=f"needs {' and '.join(MISSING)} (make test installs them)")
+
+
+def needs_x(test):
+    """A test in a real window: in the window tier, skipped where Xvfb or xdotool is missing."""
+    skip = pytest.mark.skipif(bool(MISSING), reason=f"needs {' and '.join(MISSING)} (make test installs them)")
+    return pytest.mark.window(skip(test))
 
 
 def test_every_control_is_bound_in_the_help_and_on_the_docs_page():

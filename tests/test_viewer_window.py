@@ -25,7 +25,8 @@ from sim.viewer.camera import OrbitCamera
 ROOT = Path(__file__).resolve().parents[1]
 SIZE = (800, 500)
 MISSING = [tool for tool in ("Xvfb", "xdotool") if shutil.which(tool) is None]
-pytestmark = pytest.mark.skipif(bool(MISSING), reason=f"needs {' and '.join(MISSING)} (make test installs them)")
+pytestmark = [pytest.mark.skipif(bool(MISSING), reason=f"needs {' and '.join(MISSING)} (make test installs them)"),
+              pytest.mark.window]
 
 
 class Viewer(Desktop):
@@ -44,14 +45,6 @@ class Viewer(Desktop):
 
     def key(self, *keys: str) -> dict:
         return self.keys(*keys)
-
-    def save_as(self, path: Path) -> dict:
-        """Ctrl+Shift+S, the path typed over the one offered, Enter; the state once the window said it saved."""
-        self.keys("ctrl+shift+s")
-        self.keys("--repeat", "120", "BackSpace")
-        self.type_in(str(path))
-        return self.keys("Return", idle=False) and self.wait(
-            lambda s: any(str(path) in m for m in s["messages"]), what=f"{path} saved")
 
 
 def _scene(tmp_path: Path) -> Path:

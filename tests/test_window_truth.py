@@ -262,3 +262,49 @@ def test_contacts_are_seen_at_any_zoom(display, tmp_path):
         if viewer.proc.poll() is None:
             viewer.proc.kill()
     assert not missing, f"{len(missing)} of {2 * len(corners)} contact points not seen: {missing[:8]}"
+
+
+def test_a_carried_block_is_drawn_where_it_is_at_every_step(display, tmp_path):
+    """Talo's stock: a block picked up and carried over the board, looked at (the window's id view against the
+    renderer's id pass of the poses it says it shows) at each step of the way; its pixels leave the stock.
+    Then set down: the panel's verdict is `towerlab check`'s of the saved scene."""
+    from sim.viewer.setup import setup
+
+    scene = setup("talo")
+    viewer = Desktop(display, tmp_path, launch(display, tmp_path, "view", "--game", "talo", "--no-record",
+                                               "--no-recovery", "--size", f"{SIZE[0]}x{SIZE[1]}"),
+                     "towerlab view", SIZE, settle=0)
+    try:
+        state = viewer.idle()
+        block = scene.piece("b3-1")
+        start = pixel(state, np.array(block.pos) + [0.0, 0.0, 0.01])
+        sx, sy = (int(round(v)) for v in start)
+        stocked = viewer.picture(tmp_path / "stocked.png")[sy - 4:sy + 5, sx - 4:sx + 5]
+        state = viewer.tap(*start)
+        assert state["hands"] == {"right": "b3-1"}
+        row = state["ids"].index("b3-1")
+        for k, x in enumerate(np.linspace(start[0], SIZE[0] * 0.55, 5)):
+            state = viewer.point(x, SIZE[1] * 0.5)
+            shown = viewer.picture(tmp_path / f"carried-{k}-picture.png")  # as the window shows it, then its ids
+            ids, at = viewer.ids(tmp_path / f"carried-{k}.png")
+            want = expected_ids(scene, at)
+            assert id_mismatch(ids, want) < ID_LIMIT, f"step {k}: the id view differs from the poses it shows"
+            assert (ids == row).sum() > 20, f"step {k}: the carried block is not on screen"
+            if k >= 2:  # well away: nothing of it is left in the stock, in the id view and in the picture
+                assert not (ids[sy - 3:sy + 4, sx - 3:sx + 4] == row).any(), f"step {k}: still drawn in the stock"
+                there = shown[sy - 4:sy + 5, sx - 4:sx + 5]
+                assert np.abs(there - stocked).mean() > 10.0, f"step {k}: the picture still shows it in the stock"
+        state = viewer.tap(SIZE[0] * 0.55, SIZE[1] * 0.5)  # set down on the board
+        state = viewer.idle(state)
+        assert not state["hands"]
+        saved = tmp_path / "built.json"
+        viewer.save_as(saved)
+        assert viewer.quit() == 0
+    finally:
+        if viewer.proc.poll() is None:
+            viewer.proc.kill()
+    checked = json.loads(subprocess.run([sys.executable, "-m", "sim", "check", str(saved), "--json", "--seconds",
+                                         "0.5"], capture_output=True, text=True, timeout=300).stdout)
+    panel = state["verdict"]
+    assert checked["stable"] == panel["stands"]
+    assert abs(checked["margin_g"] - panel["margin_g"]) < 1e-3 * max(1.0, checked["margin_g"])
