@@ -55,9 +55,9 @@ def view(
     Pick pieces up, carry them, set them down; undo, save, step back in
     time. F1 in the window lists every control (docs/viewer.md)."""
     from sim.cli.render import parse_size
+    from sim.games.setup import setup
     from sim.scene import load_scene
     from sim.viewer.actions import load_actions
-    from sim.viewer.setup import setup
 
     w, h = parse_size(size)
     if scene is not None:

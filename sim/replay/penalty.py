@@ -139,7 +139,7 @@ def _tohuwabohu_basic(recording, found):
 
 def _tohuwabohu_pro(recording, found):
     from sim.games.tohuwabohu import pro
-    from sim.games.tohuwabohu.table import GameError
+    from sim.games.tohuwabohu.state import GameError
 
     rule = ("Tohuwabohu, professional variant: after a collapse the players choose together to go on with the "
             "round unpunished, or to begin a new round in which whoever caused it puts one fulfilled order card "
@@ -181,7 +181,7 @@ def _tohuwabohu_pro(recording, found):
 def _pro_state(recording, c: Collapse, culprit: str):
     """The professional game just before the collapse: its last recorded state, or its fulfilled cards."""
     from sim.games.tohuwabohu.pro import ProState
-    from sim.games.tohuwabohu.table import Hand
+    from sim.games.tohuwabohu.state import Hand
 
     state = _last_state(recording, c, ProState)
     if state is not None:

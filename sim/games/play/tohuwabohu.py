@@ -50,7 +50,7 @@ from sim.games.play.session import (
 from sim.games.tohuwabohu import CARDS, judgement, pro
 from sim.games.tohuwabohu import analyze as analyze_area
 from sim.games.tohuwabohu import game as basic
-from sim.games.tohuwabohu.table import GameError
+from sim.games.tohuwabohu.state import GameError
 
 VARIANTS = ("basic", "advanced", "pro")
 
@@ -90,7 +90,6 @@ class TohuwabohuSession(Session):
             raise PlayError(str(e)) from None
         self.collapse_by: str | None = None  # pro: a collapse waits for the players' choice
         self.fulfilled_now: tuple[str, ...] = ()  # what the area fulfils at its last judged rest
-        self.last_stop = None
         self.seat = self.state.active if self.basic else self.players[0]
         self.log("turn_changed", player=self.seat)
         self.log("game_state", state=self.state.to_json())
@@ -161,7 +160,6 @@ class TohuwabohuSession(Session):
             self.state, result = pro.stop(self.state, caller, fulfilled)
         except GameError as e:
             raise Refused("stop", str(e)) from None
-        self.last_stop = result
         out: list[Effect] = [EmptyHands()]
         shown = [f"{p}: {', '.join(card_title(c) for c in cards)}" for p, cards in result.set_aside.items() if cards]
         if result.accepted:

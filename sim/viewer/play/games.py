@@ -44,8 +44,8 @@ class Game:
 
 def fantasy_table() -> Scene:
     """Talo-Fantasy's table: the stock where Talo's set-up puts it, no board, no pawns (nothing suggests a grid)."""
+    from sim.games.setup import setup
     from sim.pieces import board as catalogue_board
-    from sim.viewer.setup import setup
 
     talo = setup("talo")
     lift = catalogue_board(talo.board).thickness  # the stock lay on the table around the board's slab
@@ -59,7 +59,7 @@ def new_game(game: str, players=None, variant: str | None = None, seed: int = 0)
     Raises:
         PlayError: an unknown game or variant, or players the game does not allow.
     """
-    from sim.viewer.setup import SetupError, setup
+    from sim.games.setup import SetupError, setup
 
     if game not in GAMES:
         raise PlayError(f"game: expected one of {', '.join(GAMES)}, got {game!r}")
