@@ -158,7 +158,7 @@ def _opening_view(scene):
 def test_talo_fantasy_in_a_window_with_the_keys_and_the_mouse(display, tmp_path):
     from sim.games.play.fantasy import FantasySession
     from sim.games.play.judge import statics_judge
-    from sim.viewer.play.games import fantasy_table, game_rng
+    from sim.games.registry import fantasy_table, game_rng
 
     seed = 2
     first = FantasySession(("ann", "ben"), game_rng(seed), statics_judge)
@@ -229,7 +229,7 @@ def test_tohuwabohu_a_card_fulfilled_with_the_mouse_in_a_window(display, tmp_pat
     from sim.pieces import dimensions as dim
     from sim.render.image import load_png
     from sim.viewer.play import tray
-    from sim.viewer.play.games import game_rng
+    from sim.games.registry import game_rng
 
     deal = TohuwabohuSession(("ann", "bob"), game_rng(15))
     following = deal.state.hand("ann").pile[0]

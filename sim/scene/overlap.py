@@ -229,3 +229,62 @@ def refuse_overlaps(scene):
     first = overlaps[0]
     more = "; and more" if len(overlaps) > SHOWN else ""
     raise SceneError(scene.source or "<scene>", f"pieces[{index[first.b]}]", summary(overlaps[:SHOWN]) + more)
+
+
+class Obstacles:
+    """The solids of a scene (its pieces, the board's slab, the table), asked about one more piece at a pose.
+
+    What a hand setting a piece down meets: :meth:`overlap` says whether the piece there would be inside
+    something (deeper than ``tol.overlap``, by the same convex parts and separating axes as
+    :func:`find_overlaps`), :meth:`resting` whether it rests on something (lowered a little it would be).
+    The scene's solids are placed once, so that many poses are asked about cheaply.
+
+    Args:
+        scene: the scene.
+        ignore: ids of pieces to leave out (the piece being placed, pieces in a hand).
+    """
+
+    def __init__(self, scene, ignore=()):
+        gone = set(ignore)
+        self.ids = [p.id for p in scene.pieces if p.id not in gone]
+        pieces = [p for p in scene.pieces if p.id not in gone]
+        poses = np.array([(*p.pos, *p.quat) for p in pieces], dtype=float).reshape(-1, 7)
+        rots = rotation_matrices(poses[:, 3:7]) if pieces else np.zeros((0, 3, 3))
+        self._solids = [_solid(p.shape.parts, rots[i], poses[i, :3]) for i, p in enumerate(pieces)]
+        self._lo = np.array([s.lo.min(axis=0) for s in self._solids]).reshape(-1, 3)
+        self._hi = np.array([s.hi.max(axis=0) for s in self._solids]).reshape(-1, 3)
+        board = scene.board_info
+        self.floor = -board.thickness
+        self._slab = None if board.shape is None else _solid(board.shape.parts, np.eye(3), board.pos)
+
+    def overlap(self, piece, pose, limit: float | None = None) -> Overlap | None:
+        """The deepest solid ``piece`` at ``pose`` (7,) would be inside by more than ``limit`` (default
+        ``tol.overlap``), or None."""
+        limit = tol.overlap if limit is None else limit
+        pose = np.asarray(pose, dtype=float)
+        s = _solid(piece.shape.parts, rotation_matrices(pose[None, 3:7])[0], pose[:3])
+        lo, hi = s.lo.min(axis=0), s.hi.max(axis=0)
+        best: Overlap | None = None
+        into_table = self.floor - lo[2]
+        if into_table > limit:
+            best = Overlap(TABLE, piece.id, float(into_table))
+        if self._slab is not None:
+            depth = _pair_depth(self._slab, s, limit)
+            if depth > limit and (best is None or depth > best.depth):
+                best = Overlap(BOARD, piece.id, depth)
+        near = ((self._lo < hi - limit) & (lo < self._hi - limit)).all(axis=1)
+        for k in np.flatnonzero(near):
+            depth = _pair_depth(self._solids[k], s, limit)
+            if depth > limit and (best is None or depth > best.depth):
+                best = Overlap(self.ids[k], piece.id, depth)
+        return best
+
+    def resting(self, piece, pose, drop: float = 4 * tol.overlap) -> bool:
+        """Whether ``piece`` at ``pose`` rests on something: free there, and inside something once lowered by
+        ``drop`` (m; default four times the overlap tolerance)."""
+        pose = np.asarray(pose, dtype=float)
+        if self.overlap(piece, pose) is not None:
+            return False
+        lowered = pose.copy()
+        lowered[2] -= drop
+        return self.overlap(piece, lowered) is not None

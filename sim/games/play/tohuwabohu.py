@@ -35,6 +35,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from sim.games.play import tohuwabohu_moves as moves
 from sim.games.play.session import (
     Clear,
     Effect,
@@ -294,7 +295,25 @@ class TohuwabohuSession(Session):
 
     def to_json(self) -> dict:
         return {"game": self.game, "variant": self.variant, "players": list(self.players), "time": self.time,
-                "seat": self.seat, "collapse_by": self.collapse_by, "state": self.state.to_json()}
+                "seat": self.seat, "collapse_by": self.collapse_by, "fulfilled_now": list(self.fulfilled_now),
+                "state": self.state.to_json()}
+
+    def outcome(self) -> dict:
+        """``{winners, loser: None, scores: {player: cards fulfilled}}``."""
+        s = self.state
+        return {"winners": [] if s.winner is None else [s.winner], "loser": None,
+                "scores": {h.name: len(h.done) for h in s.hands}}
+
+    # --- what is legal ----------------------------------------------------------------------------------
+
+    def legal_actions(self, table: Table) -> list[dict]:
+        return moves.actions(self)
+
+    def candidates(self, table: Table) -> list[str]:
+        return [p.id for p in table.scene().pieces]
+
+    def placements(self, piece: str, table: Table) -> list:
+        return moves.placements(self, piece, table)
 
 
 def _turns(state) -> int:
