@@ -226,10 +226,10 @@ def test_tohuwabohu_a_card_fulfilled_with_the_mouse_in_a_window(display, tmp_pat
     assert fulfilled == [{"player": "ann", "card": card}]
     # ann's next card is up in the card tray, drawn as the cards command draws it: its frame in its colour
     from sim.games.play.tohuwabohu import TohuwabohuSession
+    from sim.games.registry import game_rng
     from sim.pieces import dimensions as dim
     from sim.render.image import load_png
     from sim.viewer.play import tray
-    from sim.games.registry import game_rng
 
     deal = TohuwabohuSession(("ann", "bob"), game_rng(15))
     following = deal.state.hand("ann").pile[0]

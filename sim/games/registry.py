@@ -145,17 +145,19 @@ def variant(game: str, name: str | None = None) -> Variant:
     return found
 
 
-def new_game(game: str, players: Sequence[str] | None = None, variant_name: str | None = None,
-             seed: int = 0) -> Game:
-    """``game`` in ``variant_name`` (default the game's first) set up for ``players`` with ``seed``.
+_find = variant  # for the functions below, whose argument of that name is the variant's name
+
+
+def new_game(game: str, players: Sequence[str] | None = None, variant: str | None = None, seed: int = 0) -> Game:
+    """``game`` in ``variant`` (default the game's first) set up for ``players`` with ``seed``.
 
     Raises:
         PlayError: an unknown game or variant, or players the game does not allow.
     """
-    return variant(game, variant_name).start(players, seed)
+    return _find(game, variant).start(players, seed)
 
 
-def new_state(game: str, variant_name: str | None = None, players: Sequence[str] | None = None, seed: int = 0):
+def new_state(game: str, variant: str | None = None, players: Sequence[str] | None = None, seed: int = 0):
     """A game about to begin in the one game interface: a :class:`~sim.games.play.state.PlayState`.
 
     Raises:
@@ -163,7 +165,7 @@ def new_state(game: str, variant_name: str | None = None, players: Sequence[str]
     """
     from sim.games.play.state import PlayState
 
-    return PlayState.new(variant(game, variant_name), players, seed)
+    return PlayState.new(_find(game, variant), players, seed)
 
 
 def game_rng(seed: int) -> np.random.Generator:

@@ -381,9 +381,10 @@ def spot_placements(layout: Layout, piece: Piece, n_players: int, *, fast: bool 
     """Every spot of the building as it stands where ``piece`` may go by the placement rules, as the witness's
     moves find them (the same free spots, the same room), each tried rather than the first.
 
-    - A tower on every free spot: ``tower-top`` or ``bridge-spot``.
+    - A tower on every free spot: ``tower-top`` or ``bridge-spot``, square to what it stands on (with
+      ``fast``, turned each of the four ways: a tower's opening counts in the fast game's expert scoring).
     - A bridge across every two free spots at one height, two cells apart in line, square to both, its arch
-      over nothing, not congruent with the bridge below: ``bridge`` (both ways round).
+      over nothing, not congruent with the bridge below: ``bridge`` (once per pair: turned less than 180°).
     - A noble on every tower top with room beside the nobles there, by the tactical game's limits (a large
       one alone, small ones two to a tower, three with five players, never two of a colour):
       ``noble-on-tower``; with ``fast``, without the limits (the fast game scores them, it does not forbid
@@ -405,13 +406,14 @@ def spot_placements(layout: Layout, piece: Piece, n_players: int, *, fast: bool 
     if piece.kind == TOWER:
         for spot in site.spots:
             if _takes_tower(site, spot):
-                placed = _piece(TOWER, piece.id, spot.xy, spot.z, spot.yaw, piece.owner)
-                out.append((placed, "tower-top" if spot.tower else "bridge-spot", (spot.part,)))
+                for turn in (0.0, 90.0, 180.0, 270.0) if fast else (0.0,):
+                    placed = _piece(TOWER, piece.id, spot.xy, spot.z, (spot.yaw + turn) % 360.0, piece.owner)
+                    out.append((placed, "tower-top" if spot.tower else "bridge-spot", (spot.part,)))
     elif piece.kind == BRIDGE:
         for a in site.spots:
             for b in site.spots:
                 made = _bridge_between(site, a, b, piece.id)
-                if made is not None:
+                if made is not None and made[2] < 180.0 - 1e-6:
                     out.append((replace(made[0], owner=piece.owner), "bridge", (a.part, b.part)))
     elif piece.kind == NOBLE:
         size, color = piece.params["size"], piece.params["color"]

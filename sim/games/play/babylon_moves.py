@@ -107,28 +107,35 @@ def placements(session, piece: str, table, built, *, fast: bool, check=None) -> 
 
 def _table_spots(layout, probe: Piece, areas, player) -> list[tuple[Piece, str, tuple[str, ...]]]:
     """``probe`` (a tower or a bridge) standing on the table beside the parts there, or (nothing there) in the
-    middle or the player's construction areas."""
+    middle or the player's construction areas.
+
+    Beside a part: a cell next to one of its cells, or one cell apart, in line with its sides; a tower on that
+    cell (in the fast game turned each of the four ways); a bridge with its end on it leading away, or lying
+    across the line with its centre on it (turned less than 180°: the bridge is the same turned round).
+    """
     ground = [p for p in layout.parts.values() if p.upright and p.bottom < LEVEL / 4]
-    spots: list[tuple[np.ndarray, float]] = []  # (xy of the cell nearest the neighbour, yaw of the row)
+    centres: list[tuple[np.ndarray, float]] = []  # (centre of the piece, its yaw)
     for part in ground:
         for turn in (0.0, 90.0, 180.0, 270.0):
             yaw = (part.yaw + turn) % 360.0
             d = np.array([np.cos(np.radians(yaw)), np.sin(np.radians(yaw))])
-            spots += [(cell + d * gap * CELL, yaw) for cell in part.cells for gap in GAPS]
+            for cell in part.cells:
+                for gap in GAPS:
+                    spot = cell + d * gap * CELL
+                    if probe.kind != TOWER:
+                        centres += [(spot + d * CELL, yaw % 180.0), (spot, (yaw + 90.0) % 180.0)]
+                    else:
+                        centres += [(spot, part.yaw + t) for t in ((0.0, 90.0, 180.0, 270.0) if areas else (0.0,))]
     if not ground:
-        if areas is None:
-            spots = [(np.zeros(2), 0.0)]
-        else:
-            spots = [(xy, 0.0) for a in areas if player in a.players for xy in _area_points(a)]
+        middles = [np.zeros(2)] if areas is None else [xy for a in areas if player in a.players
+                                                       for xy in _area_points(a)]
+        yaws = (0.0, 90.0) if probe.kind != TOWER else (0.0, 90.0, 180.0, 270.0) if areas else (0.0,)
+        centres = [(xy, yaw) for xy in middles for yaw in yaws]
     out = []
-    for xy, yaw in spots:
+    for xy, yaw in centres:
         if areas is not None and not any(a.contains(xy) and player in a.players for a in areas):
             continue
-        if probe.kind == TOWER:
-            out.append((_standing(probe, xy, yaw), "table", ("table",)))
-        else:  # the bridge's end on the spot, the bridge leading away from the neighbour
-            d = np.array([np.cos(np.radians(yaw)), np.sin(np.radians(yaw))])
-            out.append((_standing(probe, xy + d * CELL, yaw), "table", ("table",)))
+        out.append((_standing(probe, xy, yaw % 360.0), "table", ("table",)))
     return out
 
 

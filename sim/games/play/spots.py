@@ -58,11 +58,11 @@ def table_refusal(obstacles: Obstacles, piece: Piece, pose) -> Refused | None:
         piece: the piece.
         pose: (7,) where it is set down.
     """
-    clash = obstacles.overlap(piece, pose)
+    clash, supported = obstacles.probe(piece, pose)
     if clash is not None:
         where = f"the {clash.a}" if clash.a in (BOARD, TABLE) else clash.a
         return Refused("overlap", f"{piece.id} would be {clash.depth * 1000:.1f} mm inside {where}")
-    if not obstacles.resting(piece, pose):
+    if not supported:
         return Refused("support", f"{piece.id} would rest on nothing there (set down in the air, it falls)")
     return None
 

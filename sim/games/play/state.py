@@ -138,6 +138,12 @@ class PlayState:
         return {p: 1.0 if p in o["winners"] else -1.0 if p == o["loser"] else 0.0 for p in self.players}
 
     @property
+    def action_names(self) -> tuple[str, ...]:
+        """The variant's own actions besides ``place`` and ``wait`` (what only changes a window's view left out:
+        Talo's ``select-pawn``, which :meth:`apply` answers all the same)."""
+        return tuple(a for a in self._session.ACTIONS if a not in self._session.VIEW_ACTIONS)
+
+    @property
     def journal(self) -> tuple[GameEvent, ...]:
         """Everything the referee logged since the set-up (what a recording stores as game events)."""
         return tuple(self._session.journal)
