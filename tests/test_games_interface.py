@@ -328,7 +328,36 @@ def test_babylons_witness_turns_are_among_the_legal_placements():
     assert state.view()["turn"] == 4
 
 
+
+def test_a_tohuwabohu_card_built_through_the_interface_is_fulfilled():
+    from sim.games.tohuwabohu.illustrate import CARD_SCENES
+    from sim.scene import load_scene
+
+    state = registry.new_state("tohuwabohu", "basic", ["ann", "bob"], seed=3)
+    ann = state.view()["players"][0]
+    card = ann["open"][0]["id"]
+    example = sorted(load_scene(CARD_SCENES / f"{card}.json").pieces, key=lambda p: (round(p.pos[2], 4), p.id))
+    used: set[str] = set()
+    for like in example:
+        piece = next(p.id for p in state.scene().pieces if p.id in state.supply and p.id not in used
+                     and p.kind == like.kind and dict(p.params) == dict(like.params))
+        used.add(piece)
+        step = state.apply({"action": "place", "piece": piece, "pose": [*like.pos, *like.quat]})
+        assert step.accepted, step.refusal.data
+        state = step.state
+    fulfilled = [e.data for e in state.journal if e.kind == "card_fulfilled"]
+    assert fulfilled == [{"player": "ann", "card": card}]
+    assert state.outcome()["scores"] == {"ann": 1, "bob": 0} and state.current_player == "ann"
+    assert state.apply(state.legal_actions()[-1]).state.current_player == "bob"  # the wait to the turn's end
+
 # --- a state's JSON form, read as a file from someone else ---------------------------------------------
+
+
+def _nested(depth: int):
+    out: list = []
+    for _ in range(depth):
+        out = [out]
+    return out
 
 
 @pytest.mark.parametrize(("change", "message"), [
@@ -346,6 +375,9 @@ def test_babylons_witness_turns_are_among_the_legal_placements():
     (lambda d: d["actions"].append({"action": "wait", "seconds": 1e12}), r"actions\[2\]: wait: seconds"),
     (lambda d: d["actions"].append({"action": "take"}), r"actions\[2\]: take: malformed action"),
     (lambda d: d["actions"].append(["throw"]), r"actions\[2\]: action: expected an object"),
+    (lambda d: d["actions"].append({"action": "throw", "x": _nested(5000)}), r"actions\[2\]: throw: expected JSON"),
+    (lambda d: d["actions"].append({"action": "place", "piece": "x" * 10_000, "pose": [0] * 7}),
+     r"actions\[2\]: piece: no piece 'xxx"),
 ])
 def test_a_damaged_state_file_is_one_error_naming_the_field(change, message):
     state = registry.new_state("talo", seed=0)

@@ -29,15 +29,19 @@ from __future__ import annotations
 
 import json
 import math
+import reprlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from sim.games.play.session import GameEvent, PlayError, Session
 from sim.games.play.spots import Placement, table_refusal
 from sim.games.play.still import StillTable
 from sim.scene import Scene
 from sim.scene.overlap import Obstacles
+
+if TYPE_CHECKING:
+    from sim.games.registry import Variant
 
 FORMAT = "towerlab-play/1"
 """The ``format`` of a state's JSON form."""
@@ -87,7 +91,7 @@ class PlayState:
         history: every action applied since the set-up, as JSON data.
     """
 
-    variant: object
+    variant: Variant
     players: tuple[str, ...]
     seed: int
     history: tuple[dict, ...] = ()
@@ -95,7 +99,7 @@ class PlayState:
     _table: StillTable = field(default=None, repr=False)
 
     @classmethod
-    def new(cls, variant, players: Sequence[str] | None = None, seed: int = 0) -> PlayState:
+    def new(cls, variant: Variant, players: Sequence[str] | None = None, seed: int = 0) -> PlayState:
         """``variant`` set up for ``players`` (its default players when None) with ``seed``.
 
         Raises:
@@ -327,7 +331,7 @@ class PlayState:
         name = action["action"]
         try:
             out = json.loads(json.dumps(dict(action), allow_nan=False))
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, RecursionError):
             raise PlayError(f"{name}: expected JSON data, got {_shown(action)}") from None
         if name == "place":
             self._piece(out.get("piece"))
@@ -359,8 +363,13 @@ def _pose(value) -> list[float]:
     return [float(x) for x in value[:3]] + [float(q) / norm for q in value[3:]]
 
 
+_SHOW = reprlib.Repr()
+_SHOW.maxlevel, _SHOW.maxstring, _SHOW.maxother = 3, 40, 40
+
+
 def _shown(value) -> str:
-    text = repr(value)
+    """``value`` in at most 60 characters, however deep or long it is (a file from elsewhere)."""
+    text = _SHOW.repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
 
