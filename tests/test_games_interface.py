@@ -294,6 +294,35 @@ def test_talos_grid_placements_are_exactly_those_the_referee_accepts():
     assert len(listed) > 20
 
 
+
+def test_a_talo_block_sticking_out_over_the_waiting_pawns_is_no_legal_placement():
+    from play_table import LoadedDie
+
+    from sim.games.play.judge import statics_judge
+    from sim.games.play.still import StillTable
+    from sim.games.play.talo import TaloSession
+    from sim.games.talo.layout import GridBlock, block_piece
+
+    game = registry.variant("talo", "green").start()
+    session = TaloSession(("red", "blue"), LoadedDie([5]), statics_judge)
+    table = StillTable(game.scene, game.supply, statics_judge)
+    for action, args in (("start", {"cell": [0, 9]}), ("start", {"cell": [9, 9]}), ("throw", {}),
+                         ("take", {"blocks": [1, 4]})):
+        table.carry_out(session.act(action, args, table))
+
+    def pose(n, cell, layer, axis):
+        p = block_piece(GridBlock("probe", n, cell, layer, axis), session.board)
+        return (*p.pos, *p.quat)
+
+    assert session.pick("b1-1", table)[0] and session.drop("b1-1", pose(1, (5, 0), 0, "z"), table)[0]
+    table.set_pose("b1-1", pose(1, (5, 0), 0, "z"))  # a post on the front row, over the green pawn's place
+    assert session.pick("b4-1", table)[0]
+    table.hand = ("right", "b4-1")
+    listed = {tuple(np.round(p.pose, 6)) for p in session.placements("b4-1", table)}
+    assert tuple(np.round(pose(4, (5, -1), 1, "y"), 6)) in listed  # one field out: over the table, clear
+    assert tuple(np.round(pose(4, (5, -2), 1, "y"), 6)) not in listed  # two: inside the green pawn waiting there
+    assert session.drop_refusal("b4-1", pose(4, (5, -2), 1, "y"), table) is None  # which the grid rules allow
+
 def test_babylons_witness_turns_are_among_the_legal_placements():
     from dataclasses import replace
 

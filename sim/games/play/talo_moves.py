@@ -4,8 +4,9 @@ routes and the restart (Talo), the goal reached (Talo-Fantasy), and where a bloc
 Talo's placements are every grid placement of the block (field, level, lying
 along x or y or standing) that keeps every building rule but balance, asked
 of the session's own drop check: its fields free, on the board or on a block,
-no pawn's room filled, so free on the table too (the stock lies below level 1
-beside the board; the contract test holds every one to the table's rule).
+no pawn's room filled; and clear of what lies in the supply beside the board
+(a block sticking out at level 1 over the pawns waiting in front of it would
+be inside them), so free on the table.
 Talo-Fantasy's are the block resting on the table's free middle or on a
 block's top, lying or standing, turned square or at 45 degrees, each free on
 the table (:func:`~sim.games.play.spots.table_refusal`).
@@ -76,11 +77,14 @@ def grid_placements(session, piece: str, table) -> list[Placement]:
         for v in GridBlock("pending", first.length, first.cell, first.layer, first.axis).voxels():
             occ.setdefault(v, "pending")
     live = {**session.live_of, "pending": session.pending[0] if session.pending else None}
+    scene = table.scene()
+    loose = Obstacles(scene.with_pieces(p for p in scene.pieces if p.id in table.supply and p.id != piece))
+    probe = scene.piece(piece)
     out = []
     for block in _grid_candidates(session.board, n, occ):
         p = block_piece(block, session.board)
         pose = (*p.pos, *p.quat)
-        if session.drop_refusal(piece, pose, table) is not None:
+        if session.drop_refusal(piece, pose, table) is not None or loose.overlap(probe, pose) is not None:
             continue
         under = sorted({live.get(occ[(i, j, block.layer - 1)]) for i, j in block.footprint()
                         if (i, j, block.layer - 1) in occ} - {None}) if block.layer else ["board"]
