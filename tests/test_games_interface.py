@@ -22,7 +22,9 @@ import pytest
 
 from sim.games import registry
 from sim.games.play.session import PlayError
+from sim.games.play.spots import table_refusal
 from sim.games.play.state import PlayState
+from sim.scene.overlap import Obstacles
 
 FUZZ = int(os.environ.get("TOWERLAB_FUZZ", "0"))
 SEEDS = tuple(range(FUZZ)) if FUZZ else (1,)
@@ -186,6 +188,9 @@ def test_listed_placements_are_accepted_and_the_table_refuses_the_air_and_overla
             continue
         piece = pieces[int(rng.integers(len(pieces)))]
         found = before.legal_placements(piece)
+        obstacles, probe = Obstacles(before.scene(), ignore=(piece,)), before.scene().piece(piece)
+        for k in rng.permutation(len(found))[:None if FUZZ else 20]:  # the table's rule, asked directly
+            assert table_refusal(obstacles, probe, found[int(k)].pose) is None, found[int(k)]
         for k in rng.permutation(len(found))[:4]:
             p = found[int(k)]
             assert p.piece == piece and p.rule and p.on and len(p.pose) == 7

@@ -84,17 +84,19 @@ class Step(NamedTuple):
 class PlayState:
     """A game in progress (see the module docstring). Make one with :func:`sim.games.registry.new_state`.
 
+    The actions applied since the set-up are kept as JSON text, so that nobody changes them in place
+    (:attr:`history` reads them); the referee and the table are the state's own and never change.
+
     Attributes:
         variant: the registered variant (:class:`sim.games.registry.Variant`).
         players: who plays, in seat order.
         seed: the seed of the set-up, the die and the deal.
-        history: every action applied since the set-up, as JSON data.
     """
 
     variant: Variant
     players: tuple[str, ...]
     seed: int
-    history: tuple[dict, ...] = ()
+    _moves: tuple[str, ...] = field(default=(), repr=False)
     _session: Session = field(default=None, repr=False)
     _table: StillTable = field(default=None, repr=False)
 
@@ -113,6 +115,11 @@ class PlayState:
         return cls(variant, tuple(game.session.players), int(seed), (), game.session, table)
 
     # --- reading ----------------------------------------------------------------------------------
+
+    @property
+    def history(self) -> tuple[dict, ...]:
+        """Every action applied since the set-up, as JSON data (copies: the state keeps its own)."""
+        return tuple(json.loads(m) for m in self._moves)
 
     @property
     def game(self) -> str:
@@ -252,7 +259,7 @@ class PlayState:
             said += table.carry_out(session.settled(table))
         events = tuple(session.journal[start:]) + tuple(
             GameEvent(session.time, "said", {"kind": k, "text": t}) for k, t in said)
-        state = PlayState(self.variant, self.players, self.seed, (*self.history, a), session, table)
+        state = PlayState(self.variant, self.players, self.seed, (*self._moves, json.dumps(a)), session, table)
         return Step(state, events)
 
     def _place(self, session: Session, table: StillTable, piece: str, pose) -> list[tuple[str, str]]:
@@ -273,7 +280,7 @@ class PlayState:
     def clone(self) -> PlayState:
         """An equal state with a referee and a table of its own (a state never changes, so this is only for
         whoever wants to hand one on)."""
-        return PlayState(self.variant, self.players, self.seed, self.history, self._session.clone(),
+        return PlayState(self.variant, self.players, self.seed, self._moves, self._session.clone(),
                          self._table.copy())
 
     # --- files ------------------------------------------------------------------------------------
@@ -281,7 +288,7 @@ class PlayState:
     def to_json(self) -> dict:
         """``{format, game, variant, players, seed, actions}``: the game and every action applied."""
         return {"format": FORMAT, "game": self.game, "variant": self.variant.name, "players": list(self.players),
-                "seed": self.seed, "actions": [dict(a) for a in self.history]}
+                "seed": self.seed, "actions": list(self.history)}
 
     @classmethod
     def from_json(cls, data: Mapping) -> PlayState:
