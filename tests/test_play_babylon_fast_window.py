@@ -55,9 +55,9 @@ def _near(picture: np.ndarray, colour, tol: float = 40.0) -> int:
 
 
 def test_a_fast_round_worked_by_mouse_and_keys_in_a_window(display, tmp_path):
+    from sim.games.setup import setup
     from sim.pieces import dimensions as dim
     from sim.replay import load_recording
-    from sim.viewer.setup import setup
 
     scene = setup("babylon", PLAYERS, mode="fast")
     camera = OrbitCamera(SIZE)

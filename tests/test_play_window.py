@@ -140,7 +140,7 @@ def _opening_view(scene):
 def test_talo_fantasy_in_a_window_with_the_keys_and_the_mouse(display, tmp_path):
     from sim.games.play.fantasy import FantasySession
     from sim.games.play.judge import statics_judge
-    from sim.viewer.play.games import fantasy_table, game_rng
+    from sim.games.registry import fantasy_table, game_rng
 
     seed = 2
     first = FantasySession(("ann", "ben"), game_rng(seed), statics_judge)
@@ -205,10 +205,10 @@ def test_tohuwabohu_a_card_fulfilled_with_the_mouse_in_a_window(display, tmp_pat
     assert fulfilled == [{"player": "ann", "card": card}]
     # ann's next card is up in the card tray, drawn as the cards command draws it: its frame in its colour
     from sim.games.play.tohuwabohu import TohuwabohuSession
+    from sim.games.registry import game_rng
     from sim.pieces import dimensions as dim
     from sim.render.image import load_png
     from sim.viewer.play import tray
-    from sim.viewer.play.games import game_rng
 
     deal = TohuwabohuSession(("ann", "bob"), game_rng(15))
     following = deal.state.hand("ann").pile[0]

@@ -95,7 +95,7 @@ def test_autosave_every_30_s_and_an_offer_to_recover_after_a_crash(tmp_path):
 def test_a_recovered_session_keeps_its_supply_out_of_the_statics(tmp_path):
     # the Talo box: a block taken from the stock and set on the board; after a crash the rest of the stock is
     # still the supply (beside the board, not judged), not 60 pieces of a structure
-    from sim.viewer.setup import setup
+    from sim.games.setup import setup
 
     now = [1000.0]
     path = tmp_path / "recovery.json"

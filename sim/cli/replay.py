@@ -11,9 +11,14 @@ import typer
 
 from sim.cli.common import console, emit_json, progress, safe, writable_output
 from sim.errors import TowerlabError
+from sim.games import registry
 
 DEFAULT_WINDOW = "1280x800"
 DEFAULT_VIDEO = "1280x720"
+PENALTY_VARIANT_HELP = ("Judge by this variant when the recording names none (or otherwise): any variant of its "
+                        "game, or the collapse rule it follows: " + "; ".join(
+                            "|".join(dict.fromkeys(v.penalty for v in registry.variants(g))) + f" ({g.capitalize()})"
+                            for g in registry.games()) + ".")
 
 
 class ReplayArgumentError(TowerlabError):
@@ -179,8 +184,7 @@ def _print_summary(path: Path, s: dict) -> None:
 def penalty(
     recording_path: Annotated[Path, typer.Argument(metavar="R", help="Recording file.", show_default=False)],
     variant: Annotated[str | None, typer.Option(
-        "--variant", help="Judge by this variant when the recording names none: pro|basic (Tohuwabohu), "
-                          "talo|fantasy (Talo), tactical|fast (Babylon).", show_default=False)] = None,
+        "--variant", help=PENALTY_VARIANT_HELP, show_default=False)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the verdict as JSON.")] = False,
 ) -> None:
     """The collapse verdict of a recording by the rules of its game.

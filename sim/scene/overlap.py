@@ -98,12 +98,28 @@ def _edge_directions(part) -> np.ndarray:
     return np.array(keep)
 
 
+@lru_cache(maxsize=1024)
+def _frame_arrays(parts) -> tuple:
+    """A piece's parts in its own frame, stacked: (vertices, normals, edge directions) each with the row at
+    which every part's begins (one matrix product per piece places them all)."""
+    out = []
+    for rows in ([np.asarray(p.vertices, dtype=float) for p in parts], [part_faces(p).normals for p in parts],
+                 [_edge_directions(p) for p in parts]):
+        out += [np.vstack(rows), np.cumsum([len(r) for r in rows])[:-1]]
+    return tuple(out)
+
+
 def _solid(parts, rot: np.ndarray, pos: np.ndarray) -> _Solid:
-    verts = tuple(np.asarray(p.vertices, dtype=float) @ rot.T + pos for p in parts)
-    normals = tuple(part_faces(p).normals @ rot.T for p in parts)
-    edges = tuple(_edge_directions(p) @ rot.T for p in parts)
-    return _Solid(verts, normals, edges, np.array([v.min(axis=0) for v in verts]),
-                  np.array([v.max(axis=0) for v in verts]))
+    verts, vsplit, normals, nsplit, edges, esplit = _frame_arrays(tuple(parts))
+    placed = np.split(verts @ rot.T + pos, vsplit)
+    return _Solid(tuple(placed), tuple(np.split(normals @ rot.T, nsplit)), tuple(np.split(edges @ rot.T, esplit)),
+                  np.array([v.min(axis=0) for v in placed]), np.array([v.max(axis=0) for v in placed]))
+
+
+def _lowered(s: _Solid, drop: float) -> _Solid:
+    """``s`` moved down by ``drop`` (m)."""
+    d = np.array([0.0, 0.0, drop])
+    return _Solid(tuple(v - d for v in s.verts), s.normals, s.edges, s.lo - d, s.hi - d)
 
 
 def _overlap_along(va: np.ndarray, vb: np.ndarray, axes: np.ndarray) -> float:
@@ -229,3 +245,77 @@ def refuse_overlaps(scene):
     first = overlaps[0]
     more = "; and more" if len(overlaps) > SHOWN else ""
     raise SceneError(scene.source or "<scene>", f"pieces[{index[first.b]}]", summary(overlaps[:SHOWN]) + more)
+
+
+class Obstacles:
+    """The solids of a scene (its pieces, the board's slab, the table), asked about one more piece at a pose.
+
+    What a hand setting a piece down meets: :meth:`overlap` says whether the piece there would be inside
+    something (deeper than ``tol.overlap``, by the same convex parts and separating axes as
+    :func:`find_overlaps`), :meth:`resting` whether it rests on something (lowered a little it would be),
+    :meth:`probe` both at once.
+    Each piece's bounding box is placed at once, its convex parts only when a pose comes near it (and then
+    once), so that many poses are asked about cheaply on a table of many pieces.
+
+    Args:
+        scene: the scene.
+        ignore: ids of pieces to leave out (the piece being placed, pieces in a hand).
+    """
+
+    def __init__(self, scene, ignore=()):
+        gone = set(ignore)
+        self._pieces = [p for p in scene.pieces if p.id not in gone]
+        self.ids = [p.id for p in self._pieces]
+        poses = np.array([(*p.pos, *p.quat) for p in self._pieces], dtype=float).reshape(-1, 7)
+        self._rots = rotation_matrices(poses[:, 3:7]) if self._pieces else np.zeros((0, 3, 3))
+        self._pos = poses[:, :3]
+        corners = [np.asarray(p.shape.box_corners) @ self._rots[i].T + self._pos[i] for i, p in enumerate(self._pieces)]
+        self._lo = np.array([c.min(axis=0) for c in corners]).reshape(-1, 3)
+        self._hi = np.array([c.max(axis=0) for c in corners]).reshape(-1, 3)
+        self._solids: dict[int, _Solid] = {}
+        board = scene.board_info
+        self.floor = -board.thickness
+        self._slab = None if board.shape is None else _solid(board.shape.parts, np.eye(3), board.pos)
+
+    def overlap(self, piece, pose, limit: float | None = None) -> Overlap | None:
+        """The deepest solid ``piece`` at ``pose`` (7,) would be inside by more than ``limit`` (default
+        ``tol.overlap``), or None."""
+        pose = np.asarray(pose, dtype=float)
+        return self._overlap(piece, _solid(piece.shape.parts, rotation_matrices(pose[None, 3:7])[0], pose[:3]), limit)
+
+    def _overlap(self, piece, s: _Solid, limit: float | None = None) -> Overlap | None:
+        limit = tol.overlap if limit is None else limit
+        lo, hi = s.lo.min(axis=0), s.hi.max(axis=0)
+        best: Overlap | None = None
+        into_table = self.floor - lo[2]
+        if into_table > limit:
+            best = Overlap(TABLE, piece.id, float(into_table))
+        if self._slab is not None:
+            depth = _pair_depth(self._slab, s, limit)
+            if depth > limit and (best is None or depth > best.depth):
+                best = Overlap(BOARD, piece.id, depth)
+        near = ((self._lo < hi - limit) & (lo < self._hi - limit)).all(axis=1)
+        for k in np.flatnonzero(near):
+            depth = _pair_depth(self._solid(int(k)), s, limit)
+            if depth > limit and (best is None or depth > best.depth):
+                best = Overlap(self.ids[k], piece.id, depth)
+        return best
+
+    def _solid(self, k: int) -> _Solid:
+        if k not in self._solids:
+            self._solids[k] = _solid(self._pieces[k].shape.parts, self._rots[k], self._pos[k])
+        return self._solids[k]
+
+    def probe(self, piece, pose, drop: float = 4 * tol.overlap) -> tuple[Overlap | None, bool]:
+        """(the deepest solid ``piece`` at ``pose`` would be inside, or None; whether lowered by ``drop`` (m; default
+        four times the overlap tolerance) it would be inside something: it rests on something)."""
+        pose = np.asarray(pose, dtype=float)
+        s = _solid(piece.shape.parts, rotation_matrices(pose[None, 3:7])[0], pose[:3])
+        clash = self._overlap(piece, s)
+        return clash, clash is not None or self._overlap(piece, _lowered(s, drop)) is not None
+
+    def resting(self, piece, pose, drop: float = 4 * tol.overlap) -> bool:
+        """Whether ``piece`` at ``pose`` rests on something: free there, and inside something once lowered by
+        ``drop`` (m; default four times the overlap tolerance)."""
+        clash, supported = self.probe(piece, pose, drop)
+        return clash is None and supported
