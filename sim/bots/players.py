@@ -63,6 +63,7 @@ class Bot:
         self.tactic = tactic
         self.rng = rng
         self.noise = noise
+        self._plan: tuple[int, list[dict]] | None = None  # (moves in the game when the next is due, the moves)
 
     def decide(self, state: PlayState) -> Decision:
         """The move of the player whose turn it is (or whose hands are at work).
@@ -72,12 +73,29 @@ class Bot:
         """
         if state.current_player is None:
             raise PlayError("the game is over: nobody is to move")
-        return self._decide(Position(state))
+        pos = Position(state)
+        planned = self._planned(pos)
+        return planned if planned is not None else self._decide(pos)
+
+    def _planned(self, pos: Position) -> Decision | None:
+        """The next move of the plan made earlier this turn, while the game is where the plan left it and the
+        referee accepts the move (else the plan is dropped)."""
+        plan, self._plan = self._plan, None
+        if plan is None or plan[0] != len(pos.state.history) or not plan[1]:
+            return None
+        action, rest = plan[1][0], plan[1][1:]
+        if not pos.accepts(action):
+            return None
+        if rest:
+            self._plan = (plan[0] + 1, rest)
+        return self._made(pos, action, "the plan made this turn goes on")
 
     def _decide(self, pos: Position) -> Decision:
         raise NotImplementedError
 
-    def _made(self, pos: Position, action, why: str, candidates=()) -> Decision:
+    def _made(self, pos: Position, action, why: str, candidates=(), then=()) -> Decision:
+        if then:
+            self._plan = (len(pos.state.history) + 1, list(then))
         return Decision(action, pos.player, self.level, pos.seconds(action), why, tuple(candidates))
 
 
@@ -87,6 +105,10 @@ class RandomBot(Bot):
     level = 1
 
     def _decide(self, pos: Position) -> Decision:
+        opt = None if self.tactic is None else self.tactic.random_option(pos, self.rng)
+        if opt is not None:
+            return self._made(pos, opt.action, f"a random {opt.label}", (Candidate(opt.action, opt.label, 0.0),),
+                              opt.then)
         action = random_move(pos, self.rng)
         return self._made(pos, action, f"a random {action['action']}", (Candidate(action, action["action"], 0.0),))
 
@@ -164,7 +186,7 @@ class GreedyBot(Bot):
                                 dict(opt.detail)) for k, (value, opt) in enumerate(weighed)]
         order = sorted(range(len(candidates)), key=lambda k: (k != best, -candidates[k].score))
         chosen = weighed[best][1]
-        return self._made(pos, chosen.action, f"{why}: {chosen.label}", [candidates[k] for k in order])
+        return self._made(pos, chosen.action, f"{why}: {chosen.label}", [candidates[k] for k in order], chosen.then)
 
 
 class PlanningBot(GreedyBot):
@@ -195,7 +217,7 @@ class PlanningBot(GreedyBot):
                 piece = opt.action["piece"]
                 key = piece if piece not in pos.supply else ""  # from the supply: the same building for all
                 if key not in judges:
-                    judges[key] = RiskJudge(self.tactic.building(pos, piece), self.noise)
+                    judges[key] = RiskJudge(self.tactic.building(pos, piece), self.noise, self.tactic.local_risk)
                 risk = judges[key].risk(self.tactic.aimed(pos, opt.action), seed).p
                 value -= self.tactic.risk_weight * risk
             weighed.append((value, opt))
@@ -215,12 +237,13 @@ def make_bot(level: int, game: str, variant: str, rng: np.random.Generator, nois
 
     if isinstance(level, bool) or level not in LEVELS:
         raise PlayError(f"level: expected one of {', '.join(map(str, LEVELS))}, got {level!r}")
-    variant = lookup(game, variant).name
-    if level == 1:
-        return RandomBot(None, rng, noise)
     from sim.bots.tactics import tactic_for
 
-    return (GreedyBot if level == 2 else PlanningBot)(tactic_for(game, variant), rng, noise)
+    variant = lookup(game, variant).name
+    tactic = tactic_for(game, variant)
+    if tactic is None and level > 1:
+        raise PlayError(f"level: {game} {variant} has computer players of level 1 only, got {level}")
+    return {1: RandomBot, 2: GreedyBot, 3: PlanningBot}[level](tactic, rng, noise)
 
 
 __all__ = ["LEVELS", "Bot", "GreedyBot", "PlanningBot", "RandomBot", "make_bot", "random_move"]

@@ -35,12 +35,16 @@ class Option:
         quick: its quick score (higher is better; the tactic's units).
         label: the move in a few words.
         detail: the terms of the quick score (JSON data).
+        then: the moves that follow it in the same turn, when the option is a whole plan (a legal turn the
+            tactic has put together: Babylon's first round): the player makes them next, one a decision, each
+            tried with the referee again.
     """
 
     action: Mapping
     quick: float
     label: str
     detail: Mapping = field(default_factory=dict)
+    then: tuple = ()
 
 
 class Tactic:
@@ -55,11 +59,14 @@ class Tactic:
         plan_width: options the planning player looks further ahead from.
         risk_weight: what a certain collapse costs the planning player, in the tactic's units (P(collapse) times
             this is taken off a move's value).
+        local_risk: the risk is judged on the pieces the noise moves alone (:class:`~sim.bots.risk.RiskJudge`:
+            large buildings).
     """
 
     greedy_width = 3
     plan_width = 4
     risk_weight = 50.0
+    local_risk = False
 
     def __init__(self, game: str, variant: str):
         self.game = game
@@ -80,6 +87,11 @@ class Tactic:
         """What ``state`` (after one of ``player``'s moves from ``pos``) is worth once the rest of the turn and the
         opponents' replies are played as the tactic expects them (default: :meth:`value`)."""
         return self.value(state, player, pos)
+
+    def random_option(self, pos: Position, rng: np.random.Generator) -> Option | None:
+        """A random legal move, when the game needs more than :func:`sim.bots.players.random_move` (a move that
+        is legal only as part of a legal turn, Babylon's); None: the generic random move."""
+        return None
 
     def risky(self, action: Mapping) -> bool:
         """Whether ``action`` sets a piece down (its risk of collapse is measured)."""

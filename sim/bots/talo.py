@@ -117,7 +117,10 @@ class Grid:
         return Grid(layout, self.players, self.terrain.changed(layout))
 
     def climbed(self, color: str) -> Grid:
-        """The grid with ``color``'s pawn moved to the highest spot it reaches (the nearest of the highest)."""
+        """The grid with ``color``'s pawn moved to the highest spot it reaches (the nearest of the highest); the grid
+        itself while the pawn waits beside the board."""
+        if self.layout.pawn(color) is None:
+            return self
         reach = self.reach(color)
         best = max(reach.routes, key=lambda s: (s[2], -len(reach.routes[s]), s))
         return self if best == reach.pawn.spot else self.moved(color, best)
