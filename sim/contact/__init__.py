@@ -100,6 +100,8 @@ def _kept(results: list) -> list:
     Args:
         results: (result of ``clip``, candidate) pairs, result (dim, area, points (k, 2)).
     """
+    if len(results) == 1:
+        return results
     polygons = [r for r in results if r[0][0] == 2]
     if len(polygons) <= 1:
         return polygons or [max(results, key=lambda r: r[0][:2])]
