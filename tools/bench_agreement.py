@@ -25,7 +25,12 @@ extra), and compas_cra's own critical t/R by bisection next to the reference's;
 ``--record`` writes those to tests/data/arches/compas_cra.json, which the tests
 hold the reference to (CI has no compas_cra). ``--written``: the statics also on
 each arch as another tool writes it (corners rounded to 0.001 mm, turned).
-``--json FILE``: the rows as JSON.
+``--json FILE``: the rows as JSON, one object a case with the keys ``case``,
+``family``, ``n``, ``half_angle_deg``, ``radius_mm``, ``depth_mm``, ``ratio``,
+``friction``, ``abutments``, ``turn_deg``, ``critical``, ``factor``,
+``reference`` (stands), ``reference_margin_g``, ``statics``, ``statics_margin_g``,
+``statics_ms``, ``simulation`` (None: the free run's verdict goes there), and
+``written``, ``written_margin_g``, ``compas_cra`` where asked for.
 """
 
 from __future__ import annotations
