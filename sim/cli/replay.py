@@ -3,13 +3,12 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from sim.cli.common import console, emit_json, progress, safe, writable_output
+from sim.cli.common import console, emit_json, note_line, progress, safe, writable_output
 from sim.errors import TowerlabError
 
 DEFAULT_WINDOW = "1280x800"
@@ -31,7 +30,7 @@ def _load(path: Path, quiet: bool):
     recording = load_recording(path)
     if not quiet:
         for note in recording.notes:
-            print(f"towerlab: note: {path}: {note}", file=sys.stderr)
+            note_line(f"{path}: {note}")
     return recording
 
 
@@ -199,7 +198,7 @@ def penalty(
         emit_json(verdict.to_json())
         return
     if verdict.variant_note:
-        print(f"towerlab: note: {recording_path}: {verdict.variant_note}", file=sys.stderr)
+        note_line(f"{recording_path}: {verdict.variant_note}")
     game = verdict.game + (f" ({verdict.variant})" if verdict.variant else "")
     if not verdict.collapses:
         console.print(f"{safe(recording_path)}: {safe(game)}: nothing was knocked down")

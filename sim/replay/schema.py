@@ -1,0 +1,280 @@
+"""The JSON members of a recording, as pydantic models: every field of the type and range it must have.
+
+A recording comes from someone else (a player, a referee): its header, its
+chunks' JSON and its manifest are checked field by field when it is read, as
+scene files are (:mod:`sim.scene.schema`, whose validators and messages these
+share): ``header.json: settings.dt: expected a time step 1e-05..0.1 (s), got 0``.
+Fields a reader does not act on are kept as they came (a later version's extras).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import MISSING, fields
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic_core import PydanticCustomError
+
+from sim.scene.schema import GAMES, V, boolean, first_error, got, identifier, int_range, one_of, player_list
+
+MAX_SECONDS = 1e7
+"""The latest recording time read (s, about four months): a later one is damage, not a session."""
+
+MAX_POSITION = 1e6
+"""The farthest from the origin a recorded piece may be (m): a thousand kilometres, far past any fall."""
+
+QUAT_SLACK = 1e-3
+"""How far from 1 a recorded quaternion's length may be: the physics keeps them unit to 1e-12; poses made by
+hand (a test's, a script's) are let through rounded, a zero or doubled quaternion is no rotation."""
+
+
+def _fail(expected: str, value: Any):
+    raise PydanticCustomError("expected", "expected {expected}, got {got}", {"expected": expected, "got": got(value)})
+
+
+def _count(v: Any) -> int:
+    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < 2 ** 53:
+        _fail("a whole number >= 0", v)
+    return v
+
+
+def _time(v: Any) -> float:
+    if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or abs(v) > MAX_SECONDS:
+        _fail(f"a time within {MAX_SECONDS:g} s", v)
+    return float(v)
+
+
+def _optional_time(v: Any) -> float | None:
+    return None if v is None else _time(v)
+
+
+def _positive(hi: float, what: str):
+    def check(v: Any) -> float:
+        if isinstance(v, bool) or not isinstance(v, int | float) or not (math.isfinite(v) and 0 < v <= hi):
+            _fail(f"{what} 0 < x <= {hi:g}", v)
+        return float(v)
+    return check
+
+
+def _string(v: Any) -> str:
+    if not isinstance(v, str):
+        _fail("a string", v)
+    return v
+
+
+def _optional_string(v: Any) -> str | None:
+    return None if v is None else _string(v)
+
+
+def _variant(v: Any) -> str | None:
+    if v is not None and not isinstance(v, str):
+        _fail("a variant's name or null", v)
+    return v
+
+
+def _object(v: Any) -> dict:
+    if not isinstance(v, dict):
+        _fail("an object", v)
+    return v
+
+
+def _sha256(v: Any) -> str:
+    if not isinstance(v, str) or len(v) != 64 or any(c not in "0123456789abcdef" for c in v):
+        _fail("a sha256 digest (64 hex digits)", v)
+    return v
+
+
+def _seed(v: Any) -> int | None:
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < 2 ** 128:
+        _fail("an integer >= 0 or null", v)
+    return v
+
+
+def _players(v: Any):
+    if v is None:
+        return None
+    if not isinstance(v, list) or not all(isinstance(x, str) and x and x == x.strip() for x in v):
+        _fail("a list of player names or null", v)
+    return player_list(v)
+
+
+# --- physics settings ---------------------------------------------------------------------------------------
+
+_SETTING_RANGES = {  # (lo, hi, what): the settings that divide, loop, size a buffer or scale everything
+    "length_scale": (1e-3, 1e6, "Bullet units per metre"), "dt": (1e-5, 0.1, "a time step (s)"),
+    "solver_iterations": (1, 100_000, "iterations"), "min_iterations": (1, 100_000, "iterations"),
+    "max_iterations": (1, 100_000, "iterations"), "sat_corners": (0, 10_000, "corners"),
+    "array_parts": (1, 16, "parts (pybullet's buffer holds 16)"), "table_size": (1e-3, 1e4, "a size (m)"),
+    "probe_period": (1e-3, 1e6, "a period (s)"), "probe_update": (1e-4, 60.0, "an interval (s)"),
+    "max_seconds": (1e-3, 3600.0, "a duration (s)"), "watch_seconds": (1e-4, 3600.0, "an interval (s)"),
+    "stable_sleep_window": (0.0, 3600.0, "a duration (s)"),
+}
+_SETTING_DEFAULT = (-1e9, 1e9, "a number")
+
+
+def _setting(name: str, default: Any):
+    """The check of one physics setting: of its default's type, finite, and within its range."""
+    lo, hi, what = _SETTING_RANGES.get(name, _SETTING_DEFAULT)
+    if isinstance(default, bool):
+        return boolean
+    if isinstance(default, int):
+        return int_range(int(lo), int(hi))
+
+    def check(v: Any) -> float:
+        if isinstance(v, bool) or not isinstance(v, int | float) or not (math.isfinite(v) and lo <= v <= hi):
+            _fail(f"{what} {lo:g}..{hi:g}", v)
+        return float(v)
+    return check
+
+
+def check_settings(data: Any) -> dict | None:
+    """A header's physics settings checked: None, or an object whose known fields (those of
+    :class:`~sim.physics.settings.PhysicsSettings`) have their type and range; unknown ones (of another version)
+    are dropped. Returns the known fields.
+
+    Raises:
+        ValueError: ``(field, reason)`` as its args.
+    """
+    from sim.physics.settings import PhysicsSettings
+
+    if data is None:
+        return None
+    if not isinstance(data, dict):
+        raise ValueError("settings", f"expected an object of physics settings or null, got {got(data)}")
+    out = {}
+    for f in fields(PhysicsSettings):
+        if f.name in data and f.default is not MISSING:
+            try:
+                out[f.name] = _setting(f.name, f.default)(data[f.name])
+            except Exception as e:  # noqa: BLE001 - _fail raises pydantic's error type
+                raise ValueError(f"settings.{f.name}", str(e).split("\n")[0]) from None
+    if "min_iterations" in out and "max_iterations" in out and out["min_iterations"] > out["max_iterations"]:
+        raise ValueError("settings.min_iterations", "expected at most max_iterations")
+    return out
+
+
+# --- the models -----------------------------------------------------------------------------------------------
+
+
+class _Open(BaseModel):
+    """A record whose fields are checked and whose other keys are kept (a later version's additions)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+
+class _Closed(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Header(_Open):
+    """``header.json``: what a reader acts on (see docs/recording-format.md)."""
+
+    format: V(_string)
+    software_version: V(_string)
+    source: V(_string)
+    game: V(one_of(*GAMES))
+    variant: V(_variant) = None
+    players: V(_players) = None
+    seed: V(_seed) = None
+    settings: Any = None
+    rate_hz: V(_positive(1000.0, "a rate (Hz)")) = 60.0
+    chunk_seconds: V(_positive(3600.0, "a duration (s)")) = 1.0
+    keyframe_seconds: V(_positive(36000.0, "a duration (s)")) = 10.0
+    start_time: V(_time) = 0.0
+    replayable: V(boolean) = False
+    scene: V(_object)
+    extra: V(_object) = {}
+
+    @field_validator("keyframe_seconds")
+    @classmethod
+    def _keyframes(cls, v, info):
+        chunk = info.data.get("chunk_seconds")
+        if chunk is not None and v < chunk:
+            _fail(f"a duration >= chunk_seconds ({chunk:g} s)", v)
+        return v
+
+
+class MemberEntry(_Closed):
+    """One member in the manifest."""
+
+    name: V(_string)
+    size: V(_count)
+    sha256: V(_sha256)
+
+
+class Manifest(_Open):
+    """``manifest.json``, written when the recording is closed."""
+
+    format: V(_string) = None
+    closed: V(boolean) = True
+    duration: V(_time) = None
+    frames: V(_count) = None
+    chunks: V(_count) = None
+    actions: V(_count) = None
+    events: V(_count) = None
+    members: list[MemberEntry]
+
+
+class RosterEntry(_Closed):
+    """A piece that appears in a chunk: its roster number, id and scene-file form."""
+
+    number: V(_count)
+    id: V(identifier)
+    piece: V(_object)
+
+
+class ActionRecord(_Closed):
+    """One recorded action (:class:`~sim.replay.records.RecordedAction`)."""
+
+    index: V(_count)
+    time: V(_time)
+    actor: V(_optional_string) = None
+    kind: V(_string)
+    piece: V(_optional_string) = None
+    hand: V(_optional_string) = None
+    args: V(_object) = {}
+    world: V(boolean) = False
+    world_time: V(_optional_time) = None
+
+
+class EventRecord(_Closed):
+    """One recorded event (:class:`~sim.replay.records.RecordedEvent`)."""
+
+    index: V(_count)
+    time: V(_time)
+    kind: V(_string)
+    pieces: list[V(_string)] = []
+    cause: V(lambda v: None if v is None else _count(v)) = None
+    data: V(_object) = {}
+
+
+class ChunkBody(_Open):
+    """A chunk's JSON: where it lies in time and in frames, what came in it, and the digests that chain it."""
+
+    chunk: V(_count) = None
+    t0: V(_time)
+    t1: V(_time)
+    frame0: V(_count)
+    frames: V(_count)
+    pieces: list[RosterEntry] = []
+    actions: list[ActionRecord] = []
+    events: list[EventRecord] = []
+    npz_sha256: V(_sha256)
+    previous_sha256: V(_sha256)
+
+
+def parse(model: type[BaseModel], data: Any) -> BaseModel:
+    """``data`` checked by ``model``.
+
+    Raises:
+        ValueError: ``(field, reason)`` as its args (the first problem found).
+    """
+    if not isinstance(data, dict):
+        raise ValueError("", f"expected an object, got {got(data)}")
+    try:
+        return model.model_validate(data)
+    except ValidationError as e:
+        raise ValueError(*first_error(e)) from None
