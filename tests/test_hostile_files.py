@@ -347,6 +347,13 @@ def test_load_of_a_special_file_is_refused(jail, tmp_path, special):
     refused(jail, [view_actions(tmp_path, [{"action": "load", "path": special}])], expect=special)
 
 
+def test_an_autosave_that_is_a_fifo_is_refused(jail, tmp_path):
+    os.mkfifo(tmp_path / "recovery.json")
+    o = jail.run(["view", "--game", "free", "--offscreen", "--no-record", "--recovery", tmp_path / "recovery.json",
+                  "--actions", view_actions(tmp_path, [])[-1]], seconds=SECONDS, memory=MEMORY)
+    assert "FIFO" in o.refused(), o.report()
+
+
 def test_an_action_file_of_200000_pauses_is_refused_at_the_door(jail, tmp_path):
     text = "[" + ",\n".join(['{"action": "pause"}'] * 200_000) + "]"
     refused(jail, [view_actions(tmp_path, text)], expect="actions")
