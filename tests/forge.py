@@ -7,6 +7,7 @@ Used by the tests of hostile files (``tests/test_hostile_files.py``) and the fuz
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import json
@@ -117,6 +118,7 @@ def zero_stream(size: int, block: int = 1 << 26) -> bytes:
     return first + again * (size // block - 2) + c.compress(zeros) + c.flush()
 
 
+@functools.lru_cache(maxsize=4)
 def bomb_npz(name: str, size: int) -> bytes:
     """An NPZ archive whose one member ``name`` (``times.npy``) inflates to an NPY of ``size`` bytes of zeros
     (the sizes and CRC-32 its headers declare are the true ones: only the size is hostile)."""

@@ -198,7 +198,7 @@ def action(data: Mapping | str, where: str = "", specs: Mapping[str, Mapping[str
         example = next(iter(specs))
         raise ActionError(where, f"expected an object like {{\"action\": \"{example}\", ...}}, got {got(raw)}")
     name = raw.get("action")
-    if name not in specs:
+    if not isinstance(name, str) or name not in specs:
         if "action" not in raw:
             raise ActionError(f"{where}.action" if where else "action", "missing (the action's name)")
         raise ActionError(f"{where}.action" if where else "action",
