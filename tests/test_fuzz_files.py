@@ -37,7 +37,7 @@ from sim.cli import main
 from tests import forge
 from tests.helpers import SCENES
 from tests.jail import Jail, MiB
-from tests.test_fuzz_cli import FACTORS, STRINGS, VALUES
+from tests.test_fuzz_cli import FACTORS, STRINGS, VALUES, nodes, parent_of
 from tests.test_replay_format import synthetic
 
 EXAMPLES = int(os.environ.get("TOWERLAB_FUZZ", "0"))
@@ -85,30 +85,14 @@ class Seeds(list):
         return f"<{len(self)} seed recordings>"
 
 
-def _nodes(doc, path=()):
-    yield path, doc
-    if isinstance(doc, dict):
-        for k, v in doc.items():
-            yield from _nodes(v, (*path, k))
-    elif isinstance(doc, list):
-        for i, v in enumerate(doc):
-            yield from _nodes(v, (*path, i))
-
-
-def _parent(doc, path):
-    for key in path[:-1]:
-        doc = doc[key]
-    return doc
-
-
 def mutate_json(draw, doc) -> None:
     """One change to a JSON document in place: a number scaled, a value replaced, a key deleted or added, an
     item duplicated, a value nested deep."""
-    places = [(p, v) for p, v in _nodes(doc) if p]
+    places = [(p, v) for p, v in nodes(doc) if p]
     if not places:
         return
     path, value = draw(st.sampled_from(places))
-    parent, key = _parent(doc, path), path[-1]
+    parent, key = parent_of(doc, path), path[-1]
     op = draw(st.sampled_from(["tweak", "tweak", "replace", "replace", "delete", "duplicate", "nest", "string",
                                "add"]))
     if op == "tweak" and isinstance(value, int | float) and not isinstance(value, bool):
