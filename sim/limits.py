@@ -95,7 +95,7 @@ class FileRefusedError(TowerlabError):
 
 def _size(n: int) -> str:
     """A byte count as a message says it: ``3 bytes``, ``12.5 KiB``, ``50 MiB``, ``16 GiB``."""
-    for unit, scale in (("GiB", GiB), ("MiB", MiB), ("KiB", 1024)):
+    for unit, scale in (("TiB", GiB << 10), ("GiB", GiB), ("MiB", MiB), ("KiB", 1024)):
         if n >= scale:
             return f"{n / scale:.3g} {unit}"
     return f"{n} bytes"

@@ -10,6 +10,7 @@ import typer
 
 from sim.cli.common import console, emit_json, note_line, progress, safe, writable_output
 from sim.errors import TowerlabError
+from sim.limits import MAX_ACTIONS, MAX_SCRIPT_SECONDS
 
 DEFAULT_WINDOW = "1280x800"
 DEFAULT_VIDEO = "1280x720"
@@ -40,7 +41,8 @@ def replay(
                                           )] = False,
     actions: Annotated[Path | None, typer.Option(
         "--actions", help="Run these replay actions (a JSON list: play, pause, seek, step, jump, follow, compare, "
-                          "camera, wait, screenshot, resimulate).", show_default=False)] = None,
+                          f"camera, wait, screenshot, resimulate): at most {MAX_ACTIONS} actions and "
+                          f"{MAX_SCRIPT_SECONDS:g} s of waiting (docs/limits.md).", show_default=False)] = None,
     screenshot: Annotated[Path | None, typer.Option(
         "--screenshot", help="Save a full-quality picture (.png/.jpg) once the actions are done.",
         show_default=False)] = None,
