@@ -242,6 +242,19 @@ def test_header_settings_are_checked_when_the_recording_is_read(jail, fall, tmp_
     refused(jail, recording_commands(path, tmp_path), expect=field)
 
 
+def test_the_recorded_settings_schema_is_the_physics_settings():
+    """Every field of PhysicsSettings is checked when a recording is read, with its type, and the settings every
+    command uses (and pybullet's own) read back unchanged."""
+    from dataclasses import asdict, fields
+
+    from sim.physics.settings import BULLET_DEFAULTS, TUNED, PhysicsSettings
+    from sim.replay.schema import SETTINGS, check_settings
+
+    assert {f.name: f.type for f in fields(PhysicsSettings)} == {k: v[0].__name__ for k, v in SETTINGS.items()}
+    for settings in (TUNED, BULLET_DEFAULTS):
+        assert check_settings(asdict(settings)) == asdict(settings)
+
+
 # --- meshes -------------------------------------------------------------------------------------------------
 
 CUBE_OBJ = "\n".join(["v 0 0 0", "v 20 0 0", "v 20 20 0", "v 0 20 0", "v 0 0 20", "v 20 0 20", "v 20 20 20",

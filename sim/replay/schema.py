@@ -10,7 +10,6 @@ Fields a reader does not act on are kept as they came (a later version's extras)
 from __future__ import annotations
 
 import math
-from dataclasses import MISSING, fields
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
@@ -103,24 +102,39 @@ def _players(v: Any):
 
 # --- physics settings ---------------------------------------------------------------------------------------
 
-_SETTING_RANGES = {  # (lo, hi, what): the settings that divide, loop, size a buffer or scale everything
-    "length_scale": (1e-3, 1e6, "Bullet units per metre"), "dt": (1e-5, 0.1, "a time step (s)"),
-    "solver_iterations": (1, 100_000, "iterations"), "min_iterations": (1, 100_000, "iterations"),
-    "max_iterations": (1, 100_000, "iterations"), "sat_corners": (0, 10_000, "corners"),
-    "array_parts": (1, 16, "parts (pybullet's buffer holds 16)"), "table_size": (1e-3, 1e4, "a size (m)"),
-    "probe_period": (1e-3, 1e6, "a period (s)"), "probe_update": (1e-4, 60.0, "an interval (s)"),
-    "max_seconds": (1e-3, 3600.0, "a duration (s)"), "watch_seconds": (1e-4, 3600.0, "an interval (s)"),
-    "stable_sleep_window": (0.0, 3600.0, "a duration (s)"),
+SETTINGS = {  # every field of PhysicsSettings: its type and (numbers) range (tests/test_hostile_files.py keeps them
+    # equal to the dataclass's fields; a range is wide unless the setting divides, loops, sizes a buffer or scales)
+    "length_scale": (float, 1e-3, 1e6, "Bullet units per metre"), "dt": (float, 1e-5, 0.1, "a time step (s)"),
+    "solver_iterations": (int, 1, 100_000, "iterations"), "residual_velocity": (float, 0.0, 1e3, "a speed (m/s)"),
+    "residual_per_margin": (float, 0.0, 1e3, "m/s per g"), "residual_per_level": (float, 0.0, 1e3, "m/s per g"),
+    "residual_floor": (float, 0.0, 1e3, "a speed (m/s)"), "residual_ceiling": (float, 0.0, 1e3, "a speed (m/s)"),
+    "iterations_per_margin": (float, 0.0, 1e9, "iterations per g"),
+    "iterations_per_level": (float, 0.0, 1e9, "iterations per level"),
+    "min_iterations": (int, 1, 100_000, "iterations"),
+    "max_iterations": (int, 1, 100_000, "iterations"), "stable_sleep_margin": (float, 0.0, 1e3, "a margin (g)"),
+    "stable_sleep_window": (float, 0.0, 3600.0, "a duration (s)"), "erp": (float, 0.0, 1.0, "a fraction"),
+    "contact_erp": (float, 0.0, 1.0, "a fraction"), "friction_erp": (float, 0.0, 1.0, "a fraction"),
+    "split_impulse": (bool,), "split_impulse_threshold": (float, -1.0, 1.0, "a depth (m)"),
+    "contact_slop": (float, 0.0, 1.0, "a depth (m)"), "contact_breaking_threshold": (float, 0.0, 1.0, "a gap (m)"),
+    "warm_starting": (float, 0.0, 1.0, "a fraction"), "cone_friction": (bool,), "sat": (bool,),
+    "sat_corners": (int, 0, 10_000, "corners"), "shrink": (float, 0.0, 0.5, "a fraction"),
+    "array_parts": (int, 1, 16, "parts (pybullet's buffer holds 16)"), "swell": (float, 0.0, 1.0, "a length (m)"),
+    "prime_depth": (float, 0.0, 1.0, "a depth (m)"), "table_size": (float, 1e-3, 1e4, "a size (m)"),
+    "top_down": (bool,), "friction_anchors": (bool,), "damping": (float, 0.0, 1e3, "a rate (1/s)"),
+    "sleeping": (bool,), "restitution_velocity_threshold": (float, 0.0, 1e3, "a speed (m/s)"),
+    "probe_g": (float, 0.0, 10.0, "an acceleration (g)"), "probe_period": (float, 1e-3, 1e6, "a period (s)"),
+    "probe_update": (float, 1e-4, 60.0, "an interval (s)"), "max_seconds": (float, 1e-3, 3600.0, "a duration (s)"),
+    "watch_seconds": (float, 1e-4, 3600.0, "an interval (s)"), "deterministic_pairs": (bool,),
+    "configure_engine": (bool,),
 }
-_SETTING_DEFAULT = (-1e9, 1e9, "a number")
+"""The physics settings a recording's header may hold: each field's type, and range (lo, hi, what)."""
 
 
-def _setting(name: str, default: Any):
-    """The check of one physics setting: of its default's type, finite, and within its range."""
-    lo, hi, what = _SETTING_RANGES.get(name, _SETTING_DEFAULT)
-    if isinstance(default, bool):
+def _setting(kind, lo=None, hi=None, what=""):
+    """The check of one physics setting: of its type, finite, and within its range."""
+    if kind is bool:
         return boolean
-    if isinstance(default, int):
+    if kind is int:
         return int_range(int(lo), int(hi))
 
     def check(v: Any) -> float:
@@ -130,27 +144,29 @@ def _setting(name: str, default: Any):
     return check
 
 
+_SETTING_CHECKS = {name: _setting(*spec) for name, spec in SETTINGS.items()}
+
+
 def check_settings(data: Any) -> dict | None:
     """A header's physics settings checked: None, or an object whose known fields (those of
-    :class:`~sim.physics.settings.PhysicsSettings`) have their type and range; unknown ones (of another version)
-    are dropped. Returns the known fields.
+    :class:`~sim.physics.settings.PhysicsSettings`, :data:`SETTINGS`) have their type and range; unknown ones (of
+    another version) are dropped. Returns the known fields. (Checked without importing the physics: reading a
+    recording needs no pybullet.)
 
     Raises:
         ValueError: ``(field, reason)`` as its args.
     """
-    from sim.physics.settings import PhysicsSettings
-
     if data is None:
         return None
     if not isinstance(data, dict):
         raise ValueError("settings", f"expected an object of physics settings or null, got {got(data)}")
     out = {}
-    for f in fields(PhysicsSettings):
-        if f.name in data and f.default is not MISSING:
+    for name, check in _SETTING_CHECKS.items():
+        if name in data:
             try:
-                out[f.name] = _setting(f.name, f.default)(data[f.name])
-            except Exception as e:  # noqa: BLE001 - _fail raises pydantic's error type
-                raise ValueError(f"settings.{f.name}", str(e).split("\n")[0]) from None
+                out[name] = check(data[name])
+            except PydanticCustomError as e:
+                raise ValueError(f"settings.{name}", str(e)) from None
     if "min_iterations" in out and "max_iterations" in out and out["min_iterations"] > out["max_iterations"]:
         raise ValueError("settings.min_iterations", "expected at most max_iterations")
     return out
