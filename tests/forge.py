@@ -18,10 +18,16 @@ import zlib
 import numpy as np
 
 from sim.replay.container import AppendZip, zip_bytes
-from sim.replay.members import json_bytes, npz_bytes
+from sim.replay.members import npz_bytes
 
 MANIFEST = "manifest.json"
 HEADER = "header.json"
+
+
+def dumps(data) -> bytes:
+    """JSON bytes as a hostile file may hold them: NaN and infinities as JSON's extensions, lone surrogates as
+    escapes (what the recorder writes is stricter: :func:`sim.replay.members.json_bytes`)."""
+    return json.dumps(data, separators=(",", ":")).encode("ascii")
 
 
 def members(data: bytes) -> list[tuple[str, bytes]]:
@@ -49,7 +55,7 @@ def build(path, items, *, close: bool = True, fix: bool = True) -> bytes:
             if isinstance(body, dict):
                 body["npz_sha256"] = digests[-1][2] if digests else ""
                 body["previous_sha256"] = previous
-                raw = json_bytes(body)
+                raw = dumps(body)
         if fix and name == MANIFEST:
             try:
                 m = json.loads(raw)
@@ -57,7 +63,7 @@ def build(path, items, *, close: bool = True, fix: bool = True) -> bytes:
                 m = None
             if isinstance(m, dict):
                 m["members"] = [{"name": n, "size": s, "sha256": h} for n, s, h in digests]
-                raw = json_bytes(m)
+                raw = dumps(m)
         out.write(name, raw)
         digests.append((name, len(raw), hashlib.sha256(raw).hexdigest()))
         if name == HEADER or is_chunk_json(name):
@@ -82,7 +88,7 @@ def edit_json(items, name, change):
         if n == name:
             data = json.loads(raw)
             new = change(data)
-            raw = json_bytes(data if new is None else new)
+            raw = dumps(data if new is None else new)
         out.append((n, raw))
     return out
 
