@@ -195,6 +195,34 @@ def test_a_recorded_scene_never_reads_a_file_outside_the_recording(jail, fall, t
     refused(jail, recording_commands(path, tmp_path), expect="file")
 
 
+@pytest.fixture(scope="module")
+def session(tmp_path_factory):
+    """A synthetic session's members: players, live-world actions (an add, a remove), events."""
+    from tests.test_replay_format import synthetic
+
+    path = tmp_path_factory.mktemp("session") / "s.tlrec"
+    synthetic(path, seconds=2.4)
+    return forge.members(path.read_bytes())
+
+
+@pytest.mark.parametrize("change, field", [
+    (lambda a: a["args"].update(pose=[float("nan")] * 7), "args.pose"),
+    (lambda a: a["args"].pop("pose"), "args.pose"),
+    (lambda a: a.update(kind="grab", args={"target": [0, 0, 0, 0, 0, 0, 0]}), "args.target"),
+    (lambda a: a.update(kind="shake", args={"amplitude": 1e300, "frequency": 1, "seconds": 1}), "args.amplitude"),
+    (lambda a: a.update(kind="push", piece=None, args={"impulse": [0, 0, 1]}), "piece"),
+    (lambda a: a.update(world_time=-5), "world_time"),
+    (lambda a: a["args"]["spec"].update(size=[1e9, 1, 1]), "args.spec: pieces[0].size"),
+])
+def test_a_live_world_action_a_resimulation_would_apply_is_checked_when_read(jail, session, tmp_path, change, field):
+    name = next(n for n, raw in session if forge.is_chunk_json(n) and b'"kind":"add"' in raw)
+    path = tmp_path / "world.tlrec"
+    def edit(body):
+        change(body["actions"][0])
+    forge.build(path, forge.edit_json(session, name, edit))
+    refused(jail, [["replay", path, "--summary"]], expect=field)
+
+
 # --- damage that reads as something else -----------------------------------------------------------------------
 
 

@@ -128,6 +128,7 @@ class _Reader:
             notes.append(f"not closed (the recorder stopped without closing it): plays its whole chunks, up to "
                          f"{float(track.times[-1]):.2f} s")
         pieces = self._roster_pieces(scene, roster)
+        self._added_pieces(scene, actions)
         return Recording(self.path, header_data, scene, tuple(roster), track, tuple(actions), tuple(events),
                          manifest is not None, tuple(notes), tuple(pieces), self.meshes)
 
@@ -244,6 +245,18 @@ class _Reader:
                 raise RecordingError(str(e)) from None
         return out
 
+    def _added_pieces(self, scene, actions) -> None:
+        """Every recorded live-world ``add`` names a piece a scene file could hold (a re-simulation adds it)."""
+        from sim.scene import from_dict
+
+        base = {"format": "towerlab-scene/1", "game": scene.game, "board": scene.board}
+        for a in actions:
+            if a.world and a.kind == "add":
+                try:
+                    from_dict({**base, "pieces": [a.args["spec"]]}, f"{self.path}: action {a.index}.args.spec")
+                except SceneError as e:
+                    raise RecordingError(str(e)) from None
+
     # --- the chunks -----------------------------------------------------------------------------------------
 
     def _chunks(self, header: schema.Header, members: dict[str, bytes], complete: bool, scene):
@@ -333,11 +346,26 @@ class _Reader:
         except ValueError as e:
             self.fail(f"{where}: action {r.index}: {e}")
         args = dict(r.args)
+        if r.world:
+            self._world_args(r, kind, where)
         if kind == "add" and "spec" in args:
             args["spec"] = self._spec(args["spec"], f"{where}: action {r.index}.args.spec")
-        if r.world and r.world_time is None:
-            self.fail(f"{where}: action {r.index}: world_time: expected a time for a live-world action")
         return RecordedAction(r.index, r.time, r.actor, kind, r.piece, r.hand, args, r.world, r.world_time)
+
+    def _world_args(self, r: schema.ActionRecord, kind: str, where: str) -> None:
+        """A live-world action (one a re-simulation applies) has what it needs, each number in range."""
+        what = f"{where}: action {r.index}"
+        if kind not in schema.WORLD_ARGS:
+            self.fail(f"{what}: kind: expected a live-world action ({', '.join(schema.WORLD_ARGS)}), got {kind!r}")
+        if r.world_time is None or r.world_time < 0:
+            self.fail(f"{what}: world_time: expected the live world's time (s, >= 0), got {r.world_time!r}")
+        for key in schema.NEEDS[kind]:
+            if getattr(r, key) is None:
+                self.fail(f"{what}: {key}: required for {kind}")
+        try:
+            schema.parse(schema.WORLD_ARGS[kind], r.args)
+        except ValueError as e:
+            self.fail(f"{what}: args.{e.args[0]}: {e.args[1]}" if e.args[0] else f"{what}: args: {e.args[1]}")
 
     def _event(self, r: schema.EventRecord, where: str, actions: int) -> RecordedEvent:
         try:

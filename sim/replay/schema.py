@@ -282,6 +282,80 @@ class ChunkBody(_Open):
     previous_sha256: V(_sha256)
 
 
+def _vector(n: int, most: float):
+    def check(v: Any):
+        if (not isinstance(v, list) or len(v) != n
+                or not all(isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+                           and abs(x) <= most for x in v)):
+            _fail(f"{n} finite numbers within {most:g}", v)
+        return v
+    return check
+
+
+def _pose(v: Any):
+    p = _vector(7, MAX_POSITION)(v)
+    length = math.sqrt(sum(x * x for x in p[3:]))
+    if abs(length - 1.0) > QUAT_SLACK:
+        _fail("a pose [x, y, z, qx, qy, qz, qw] with a unit quaternion", v)
+    return v
+
+
+def _optional(check):
+    return lambda v: None if v is None else check(v)
+
+
+def _bounded(lo: float, hi: float, what: str):
+    def check(v: Any) -> float:
+        if isinstance(v, bool) or not isinstance(v, int | float) or not (math.isfinite(v) and lo <= v <= hi):
+            _fail(f"{what} {lo:g}..{hi:g}", v)
+        return v
+    return check
+
+
+class _AddArgs(_Open):
+    spec: V(_object)
+    pose: V(_pose)
+    velocity: V(_optional(_vector(6, 1e3))) = None
+
+
+class _PoseArgs(_Open):
+    pose: V(_pose)
+
+
+class _PushArgs(_Open):
+    impulse: V(_vector(3, 1e3))
+    point: V(_optional(_vector(3, MAX_POSITION))) = None
+
+
+class _GrabArgs(_Open):
+    target: V(_pose)
+    strength: V(_bounded(0.0, 1e6, "a strength")) = 1.0
+
+
+class _TargetArgs(_Open):
+    target: V(_pose)
+
+
+class _ShakeArgs(_Open):
+    amplitude: V(_bounded(0.0, 1.0, "an amplitude (m)"))
+    frequency: V(_bounded(0.0, 1000.0, "a frequency (Hz)"))
+    direction_deg: V(_bounded(-3600.0, 3600.0, "an angle (degrees)")) = 0.0
+    seconds: V(_bounded(0.0, 3600.0, "a duration (s)"))
+
+
+class _NoArgs(_Open):
+    pass
+
+
+WORLD_ARGS = {"add": _AddArgs, "remove": _NoArgs, "set_pose": _PoseArgs, "push": _PushArgs, "grab": _GrabArgs,
+              "move_hand": _TargetArgs, "release": _NoArgs, "shake": _ShakeArgs}
+"""The arguments of each live-world action a re-simulation applies, checked when the recording is read."""
+
+NEEDS = {"add": ("piece",), "remove": ("piece",), "set_pose": ("piece",), "push": ("piece",),
+         "grab": ("piece",), "move_hand": ("hand",), "release": ("hand",), "shake": ()}
+"""The fields of a recorded action each live-world action needs."""
+
+
 def parse(model: type[BaseModel], data: Any) -> BaseModel:
     """``data`` checked by ``model``.
 
