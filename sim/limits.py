@@ -202,8 +202,10 @@ def too_deep(limit: int = MAX_DEPTH) -> str:
 
 
 def finite(value) -> bool:
-    """A number (not a bool) that is finite."""
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    """A number (not a bool) that is finite as a float (an integer of 400 digits is not: no float holds it)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    return value.bit_length() <= 1023 if isinstance(value, int) else math.isfinite(value)
 
 
 # --- NPZ archives -----------------------------------------------------------------------------------------

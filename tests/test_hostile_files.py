@@ -368,6 +368,8 @@ def test_parameters_nested_deep_are_refused(jail, tmp_path, depth):
 @pytest.mark.parametrize("action", [{"action": "pan", "fraction": [1e300, 0]},
                                     {"action": "orbit", "degrees": [1e300, 0]},
                                     {"action": "move-to", "at": [1e300, 1e300]},
+                                    {"action": "move-to", "at": [10 ** 400, 0]},  # found by the fuzz tests
+                                    {"action": "wait", "seconds": 10 ** 400},
                                     {"action": "poke", "piece": "x", "direction": [1e300, 0, 0]},
                                     {"action": "zoom", "factor": 2, "at": [1e300, 0]}])
 def test_numbers_far_out_of_range_are_refused_before_they_reach_the_engine(jail, tmp_path, action):

@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 from pydantic_core import PydanticCustomError
 
+from sim.limits import finite
 from sim.scene.schema import GAMES, V, boolean, first_error, got, identifier, int_range, one_of, player_list
 
 MAX_SECONDS = 1e7
@@ -38,10 +39,18 @@ def _count(v: Any) -> int:
     return v
 
 
-def _time(v: Any) -> float:
-    if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or abs(v) > MAX_SECONDS:
-        _fail(f"a time within {MAX_SECONDS:g} s", v)
-    return float(v)
+def _number(lo: float, hi: float, what: str, *, above: bool = False):
+    """A finite number lo..hi (above lo only, with ``above``), as a float; ``what`` names it in the message."""
+    expected = f"{what} 0 < x <= {hi:g}" if above and lo == 0 else f"{what} {lo:g}..{hi:g}"
+
+    def check(v: Any) -> float:
+        if not finite(v) or not (lo < v if above else lo <= v) or not v <= hi:
+            _fail(expected, v)
+        return float(v)
+    return check
+
+
+_time = _number(-MAX_SECONDS, MAX_SECONDS, "a time (s)")
 
 
 def _optional_time(v: Any) -> float | None:
@@ -49,11 +58,7 @@ def _optional_time(v: Any) -> float | None:
 
 
 def _positive(hi: float, what: str):
-    def check(v: Any) -> float:
-        if isinstance(v, bool) or not isinstance(v, int | float) or not (math.isfinite(v) and 0 < v <= hi):
-            _fail(f"{what} 0 < x <= {hi:g}", v)
-        return float(v)
-    return check
+    return _number(0.0, hi, what, above=True)
 
 
 def _string(v: Any) -> str:
@@ -136,12 +141,7 @@ def _setting(kind, lo=None, hi=None, what=""):
         return boolean
     if kind is int:
         return int_range(int(lo), int(hi))
-
-    def check(v: Any) -> float:
-        if isinstance(v, bool) or not isinstance(v, int | float) or not (math.isfinite(v) and lo <= v <= hi):
-            _fail(f"{what} {lo:g}..{hi:g}", v)
-        return float(v)
-    return check
+    return _number(lo, hi, what)
 
 
 _SETTING_CHECKS = {name: _setting(*spec) for name, spec in SETTINGS.items()}
@@ -284,9 +284,7 @@ class ChunkBody(_Open):
 
 def _vector(n: int, most: float):
     def check(v: Any):
-        if (not isinstance(v, list) or len(v) != n
-                or not all(isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
-                           and abs(x) <= most for x in v)):
+        if not isinstance(v, list) or len(v) != n or not all(finite(x) and abs(x) <= most for x in v):
             _fail(f"{n} finite numbers within {most:g}", v)
         return v
     return check
@@ -304,12 +302,6 @@ def _optional(check):
     return lambda v: None if v is None else check(v)
 
 
-def _bounded(lo: float, hi: float, what: str):
-    def check(v: Any) -> float:
-        if isinstance(v, bool) or not isinstance(v, int | float) or not (math.isfinite(v) and lo <= v <= hi):
-            _fail(f"{what} {lo:g}..{hi:g}", v)
-        return v
-    return check
 
 
 class _AddArgs(_Open):
@@ -329,7 +321,7 @@ class _PushArgs(_Open):
 
 class _GrabArgs(_Open):
     target: V(_pose)
-    strength: V(_bounded(0.0, 1e6, "a strength")) = 1.0
+    strength: V(_number(0.0, 1e6, "a strength")) = 1.0
 
 
 class _TargetArgs(_Open):
@@ -337,10 +329,10 @@ class _TargetArgs(_Open):
 
 
 class _ShakeArgs(_Open):
-    amplitude: V(_bounded(0.0, 1.0, "an amplitude (m)"))
-    frequency: V(_bounded(0.0, 1000.0, "a frequency (Hz)"))
-    direction_deg: V(_bounded(-3600.0, 3600.0, "an angle (degrees)")) = 0.0
-    seconds: V(_bounded(0.0, 3600.0, "a duration (s)"))
+    amplitude: V(_number(0.0, 1.0, "an amplitude (m)"))
+    frequency: V(_number(0.0, 1000.0, "a frequency (Hz)"))
+    direction_deg: V(_number(-3600.0, 3600.0, "an angle (degrees)")) = 0.0
+    seconds: V(_number(0.0, 3600.0, "a duration (s)"))
 
 
 class _NoArgs(_Open):
