@@ -107,3 +107,29 @@ def test_a_recording_naming_a_mesh_outside_it_is_refused(mesh_scene, tmp_path):
     forge.build(tmp_path / "outside.tlrec", items)
     with pytest.raises(RecordingError, match=r"scene.pieces\[0\].file: a recording's meshes travel inside it"):
         load_recording(tmp_path / "outside.tlrec")
+
+
+@pytest.mark.parametrize("names", [("a%2Fb.obj", "a/b.obj"), ("a", "a/b.obj"), ("../x.obj",), ("x/./y.obj",),
+                                   ("%2E%2E/x.obj",)])
+def test_mesh_members_that_would_collide_or_leave_the_folder_are_refused(tmp_path, names):
+    from tests import forge
+
+    scene = load_scene_free(tmp_path)
+    record = tmp_path / "r.tlrec"
+    with Recorder(record, sync=False) as rec:
+        rec.start(scene)
+        for k in range(70):
+            rec.frame(k / 60, scene.ids, scene.poses())
+    items = forge.members(record.read_bytes())
+    digest = "0" * 64
+    items[1:1] = [(f"meshes/{digest}/{n}", b"v 0 0 0\n") for n in names]
+    forge.build(tmp_path / "odd.tlrec", items)
+    with pytest.raises(RecordingError, match=r"meshes/0{64}/"):
+        load_recording(tmp_path / "odd.tlrec")
+
+
+def load_scene_free(folder):
+    path = folder / "free.json"
+    path.write_text(json.dumps({"format": "towerlab-scene/1", "game": "free", "pieces": [
+        {"id": "a", "kind": "box", "size": [20, 20, 20], "pos": [0, 0, 10]}]}))
+    return load_scene(path)

@@ -98,9 +98,12 @@ class MeshFolder:
             if not m or any(p in ("", ".", "..") for p in parts):
                 raise ValueError(name, "not a mesh member (meshes/<sha256>/<file name>)")
             where = self.path.joinpath(m.group(1), *parts)
-            where.parent.mkdir(parents=True, exist_ok=True)
-            with open(where, "xb") as f:  # new files of this process's own folder: never through a link
-                f.write(data)
+            try:
+                where.parent.mkdir(parents=True, exist_ok=True)
+                with open(where, "xb") as f:  # new files of this process's own folder: never through a link
+                    f.write(data)
+            except OSError as e:  # two members of one file (a%2Fb and a/b), a file where a folder goes, a full disk
+                raise ValueError(name, f"cannot be written out ({e.strerror or e})") from None
         self._checked: dict[str, str] = {}
 
     def resolve(self, spec: dict, where: str) -> dict:
