@@ -69,13 +69,18 @@ def judged(jail, args, *, seconds=SECONDS, memory=MEMORY):
 
 @pytest.fixture(scope="module")
 def recordings(tmp_path_factory):
-    """Two real recordings' members: a free run (simulate --record) and a session (players, actions, events,
-    pieces that come and go)."""
+    """Three real recordings' members: a free run (simulate --record), a session (players, actions, events,
+    pieces that come and go) and a free run of a mesh piece (its mesh a member)."""
     folder = tmp_path_factory.mktemp("recordings")
     assert main(["simulate", str(SCENES / "free/physics-harmonic-8-falls.json"), "-o", str(folder / "a.json"),
                  "--record", str(folder / "run.tlrec"), "--seconds", "1.1", "--json"]) == 0
     synthetic(folder / "session.tlrec", seconds=2.4)
-    return Seeds(forge.members((folder / f).read_bytes()) for f in ("run.tlrec", "session.tlrec"))
+    (folder / "cube.obj").write_bytes(MESH_SEEDS[".obj"]["cube.obj"])
+    (folder / "mesh.json").write_text(json.dumps({"format": "towerlab-scene/1", "game": "free", "pieces": [
+        {"id": "m", "kind": "mesh", "file": "cube.obj", "pos": [0, 0, 30], "rot": [20, 0, 0]}]}))
+    assert main(["simulate", str(folder / "mesh.json"), "-o", str(folder / "b.json"), "--record",
+                 str(folder / "mesh.tlrec"), "--seconds", "1.1", "--json"]) == 0
+    return Seeds(forge.members((folder / f).read_bytes()) for f in ("run.tlrec", "session.tlrec", "mesh.tlrec"))
 
 
 class Seeds(list):
@@ -168,11 +173,12 @@ def damaged_recording(draw, recordings):
     """(bytes of a damaged recording, whether to draw a video of it too)."""
     which = draw(st.integers(0, len(recordings) - 1))
     items = list(recordings[which])
-    other = recordings[1 - which]
+    other = recordings[(which + draw(st.integers(1, len(recordings) - 1))) % len(recordings)]
     for _ in range(draw(st.integers(1, 2))):
         op = draw(st.sampled_from(["json"] * 4 + ["arrays"] * 4 + ["sizes"] * 2 +
-                                  ["delete", "duplicate", "reorder", "swap"]))
-        k = draw(st.integers(0, len(items) - 1))
+                                  ["delete", "duplicate", "reorder", "swap", "mesh"]))
+        meshes = [i for i, (n, _) in enumerate(items) if n.startswith("meshes/")]
+        k = draw(st.sampled_from(meshes)) if op == "mesh" and meshes else draw(st.integers(0, len(items) - 1))
         name, raw = items[k]
         if op == "json" and name.endswith(".json"):
             doc = json.loads(raw)
@@ -189,6 +195,9 @@ def damaged_recording(draw, recordings):
         elif op == "reorder":
             j = draw(st.integers(0, len(items) - 1))
             items[k], items[j] = items[j], items[k]
+        elif op == "mesh" and name.startswith("meshes/"):  # a mesh member damaged, renamed or given away
+            items[k] = draw(st.sampled_from([(name, raw[:len(raw) // 2]), (name + ".x", raw),
+                                             (name.replace("cube", "../cube"), raw), (name, b"solid x\n")]))
         elif op == "swap":
             same = [m for m in other if m[0] == name]
             if same:
