@@ -315,6 +315,17 @@ def test_an_obj_whose_material_library_is_a_fifo_loads_without_it(jail, tmp_path
     assert o.code == 0, o.report()  # materials are not read: a block is beech whatever its file says
 
 
+def test_a_mesh_whose_triangles_name_vertices_it_does_not_have_is_refused(jail, tmp_path):
+    """Found by the fuzz tests: a binary PLY with one index byte flipped (254 of 8 vertices) was an IndexError."""
+    import trimesh
+
+    ply = bytearray(trimesh.creation.box([20.0, 20.0, 20.0]).export(file_type="ply"))
+    at = ply.index(b"end_header\n") + len(b"end_header\n") + 8 * 12 + 1  # the first face's first index
+    ply[at] = 254
+    (tmp_path / "m.ply").write_bytes(bytes(ply))
+    refused(jail, [["validate", mesh_scene(tmp_path, "m.ply")]], expect="names a vertex the file does not have")
+
+
 def gltf_cube(buffer_uri: str) -> dict:
     return {"asset": {"version": "2.0"}, "scenes": [{"nodes": [0]}], "nodes": [{"mesh": 0}],
             "meshes": [{"primitives": [{"attributes": {"POSITION": 0}, "indices": 1}]}],

@@ -253,6 +253,10 @@ def _closed_mesh(files: dict[str, bytes], path: Path, scale: float) -> trimesh.T
     vertices = np.asarray(loaded.vertices, dtype=float) * scale
     if not np.isfinite(vertices).all():
         raise ShapeError("file", f"{path}: coordinates that are not finite numbers")
+    faces = np.asarray(loaded.faces)
+    if faces.ndim != 2 or faces.shape[1] != 3 or faces.min() < 0 or faces.max() >= len(vertices):
+        raise ShapeError("file", f"{path}: a triangle names a vertex the file does not have ({len(vertices)} "
+                                 f"vertices, indices {int(faces.min())}..{int(faces.max())})")
     solid = trimesh.Trimesh(vertices, loaded.faces, process=True)  # merges the corners files repeat (STL)
     solid.update_faces(solid.nondegenerate_faces())
     solid.remove_unreferenced_vertices()
