@@ -60,6 +60,12 @@ def error_line(message: str) -> None:
     print(f"towerlab: error: {printable(message)}", file=sys.stderr)
 
 
+def note_line(message: str, kind: str = "note") -> None:
+    """Print ``towerlab: note: message`` (or another ``kind``: ``warning``) to stderr as one line of printable
+    characters: a file's strings in it (a recording's software version) cannot act on the terminal."""
+    print(f"towerlab: {kind}: {printable(message)}", file=sys.stderr)
+
+
 def fail(message: str, code: int = 2) -> NoReturn:
     """Print one error line to stderr and exit with ``code``."""
     error_line(message)

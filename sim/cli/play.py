@@ -11,6 +11,7 @@ import typer
 from sim.cli.common import distinct_files, writable_output
 from sim.errors import TowerlabError
 from sim.games import registry
+from sim.limits import MAX_ACTIONS, MAX_SCRIPT_SECONDS
 
 
 def _or(names) -> str:
@@ -41,7 +42,10 @@ def play(
     seed: Annotated[int, typer.Option("--seed", min=0, help="The die, the deal and the set-up's shuffle (an integer "
                                                            ">= 0).")] = 0,
     actions: Annotated[Path | None, typer.Option("--actions", help="Play these actions (a JSON list: the viewer's "
-                                                                   "and the game's own) through the viewer.")] = None,
+                                                                   "and the game's own) through the viewer: at most "
+                                                                   f"{MAX_ACTIONS} actions and "
+                                                                   f"{MAX_SCRIPT_SECONDS:g} s of simulated time "
+                                                                   "(docs/limits.md).")] = None,
     screenshot: Annotated[Path | None, typer.Option("--screenshot", help="Save a full-quality picture (.png/.jpg) "
                                                                          "once the actions are done.")] = None,
     exit_after: Annotated[bool, typer.Option("--exit", help="Close once the actions and the screenshot are done."
