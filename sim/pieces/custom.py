@@ -18,9 +18,10 @@ from pathlib import Path
 
 import numpy as np
 import trimesh
-from scipy.spatial import ConvexHull, QhullError
+from scipy.spatial import QhullError
 
 from sim.errors import ShapeError
+from sim.geometry import sat
 from sim.pieces import dimensions as dim
 from sim.pieces.decompose import CACHE_VERSION, MAX_PARTS, cached_parts, coacd_parts, convex_bodies, exact_parts
 from sim.pieces.generic import GENERIC_WOOD
@@ -75,13 +76,12 @@ def hull(vertices) -> PieceShape:
     if not np.isfinite(points).all():
         raise ShapeError("vertices", "expected finite coordinates")
     try:
-        qhull = ConvexHull(points)
+        solid = sat.polytope(points)
     except QhullError:
         raise ShapeError("vertices", "the points lie in one plane (or on one line): a hull needs four points "
                                      "not in one plane") from None
-    extreme = points[np.sort(qhull.vertices)]
-    heights = extreme @ qhull.equations[:, :3].T
-    width = float((heights.max(axis=0) - heights.min(axis=0)).min())  # the least width across a face
+    extreme = points[np.sort(solid.vertex_index)]
+    width = sat.width(solid)  # the least width across a face
     if width < dim.MIN_SIZE:
         raise ShapeError("vertices", f"the points lie within {width:.3g} mm of one plane; a hull must be at least "
                                      f"{dim.MIN_SIZE:g} mm thick")
