@@ -117,8 +117,12 @@ def mesh(file, scale: float = 1.0, decomposition: str = "none", threshold: float
                                  "\"exact\" (cut into convex parts) or \"coacd\" (approximate)")
     digest = hashlib.sha256(data).hexdigest()
     for i, body in enumerate(other):
-        def make(body=body):
-            return exact_parts(body, FOLD_MM) if decomposition == "exact" else coacd_parts(body, threshold)
+        what = path.name if len(other) == 1 else f"{path.name} (body {i + 1} of {len(other)})"
+
+        def make(body=body, what=what):
+            if decomposition == "exact":
+                return exact_parts(body, FOLD_MM, what=what)
+            return coacd_parts(body, threshold, what=what)
 
         key = _variant(CACHE_VERSION, digest, float(scale), decomposition, FOLD_MM, MAX_PARTS, i,
                        float(threshold) if decomposition == "coacd" else None, full=True)
