@@ -14,16 +14,11 @@ import pytest
 
 from sim.experiments.cluster import connect
 from sim.experiments.execute import ExecutionError
-from sim.scene import dumps
-from tests.helpers import ROOT, box_record, free_scene
+from tests.helpers import ROOT
+from tests import test_experiments_cli
 
 
-@pytest.fixture()
-def scene_file(tmp_path):
-    scene = free_scene(box_record("base", (60, 30, 20), (0, 0, 10)), box_record("top", (60, 30, 20), (26, 0, 30)))
-    path = tmp_path / "stack.json"
-    path.write_text(dumps(scene))
-    return path
+scene_file = test_experiments_cli.scene_file  # the same two-box stack, a fixture
 
 
 def serve(answer: bytes | None):
