@@ -14,9 +14,8 @@ import pytest
 
 from sim.experiments.cluster import connect
 from sim.experiments.execute import ExecutionError
-from tests.helpers import ROOT
 from tests import test_experiments_cli
-
+from tests.helpers import ROOT
 
 scene_file = test_experiments_cli.scene_file  # the same two-box stack, a fixture
 
