@@ -32,7 +32,8 @@ def test_every_action_has_a_handler_and_round_trips_through_its_file_form():
 
 def test_action_files_name_the_line_and_the_field(tmp_path):
     text = '[\n  {"action": "pick", "piece": "b1"},\n  {"action": "move-to", "at": "left"}\n]\n'
-    with pytest.raises(ActionError, match=r'^a\.json:3: actions\[1\]\.at: expected 2 or 3 numbers \(mm\), got "left"$'):
+    with pytest.raises(ActionError, match=r'^a\.json:3: actions\[1\]\.at: expected 2 or 3 numbers \(mm\), each '
+                                          r'within ±100000, got "left"$'):
         parse_actions(text, "a.json")
     with pytest.raises(ActionError, match=r"^a\.json:2: actions\[1\]\.action: unknown action \"jump\""):
         parse_actions('[{"action": "undo"},\n {"action": "jump"}]', "a.json")

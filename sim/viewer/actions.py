@@ -21,6 +21,7 @@ from typing import Any
 
 from sim.errors import TowerlabError
 from sim.jsontext import READ_ERRORS, unreadable
+from sim.scene.schema import MAX_COORD_MM
 from sim.viewer.fields import REQUIRED, Field, flag, got, number, one_of, text, text_or_none, vector
 
 HANDS = ("right", "left")
@@ -63,10 +64,12 @@ def _params(v):
 
 _HAND = Field(one_of(*HANDS), None, "which hand (default: the active one)")
 _MM = Field(number(0.0, 1000.0, "a length 0..1000 (mm)"), 10.0, "how far (mm)")
+_REACH = MAX_COORD_MM  # a point further than a scene's position may be overflowed on its way (1e300 mm)
 
 SPECS: dict[str, dict[str, Field]] = {
     "pick": {"piece": Field(text, REQUIRED, "the piece"), "hand": _HAND},
-    "move-to": {"at": Field(vector((2, 3), "2 or 3 numbers (mm)"), REQUIRED, "x, y (and the height of its bottom) mm"),
+    "move-to": {"at": Field(vector((2, 3), f"2 or 3 numbers (mm), each within ±{_REACH:g}", -_REACH, _REACH), REQUIRED,
+                            "x, y (and the height of its bottom) mm"),
                 "hand": _HAND, "free": Field(flag, False, "place freely (no snapping)")},
     "lift": {"mm": _MM, "hand": _HAND},
     "lower": {"mm": _MM, "hand": _HAND},
