@@ -45,21 +45,24 @@ def random_solid(rng, n: int, kind: int) -> np.ndarray:
         return rng.normal(size=(n, 3)) * rng.uniform(0.2, 2, 3)
     if kind == 1:  # every point on the hull, short edges
         return sphere_points(rng, n)
+    if kind == 3:  # a sliver: a flat cloud and one point just off it, edges folded nearly flat (arcs near π)
+        flat = np.column_stack([rng.uniform(-1, 1, (n, 2)), np.zeros(n)])
+        return np.vstack([flat, [[0.1, 0.2, 1e-3]]])
     t = np.linspace(0, 2 * np.pi, n // 2 + 3, endpoint=False)  # a prism: parallel edges, coplanar faces
     ring = np.column_stack([np.cos(t), np.sin(t)])
     return np.vstack([np.column_stack([ring, np.zeros(len(t))]), np.column_stack([ring, np.full(len(t), 0.7)])])
 
 
 def test_the_depth_is_the_textbook_one_on_random_polytopes(monkeypatch):
-    """Clouds, spheres and prisms, turned and moved at random: the same depth as every axis gives, to rounding, on
-    both of its ways (every edge pair tried, and edges bounded and paired through the tree)."""
+    """Clouds, spheres, prisms and slivers, turned and moved at random: the same depth as every axis gives, to
+    rounding, on both of its ways (every edge pair tried, and edges bounded and paired through the tree)."""
     rng = np.random.default_rng(11)
     inside = 0
-    for trial in range(90):
+    for trial in range(96):
         na, nb = rng.integers(4, 70, 2)
-        va = random_solid(rng, na, trial % 3)
+        va = random_solid(rng, na, trial % 4)
         turn = Rotation.random(random_state=int(rng.integers(1 << 30))).as_matrix()
-        vb = random_solid(rng, nb, (trial // 3) % 3) @ turn.T + rng.uniform(-1.5, 1.5, 3)
+        vb = random_solid(rng, nb, (trial // 4) % 4) @ turn.T + rng.uniform(-1.5, 1.5, 3)
         want = every_axis_depth(va, vb)
         inside += want > 0
         for small in (0, 10**9):

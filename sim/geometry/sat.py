@@ -61,6 +61,9 @@ class Polytope:
         edge_points: (e, 3) one end of each edge.
         edge_dirs: (e, 3) unit edge directions, each pointing along ``n2 × n1`` of its two faces.
         edge_normals: (e, 2, 3) the normals ``n1``, ``n2`` of the faces on either side of each edge.
+        edge_tangents: (e, 3) the unit tangent ``t`` at ``n1`` of each edge's arc on the Gauss map, from ``n1``
+            to ``n2`` in the plane across the edge: the arc is ``cos θ n1 + sin θ t``, θ in 0..``edge_spans``.
+        edge_spans: (e,) each arc's angle (rad, 0..π): the edge's exterior dihedral angle.
     """
 
     vertices: np.ndarray
@@ -71,13 +74,15 @@ class Polytope:
     edge_points: np.ndarray
     edge_dirs: np.ndarray
     edge_normals: np.ndarray
+    edge_tangents: np.ndarray
+    edge_spans: np.ndarray
 
     def moved(self, rot: np.ndarray, pos: np.ndarray) -> Polytope:
         """The polytope turned by ``rot`` (3, 3) and then moved by ``pos`` (3,)."""
         normals = self.normals @ rot.T
         return Polytope(self.vertices @ rot.T + pos, self.vertex_index, normals, self.offsets + normals @ pos,
                         self.face_vertex, self.edge_points @ rot.T + pos, self.edge_dirs @ rot.T,
-                        self.edge_normals @ rot.T)
+                        self.edge_normals @ rot.T, self.edge_tangents @ rot.T, self.edge_spans)
 
     @cached_property
     def _normal_tree(self) -> cKDTree:
@@ -109,11 +114,16 @@ def polytope(vertices) -> Polytope:
     dirs = q - p
     dirs /= np.linalg.norm(dirs, axis=1, keepdims=True)
     dirs *= np.where(np.einsum("ij,ij->i", dirs, np.cross(n2, n1)) < 0, -1.0, 1.0)[:, None]
+    # the arc from n1 to n2 lies across the edge: its tangent at n1 is n1 x dir, whatever the angle (up to π)
+    tangents = np.cross(n1, dirs)
+    tangents /= np.linalg.norm(tangents, axis=1, keepdims=True)
+    spans = np.arctan2(np.einsum("ij,ij->i", n2, tangents), np.einsum("ij,ij->i", n2, n1))
+    tangents *= np.where(spans < 0, -1.0, 1.0)[:, None]  # a direction that rounding turned (a flat edge)
     extreme = np.sort(hull.vertices)
     where = np.full(len(pts), -1)
     where[extreme] = np.arange(len(extreme))
     return Polytope(pts[extreme], extreme, planes[:, :3], -planes[:, 3], where[simplices[first, 0]], p, dirs,
-                    np.stack([n1, n2], axis=1))
+                    np.stack([n1, n2], axis=1), tangents, np.abs(spans))
 
 
 def depth(a: Polytope, b: Polytope, limit: float = -np.inf) -> float:
@@ -195,52 +205,62 @@ def _faces(p: Polytope, q: Polytope, best: float, limit: float) -> float:
     return _least(exact, lower, best, limit)
 
 
-def _arc_min(n1: np.ndarray, n2: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """(k,) the least of ``u·w`` over each great-circle arc from ``n1`` to ``n2`` (unit, (k, 3), apart by less than π).
+def _arc_min(n1: np.ndarray, tangent: np.ndarray, span: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """(k,) the least of ``u·w`` over each great-circle arc ``cos θ n1 + sin θ tangent``, θ in 0..``span``
+    (n1, tangent, w: (k, 3); span: (k,), at most π).
 
-    Along the arc ``u(t) = cos t n1 + sin t t̂``, ``u·w = x cos t + y sin t = ρ cos(t - t0)``: its least is
-    ``-ρ`` where the arc reaches ``t0 + π``, else at an end.
+    Along the arc ``u·w = x cos θ + y sin θ = ρ cos(θ - θ0)``: its least is ``-ρ`` where the arc reaches
+    ``θ0 + π``, else at an end.
     """
-    tangent, span = _arc_frame(n1, n2)
     x, y = np.einsum("ij,ij->i", n1, w), np.einsum("ij,ij->i", tangent, w)
     turn = np.mod(np.arctan2(y, x) + np.pi, 2 * np.pi)  # where the arc's great circle is least
-    ends = np.minimum(x, np.einsum("ij,ij->i", n2, w))
+    ends = np.minimum(x, np.cos(span) * x + np.sin(span) * y)
     return np.where(turn <= span, -np.hypot(x, y), ends)
+
+
+def _arcs(p: Polytope, sign: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The start (e, 3), tangent (e, 3) and angle (e,) of each edge's arc on the Gauss map of ``sign · p``."""
+    return sign * p.edge_normals[:, 0], sign * p.edge_tangents, p.edge_spans
+
+
+def _middles(n1: np.ndarray, tangent: np.ndarray, span: np.ndarray) -> np.ndarray:
+    """(k, 3) the middle of each arc."""
+    return np.cos(span / 2)[:, None] * n1 + np.sin(span / 2)[:, None] * tangent
 
 
 def _edges(a: Polytope, b: Polytope, best: float, limit: float) -> float:
     """The least of ``h_D`` over the cross products of crossing edge arcs of ``a`` and ``-b`` (or ``best``)."""
     ea, eb = np.arange(len(a.edge_dirs)), np.arange(len(b.edge_dirs))
+    arcs_a, arcs_b = _arcs(a, 1.0), _arcs(b, -1.0)
     if len(ea) * len(eb) > SMALL:
-        # along a's arc a's edge supports a (u·p_a), and b is at least as far as any of its points
-        mid_a = a.edge_normals.sum(axis=1)
-        mid_a /= np.linalg.norm(mid_a, axis=1, keepdims=True)
-        lower_a = _arc_min(a.edge_normals[:, 0], a.edge_normals[:, 1], a.edge_points - b.support_guess(-mid_a))
-        mid_b = b.edge_normals.sum(axis=1)
-        mid_b /= np.linalg.norm(mid_b, axis=1, keepdims=True)
-        lower_b = _arc_min(-b.edge_normals[:, 0], -b.edge_normals[:, 1], a.support_guess(-mid_b) - b.edge_points)
+        # along a's arc a's edge supports a (u·p_a), and b reaches at least as far as any point of it: so
+        # h_D(u) >= u·(p_a - b) there for any b of b, a point far along the arc's middle a close one;
+        # along -b's arc likewise
+        lower_a = _arc_min(*arcs_a, a.edge_points - b.support_guess(-_middles(*arcs_a)))
+        lower_b = _arc_min(*arcs_b, a.support_guess(_middles(*arcs_b)) - b.edge_points)
         ea, eb = ea[lower_a < best], eb[lower_b < best]
         if not len(ea) or not len(eb):
             return best
-    i, j = _crossing(a, ea, b, eb)
+    i, j = _crossing(a, ea, b, eb, arcs_a, arcs_b)
     if not len(i):
         return best
     axes = np.cross(a.edge_dirs[i], b.edge_dirs[j])
     length = np.linalg.norm(axes, axis=1)
     skew = length > 1e-9  # parallel edges span no facet of D: its facets beside them are faces' (above)
     i, j, axes = i[skew], j[skew], axes[skew] / length[skew, None]
-    axes *= np.where(np.einsum("ij,ij->i", axes, a.edge_normals[i].sum(axis=1)) < 0, -1.0, 1.0)[:, None]
+    axes *= np.where(np.einsum("ij,ij->i", axes, _middles(*(x[i] for x in arcs_a))) < 0, -1.0, 1.0)[:, None]
     lower = np.einsum("ij,ij->i", axes, a.edge_points[i] - b.edge_points[j])
     return _least(lambda idx: _spread(a, b, axes[idx]), lower, best, limit)
 
 
-def _crossing(a: Polytope, ea: np.ndarray, b: Polytope, eb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _crossing(a: Polytope, ea: np.ndarray, b: Polytope, eb: np.ndarray, arcs_a, arcs_b) -> tuple[np.ndarray,
+                                                                                                  np.ndarray]:
     """Pairs (i, j) of edges of ``a`` (among ``ea``) and ``b`` (among ``eb``) whose arcs on the Gauss maps of ``a``
-    and ``-b`` cross (ends on the arcs counting as crossing)."""
+    and ``-b`` (``arcs_a``, ``arcs_b``: see :func:`_arcs`) cross (ends on the arcs counting as crossing)."""
     if len(ea) * len(eb) <= SMALL:
         i, j = np.repeat(ea, len(eb)), np.tile(eb, len(ea))
     else:
-        i, j = _near_arcs(a.edge_normals[ea], -b.edge_normals[eb])
+        i, j = _near_arcs(tuple(x[ea] for x in arcs_a), tuple(x[eb] for x in arcs_b))
         i, j = ea[i], eb[j]
     sa, sb = a.edge_dirs[i], b.edge_dirs[j]
     na, nb = a.edge_normals[i], -b.edge_normals[j]
@@ -253,46 +273,33 @@ def _crossing(a: Polytope, ea: np.ndarray, b: Polytope, eb: np.ndarray) -> tuple
     return i[cross], j[cross]
 
 
-def _near_arcs(arcs_a: np.ndarray, arcs_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Pairs (i, j) of arcs ((n, 2, 3) ends each) that may cross: some pieces of them lie within reach.
+def _near_arcs(arcs_a, arcs_b) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs (i, j) of arcs (start, tangent, angle each: see :func:`_arcs`) that may cross: some pieces of them
+    lie within reach.
 
     Each arc is cut into pieces of at most ``step`` radians; a piece lies within ``2 sin(step / 4)`` of its
     middle, so pieces of crossing arcs have middles at most twice that apart.
     """
-    count = len(arcs_a) + len(arcs_b)
-    _, span_a = _arc_frame(arcs_a[:, 0], arcs_a[:, 1])
-    _, span_b = _arc_frame(arcs_b[:, 0], arcs_b[:, 1])
+    count = len(arcs_a[2]) + len(arcs_b[2])
     # pieces about as long as the average arc, and never more than 4 per arc on the whole
-    step = max(float(np.concatenate([span_a, span_b]).sum()) / (2 * count), np.sqrt(4 * np.pi / count), 1e-6)
-    ma, ia = _pieces(arcs_a, span_a, step)
-    mb, ib = _pieces(arcs_b, span_b, step)
+    step = max(float(arcs_a[2].sum() + arcs_b[2].sum()) / (2 * count), np.sqrt(4 * np.pi / count), 1e-6)
+    ma, ia = _pieces(*arcs_a, step)
+    mb, ib = _pieces(*arcs_b, step)
     reach = 4 * np.sin(step / 4) * (1 + 1e-9) + 1e-12
     tree = cKDTree(ma)
     found = []
     per = max(1, int(CHUNK // max(1.0, len(ma) * np.pi * reach * reach / (4 * np.pi) * 8)))
     for s in range(0, len(mb), per):
         pairs = cKDTree(mb[s:s + per]).sparse_distance_matrix(tree, reach, output_type="ndarray")
-        found.append(ia[pairs["j"]].astype(np.int64) * len(arcs_b) + ib[s + pairs["i"]])
+        found.append(ia[pairs["j"]].astype(np.int64) * len(arcs_b[2]) + ib[s + pairs["i"]])
     keys = np.unique(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
-    return keys // len(arcs_b), keys % len(arcs_b)
+    return keys // len(arcs_b[2]), keys % len(arcs_b[2])
 
 
-def _pieces(arcs: np.ndarray, span: np.ndarray, step: float) -> tuple[np.ndarray, np.ndarray]:
+def _pieces(n1: np.ndarray, tangent: np.ndarray, span: np.ndarray, step: float) -> tuple[np.ndarray, np.ndarray]:
     """The middles (m, 3) of the arcs' pieces of at most ``step`` radians, and the arc (m,) of each."""
     cuts = np.maximum(1, np.ceil(span / step)).astype(np.int64)
-    arc = np.repeat(np.arange(len(arcs)), cuts)
+    arc = np.repeat(np.arange(len(span)), cuts)
     first = np.cumsum(cuts) - cuts
-    t = (np.arange(len(arc)) - first[arc] + 0.5) / cuts[arc]  # the middle of each piece, as a share of its arc
-    n1 = arcs[arc, 0]
-    tangent, _ = _arc_frame(n1, arcs[arc, 1])
-    angle = t * span[arc]
-    return np.cos(angle)[:, None] * n1 + np.sin(angle)[:, None] * tangent, arc
-
-
-def _arc_frame(n1: np.ndarray, n2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(k, 3) the unit tangent at ``n1`` of each arc from ``n1`` to ``n2`` (unit, (k, 3)), and (k,) its angle:
-    along it ``u(t) = cos t n1 + sin t tangent``."""
-    c = np.clip(np.einsum("ij,ij->i", n1, n2), -1.0, 1.0)
-    tangent = n2 - c[:, None] * n1
-    length = np.linalg.norm(tangent, axis=1)
-    return tangent / np.where(length > 0, length, 1.0)[:, None], np.arccos(c)
+    angle = (np.arange(len(arc)) - first[arc] + 0.5) / cuts[arc] * span[arc]  # each piece's middle
+    return np.cos(angle)[:, None] * n1[arc] + np.sin(angle)[:, None] * tangent[arc], arc
