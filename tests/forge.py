@@ -71,6 +71,7 @@ def build(path, items, *, close: bool = True, fix: bool = True) -> bytes:
     if close:
         out.close()
     else:
+        out.place()  # a cut recording as a crash leaves it: at its path, without its end
         out.abandon()
     return path.read_bytes()
 

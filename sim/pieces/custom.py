@@ -21,9 +21,10 @@ from pathlib import Path
 
 import numpy as np
 import trimesh
-from scipy.spatial import ConvexHull, QhullError
+from scipy.spatial import QhullError
 
 from sim.errors import ShapeError
+from sim.geometry import sat
 from sim.jsontext import READ_ERRORS
 from sim.limits import LIMITS, FileRefusedError, read_bytes
 from sim.pieces import dimensions as dim
@@ -81,13 +82,12 @@ def hull(vertices) -> PieceShape:
     if not np.isfinite(points).all():
         raise ShapeError("vertices", "expected finite coordinates")
     try:
-        qhull = ConvexHull(points)
+        solid = sat.polytope(points)
     except QhullError:
         raise ShapeError("vertices", "the points lie in one plane (or on one line): a hull needs four points "
                                      "not in one plane") from None
-    extreme = points[np.sort(qhull.vertices)]
-    heights = extreme @ qhull.equations[:, :3].T
-    width = float((heights.max(axis=0) - heights.min(axis=0)).min())  # the least width across a face
+    extreme = points[np.sort(solid.vertex_index)]
+    width = sat.width(solid)  # the least width across a face
     if width < dim.MIN_SIZE:
         raise ShapeError("vertices", f"the points lie within {width:.3g} mm of one plane; a hull must be at least "
                                      f"{dim.MIN_SIZE:g} mm thick")
@@ -124,8 +124,12 @@ def mesh(file, scale: float = 1.0, decomposition: str = "none", threshold: float
                                  "\"exact\" (cut into convex parts) or \"coacd\" (approximate)")
     digest = mesh_digest(files)
     for i, body in enumerate(other):
-        def make(body=body):
-            return exact_parts(body, FOLD_MM) if decomposition == "exact" else coacd_parts(body, threshold)
+        what = path.name if len(other) == 1 else f"{path.name} (body {i + 1} of {len(other)})"
+
+        def make(body=body, what=what):
+            if decomposition == "exact":
+                return exact_parts(body, FOLD_MM, what=what)
+            return coacd_parts(body, threshold, what=what)
 
         key = _variant(CACHE_VERSION, digest, float(scale), decomposition, FOLD_MM, MAX_PARTS, i,
                        float(threshold) if decomposition == "coacd" else None, full=True)

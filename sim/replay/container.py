@@ -34,6 +34,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from sim.atomic import finish, temporary
+
 LOCAL = b"PK\x03\x04"
 CENTRAL = b"PK\x01\x02"
 END = b"PK\x05\x06"
@@ -107,8 +109,11 @@ class AppendZip:
     every member before it; with ``sync`` a thread also syncs the file to the disk after each member
     (the last one synchronously, at :meth:`close`), so that a power cut leaves all but the last few.
 
+    The members go to a temporary file beside ``path`` until :meth:`place` (or :meth:`close`) moves it
+    there: a run that fails before it has anything worth keeping leaves an existing file as it was.
+
     Args:
-        path: the file; an existing one is replaced.
+        path: the file; an existing one is replaced when the new one is placed.
         sync: sync to the disk too (``os.fsync``).
 
     Raises:
@@ -118,7 +123,9 @@ class AppendZip:
     def __init__(self, path, *, sync: bool = True):
         self.path = Path(path)
         self.sync = sync
-        self._file = open(self.path, "wb")  # noqa: SIM115 (kept open while the recording goes on)
+        fd, self._tmp = temporary(self.path)
+        self._file = os.fdopen(fd, "wb")  # kept open while the recording goes on, wherever its name goes
+        self._placed = False
         self._members: list[Member] = []
         self._offset = 0
         self._syncer = _Syncer(self._file.fileno()) if sync else None
@@ -157,8 +164,17 @@ class AppendZip:
         self._offset = end
         return member
 
+    def place(self) -> None:
+        """Put the file at its path (replacing what was there), once what it holds is worth keeping; it goes on
+        growing there. Placing twice does nothing."""
+        if self._file is not None and not self._placed:
+            self._flush()
+            finish(self._tmp, self.path)
+            self._placed = True
+
     def close(self) -> None:
-        """Write the central directory: the file becomes an ordinary zip archive. Closing twice does nothing."""
+        """Write the central directory: the file becomes an ordinary zip archive, at its path. Closing twice
+        does nothing."""
         if self._file is None:
             return
         start = self._offset
@@ -181,15 +197,20 @@ class AppendZip:
         self._stop_syncing()
         if self.sync:
             os.fsync(self._file.fileno())
+        self.place()
         self._file.close()
         self._file = None
 
     def abandon(self) -> None:
-        """Close the file without a central directory (what a crash leaves; for tests and for errors)."""
+        """Close the file without a central directory (what a crash leaves; for tests and for errors); one not
+        placed yet is removed, and a file that was at its path stays."""
         if self._file is not None:
             self._stop_syncing()
             self._file.close()
             self._file = None
+            if not self._placed:
+                with contextlib.suppress(OSError):
+                    os.unlink(self._tmp)
 
     def _flush(self) -> None:
         self._file.flush()
