@@ -131,13 +131,8 @@ class Effects:
 
     def _putback(self, e: play.PutBack) -> None:
         for hand, s in list(self.c.hands.items()):
-            if s.piece == e.piece:
-                self.c.world.release(hand)
-                self.c.world.set_pose(e.piece, s.start)
-                del self.c.hands[hand]
-                self.c.carries.pop(hand, None)
-                if self.table.has_home(e.piece) and np.allclose(s.start, self.table.home(e.piece), atol=1e-3):
-                    self._to_supply_ids([e.piece])
+            if s.piece == e.piece:  # held all the way back: a piece in a hand is never knocked down
+                self.c.put_back(hand)
 
     def _place(self, e: play.Place) -> None:
         self._set(e.piece, e.pose)
