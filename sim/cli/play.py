@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 from typing import Annotated
@@ -14,6 +15,10 @@ from sim.errors import TowerlabError
 
 class PlayArgumentError(TowerlabError):
     """A play option that cannot be used."""
+
+
+TURN_SECONDS = (3.0, 600.0)
+"""The shortest and the longest turn (s) ``--turn-seconds`` allows."""
 
 
 def register(app: typer.Typer) -> None:
@@ -32,6 +37,10 @@ def play(
                        ] = None,
     seed: Annotated[int, typer.Option("--seed", min=0, help="The die, the deal and the set-up's shuffle (an integer "
                                                            ">= 0).")] = 0,
+    turn_seconds: Annotated[float | None, typer.Option(
+        "--turn-seconds", min=TURN_SECONDS[0], max=TURN_SECONDS[1],
+        help=f"Tohuwabohu: a turn lasts this long (s, {TURN_SECONDS[0]:g} to {TURN_SECONDS[1]:g}), a house rule; "
+             "default the rulebook's 15 s (advanced 10 s).")] = None,
     actions: Annotated[Path | None, typer.Option("--actions", help="Play these actions (a JSON list: the viewer's "
                                                                    "and the game's own) through the viewer.")] = None,
     screenshot: Annotated[Path | None, typer.Option("--screenshot", help="Save a full-quality picture (.png/.jpg) "
@@ -58,7 +67,10 @@ def play(
 
     w, h = parse_size(size)
     names = tuple(p.strip() for p in players.split(",") if p.strip()) if players else None
-    g = new_game(game, names, variant, seed)
+    if turn_seconds is not None and not math.isfinite(turn_seconds):
+        raise PlayArgumentError(f"--turn-seconds: expected seconds from {TURN_SECONDS[0]:g} to {TURN_SECONDS[1]:g}, "
+                                f"got {turn_seconds}")
+    g = new_game(game, names, variant, seed, turn_seconds)
     if record is not None and no_record:
         raise PlayArgumentError("--record and --no-record: give one of them")
     if screenshot is not None:
@@ -88,8 +100,24 @@ def play(
     title = f"towerlab play: {game} ({g.session.variant}, {', '.join(g.session.players)})"
     if headless:
         _offscreen(g, plugins, script or [], screenshot, (w, h))
+        code = 0
     else:
-        _window(g, plugins, referee, script, screenshot, exit_after, (w, h), title)
+        code = _window(g, plugins, referee, script, screenshot, exit_after, (w, h), title)
+    _said(referee, recording, screenshot)
+    if code:
+        raise typer.Exit(code)
+
+
+def _said(referee, recording, screenshot) -> None:
+    """The run's last line: what happened in the game, and where its recording and picture went."""
+    from sim.errors import printable
+
+    line = referee.summary()
+    if recording is not None:
+        line += f"; recorded in {recording.path}"
+    if screenshot is not None and screenshot.is_file():
+        line += f"; picture {screenshot}"
+    print(printable(line))
 
 
 def _offscreen(g, plugins, script, screenshot, size) -> None:
@@ -99,7 +127,7 @@ def _offscreen(g, plugins, script, screenshot, size) -> None:
     run_offscreen(Controller(g.scene, threaded=False, size=size, supply=g.supply, plugins=plugins), script, screenshot)
 
 
-def _window(g, plugins, referee, script, screenshot, exit_after, size, title) -> None:
+def _window(g, plugins, referee, script, screenshot, exit_after, size, title) -> int:
     from sim.viewer.controller import Controller
     from sim.viewer.play.draw import PlayWindow
     from sim.viewer.play.draw_fast import FastWindow
@@ -107,6 +135,4 @@ def _window(g, plugins, referee, script, screenshot, exit_after, size, title) ->
 
     controller = Controller(g.scene, threaded=script is None, size=size, supply=g.supply, plugins=plugins)
     window_plugin = (FastWindow if g.session.variant.startswith("fast") else PlayWindow)(referee)
-    code = run_window(controller, title, script, screenshot, exit_after, plugins=[window_plugin])
-    if code:
-        raise typer.Exit(code)
+    return run_window(controller, title, script, screenshot, exit_after, plugins=[window_plugin], window_picture=True)

@@ -53,11 +53,17 @@ def fantasy_table() -> Scene:
     return Scene("talo", "table", tuple(blocks), title="Talo-Fantasy: the stock and the table")
 
 
-def new_game(game: str, players=None, variant: str | None = None, seed: int = 0) -> Game:
+def new_game(game: str, players=None, variant: str | None = None, seed: int = 0,
+             turn_seconds: float | None = None) -> Game:
     """Set ``game`` up for ``players`` (default two, Babylon three) in ``variant`` (default the first).
 
+    Args:
+        turn_seconds: a turn's length (s) as a house rule (Tohuwabohu's basic and advanced games: the
+            only timed turns); None for the rulebook's.
+
     Raises:
-        PlayError: an unknown game or variant, or players the game does not allow.
+        PlayError: an unknown game or variant, players the game does not allow, or a turn length for a game
+            without timed turns.
     """
     from sim.viewer.setup import SetupError, setup
 
@@ -67,6 +73,8 @@ def new_game(game: str, players=None, variant: str | None = None, seed: int = 0)
     variant = variant or VARIANTS[game][0]
     if variant not in VARIANTS[game]:
         raise PlayError(f"--variant: {game} plays {', '.join(VARIANTS[game])}, got {variant!r}")
+    if turn_seconds is not None and game != "tohuwabohu":
+        raise PlayError(f"--turn-seconds: {game}'s turns are not timed (only Tohuwabohu's are)")
     if game == "talo" and variant == "fantasy":
         from sim.games.play.fantasy import FantasySession
         from sim.games.play.judge import statics_judge
@@ -88,7 +96,7 @@ def new_game(game: str, players=None, variant: str | None = None, seed: int = 0)
         from sim.games.tohuwabohu import physics_scene
 
         scene = setup("tohuwabohu", seed=seed)
-        session = TohuwabohuSession(players, game_rng(seed), variant)
+        session = TohuwabohuSession(players, game_rng(seed), variant, turn_seconds=turn_seconds)
         return Game(scene, tuple(p.id for p in scene.pieces), session, physics_scene)
     from sim.games.play.babylon_fast import VARIANTS as FAST
     from sim.games.play.babylon_fast import FastSession

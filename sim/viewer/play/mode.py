@@ -13,6 +13,14 @@ at rest in a configuration not judged before is judged (Tohuwabohu's cards,
 Babylon's majority table). Whatever the referee says is said in the window;
 the last refusal stays on the panel; everything it logs goes into the
 session's recording as game events.
+
+**The game clock** (a timed turn, a round) begins at the first frame, with the
+game's announcement (whose turn, how long); a window a person plays in asks it
+to wait until the window is ready (:meth:`Referee.wait_for_window`,
+:meth:`Referee.window_ready`: its first frames drawn, the order cards shown), so
+that no turn runs out before its player sees it. It stands while the world is
+paused, the help is open or the window holds it (:meth:`Referee.hold`: a dialog,
+a file list), and runs on from where it stood.
 """
 
 from __future__ import annotations
@@ -61,6 +69,9 @@ class Referee(SessionPlugin):
         self._journal = 0
         self._recorded = 0  # journal entries passed to the recording (once it has started)
         self._judged = None  # the world's revision last judged at rest
+        self.started = False  # the game's clock has begun (and the game was announced)
+        self.waiting = False  # the clock waits for the window to be ready
+        self.holds: set[str] = set()  # why the window holds the clock (a dialog open ...)
 
     # --- the seam -----------------------------------------------------------------------------------
 
@@ -98,7 +109,10 @@ class Referee(SessionPlugin):
 
     def tick(self, controller, dt: float) -> None:
         self.effects.tick(dt)
-        if not self.session.over:
+        if not self.started and not self.waiting:
+            self.started = True
+            self._run(self.session.announce())
+        if not self.session.over and self.clock_stands() is None:
             self._run(self.session.tick(dt, self.table))
 
     def busy(self, controller) -> bool:
@@ -113,11 +127,74 @@ class Referee(SessionPlugin):
     def close(self, controller) -> None:
         self._flush()
 
+    # --- the game clock ------------------------------------------------------------------------------
+
+    def wait_for_window(self) -> None:
+        """The game's clock waits until :meth:`window_ready` (a window a person plays in; a script's clock runs
+        from its first frame, in a window as offscreen, so that a scripted game is the same either way)."""
+        self.waiting = not self.started
+
+    def window_ready(self) -> None:
+        """The window is ready: the game is announced and its clock begins with the next frame."""
+        self.waiting = False
+
+    def hold(self, reason: str, on: bool = True) -> None:
+        """The window holds the game's clock for ``reason`` (a dialog open) while ``on``; it lets go with False."""
+        (self.holds.add if on else self.holds.discard)(reason)
+
+    def clock_stands(self) -> str | None:
+        """Why the game's clock stands now (``waiting for the window``, ``paused``, ``help``, or a hold of the
+        window's), or None while it runs."""
+        if not self.started:
+            return "waiting for the window"
+        if self.c.paused:
+            return "paused"
+        if self.c.toggles.help:
+            return "help"
+        return min(self.holds) if self.holds else None
+
     # --- what the window shows ----------------------------------------------------------------------
 
     def view(self) -> dict:
-        """The referee's view of the game (its session's ``view()``)."""
-        return self.session.view()
+        """The referee's view of the game (its session's ``view()``; a clock that stands says why)."""
+        v = self.session.view()
+        stands = self.clock_stands()
+        if stands is not None and "clock" in v and not self.session.over:
+            v["clock"] = f"{v['clock']} (stands: {stands})"
+        return v
+
+    def summary(self) -> str:
+        """One line of what happened in the game: the turns (or rounds) played and the result."""
+        s = self.session
+        journal = s.journal
+        turns = sum(1 for e in journal if e.kind == "turn_changed")
+        rounds = 1 + sum(1 for e in journal if e.kind == "round_ended")
+        timed_rounds = s.variant in ("pro", "fast", "fast-expert")  # everyone builds at once: rounds, not turns
+        head = f"{s.game} ({s.variant}; {', '.join(s.players)})"
+        over = [dict(e.data) for e in journal if e.kind == "game_over"]
+        if over:
+            o = over[-1]
+            played = f"{rounds} round(s)" if timed_rounds else f"{turns} turn(s)"
+            winners = " and ".join(o.get("winners") or []) or "nobody"
+            loser = f"; {o['loser']} caused it and loses" if o.get("loser") else ""
+            return f"{head}: game over after {played} ({o.get('reason')}): {winners} wins{loser}"
+        if timed_rounds:
+            return f"{head}: round {rounds} under way ({s.seat}'s hands); the game goes on"
+        if turns == 0:
+            return f"{head}: the game has not begun ({s.seat} to start)"
+        return f"{head}: turn {turns} under way ({s.seat}'s); the game goes on"
+
+    def probe(self) -> dict:
+        """What a window test reads of the game (:mod:`sim.viewer.probe`'s ``game``): the game and variant,
+        whose hands are at work, the turns begun, the clock (whether it runs, why it stands, the time left),
+        the last refusal, whether it is over, and the session's whole view."""
+        v = self.session.view()
+        left = v.get("time_left")
+        return {"referee": self.session.game, "variant": self.session.variant, "player": self.session.seat,
+                "turns": sum(1 for e in self.session.journal if e.kind == "turn_changed"),
+                "clock": {"started": self.started, "stands": self.clock_stands(),
+                          "time_left": None if left is None else float(left), "time": self.session.time},
+                "refusal": self.refusal, "over": self.session.over, "view": v}
 
     def panel(self) -> str:
         """The game panel's text."""
