@@ -169,6 +169,16 @@ class PlayWindow(WindowPlugin):
             self.referee.wait_for_window()
 
     def controls(self) -> tuple[Control, ...]:
+        return self.game_controls() + (Control("F5", ("f5",), self.save_game, "save the game (towerlab play "
+                                               "--resume FILE goes on with it)", "Game"),)
+
+    def save_game(self, path=None) -> None:
+        """Save the game to ``path`` (default: a new file in the current folder, said in the window); the
+        in-window file list calls it with the file chosen."""
+        self._act("save-game", path=None if path is None else str(path))
+
+    def game_controls(self) -> tuple[Control, ...]:
+        """The game's own keys."""
         game, variant = self.referee.session.game, self.referee.session.variant
         g = "Game"
         if game == "talo" and variant == "fantasy":

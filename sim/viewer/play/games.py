@@ -7,6 +7,7 @@ so that the same game, players, variant, seed and actions give the same game.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -34,12 +35,19 @@ class Game:
         supply: ids of the pieces in the supply.
         session: the referee.
         prepare: the scene the statics judge, from the pieces built (the game's ``physics_scene``).
+        remake: a new session of the same set-up, as ``session`` was when it was made (a saved game's is made
+            again from its record of calls).
+        seed: the seed it was set up with.
+        turn_seconds: the turn's length as a house rule, or None for the rulebook's.
     """
 
     scene: Scene
     supply: tuple[str, ...]
     session: Session
     prepare: object = None
+    remake: Callable[[], Session] | None = None
+    seed: int = 0
+    turn_seconds: float | None = None
 
 
 def fantasy_table() -> Scene:
@@ -80,8 +88,7 @@ def new_game(game: str, players=None, variant: str | None = None, seed: int = 0,
         from sim.games.play.judge import statics_judge
 
         scene = fantasy_table()
-        session = FantasySession(players, game_rng(seed), statics_judge)
-        return Game(scene, tuple(p.id for p in scene.pieces), session)
+        return _game(scene, lambda: FantasySession(players, game_rng(seed), statics_judge), seed=seed)
     if game == "talo":
         from sim.games.play.judge import statics_judge
         from sim.games.play.talo import BOARDS, TaloSession
@@ -89,15 +96,14 @@ def new_game(game: str, players=None, variant: str | None = None, seed: int = 0,
         scene = setup("talo")
         if variant != "green":
             scene = replace(scene, board=BOARDS[variant], title=f"Talo on the {variant} board")
-        session = TaloSession(players, game_rng(seed), statics_judge, variant)
-        return Game(scene, tuple(p.id for p in scene.pieces), session)
+        return _game(scene, lambda: TaloSession(players, game_rng(seed), statics_judge, variant), seed=seed)
     if game == "tohuwabohu":
         from sim.games.play.tohuwabohu import TohuwabohuSession
         from sim.games.tohuwabohu import physics_scene
 
         scene = setup("tohuwabohu", seed=seed)
-        session = TohuwabohuSession(players, game_rng(seed), variant, turn_seconds=turn_seconds)
-        return Game(scene, tuple(p.id for p in scene.pieces), session, physics_scene)
+        return _game(scene, lambda: TohuwabohuSession(players, game_rng(seed), variant, turn_seconds=turn_seconds),
+                     physics_scene, seed, turn_seconds)
     from sim.games.play.babylon_fast import VARIANTS as FAST
     from sim.games.play.babylon_fast import FastSession
     from sim.games.play.babylon_tactical import TacticalSession
@@ -106,5 +112,11 @@ def new_game(game: str, players=None, variant: str | None = None, seed: int = 0,
         scene = setup("babylon", players, mode="fast" if variant in FAST else "tactical")
     except SetupError as e:
         raise PlayError(str(e)) from None
-    session = FastSession(players, variant) if variant in FAST else TacticalSession(players, variant)
-    return Game(scene, tuple(p.id for p in scene.pieces), session)
+    return _game(scene, (lambda: FastSession(players, variant)) if variant in FAST else
+                 (lambda: TacticalSession(players, variant)), seed=seed)
+
+
+def _game(scene: Scene, make: Callable[[], Session], prepare=None, seed: int = 0,
+          turn_seconds: float | None = None) -> Game:
+    """A game on ``scene`` (every piece in the supply) with the session ``make`` makes."""
+    return Game(scene, tuple(p.id for p in scene.pieces), make(), prepare, make, seed, turn_seconds)
