@@ -29,7 +29,7 @@ def test_the_clock_begins_with_the_announcement_of_the_first_turn():
     c, referee = session()
     assert not referee.started and referee.probe()["clock"]["stands"] == "waiting for the window"
     c.frame()
-    assert referee.started and c.messages[0].text.startswith("ann's turn: 15 s - order: ")
+    assert referee.started and c.messages[0].text.startswith("ann's turn (0:15 on the clock) - order: ")
     frames(c, 1.0)
     assert referee.view()["time_left"] == pytest.approx(15.0 - 61 * FRAME)
 

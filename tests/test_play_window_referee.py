@@ -206,7 +206,7 @@ def test_the_game_clock_waits_for_the_window_and_stands_while_the_help_is_open(d
         started = w.wait(lambda s: s["game"] and _game(s)["clock"]["started"], what="the clock to begin")
         clock = _game(started)["clock"]
         assert clock["time_left"] > 20.0 - 1.0, clock  # it began as the window was ready: a frame or two ago
-        assert any(m.startswith("ann's turn: 20 s - order: ") for m in started["messages"])
+        assert any(m.startswith("ann's turn (0:20 on the clock) - order: ") for m in started["messages"])
         help_key = viewer_key("toggle_help")
         w.keys(help_key, idle=False)
         held = w.wait(lambda s: _game(s)["clock"]["stands"] == "help", what="the clock to stand")
@@ -264,6 +264,40 @@ def test_a_pawn_is_drawn_where_the_game_says_it_stands(display, tmp_path):
         assert id_mismatch(shown, want) < ID_LIMIT
         inside = binary_erosion(want == pawn, iterations=3)  # away from its outline (a rounder body live)
         assert inside.sum() > 50 and (shown[inside] == pawn).mean() > 0.95  # its pixels are the pawn's
+        _quit(w)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
+def test_a_game_saved_with_its_key_in_a_window_goes_on_in_another_window_where_it_was(display, tmp_path):
+    """The save key writes the game (the turn, the timer, the cards); `towerlab play --resume FILE` opens it in a
+    new window, whose clock waits for the window again and runs on from the time left at the save."""
+    save_key = game_key("tohuwabohu", None, "save the game")
+    proc = _play(display, tmp_path, "tohuwabohu", "--players", "ann,bob", "--seed", "3", "--turn-seconds", "40",
+                 "--no-record")
+    w = _window(display, tmp_path, proc)
+    try:
+        w.wait(lambda s: s["game"] and _game(s)["clock"]["started"], what="the clock to begin")
+        w.keys(save_key, idle=False)
+        saved = w.wait(lambda s: any(m.startswith("game saved: ") for m in s["messages"]), what="the game saved")
+        _quit(w)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    name = next(m for m in saved["messages"] if m.startswith("game saved: ")).split()[2]
+    data = json.loads((tmp_path / name).read_text())
+    left = 40.0 - data["referee"]["session"]["state"]["clock"]
+    assert 0.0 < left < 40.0 and data["players"] == ["ann", "bob"] and data["turn_seconds"] == 40.0
+    order = _game(saved)["view"]["players"][0]["open"][0]["id"]
+    proc = _play(display, tmp_path, "--resume", name, "--no-record")
+    w = _window(display, tmp_path, proc)
+    try:
+        started = w.wait(lambda s: s["game"] and _game(s)["clock"]["started"], what="the resumed clock to begin")
+        game = _game(started)
+        assert game["player"] == "ann" and game["view"]["players"][0]["open"][0]["id"] == order
+        assert left - 1.0 < game["clock"]["time_left"] <= left  # from where it stood, not a new turn
+        assert any(m.startswith("ann's turn (0:") for m in started["messages"])
         _quit(w)
     finally:
         if proc.poll() is None:

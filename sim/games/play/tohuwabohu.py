@@ -141,8 +141,8 @@ class TohuwabohuSession(Session):
             return []
         if self.basic:
             card = card_title(self.state.order_card())
-            return [Say(f"{self.seat}'s turn: {self.state.turn_seconds:g} s" + (f" - order: {card}" if card else ""),
-                        "turn")]
+            return [Say(f"{self.seat}'s turn ({seconds_text(self.state.time_left)} on the clock)"
+                        + (f" - order: {card}" if card else ""), "turn")]
         return [Say(f"round {self.state.round}: {seconds_text(self.state.time_left)} for everyone; {self.seat}'s "
                     "hands (Tab: the next player's)", "turn")]
 
