@@ -109,8 +109,7 @@ def test_a_turn_that_runs_out_with_a_piece_in_hand_puts_it_back_and_nothing_is_k
         passed = w.wait(lambda s: _game(s)["player"] == "bob", what="the turn to pass by time")
         state = w.idle(passed)
         assert state["hands"] == {} and state["mode"] == "build"
-        status = next(t["text"] for t in state["texts"] if t["text"].startswith("tohuwabohu |"))
-        assert "| build |" in status and "right hand (empty)" in status, status
+        assert not [t["text"] for t in state["texts"] if "| carry |" in t["text"]]  # the status line: no carry
         pose = np.asarray(state["poses"][state["ids"].index(piece)])
         assert np.allclose(pose, [*home.pos, *home.quat], atol=1e-5)  # where it was picked up
         assert not [m for m in state["messages"] if "knocked down" in m or m.startswith("collapse")]
@@ -144,8 +143,9 @@ def test_a_talo_refusal_names_the_block_set_down(display, tmp_path):
     try:
         refused = w.wait(lambda s: (_game(s)["refusal"] or {}).get("rule") == "balance", what="the refusal")
         state = w.idle(refused)
-        panel = next(t["text"] for t in state["texts"] if "REFUSED (balance)" in t["text"])
-        assert "b5-6 would fall" in panel and " b2 " not in panel + " ", panel
+        texts = [t["text"] for t in state["texts"]]
+        assert any("b5-6 would fall" in t for t in texts), texts  # the game panel, and the message
+        assert not any("b2 would fall" in t for t in texts), texts
         _quit(w)
     finally:
         if proc.poll() is None:
@@ -180,12 +180,12 @@ def test_the_screenshot_is_the_windows_own_picture_and_the_run_ends_with_what_ha
         before = {t["text"] for t in taken["texts"]}
         keep = np.ones(shown.shape[:2], bool)
         for t in state["texts"]:  # what changed since (the status line's clock, the message saying it was saved)
-            if t["text"] not in before or t["text"].startswith("babylon |") or "screenshot saved" in t["text"]:
+            if t["text"] not in before or "screenshot saved" in t["text"]:
                 x0, y0, x1, y1 = (int(v) for v in t["box"])
                 keep[max(y0 - 4, 0):y1 + 4, max(x0 - 4, 0):x1 + 4] = False
         diff = float(np.abs(shown - saved)[keep].mean())
         assert diff < SHOT_LIMIT, f"the screenshot differs from the window's picture by {diff:.2f}"
-        panel = next(t for t in state["texts"] if t["text"].startswith("BABYLON (fast)"))
+        panel = max(state["texts"], key=lambda t: len(t["text"]))  # the game panel's
         x0, y0, x1, y1 = (int(v) for v in panel["box"])
         assert np.abs(shown[y0:y1, x0:x1] - saved[y0:y1, x0:x1]).mean() < SHOT_LIMIT  # the game panel in it
         line = _quit(w)
@@ -213,8 +213,7 @@ def test_the_game_clock_waits_for_the_window_and_stands_while_the_help_is_open(d
         later = w.wait(lambda s: s["frame"] > held["frame"] + 40, what="frames with the help open")
         assert _game(later)["clock"]["time_left"] == _game(held)["clock"]["time_left"]
         assert _game(later)["player"] == "ann"
-        panel = next(t["text"] for t in later["texts"] if t["text"].startswith("TOHUWABOHU"))
-        assert "(stands: help)" in panel, panel
+        assert any("(stands: help)" in t["text"] for t in later["texts"])  # the game panel's clock
         w.keys(help_key, idle=False)
         runs = w.wait(lambda s: _game(s)["clock"]["stands"] is None and s["frame"] > later["frame"] + 30,
                       what="the clock to run again")
