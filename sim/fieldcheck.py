@@ -96,10 +96,6 @@ class Field:
         """A key of an object (checked by :meth:`object` first) or an item of a list."""
         return Field(self.value[key], self._at(key))
 
-    def get(self, key, default=None) -> Field:
-        """A key of an object, or ``default`` as its value when it is absent."""
-        return Field(self.value.get(key, default), self._at(key))
-
     def is_null(self) -> bool:
         """Whether the value is ``null``."""
         return self.value is None

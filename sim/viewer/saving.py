@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.fieldcheck import Field, FieldError
+from sim.fieldcheck import Field
 from sim.viewer.actions import HANDS, TOGGLES
 from sim.viewer.camera import Orbit
 from sim.viewer.hands import HandState
@@ -45,7 +45,7 @@ class Saving:
         (the game's set-up).
 
         Raises:
-            FieldError: a field is not what :meth:`session_data` writes.
+            sim.fieldcheck.FieldError: a field is not what :meth:`session_data` writes.
         """
         f = field.object(("world", "hands", "from_supply", "carry_ids", "supply", "session_time", "player",
                           "active_hand", "speed", "paused", "toggles", "camera"))
@@ -124,4 +124,4 @@ def _hand(f: Field, known, carry_ids: int) -> HandState:
                      optional("lowering", 0.0, 1e9), way, optional("travel", -100.0, 100.0))
 
 
-__all__ = ["FieldError", "Saving"]
+__all__ = ["Saving"]

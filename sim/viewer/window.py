@@ -269,6 +269,8 @@ class ViewerWindow(MouseInput, Commands, Drawing, ShowBase):
         """The window's own picture as it was last drawn (panels, marks and all): (h, w, 4) uint8, top row
         first."""
         tex = self.win.get_screenshot()
+        if tex is None:
+            raise OSError("the window's picture cannot be read back")
         data = np.frombuffer(bytes(tex.get_ram_image_as("RGBA")), np.uint8)
         image = data.reshape(tex.get_y_size(), tex.get_x_size(), 4)[::-1].copy()
         image[..., 3] = 255  # the framebuffer's alpha is no transparency of the picture
