@@ -294,6 +294,48 @@ class WorldAdapter:
         self._watched = {}
         self._changed()
 
+    # --- as data (a saved game) ------------------------------------------------------------------
+
+    def data(self) -> dict:
+        """The world's state as JSON data: the live world's (:meth:`sim.physics.live.LiveWorld.data`) and this
+        adapter's own (the viewer's last action, the hands' targets, the pieces watched for a fall, the
+        revision); :meth:`restore_data` goes on from it."""
+        last = self._last
+        return {"live": self.live.data(),
+                "last": None if last is None else {"name": last.name, "piece": last.piece, "hand": last.hand,
+                                                   "player": last.player, "time": last.time},
+                "targets": {h: t.tolist() for h, t in self._targets.items()},
+                "watched": {i: p.tolist() for i, p in self._watched.items()}, "revision": self._revision}
+
+    def restore_data(self, field, scene: Scene) -> None:
+        """Go on from :meth:`data`'s data (a :class:`sim.fieldcheck.Field`) on the pieces of ``scene``: here as
+        in a new adapter, bit for bit.
+
+        Raises:
+            sim.fieldcheck.FieldError: the data is not what :meth:`data` writes.
+        """
+        f = field.object(("live", "last", "targets", "watched", "revision"))
+        self.live.restore_data(f["live"], scene)
+        self.live.drain_events()  # what came before was told already
+        known = set(self.live.ids)
+        last = f["last"]
+        if last.is_null():
+            self._last = None
+        else:
+            last.object(("name", "piece", "hand", "player", "time"))
+            self._last = LastAction(last["name"].text(40), *(None if last[k].is_null() else last[k].text()
+                                                             for k in ("piece", "hand", "player")),
+                                    last["time"].number(0.0, 1e9))
+        self._targets = {h: g.floats((7,)) for h, g in f["targets"].entries(8)}
+        watched = f["watched"].entries(len(known))
+        if any(i not in known for i, _ in watched):
+            raise f["watched"].fail("expected pieces of the world")
+        self._watched = {i: g.floats((7,)) for i, g in watched}
+        self._revision = f["revision"].integer(0, 10**12)
+        self._debt = 0.0
+        self._supply = frozenset()  # the controller sets it again (judged then, here as in a new adapter)
+        self._changed()
+
     # --- statics -------------------------------------------------------------------------------
 
     def verdict(self, wait: bool = False) -> Verdict | None:

@@ -119,14 +119,29 @@ class Building:
         self._plan_hands()
 
     def _do_cancel(self, a: Action) -> None:
-        hand, s = self._carrying(a)
+        hand, _ = self._carrying(a)
+        self.put_back(hand)
+
+    def put_back(self, hand: str) -> str:
+        """The piece in ``hand`` goes back exactly where it was picked up (into the supply if it came from
+        there), held until it is there: it never falls, so nothing is knocked down and no event is told (a
+        cancel; a referee's put-back when a turn's time runs out). Its carry leaves no undo step.
+
+        Returns:
+            The piece.
+        """
+        s = self.hands.pop(hand)
         self.world.release(hand, s.start)  # let go exactly where it was picked
-        del self.hands[hand]
         self.carries.pop(hand, None)
+        entry = self._drops.pop(s.carry, None)
+        if entry is not None:
+            self.undo.forget(entry)  # it was being set down: that drop did not happen
         self.undo.drop_carry(s.carry)
         if self._from_supply.pop(s.carry, False):
             self.supply.add(s.piece)
             self.world.set_supply(self.supply)
+        self._update_mode()
+        return s.piece
 
     def _do_poke(self, a: Action) -> None:
         pid = self._piece_id(a)

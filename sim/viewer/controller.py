@@ -9,7 +9,8 @@ in :attr:`Controller.requests`.
 
 The actions themselves are done by concept in mixins: :mod:`sim.viewer.building`
 (hands and pieces), :mod:`sim.viewer.timeline` (undo, time), :mod:`sim.viewer.files`
-(save, load, recover), :mod:`sim.viewer.viewing` (camera, toggles, pixels).
+(save, load, recover), :mod:`sim.viewer.viewing` (camera, toggles, pixels), :mod:`sim.viewer.saving`
+(the session as data: a saved game).
 Plug-ins (:class:`~sim.viewer.plugins.SessionPlugin`: a game's referee, the
 session's recording) watch, veto and extend them (docs/viewer.md, "Extending the viewer").
 """
@@ -36,6 +37,7 @@ from sim.viewer.live import LastAction, LiveEvent, LiveWorld
 from sim.viewer.modes import ModeMachine, mode_of
 from sim.viewer.plugins import SessionPlugin
 from sim.viewer.recovery import Recovery
+from sim.viewer.saving import Saving
 from sim.viewer.timeline import FRAME, Timeline
 from sim.viewer.viewing import Request, Viewing
 
@@ -77,7 +79,7 @@ class Toggles:
     stability: bool = True
 
 
-class Controller(Building, Timeline, Files, Viewing):
+class Controller(Building, Timeline, Files, Viewing, Saving):
     """A viewer session on a live world.
 
     Args:

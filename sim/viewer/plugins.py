@@ -127,5 +127,10 @@ class WindowPlugin:
     def frame(self, window, dt: float) -> None:
         """Once per frame, after the window drew the controller's state."""
 
+    def settled(self, window) -> bool:
+        """Whether what it draws is complete (nothing of it still drawn in the background): a picture of the
+        window waits for it."""
+        return True
+
     def close(self, window) -> None:
         """The window closes."""

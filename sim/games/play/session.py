@@ -321,6 +321,11 @@ class Session:
         self.time += seconds
         return self._refusable(lambda: self._tick(seconds, table))
 
+    def announce(self) -> list[Effect]:
+        """The game begins on the table (the window is ready, the clock about to run): what the players are
+        told first (a timed game: whose turn it is and how long it lasts). Default: nothing."""
+        return []
+
     def view(self) -> dict:
         """What the window's panels show, as JSON data (each game's own keys; see its module)."""
         raise NotImplementedError

@@ -20,6 +20,7 @@ stock) and the game's its own, so the session maps one to the other (``live_of``
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from types import ModuleType
 
@@ -257,7 +258,8 @@ class StockTurns(Session):
             self.state = self.RULES.place(s, puts, verdict)
         except IllegalMoveError as e:
             self.pending, self.together = None, False
-            raise Refused(e.violations[0].rule, reason(e), undo) from None
+            pieces = ([first[0]] if first is not None else []) + [piece]
+            raise Refused(e.violations[0].rule, self._table_reason(e, s, puts, pieces), undo) from None
         self.pending, self.together = None, False
         pieces = ([first[0]] if first is not None else []) + [piece]
         self.live_of.update(zip(self._new_ids(s, puts), pieces))
@@ -267,6 +269,24 @@ class StockTurns(Session):
         if self.over:
             return out + self._ended()
         return out + [Say(f"{s.player} placed {self._where(pieces, puts)}")]
+
+    def _table_reason(self, e: IllegalMoveError, state, puts, pieces) -> str:
+        """The players' sentence for a refused placement of ``pieces`` (the table's ids, in the order set
+        down), with every block named as the table names it: the game numbers its own as they are built
+        (``b2``: the second), which a player would read as a block of length 2. A balance refusal names the
+        blocks that would fall because of this placement, the one set down last first."""
+        names = dict(self.live_of)
+        names.update(zip(self._new_ids(state, puts), pieces))
+        out = []
+        for v in e.violations:
+            fallen = [names.get(g, g) for g in v.pieces]
+            if v.rule == "balance" and any(g in names for g in v.pieces) and "would fall" in v.reason:
+                first = [p for p in reversed(pieces) if p in fallen]
+                out.append("the building does not stand on its own: "
+                           f"{', '.join(first + sorted(set(fallen) - set(first)))} would fall")
+            else:
+                out.append(re.sub(r"(?<![\w-])b\d+(?![\w-])", lambda m: names.get(m.group(0), m.group(0)), v.reason))
+        return "; ".join(out)
 
     # --- what the games fill in --------------------------------------------------------------------------
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from sim.physics.live.rest import InterfaceCache
 from sim.physics.world import WorldState
 from sim.tol import tol
 
@@ -95,6 +96,8 @@ class History:
         lw._shake = snap.shake
         lw._last_certified = snap.last_certified
         lw._dirty = True  # the next frame looks at everything
+        lw._stale = True  # a new engine has found no contacts yet
+        lw._interfaces = InterfaceCache()  # found afresh: what follows depends on the snapshot alone
         del lw.actions[snap.actions:]
         del lw.events[snap.events:]
         lw._drained = min(lw._drained, snap.events)

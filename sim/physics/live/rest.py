@@ -68,6 +68,35 @@ class Certification:
     below: dict
     timings_ms: dict
 
+    def to_json(self) -> dict:
+        """The certification as JSON data (:meth:`from_json` reads it back; the timings, wall-clock measures,
+        are no part of it)."""
+        return {"held": sorted(self.held), "unheld": sorted(self.unheld),
+                "neighbours": {i: sorted(v) for i, v in self.neighbours.items()},
+                "below": {i: sorted(v) for i, v in self.below.items()}}
+
+    @classmethod
+    def from_json(cls, field, known) -> Certification:
+        """A certification from :meth:`to_json`'s data (a :class:`sim.fieldcheck.Field`), its pieces among
+        ``known``.
+
+        Raises:
+            sim.fieldcheck.FieldError: a field is not what :meth:`to_json` writes.
+        """
+        f = field.object(("held", "unheld", "neighbours", "below"))
+        known = set(known)
+        ground = known | set(GROUND)
+
+        def per_piece(key, ids) -> dict:
+            out = {}
+            for i, g in f[key].entries(len(known)):
+                if i not in known:
+                    raise g.fail("expected an entry of a piece of the world")
+                out[i] = frozenset(g.ids(ids))
+            return out
+        return cls(frozenset(f["held"].ids(known)), frozenset(f["unheld"].ids(known)), per_piece("neighbours", known),
+                   per_piece("below", ground), {})
+
 
 class InterfaceCache:
     """The contact interfaces of the last configuration, so that only those of pieces that moved are found

@@ -456,6 +456,28 @@ class LiveWorld(CertifiedRest):
         """Go back to a snapshot: poses, velocities, held pieces, hands, events and actions as they were."""
         self.history.restore(snapshot)
 
+    def data(self) -> dict:
+        """The world's state now as JSON data (:mod:`sim.physics.live.data`): a file that
+        :meth:`restore_data` reads back, here or in a new live world of the same scene, to go on exactly."""
+        from sim.physics.live.data import snapshot_json
+
+        return snapshot_json(self.history.capture(), self.actions[-1] if self.actions else None)
+
+    def restore_data(self, field, scene: Scene) -> None:
+        """Go on from :meth:`data`'s data (a :class:`sim.fieldcheck.Field`, checked as untrusted input) on the
+        pieces of ``scene`` (the scene this world, or the one the data came from, was made of): every body made
+        afresh, so that this world goes on as any other restored from the same data, bit for bit.
+
+        Raises:
+            sim.fieldcheck.FieldError: the data is not what :meth:`data` writes.
+        """
+        from sim.physics.live.data import snapshot_from_json
+
+        snap, last = snapshot_from_json(field, scene, self.tracker.thresholds, piece_rest=self.tracker.piece_rest)
+        self.restore(snap)
+        self.actions[:] = [] if last is None else [last]  # the cause the next events name
+        self.history = History(self, self.history.seconds)  # a rewind reaches back to here, not before
+
     def rewind(self, seconds: float) -> None:
         """Go back ``seconds`` of simulated time (at most ``history_seconds``): restore the last periodic
         snapshot before then and replay the actions made since, step by step."""

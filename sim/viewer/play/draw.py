@@ -10,6 +10,8 @@ reach.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 from direct.gui.DirectGui import DirectFrame
 from direct.gui.OnscreenText import OnscreenText
@@ -34,6 +36,10 @@ REFRESH = 8.0
 """Times a second the panel asks the referee for its view."""
 LIFT = 0.002
 """How far (m) the route lines float over the surfaces."""
+READY_FRAMES = 3
+"""Frames a window draws before it counts as ready for the game's clock (its first frames are on screen)."""
+READY_LIMIT = 30.0
+"""Wall seconds at most that the game's clock waits for the window's order cards to be drawn."""
 
 
 class PlayDrawing:
@@ -158,8 +164,21 @@ class PlayWindow(WindowPlugin):
     def attach(self, window) -> None:
         self.window = window
         self.drawing = PlayDrawing(window, self.referee)
+        self._first_frame: float | None = None
+        if window.runner is None:  # a person plays: no turn runs out before its player sees the game
+            self.referee.wait_for_window()
 
     def controls(self) -> tuple[Control, ...]:
+        return self.game_controls() + (Control("F5", ("f5",), self.save_game, "save the game (towerlab play "
+                                               "--resume FILE goes on with it)", "Game"),)
+
+    def save_game(self, path=None) -> None:
+        """Save the game to ``path`` (default: a new file in the current folder, said in the window); the
+        in-window file list calls it with the file chosen."""
+        self._act("save-game", path=None if path is None else str(path))
+
+    def game_controls(self) -> tuple[Control, ...]:
+        """The game's own keys."""
         game, variant = self.referee.session.game, self.referee.session.variant
         g = "Game"
         if game == "talo" and variant == "fantasy":
@@ -189,6 +208,22 @@ class PlayWindow(WindowPlugin):
 
     def frame(self, window, dt: float) -> None:
         self.drawing.update(dt)
+        self.referee.hold("a dialog", window.overlay.dialog is not None)
+        if self.referee.waiting and self.ready(window):
+            self.referee.window_ready()
+
+    def settled(self, window) -> bool:
+        """The order cards it shows are drawn (or cannot be drawn here)."""
+        return self.drawing.tray is None or self.drawing.tray.ready
+
+    def ready(self, window) -> bool:
+        """Whether the window is ready for the game's clock: its first :data:`READY_FRAMES` frames drawn and
+        the order cards it shows drawn (at most :data:`READY_LIMIT` wall seconds after its first frame)."""
+        now = time.monotonic()
+        if self._first_frame is None:
+            self._first_frame = now
+        cards = self.settled(window) or now - self._first_frame >= READY_LIMIT
+        return window.frames >= READY_FRAMES and cards
 
     def close(self, window) -> None:
         if self.drawing is not None:

@@ -71,7 +71,7 @@ class FastWindow(PlayWindow):
         self.areas.set_light_off(1)
         self.areas.set_bin("fixed", 44)
 
-    def controls(self) -> tuple[Control, ...]:
+    def game_controls(self) -> tuple[Control, ...]:
         g = "Game"
         return (Control("Tab", ("tab",), self._next_seat, "the next player's hands", g),
                 Control("Enter", ("enter",), lambda: self._act("stop"), "stop! (all your nobles are placed)", g),
@@ -87,7 +87,7 @@ class FastWindow(PlayWindow):
 
     def _draw_areas(self, seat: str) -> None:
         self.areas.node().remove_all_children()
-        areas = self.referee.session.areas(self.referee.table)
+        areas = self.referee.areas()
         c = self.window.controller
         if self._supplies is None:  # where the set-up put the supplies (they stay there, round after round)
             self._supplies = supply_ground(c.scene0)

@@ -123,6 +123,36 @@ class Effects:
             for u in pending:
                 self._release(u)
 
+    def data(self) -> dict:
+        """What is under way, as JSON data: the pawns walking (their steps to come), the blocks to let go, the
+        block the referee's hand holds."""
+        return {"walks": [[w[0], [list(map(float, p)) for p in w[1]], float(w[2])] for w in self.walks],
+                "unpins": [[u.piece, u.home] for u in self.unpins], "pinned": self.table.pinned}
+
+    def restore_data(self, field, known) -> None:
+        """Go on from :meth:`data`'s data (a :class:`~sim.fieldcheck.Field`), its pieces among ``known``.
+
+        Raises:
+            sim.fieldcheck.FieldError: a field is not what :meth:`data` writes.
+        """
+        f = field.object(("walks", "unpins", "pinned"))
+
+        def piece(g):
+            if g.text() not in known:
+                raise g.fail("expected a piece of the game")
+            return g.value
+        walks = []
+        for w in f["walks"].items(16):
+            pid, poses, left = w.items(3, 3)
+            walks.append([piece(pid), [tuple(float(x) for x in p) for p in poses.floats((-1, 7))],
+                          left.number(-1.0, 60.0)])
+        unpins = []
+        for u in f["unpins"].items(4):
+            pid, home = u.items(2, 2)
+            unpins.append(play.Unpin(piece(pid), home.flag()))
+        self.walks, self.unpins = walks, unpins
+        self.table.pinned = None if f["pinned"].is_null() else piece(f["pinned"])
+
     # --- the effects ---
 
     def _say(self, e: play.Say) -> None:
@@ -131,13 +161,8 @@ class Effects:
 
     def _putback(self, e: play.PutBack) -> None:
         for hand, s in list(self.c.hands.items()):
-            if s.piece == e.piece:
-                self.c.world.release(hand)
-                self.c.world.set_pose(e.piece, s.start)
-                del self.c.hands[hand]
-                self.c.carries.pop(hand, None)
-                if self.table.has_home(e.piece) and np.allclose(s.start, self.table.home(e.piece), atol=1e-3):
-                    self._to_supply_ids([e.piece])
+            if s.piece == e.piece:  # held all the way back: a piece in a hand is never knocked down
+                self.c.put_back(hand)
 
     def _place(self, e: play.Place) -> None:
         self._set(e.piece, e.pose)

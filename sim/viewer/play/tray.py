@@ -77,6 +77,7 @@ class CardTray:
         self._shown = None
         self._textures: dict[str, Texture] = {}
         self.placed: list[dict] = []  # what is drawn where: {id, kind (card, drawing, back), x, y, w, h} (aspect2d)
+        self.ready = False  # every card shown has its picture (or none can be drawn here)
 
     def update(self) -> None:
         """Redraw when what the tray shows changed (a card revealed, set aside, fulfilled, or its picture ready)."""
@@ -84,6 +85,7 @@ class CardTray:
         ready = tuple(self.art.picture(c["id"]) is not None for g in groups for c in g["cards"])
         self.art.prefetch(h.pile[0] for h in self.referee.session.state.hands if h.pile)
         key = (repr(groups), ready, self.art.error)
+        self.ready = all(ready) or self.art.error is not None
         if key == self._shown:
             return
         self._shown = key
