@@ -68,7 +68,16 @@ def panel_boxes(base) -> list[dict]:
     for np_ in base.render2d.find_all_matches("**/=towerlab-panel"):
         if np_.is_hidden():
             continue
-        lo, hi = np_.get_tight_bounds(base.render2d)
+        lo, hi = np_.get_tight_bounds(base.render2d) or (None, None)
+        node = np_.node()
+        if hasattr(node, "get_frame") and node.has_frame():  # a DirectFrame's card is no child: its frame
+            left, right, bottom, top = node.get_frame()
+            mat = np_.get_mat(base.render2d)
+            corners = [mat.xform_point((x, 0, z)) for x in (left, right) for z in (bottom, top)]
+            if lo is not None:
+                corners += [lo, hi]
+            lo = type(corners[0])(*(min(c[i] for c in corners) for i in range(3)))
+            hi = type(corners[0])(*(max(c[i] for c in corners) for i in range(3)))
         if lo is None:
             continue
         out.append({"name": np_.get_tag("towerlab-panel"),
@@ -105,6 +114,12 @@ class WindowProbe:
         thrower.set_button_down_event("towerlab-probe-down")
         thrower.set_button_up_event("towerlab-probe-up")
         base.taskMgr.add(self._after_frame, "towerlab-probe", sort=60)  # after igLoop (50) drew the frame
+
+    def close(self) -> None:
+        """Stop: no more writes (the window closes; another may open in the same process)."""
+        self.base.taskMgr.remove("towerlab-probe")
+        for event in ("towerlab-probe-down", "towerlab-probe-up"):
+            self.base.ignore(event)
 
     def _input(self, *_args) -> None:
         self.inputs += 1
