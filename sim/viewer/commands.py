@@ -1,5 +1,5 @@
 """The window's small named methods the controls call (:data:`sim.viewer.keys.CONTROLS`): each turns a key
-into an action of the controller (or opens a prompt for one).
+into an action of the controller (or opens a dialog for one).
 
 A mixin of :class:`sim.viewer.window.ViewerWindow`.
 """
@@ -150,7 +150,7 @@ class Commands:
         self._act("recover")
 
     def _recover_key(self):
-        """Y: recover, while the offer to recover is open (a Y typed into a prompt is only a letter)."""
+        """Y: recover, while the offer to recover is open (a Y typed into a name is only a letter)."""
         if self._offer is not None and self.overlay.dialog is self._offer:
             self._end_offer()
             self._recover()

@@ -1,5 +1,5 @@
 """The window's panels, in DirectGUI: status, stability, the piece under the cursor, messages, the help,
-and the dialogs (a question with buttons; a line to type in; the file list, :mod:`sim.viewer.filedialog`).
+and the dialogs (a question with buttons; the file list, :mod:`sim.viewer.filedialog`).
 
 DirectGUI rather than panda3d-imgui: it ships with Panda3D (no second GUI stack
 and no imgui-bundle wheel to install), draws through the same window and
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import textwrap
 
-from direct.gui.DirectGui import DGG, DirectButton, DirectEntry, DirectFrame
+from direct.gui.DirectGui import DGG, DirectButton, DirectFrame
 from direct.gui.OnscreenText import OnscreenText
 from panda3d.core import TextNode
 
@@ -169,7 +169,6 @@ class Overlay:
         self.help.set_tag("towerlab-panel", "help")
         self.help.hide()
         self.dialog = None
-        self.entry = None
         self.browser = None
         self._status_text = ""
         self._hover_text = None
@@ -333,20 +332,6 @@ class Overlay:
         self.dialog = frame
         self._modal_changed()
 
-    def prompt(self, text: str, initial: str, done) -> None:
-        """A dialog with a line to type in (Enter confirms, Esc cancels); no shortcut fires while it is open."""
-        self.close_dialog()
-        frame = DirectFrame(parent=self.base.aspect2d, frameColor=theme.MODAL, frameSize=(-1.2, 1.2, -0.2, 0.2))
-        frame.set_tag("towerlab-panel", "dialog")
-        OnscreenText(parent=frame, text=text, pos=(-1.15, 0.08), scale=0.045, fg=TEXT, align=TextNode.A_left)
-        self.entry = DirectEntry(parent=frame, initialText=initial, scale=0.045, width=50, pos=(-1.15, 0, -0.08),
-                                 focus=1, command=self._entered, extraArgs=[done], frameColor=theme.FIELD,
-                                 text_fg=theme.INK, state=DGG.NORMAL)
-        self.dialog = frame
-        self.typing(True)
-        self.base.accept(TYPING + "escape", self.close_dialog)
-        self._modal_changed()
-
     def choose_file(self, title: str, folder, suffixes, save: bool, done, name: str = "", cancel=None) -> None:
         """The file list: a folder's sub-folders and its files of ``suffixes``, the recent files, a line to
         type a name or a path in (:class:`~sim.viewer.filedialog.FileDialog`); keyboard and mouse.
@@ -370,7 +355,6 @@ class Overlay:
                                   cancel=lambda: (self.close_dialog(), cancel and cancel()),
                                   note=self.recent.error if self.recent is not None else None)
         self.dialog = self.browser.frame
-        self.entry = self.browser.entry
         self.typing(True)
         self._fitted = None
         self._modal_changed()
@@ -389,10 +373,6 @@ class Overlay:
         self.close_dialog()
         fn()
 
-    def _entered(self, text: str, done) -> None:
-        self.close_dialog()
-        done(text.strip())
-
     def close_dialog(self) -> bool:
         """Close the open dialog; whether there was one."""
         if self.dialog is None:
@@ -401,8 +381,7 @@ class Overlay:
             self.browser.destroy()
         else:
             self.dialog.destroy()
-        self.base.ignore(TYPING + "escape")
         self.typing(False)
-        self.dialog = self.entry = self.browser = None
+        self.dialog = self.browser = None
         self._modal_changed()
         return True

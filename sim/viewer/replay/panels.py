@@ -77,6 +77,7 @@ class ReplayPanels:
                          align=TextNode.A_left)
         OnscreenText(parent=self.help, text="F1 or Esc closes this help", pos=(0.0, -0.8), scale=0.034,
                      fg=theme.KEYS)
+        self.help.set_tag("towerlab-panel", "help")
         self.help.hide()
         self._marks_width = None
         self._seen = 0
@@ -138,8 +139,9 @@ class ReplayPanels:
         if helping:  # the help covers the window under the status line: the other texts wait
             caption, messages = "", ""
             aspect = self.base.getAspectRatio()
-            self.help.setScale(min(1.0, (2.0 * aspect - 0.04) / 3.1, (2.0 - (1.0 - label_y) - 0.02) / 1.7))
-            self.help.setPos(0, 0, (label_y - 1.0) / 2)
+            top, bottom = label_y + 0.02, 1.0 - 2.0 * BAR_TOP + 0.03  # under the status line, over the bar
+            self.help.setScale(min(1.0, (2.0 * aspect - 0.04) / 3.1, (top - bottom) / 1.7))
+            self.help.setPos(0, 0, (top + bottom) / 2)
         for k, label in enumerate(self.labels):
             if len(panes) < 2 or helping:
                 label.hide()
