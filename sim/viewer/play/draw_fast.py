@@ -109,6 +109,7 @@ class FastWindow(PlayWindow):
             text.set_text_color(*theme.legible(colour))  # on a dark plate: read on any table
             text.set_card_color(*theme.PANEL)
             text.set_card_as_margin(0.3, 0.3, 0.15, 0.15)
+            text.set_card_decal(True)  # the letters on the plate without fighting it for depth
             label = self.areas.attach_new_node(text)
             centre = Polygon(a.polygon).centroid
             label.set_pos(centre.x, centre.y, LIFT)
