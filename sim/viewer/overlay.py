@@ -367,7 +367,8 @@ class Overlay:
     def typing(self, on: bool) -> None:
         """Give the keys to a text box (every other key and mouse button event of the window is thrown with the
         :data:`TYPING` prefix, so no shortcut fires) or take them back."""
-        self.base.buttonThrowers[0].node().set_prefix(TYPING if on else "")
+        for thrower in self.base.buttonThrowers or ():  # (an offscreen window has none)
+            thrower.node().set_prefix(TYPING if on else "")
 
     def _chose(self, fn) -> None:
         self.close_dialog()
