@@ -1,5 +1,5 @@
 """The window's small named methods the controls call (:data:`sim.viewer.keys.CONTROLS`): each turns a key
-into an action of the controller (or opens a prompt for one).
+into an action of the controller (or opens a dialog for one).
 
 A mixin of :class:`sim.viewer.window.ViewerWindow`.
 """
@@ -7,10 +7,14 @@ A mixin of :class:`sim.viewer.window.ViewerWindow`.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import numpy as np
 
 from sim.viewer.actions import SPEEDS
+
+SCENE_FILES = (".json",)
+"""What the file list offers to open and save: scene files."""
 
 
 class Commands:
@@ -93,15 +97,34 @@ class Commands:
         self._act("camera", {"preset": "reset"})
 
     def save(self):
-        self._act("save", {"path": self.controller.source or "towerlab-scene.json"})
+        path = self.controller.source or "towerlab-scene.json"
+        if self._act("save", {"path": path}):
+            self.overlay.remember(path)
 
     def save_as(self):
-        self.overlay.prompt("Save the scene as:", self.controller.source or "towerlab-scene.json",
-                            lambda path: path and self._act("save", {"path": path}))
+        folder, name = self._file_place()
+        self.overlay.choose_file("Save the scene as", folder, SCENE_FILES, True, self._save_to, name=name)
 
     def open(self):
-        self.overlay.prompt("Open the scene file:", self.controller.source or "",
-                            lambda path: path and self._act("load", {"path": path}))
+        folder, _ = self._file_place()
+        self.overlay.choose_file("Open a scene file", folder, SCENE_FILES, False, self._open_from)
+
+    def _file_place(self) -> tuple[Path, str]:
+        """The folder the file list opens on and the name it offers: the scene's own file, else the working
+        folder and ``towerlab-scene.json``."""
+        source = self.controller.source
+        if source:
+            path = Path(source).absolute()
+            return path.parent, path.name
+        return Path.cwd(), "towerlab-scene.json"
+
+    def _save_to(self, path: Path):
+        if self._act("save", {"path": str(path)}):
+            self.overlay.remember(path)
+
+    def _open_from(self, path: Path):
+        if self._act("load", {"path": str(path)}):
+            self.overlay.remember(path)
 
     def screenshot(self):
         self._act("screenshot", {"path": time.strftime("towerlab-shot-%Y%m%d-%H%M%S.png")})
@@ -127,7 +150,7 @@ class Commands:
         self._act("recover")
 
     def _recover_key(self):
-        """Y: recover, while the offer to recover is open (a Y typed into a prompt is only a letter)."""
+        """Y: recover, while the offer to recover is open (a Y typed into a name is only a letter)."""
         if self._offer is not None and self.overlay.dialog is self._offer:
             self._end_offer()
             self._recover()

@@ -27,6 +27,7 @@ from panda3d.core import loadPrcFileData
 
 from sim.errors import TowerlabError
 from sim.render.image import save_image
+from sim.viewer.browse import RecentFiles
 from sim.viewer.commands import Commands
 from sim.viewer.controller import Controller, Request
 from sim.viewer.drawing import STILL_AFTER, Drawing
@@ -120,7 +121,7 @@ class ViewerWindow(MouseInput, Commands, Drawing, ShowBase):
         self.controls = CONTROLS + tuple(c for p in self.plugins for c in p.controls())
         self.look = LiveLook(self)
         self.marks = Marks(self.render)
-        self.overlay = Overlay(self, self.controls)
+        self.overlay = Overlay(self, self.controls, RecentFiles())
         self.modes = Modes(self)
         self.modes.request(controller.mode.capitalize())
         controller.modes.listen(lambda old, new: self.modes.request(new.capitalize()))
@@ -170,12 +171,13 @@ class ViewerWindow(MouseInput, Commands, Drawing, ShowBase):
             self.accept("n", self._decline_key)
 
     def _window_event(self, win):
-        if win is not self.win:
+        if win != self.win:  # (another wrapper of the same window is not `is` it: compare the windows)
             return
         props = win.get_properties()
         if not props.get_open():
             self.userExit()
             return
+        ShowBase.windowEvent(self, win)  # the 2D layers follow the new aspect ratio
         size = (props.get_x_size(), props.get_y_size())
         if size != self.controller.camera.size and min(size) > 0:
             self.controller.camera.resize(size)

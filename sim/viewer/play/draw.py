@@ -18,20 +18,22 @@ from direct.gui.OnscreenText import OnscreenText
 from panda3d.core import LineSegs, NodePath, TextNode
 
 from sim.render.graph import SHADOW_MASK
+from sim.viewer import theme
 from sim.viewer.keys import Control
+from sim.viewer.layout import fit
 from sim.viewer.plugins import WindowPlugin
 
-PANEL = (0.08, 0.09, 0.10, 0.80)
-TEXT = (0.96, 0.96, 0.96, 1.0)
-REFUSED = (1.0, 0.55, 0.45, 1.0)
+PANEL = theme.PANEL
+TEXT = theme.TEXT
+REFUSED = theme.ALERT
 ROUTE = (1.0, 0.85, 0.15, 1.0)
 SPOT = (0.15, 0.9, 0.35, 1.0)
 SCALE = 0.036
-LINE = 0.039
 ROLL_SECONDS = 0.8
 """How long the die is shown rolling before it shows the throw."""
-WRAP_CHARS = 100
-"""About how many characters of the panel's font fit in its width (for the frame's height)."""
+WIDTH = 1.9
+"""The panel's width at most (``aspect2d`` units); less in a narrow window (the overlay's :meth:`column`)."""
+PAD = 0.03
 REFRESH = 8.0
 """Times a second the panel asks the referee for its view."""
 LIFT = 0.002
@@ -53,10 +55,12 @@ class PlayDrawing:
     def __init__(self, base, mode):
         self.base = base
         self.mode = mode
-        self.frame = DirectFrame(parent=base.a2dTopLeft, frameColor=PANEL, frameSize=(0.0, 1.9, -0.5, 0.0),
-                                 pos=(0.02, 0, -0.11))
-        self.text = OnscreenText(parent=self.frame, pos=(0.03, -0.05), scale=SCALE, fg=TEXT, align=TextNode.A_left,
-                                 mayChange=True, text="", wordwrap=50)
+        self.frame = DirectFrame(parent=base.a2dTopLeft, frameColor=PANEL, frameSize=(0.0, WIDTH, -0.5, 0.0),
+                                 pos=(0.02, 0, -0.11), suppressMouse=0)  # a panel to read: clicks go through
+        self.frame.set_tag("towerlab-panel", "game")
+        self.text = OnscreenText(parent=self.frame, pos=(PAD, -0.05), scale=SCALE, fg=TEXT, align=TextNode.A_left,
+                                 mayChange=True, text="")
+        self._laid_out = None  # (text, top, room) the panel was last laid out for
         self.routes = base.render.attach_new_node("play-routes")
         self.routes.hide(SHADOW_MASK)
         self.routes.set_light_off(1)
@@ -85,11 +89,7 @@ class PlayDrawing:
         view = self.mode.view()
         if view["game"] == "talo":
             text = self._die(text, view, seconds)
-        if self.text.text != text:
-            self.text.setText(text)
-            lines = sum(1 + len(t) // WRAP_CHARS for t in text.split("\n"))
-            self.frame["frameSize"] = (0.0, 1.9, -0.03 - LINE * lines, 0.0)
-            self.text.setFg(REFUSED if "REFUSED" in text else TEXT)
+        self._place(text)
         routes = self.mode.routes()
         if routes != self._shown_routes:
             self._draw_routes(routes)
@@ -99,6 +99,31 @@ class PlayDrawing:
             if self.tray.art.error and self.tray.art.error != self._art_error:
                 self._art_error = self.tray.art.error
                 self.mode.c.say(self._art_error, "error")
+
+    def _place(self, text: str) -> None:
+        """The panel under the status line, as wide as the room left of the stability panel, its text broken to
+        that width; hidden while the help or a dialog shows."""
+        overlay = self.base.overlay
+        if overlay.modal:
+            self.frame.hide()
+            if self.tray is not None:
+                self.tray.root.hide()
+            return
+        self.frame.show()
+        if self.tray is not None:
+            self.tray.root.show()
+        top, room = overlay.column()
+        key = (text, round(top, 4), round(room, 4))
+        if key == self._laid_out:
+            return
+        self._laid_out = key
+        width = min(WIDTH, room)
+        lines = fit(text, width - 2 * PAD, lambda line: self.text.textNode.calc_width(line) * SCALE)
+        self.text.setText("\n".join(lines))
+        self.text.setFg(REFUSED if "REFUSED" in text else TEXT)
+        self.frame.setPos(0.02, 0, top)
+        line = self.text.textNode.get_line_height() * SCALE
+        self.frame["frameSize"] = (0.0, width, -(0.05 + line * (len(lines) - 1) + 0.35 * line + 0.02), 0.0)
 
     def _die(self, text: str, view, seconds: float) -> str:
         """The die rolling for a moment after each throw (faces at random, for the eye), then the throw."""

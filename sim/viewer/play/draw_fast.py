@@ -16,6 +16,7 @@ from shapely.geometry import MultiPoint, Polygon
 from sim.geometry.transforms import transform_points
 from sim.pieces import dimensions as dim
 from sim.render.graph import SHADOW_MASK
+from sim.viewer import theme
 from sim.viewer.keys import Control
 from sim.viewer.play.draw import PlayWindow
 
@@ -105,7 +106,10 @@ class FastWindow(PlayWindow):
             text = TextNode(f"label-{'-'.join(a.players)}")
             text.set_text(" + ".join(a.players))
             text.set_align(TextNode.A_center)
-            text.set_text_color(*colour)
+            text.set_text_color(*theme.legible(colour))  # on a dark plate: read on any table
+            text.set_card_color(*theme.PANEL)
+            text.set_card_as_margin(0.3, 0.3, 0.15, 0.15)
+            text.set_card_decal(True)  # the letters on the plate without fighting it for depth
             label = self.areas.attach_new_node(text)
             centre = Polygon(a.polygon).centroid
             label.set_pos(centre.x, centre.y, LIFT)

@@ -17,6 +17,8 @@ from direct.gui.OnscreenText import OnscreenText
 from panda3d.core import Filename, SamplerState, TextNode, Texture, TransparencyAttrib
 
 from sim.pieces import dimensions as dim
+from sim.viewer import theme
+from sim.viewer.layout import fit
 from sim.viewer.play.panels import tohuwabohu_cards
 
 CARD_ASPECT = 63.0 / 88.0
@@ -30,10 +32,10 @@ GAP = 0.02
 GROUP_GAP = 0.07
 CAPTION = 0.034
 BACK = (0.16, 0.2, 0.32, 0.95)
-TEXT = (0.96, 0.96, 0.96, 1.0)
-ACTIVE = (1.0, 0.85, 0.2, 1.0)
+TEXT = theme.TEXT
+ACTIVE = theme.ACTIVE
 FULFILLED = (0.15, 0.85, 0.3, 1.0)
-SHADE = (0.08, 0.09, 0.10, 0.65)
+SHADE = theme.PANEL
 
 
 def group_width(g, h: float) -> float:
@@ -104,10 +106,12 @@ class CardTray:
     def _group(self, g, x0: float, h: float) -> None:
         w, y = h * CARD_ASPECT, BOTTOM
         width = group_width(g, h)
-        DirectFrame(parent=self.root, frameColor=SHADE,
-                    frameSize=(x0 - 0.012, x0 + width + 0.012, y - 0.012, y + h + CAPTION * 1.9))
-        OnscreenText(parent=self.root, text=g["caption"], pos=(x0, y + h + CAPTION * 0.6), scale=CAPTION,
-                     fg=ACTIVE if g["active"] else TEXT, align=TextNode.A_left, mayChange=False)
+        shade = DirectFrame(parent=self.root, frameColor=SHADE, suppressMouse=0,
+                            frameSize=(x0 - 0.012, x0 + width + 0.012, y - 0.012, y + h + CAPTION * 1.9))
+        shade.set_tag("towerlab-panel", "tray")
+        caption = OnscreenText(parent=self.root, text="", pos=(x0, y + h + CAPTION * 0.6), scale=CAPTION,
+                               fg=ACTIVE if g["active"] else TEXT, align=TextNode.A_left, mayChange=True)
+        caption.setText(fit(g["caption"], width, lambda s: caption.textNode.calc_width(s) * CAPTION, rows=1)[0])
         x = x0
         for c in g["cards"]:
             self._card(c, x, y, w, h)
@@ -134,8 +138,8 @@ class CardTray:
         DirectFrame(parent=self.root, frameColor=colour, frameSize=(x, x + w, y, y + h))
         note = "(cannot be drawn here)" if self.art.error else "(drawing ...)"
         OnscreenText(parent=self.root, text=f"{c['title']}\n\n{note}", pos=(x + w / 2, y + h * 0.7),
-                     scale=CAPTION * 0.85, fg=TEXT, align=TextNode.A_center, wordwrap=w / (CAPTION * 0.85) * 0.95,
-                     mayChange=False)
+                     scale=CAPTION * 0.85, fg=TEXT, bg=SHADE, align=TextNode.A_center,
+                     wordwrap=w / (CAPTION * 0.85) * 0.9, mayChange=False)  # on a dark plate: any card colour
         self.placed.append({"id": c["id"], "kind": "drawing", "x": x, "y": y, "w": w, "h": h})
 
     def _texture(self, card: str, path) -> Texture:

@@ -91,36 +91,6 @@ class ReplayWindow(ShowBase):
 
         self.probe = None if probe_path() is None else WindowProbe(self, probe_path())
 
-    # --- what a test sees (sim.viewer.probe) ----------------------------------------------------------
-
-    def id_view(self, on: bool) -> None:
-        """The probe's id view of the live pane: its pieces in their id colours, nothing else drawn."""
-        self.look.show_ids(on)
-        (self.render2d.hide if on else self.render2d.show)()
-        if self._pane is not None:
-            self._pane[0].set_active(not on and len(self.controller.panes()) > 1)
-        self._changed_at = time.monotonic()
-
-    def probe_state(self) -> dict:
-        """What the window shows now, for :class:`sim.viewer.probe.WindowProbe`."""
-        c = self.controller
-        panes = c.panes()
-        view = c.view()
-        ids, poses = c.recording.frame(panes[-1].frame)
-        quality = "still" if self.look.showing_still or (self._pane is not None and self._pane[3] is not None
-                                                          and self._pane[3][0] == "both") else "live"
-        still_coming = not (quality == "still" or self.look.ids_shown)
-        busy = c.player.playing or c.camera.current != c.camera.goal or still_coming
-        picture = [view.eye, view.target, view.size, quality, [p.frame for p in panes], self.look.ids_shown]
-        px = self._mouse_pixel()
-        return {"kind": "replay", "picture": picture, "busy": busy, "quality": quality,
-                "view": {"eye": view.eye, "target": view.target, "up": view.up, "size": list(view.size),
-                         "fov_y": view.fov_y, "near": view.near, "far": view.far},
-                "ids": list(ids), "poses": poses, "hands": {}, "frames": [p.frame for p in panes],
-                "time": c.time, "playing": c.player.playing, "following": c.player.following,
-                "mouse": None if px is None else [round(px[0], 1), round(px[1], 1)], "messages":
-                [m.text for m in getattr(c, "messages", [])], "status": c.status(), "caption": c.caption()}
-
     # --- input ---------------------------------------------------------------------------------
 
     def _bind(self) -> None:
@@ -266,12 +236,13 @@ class ReplayWindow(ShowBase):
         self.userExit()
 
     def _window_event(self, win):
-        if win is not self.win:
+        if win != self.win:  # (another wrapper of the same window is not `is` it: compare the windows)
             return
         props = win.get_properties()
         if not props.get_open():
             self.userExit()
             return
+        ShowBase.windowEvent(self, win)  # the 2D layers follow the new aspect ratio
         size = (props.get_x_size(), props.get_y_size())
         if size != self.controller.size and min(size) > 0:
             self.controller.resize(size)
@@ -437,6 +408,45 @@ class ReplayWindow(ShowBase):
         state[2].setup_2d_texture(w, h, Texture.T_unsigned_byte, Texture.F_rgba8)
         state[2].set_ram_image_as(np.ascontiguousarray(rgba[::-1]).tobytes(), "RGBA")
         state[1].set_texture(state[2], 1)
+
+    # --- what a test sees (sim.viewer.probe) -------------------------------------------------------
+
+    def id_view(self, on: bool) -> None:
+        """The probe's id view of the live pane: its pieces in their id colours, nothing else drawn."""
+        self.look.show_ids(on)
+        (self.render2d.hide if on else self.render2d.show)()
+        if self._pane is not None:
+            self._pane[0].set_active(not on and len(self.controller.panes()) > 1)
+        self._changed_at = time.monotonic()
+
+    def probe_state(self) -> dict:
+        """What the window shows now, for :class:`sim.viewer.probe.WindowProbe`: the camera, the frame at the
+        cursor and its poses, the panes and the splits between them (pixel columns), what it says."""
+        c = self.controller
+        view = c.view()
+        panes = c.panes()
+        ids, poses = c.recording.frame(panes[-1].frame)
+        if len(panes) > 1:
+            quality = "still" if self._pane is not None and (self._pane[3] or ("",))[0] == "both" else "live"
+        else:
+            quality = "still" if self.look.showing_still else "live"
+        w, _ = c.size
+        pane_w, _ = c.pane_size()
+        splits = [[pane_w, w - pane_w]] if len(panes) > 1 else []
+        gliding = c.camera.current != c.camera.goal
+        busy = gliding or c.player.playing or (quality == "live" and not self.look.ids_shown)
+        px = self._mouse_pixel()
+        picture = [view.eye, view.target, view.size, quality, [p.frame for p in panes], self.look.ids_shown,
+                   not self.panels.help.is_hidden()]
+        return {"kind": "replay", "picture": picture, "busy": busy, "quality": quality,
+                "view": {"eye": view.eye, "target": view.target, "up": view.up, "size": list(view.size),
+                         "fov_y": view.fov_y, "near": view.near, "far": view.far},
+                "ids": list(ids), "poses": poses, "hands": {}, "frame_at": panes[-1].frame,
+                "panes": [{"frame": p.frame, "label": p.label, "time": p.time} for p in panes], "splits": splits,
+                "frames": [p.frame for p in panes], "time": c.time, "compare": c.compare,
+                "playing": c.player.playing, "following": c.player.following,
+                "mouse": None if px is None else [round(px[0], 1), round(px[1], 1)],
+                "messages": [m.text for m in c.messages], "status": c.status(), "caption": c.caption()}
 
     def _fps(self) -> float:
         recent = self.frame_times[-30:]
