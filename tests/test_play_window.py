@@ -68,7 +68,7 @@ def test_keys_in_the_window_reach_the_referee(display, tmp_path):
         time.sleep(0.3)
     assert window is not None, "no window appeared"
     time.sleep(8.0)  # the two scripted starts, then the window is the players'
-    for key in ("d", "e", "v"):  # red throws; ends the turn without building; blue looks at its routes
+    for key in ("x", "Return", "v"):  # red throws; ends the turn without building; blue looks at its routes
         xdotool("key", "--window", window, key)
         time.sleep(1.5)
     xdotool("key", "--window", window, "ctrl+q")
@@ -174,13 +174,13 @@ def test_talo_fantasy_in_a_window_with_the_keys_and_the_mouse(display, tmp_path)
                  "--record", str(rec))
     person = Mouse(display, tmp_path, proc)
     time.sleep(6.0)  # the first frames
-    person.key("d")  # ann throws
+    person.key("x")  # ann throws
     person.carry(at_block, at_middle)  # picks the block the throw allows (taking it) and sets it down mid-table
     time.sleep(2.0)
-    person.key("e")  # ends the turn
-    person.key("d")  # ben throws
-    person.key("e")
-    person.key("Return")  # the goal is reached
+    person.key("Return")  # ends the turn
+    person.key("x")  # ben throws
+    person.key("Return")
+    person.key("End")  # the goal is reached
     time.sleep(1.5)
     person.grab(tmp_path / "fantasy.png")
     person.quit()

@@ -55,6 +55,13 @@ def _count(v):
     return v
 
 
+def _pieces(v):
+    if (not isinstance(v, list) or not 2 <= len(v) <= 1000 or not all(isinstance(x, str) and x for x in v)
+            or len(set(v)) != len(v)):
+        raise ValueError(f"expected a list of 2..1000 different piece ids, got {got(v)}")
+    return tuple(v)
+
+
 def _params(v):
     if not isinstance(v, dict):
         raise ValueError(f"expected an object of the kind's parameters, got {got(v)}")
@@ -68,6 +75,9 @@ SPECS: dict[str, dict[str, Field]] = {
     "pick": {"piece": Field(text, REQUIRED, "the piece"), "hand": _HAND},
     "move-to": {"at": Field(vector((2, 3), "2 or 3 numbers (mm)"), REQUIRED, "x, y (and the height of its bottom) mm"),
                 "hand": _HAND, "free": Field(flag, False, "place freely (no snapping)")},
+    "pick-group": {"pieces": Field(_pieces, REQUIRED, "the pieces, carried as one group"), "hand": _HAND,
+                   "at": Field(vector((2,), "2 numbers (mm)"), None,
+                               "the point the group is held by (default: its anchor's origin)")},
     "lift": {"mm": _MM, "hand": _HAND},
     "lower": {"mm": _MM, "hand": _HAND},
     "rotate": {"degrees": Field(number(-360.0, 360.0, "an angle -360..360 (degrees)"), 90.0,
@@ -75,12 +85,18 @@ SPECS: dict[str, dict[str, Field]] = {
     "tip": {"axis": Field(one_of("across", "x", "y"), "across",
                           "the world axis to tip it over about (across: the one across its heading)"),
             "hand": _HAND},
+    "flip": {"hand": _HAND},
     "drop": {"hand": _HAND, "free": Field(flag, False, "place freely (no snapping)")},
     "cancel": {"hand": _HAND},
     "poke": {"piece": Field(text, REQUIRED, "the piece"),
              "at": Field(vector((3,), "3 numbers (mm)"), None, "the point pushed (default: its centre)"),
              "direction": Field(vector((3,), "3 numbers"), (1.0, 0.0, 0.0), "the push's direction"),
              "speed": Field(number(0.0, 5.0, "a speed 0..5 (m/s)"), 0.3, "the speed it gives the piece (m/s)")},
+    "pull": {"piece": Field(text, REQUIRED, "the piece"),
+             "to": Field(vector((3,), "3 numbers (mm)"), REQUIRED, "where the spring pulls the point to"),
+             "at": Field(vector((3,), "3 numbers (mm)"), None,
+                     "the point of the piece pulled, where it is now (starts a pull; default: the pull under way)")},
+    "release-pull": {"piece": Field(text_or_none, None, "the piece (default: every pull)")},
     "add": {"kind": Field(text, REQUIRED, "a catalogue kind"), "params": Field(_params, {}, "its parameters"),
             "at": Field(vector((2, 3), "2 or 3 numbers (mm)"), None, "where (default: beside the board)"),
             "hand": _HAND},
@@ -93,7 +109,10 @@ SPECS: dict[str, dict[str, Field]] = {
     "load": {"path": Field(text, REQUIRED, "the scene file")},
     "camera": {"preset": Field(one_of(*CAMERA_PRESETS), REQUIRED, "the view")},
     "orbit": {"degrees": Field(vector((2,), "2 numbers (degrees)"), REQUIRED, "around and up")},
-    "pan": {"fraction": Field(vector((2,), "2 numbers"), REQUIRED, "of the view's width and height")},
+    "pan": {"fraction": Field(vector((2,), "2 numbers"), REQUIRED, "of the view's width and height"),
+            "plane": Field(one_of("view", "table"), "view",
+                           "view: right and up in the picture; table: right and forward over the table")},
+    "follow": {"piece": Field(text_or_none, None, "the piece the camera follows, or null to stop")},
     "zoom": {"factor": Field(number(0.01, 100.0, "a factor 0.01..100"), REQUIRED, "below 1 comes closer"),
              "at": Field(vector((2,), "2 numbers (pixels)"), None, "the pixel that stays put")},
     "toggle": {"what": Field(one_of(*TOGGLES), REQUIRED, "what to show or hide")},
@@ -105,7 +124,8 @@ SPECS: dict[str, dict[str, Field]] = {
 }
 """Every action: field -> how it is checked, its default and what it means."""
 
-UNDOABLE = ("pick", "rotate", "tip", "lift", "lower", "drop", "cancel", "poke", "add", "remove", "reset")
+UNDOABLE = ("pick", "pick-group", "rotate", "tip", "flip", "lift", "lower", "drop", "cancel", "poke", "pull", "add",
+            "remove", "reset")
 """Actions the undo stack records (a pick and everything until its drop are undone as one)."""
 
 

@@ -9,10 +9,11 @@ physics within a budget, follow the mouse, copy poses to the scene graph,
 update the marks and panels, and switch between the live quality and the
 full-quality still (:mod:`sim.viewer.look`).
 
-By concept: :mod:`sim.viewer.mouse` (bindings and the mouse), :mod:`sim.viewer.commands`
-(what each control does), :mod:`sim.viewer.drawing` (the scene graph, marks and
-panels). :class:`~sim.viewer.plugins.WindowPlugin` s add panels, keys (listed in
-the F1 help) and per-frame drawing (docs/viewer.md, "Extending the viewer").
+By concept: :mod:`sim.viewer.mouse` (bindings, the mouse, the keyboard's camera),
+:mod:`sim.viewer.commands` (what each control does), :mod:`sim.viewer.drawing` (the scene
+graph, marks and panels), :mod:`sim.viewer.gestures` (a box selection's box, a pull's spring).
+:class:`~sim.viewer.plugins.WindowPlugin` s add panels, keys (listed in the F1 help) and per-frame
+drawing (docs/viewer.md, "Extending the viewer").
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from sim.render.image import save_image
 from sim.viewer.commands import Commands
 from sim.viewer.controller import Controller, Request
 from sim.viewer.drawing import STILL_AFTER, Drawing
+from sim.viewer.gestures import Gestures
 from sim.viewer.keys import CONTROLS
 from sim.viewer.look import LiveLook
 from sim.viewer.marks import Marks
@@ -109,6 +111,7 @@ class ViewerWindow(MouseInput, Commands, Drawing, ShowBase):
         self.controls = CONTROLS + tuple(c for p in self.plugins for c in p.controls())
         self.look = LiveLook(self)
         self.marks = Marks(self.render)
+        self.gestures = Gestures(self, self.marks.root)
         self.overlay = Overlay(self, self.controls)
         self.modes = Modes(self)
         self.modes.request(controller.mode.capitalize())
@@ -131,6 +134,7 @@ class ViewerWindow(MouseInput, Commands, Drawing, ShowBase):
         self._changed_at = time.monotonic()
         self._press = None
         self._drag = None
+        self._box = None  # a box selection under way: (corner pixel, other corner)
         self._last_mouse = None
         self._status_at = 0.0
         self._messages: list[tuple[str, float]] = []
@@ -187,6 +191,8 @@ class ViewerWindow(MouseInput, Commands, Drawing, ShowBase):
             self.userExit()
             return task.done
         self._follow_mouse()
+        self._keyboard_camera(dt)
+        self.gestures.springs(c.world.pulls())
         self._serve_requests()
         self._sync()
         if self.quiet_frames >= PREPARE_AFTER:  # no hand busy, the camera still: make the next undo ahead

@@ -59,7 +59,9 @@ SPECS: dict[str, dict[str, Field]] = {
                                                            "collapse, and now), before-after")},
     "camera": {"preset": Field(one_of(*CAMERA_PRESETS), REQUIRED, "the view")},
     "orbit": {"degrees": Field(vector((2,), "2 numbers (degrees)"), REQUIRED, "around and up")},
-    "pan": {"fraction": Field(vector((2,), "2 numbers"), REQUIRED, "of the view's width and height")},
+    "pan": {"fraction": Field(vector((2,), "2 numbers"), REQUIRED, "of the view's width and height"),
+            "plane": Field(one_of("view", "table"), "view",
+                           "view: right and up in the picture; table: right and forward over the table")},
     "zoom": {"factor": Field(number(0.01, 100.0, "a factor 0.01..100"), REQUIRED, "below 1 comes closer")},
     "wait": {"seconds": Field(_seconds(0.0, 3600.0), REQUIRED, "seconds of the window's clock (time plays on "
                                                                 "at the speed when playing)")},

@@ -24,6 +24,7 @@ from direct.showbase.ShowBase import ShowBase
 from panda3d.core import Texture
 
 from sim.errors import TowerlabError
+from sim.viewer.keycam import camera_keys, toggle_follow
 from sim.viewer.look import LiveLook, picture_card
 from sim.viewer.mouse import mouse_pixel
 from sim.viewer.replay.actions import COMPARE, replay_action
@@ -191,17 +192,9 @@ class ReplayWindow(ShowBase):
 
     def follow_hovered(self):
         c = self.controller
-        if c.player.following is not None:
-            self._act("follow", {"piece": None})
-            c.say("the camera stays where it is")
-            return
         px = self._mouse_pixel()
-        piece = None if px is None else self.piece_at(*px)
-        if piece is None:
-            c.say("point at a piece to follow it")
-            return
-        if self._act("follow", {"piece": piece}):
-            c.say(f"following {piece}")
+        following = c.player.following
+        toggle_follow(self._act, c.say, following, None if px is None or following else self.piece_at(*px))
 
     def cycle_compare(self):
         c = self.controller
@@ -263,6 +256,8 @@ class ReplayWindow(ShowBase):
             self.userExit()
             return task.done
         self._follow_mouse()
+        for name, fields in camera_keys(self.mouseWatcherNode, dt):
+            self._act(name, fields)
         self._sync()
         self.frames += 1
         self.frame_times.append(dt)
