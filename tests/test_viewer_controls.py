@@ -257,23 +257,31 @@ def test_the_keyboards_pan_moves_over_the_table_along_the_view_keeping_the_heigh
     assert np.cross(np.r_[ahead, 0.0], side)[2] < 0  # to the right of the view
 
 
-def test_the_camera_follows_a_carried_piece_frame_by_frame_until_a_pan():
+def test_the_camera_follows_a_piece_frame_by_frame_holds_still_while_the_mouse_moves_it_and_a_pan_stops_it():
     c = free(*BASE, *PAIR)
-    do(c, "follow", settle=False, piece="a")
-    np.testing.assert_array_equal(c.camera.current.target, pose(c, "a")[:3])
-    do(c, "pick", piece="a", settle=False)
-    for k in range(20):
-        do(c, "move-to", settle=False, at=[90 - 3 * k, 50])
+    do(c, "follow", settle=False, piece="c")
+    np.testing.assert_array_equal(c.camera.current.target, pose(c, "c")[:3])
+    do(c, "poke", settle=False, piece="c", direction=[1, 0, 0], speed=0.4)  # knocked off b: it falls and rolls
+    seen = []
+    for _ in range(60):
         c.frame()
-        np.testing.assert_array_equal(c.camera.current.target, pose(c, "a")[:3])  # never a frame behind
+        np.testing.assert_array_equal(c.camera.current.target, pose(c, "c")[:3])  # never a frame behind
+        seen.append(pose(c, "c")[:3])
+    assert np.ptp(np.array(seen)[:, 0]) > 0.01
+    c.run_until_quiet()
+    held = np.asarray(c.camera.goal.target)
+    do(c, "pick", piece="c")
+    do(c, "move-to", at=[0, -80])  # the mouse moves it: the camera holds still (or it would run away)
+    np.testing.assert_array_equal(c.camera.goal.target, held)
+    do(c, "drop")
+    np.testing.assert_array_equal(c.camera.current.target, pose(c, "c")[:3])  # on it again, set down
     distance = c.camera.goal.distance
     do(c, "zoom", settle=False, factor=0.5, at=[10, 10])  # about the followed piece, not the cursor
-    np.testing.assert_array_equal(c.camera.current.target, pose(c, "a")[:3])
+    np.testing.assert_array_equal(c.camera.current.target, pose(c, "c")[:3])
     assert c.camera.goal.distance == pytest.approx(distance * 0.5)
     do(c, "pan", settle=False, fraction=[0.1, 0.0])
-    assert c.following is None and "no longer following a" in c.messages[-1].text
+    assert c.following is None and "no longer following c" in c.messages[-1].text
     do(c, "follow", settle=False, piece="b")
-    do(c, "drop")
     do(c, "remove", piece="b", settle=False)
     c.frame()
     assert c.following is None and "b left the table" in c.messages[-1].text

@@ -58,13 +58,17 @@ class Viewing:
 
     def _follow_camera(self) -> None:
         """Keep the followed piece where the camera looks (distance and direction kept), at once; a piece that
-        left the table is no longer followed."""
+        left the table is no longer followed. While the piece is in a hand or pulled the camera holds still:
+        the mouse moves it there, and a camera that went with it would move the point under the cursor, and so
+        the piece, again (it would run away from under the cursor)."""
         pid = self.following
         if pid is None:
             return
         if pid not in self.world.ids:
             self.following = None
             self.say(f"{pid} left the table: no longer followed")
+            return
+        if pid in self._held() or pid in self.world.pulls():
             return
         target = self.world.pose(pid)[:3]
         if not np.array_equal(np.asarray(self.camera.goal.target), target):

@@ -38,8 +38,13 @@ from sim.viewer.mouse import MouseInput
 from sim.viewer.overlay import Overlay
 from sim.viewer.plugins import WindowPlugin
 
-__all__ = ["PHYSICS_BUDGET", "PREPARE_AFTER", "PREPARE_BUDGET", "STILL_AFTER", "ViewerWindow", "configure"]
+__all__ = ["FRAME_SORT", "PHYSICS_BUDGET", "PREPARE_AFTER", "PREPARE_BUDGET", "STILL_AFTER", "ViewerWindow",
+           "configure"]
 
+FRAME_SORT = 10
+"""Where the frame's task runs among Panda3D's: after the event manager (0), which hands the keys and buttons
+to their controls, and before the scene is drawn (50): the frame that sees an input draws what it did (a
+camera moved by the wheel or a key is drawn in that frame, not the next)."""
 PHYSICS_BUDGET = 0.012
 """Wall seconds a frame may spend on physics: beyond it the simulation slows down (the real-time
 factor shows it) rather than the window."""
@@ -143,7 +148,7 @@ class ViewerWindow(MouseInput, Commands, Drawing, ShowBase):
         self._offer = None
         self._bind()
         self.accept("window-event", self._window_event)
-        self.taskMgr.add(self._frame, "towerlab-frame", sort=-10)
+        self.taskMgr.add(self._frame, "towerlab-frame", sort=FRAME_SORT)
         for p in self.plugins:
             p.attach(self)
         self._sync(force=True)

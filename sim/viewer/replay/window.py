@@ -33,7 +33,7 @@ from sim.viewer.replay.keys import BOUND, CONTROLS
 from sim.viewer.replay.panels import ReplayPanels
 from sim.viewer.replay.picture import PaneGraphs, replay_picture
 from sim.viewer.replay.timeline import bar_fraction, on_bar
-from sim.viewer.window import configure
+from sim.viewer.window import FRAME_SORT, configure
 
 STILL_AFTER = 0.5
 """Seconds without any change before the full-quality picture is drawn."""
@@ -86,7 +86,7 @@ class ReplayWindow(ShowBase):
         self._pane = None  # the panes' picture: [region, card, texture, what is drawn, when, root]
         self._bind()
         self.accept("window-event", self._window_event)
-        self.taskMgr.add(self._frame, "towerlab-replay-frame", sort=-10)
+        self.taskMgr.add(self._frame, "towerlab-replay-frame", sort=FRAME_SORT)
         self._sync(force=True)
 
     # --- input ---------------------------------------------------------------------------------
