@@ -6,6 +6,7 @@ Each control maps Panda3D event names to one of the window's small named methods
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -93,13 +94,26 @@ def help_text(columns: int = 2, controls: tuple[Control, ...] | None = None) -> 
     groups: dict[str, list[Control]] = {}
     for c in CONTROLS if controls is None else controls:
         groups.setdefault(c.group, []).append(c)
-    names = list(groups)
-    per = -(-len(names) // columns)
     out = []
-    for i in range(0, len(names), per):
+    for part in _balanced(list(groups), [len(groups[n]) + 2 for n in groups], columns):
         keys, helps = [], []
-        for name in names[i:i + per]:
+        for name in part:
             keys += [name.upper()] + [c.keys for c in groups[name]] + [""]
             helps += [""] + [c.help for c in groups[name]] + [""]
         out.append(("\n".join(keys), "\n".join(helps)))
     return out
+
+
+def _balanced(names: list[str], lines: list[int], columns: int) -> list[list[str]]:
+    """The groups ``names`` (of ``lines`` lines each) in order, cut into at most ``columns`` runs whose longest is
+    as short as can be (the help's columns end near the same height)."""
+    best = None
+    for cuts in itertools.combinations(range(1, len(names)), min(columns, len(names)) - 1):
+        edges = (0, *cuts, len(names))
+        height = max(sum(lines[a:b]) for a, b in zip(edges, edges[1:]))
+        if best is None or height < best[0]:
+            best = (height, edges)
+    if best is None:
+        return [names] if names else []
+    edges = best[1]
+    return [names[a:b] for a, b in zip(edges, edges[1:])]
