@@ -75,6 +75,21 @@ def test_a_group_is_carried_turned_and_set_down_as_one_and_is_one_undo_step():
         np.testing.assert_allclose(pose(c, pid), start[pid], atol=1e-9)
 
 
+def test_a_box_on_the_screen_takes_the_pieces_whose_middle_it_holds():
+    c = free(*PAIR, {"id": "f", "kind": "box", "size": [20, 20, 20], "pos": [150, 50, 10], "fixed": True})
+    cam = c.camera.view()
+    at = {p: cam.project(pose(c, p)[:3].reshape(1, 3))[0] for p in ("a", "b", "f")}
+    middle_c = cam.project((pose(c, "c")[:3]).reshape(1, 3))[0]
+    assert c.pieces_in_box(at["a"] - 3, at["a"] + 3) == ["a"]
+    lo, hi = np.minimum(at["a"], at["b"]) - 3, np.maximum(at["a"], at["b"]) + 3
+    assert set(c.pieces_in_box(lo, hi)) == {"a", "b"} | ({"c"} if np.all((middle_c >= lo) & (middle_c <= hi))
+                                                         else set())
+    assert c.pieces_in_box(at["f"] - 3, at["f"] + 3) == []  # fixed: no part of a group
+    assert c.pieces_in_box((0, 0), (3, 3)) == []
+    do(c, "pick", piece="a")
+    assert c.pieces_in_box(at["a"] - 3, at["a"] + 3) == []  # in a hand already
+
+
 def test_a_group_turns_in_place_about_its_middle():
     c = free(*PAIR)
     do(c, "pick-group", pieces=["a", "b"], at=[100, 50])

@@ -134,22 +134,19 @@ class Viewing:
         """The pieces whose middle (the centre of their bounding box) the view shows inside the rectangle between
         two pixels: movable, in front of the eye, in no hand; in the scene's order."""
         cam = self.camera.view()
-        (x0, y0), (x1, y1) = corner, other
-        lo, hi = np.minimum([x0, y0], [x1, y1]), np.maximum([x0, y0], [x1, y1])
+        lo, hi = np.minimum(corner, other), np.maximum(corner, other)
         held = self._held()
-        out = []
-        for pid, pose in zip(self.world.ids, self.world.poses()):
-            piece = self.world.piece(pid)
-            if piece.fixed or pid in held:
-                continue
-            bounds = piece.shape.bounds
-            middle = pose[:3] + rotate(pose[3:], (bounds[0] + bounds[1]) / 2.0)
-            if cam.to_camera(middle.reshape(1, 3))[0, 2] <= cam.near:
-                continue
-            px = cam.project(middle.reshape(1, 3))[0]
-            if np.all(px >= lo) and np.all(px <= hi):
-                out.append(pid)
-        return out
+        ids = [pid for pid in self.world.ids if pid not in held and not self.world.piece(pid).fixed]
+        if not ids:
+            return []
+        row = {pid: k for k, pid in enumerate(self.world.ids)}
+        poses = self.world.poses()[[row[pid] for pid in ids]]
+        bounds = np.array([self.world.piece(pid).shape.bounds for pid in ids])  # (k, 2, 3)
+        middles = poses[:, :3] + rotate(poses[:, 3:], bounds.mean(axis=1))
+        ahead = cam.to_camera(middles)[:, 2] > cam.near
+        px = cam.project(np.where(ahead[:, None], middles, np.asarray(cam.target)))
+        inside = ahead & np.all((px >= lo) & (px <= hi), axis=1)
+        return [pid for pid, yes in zip(ids, inside) if yes]
 
     def piece_rect(self, piece_id: str) -> tuple[float, float, float, float] | None:
         """The rectangle (x0, y0, x1, y1, pixels) round a piece's bounding box as the view shows it, or None when
