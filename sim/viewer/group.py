@@ -119,7 +119,7 @@ def plan_group(scene, hand: str, state, poses: dict[str, np.ndarray], rays, skip
         if find_way:
             ways.append(path_height(rays, now[:2], there[:2], fp, now_outline + now[:2], float(now[2]), skip,
                                     floor) - dz)
-        parts.append((pid, there, fp, surface, tuple(under)))
+        parts.append((pid, offset, there, fp, surface, tuple(under)))
     if find_way:
         state.way = (key, max(ways))
     rest_z = max(surfaces)  # lowered as one: the first piece to touch stops it
@@ -144,8 +144,7 @@ def plan_group(scene, hand: str, state, poses: dict[str, np.ndarray], rays, skip
     target = np.concatenate([at, [z], quat])
     ghost = np.concatenate([xy, [rest_z], quat])
     carries = []
-    for pid, there, fp, surface, under in parts:
-        offset = dict(pieces)[pid]
+    for pid, offset, there, fp, surface, under in parts:
         outline = np.column_stack([fp.outline + there[:2], np.full(4, surface)])
         carries.append(Carry(hand, pid, placed(target, offset), placed(ghost, offset), outline, under,
                              label if pid == state.piece else None, np.asarray(poses[pid], dtype=float)))
