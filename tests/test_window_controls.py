@@ -202,7 +202,8 @@ def test_the_keyboards_camera_moves_at_once_follows_a_carried_piece_and_f_flips_
         assert s["view"] == still and np.linalg.norm(pose(s, "a")[:2] - picked[:2]) > 0.01
         later = viewer.steady(s)  # the mouse still: neither the camera nor the piece runs on
         assert later["view"] == still and later["ghosts"] == s["ghosts"]
-        s = viewer.keys("f")  # flipped in hand
+        s = viewer.keys("f")  # flipped in hand: the hand turns it over (slowly on a loaded machine)
+        s = viewer.wait(lambda s: quat_to_matrix(pose(s, "a")[3:])[2, 2] < -0.99, what="the piece turned over")
         s = viewer.tap(*s["mouse"])
         s = viewer.idle(s, ready=lambda s: not s["hands"])
         assert quat_to_matrix(pose(s, "a")[3:])[2, 2] == pytest.approx(-1.0, abs=1e-3)  # upside down
