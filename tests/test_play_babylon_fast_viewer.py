@@ -105,8 +105,8 @@ def test_the_windows_keys_are_panda3d_buttons_on_the_docs_page_and_the_panel():
     fast = doc[doc.index("## Babylon (fast)"):]
     window = FastWindow(Referee(new_game("babylon", PLAYERS, "fast")))
     controls = window.game_controls()
-    assert [c.keys for c in controls] == ["Tab", "Enter", "D", "G"]
-    assert [c.keys for c in window.controls()] == ["Tab", "Enter", "D", "G", "F5"]  # and every game's save
+    assert [c.keys for c in controls] == ["Tab", "Enter", "End", "G"]
+    assert [c.keys for c in window.controls()] == ["Tab", "Enter", "End", "G", "F5"]  # and every game's save
     for c in controls:
         assert all(registry.find_button(e) != registry.find_button("no-such-button") for e in c.events), c.events
         assert f"**{c.keys}**" in fast and f"{c.keys} " in KEYS

@@ -56,7 +56,7 @@ def test_keys_in_the_window_reach_the_referee(display, tmp_path):
     opening.write_text('[{"action": "start", "cell": [0, 0]}, {"action": "start", "cell": [0, 9]}]\n')
     person = Mouse(display, tmp_path, _play(display, tmp_path, "talo", "--seed", "7", "--actions", str(opening),
                                             "--record", str(rec)))
-    for key in ("d", "e", "v"):  # red throws; ends the turn without building; blue looks at its routes
+    for key in ("x", "Return", "v"):  # red throws; ends the turn without building; blue looks at its routes
         person.key(key)
     person.quit()
     events = _events(rec)
@@ -155,12 +155,12 @@ def test_talo_fantasy_in_a_window_with_the_keys_and_the_mouse(display, tmp_path)
     proc = _play(display, tmp_path, "talo", "--variant", "fantasy", "--players", "ann,ben", "--seed", str(seed),
                  "--record", str(rec))
     person = Mouse(display, tmp_path, proc)
-    person.key("d")  # ann throws
+    person.key("x")  # ann throws
     person.carry(at_block, at_middle)  # picks the block the throw allows (taking it) and sets it down mid-table
-    person.key("e")  # ends the turn
-    person.key("d")  # ben throws
-    person.key("e")
-    person.key("Return")  # the goal is reached
+    person.key("Return")  # ends the turn
+    person.key("x")  # ben throws
+    person.key("Return")
+    person.key("End")  # the goal is reached
     person.grab(tmp_path / "fantasy.png")
     person.quit()
     events = _events(rec)

@@ -9,6 +9,10 @@ The machine is shared: read the ratios, and the CPU time, before the wall-clock 
 is carried from its stock to circles over the board; Babylon's noble from the top of the city in
 circles over it.
 
+The camera's lag: an orbit as a drag applies it, a wheel click as its button event, a pan over the table as
+the held W key applies it; frames counted from the frame that takes the input until a frame draws the camera
+where it was sent (0: that very frame draws it; a camera that glides takes 20 frames and more).
+
 Then the carried piece is set down and, once everything rests, undone: at once (the undo makes its
 engine then), and again (after a redo) once the window has made the undo ahead in its quiet frames
 (``Controller.prepare_undo``; at most 20 s of frames: the camera stands still meanwhile). Each undo is
@@ -94,10 +98,45 @@ def run_case(name: str, frames: int, size: tuple[int, int]) -> dict:
               "cpu_ms_per_frame": (time.process_time() - cpu) / frames * 1e3,
               "real_time_factor": (controller.world.time - simulated) / wall,
               "physics_ms_per_frame": float(np.mean(window.work_times[-frames:])) * 1e3}
+    result.update(_camera_lag(controller, window))
     if piece is not None:
         result.update(_undo_times(controller, window))
     window.close()
     return result
+
+
+LAG_INPUTS = {  # name -> how the input reaches the window: an event (as a button's), or an action of its frame
+    "drag": ("action", "orbit", {"degrees": [6.0, 2.0]}),  # a drag: the frame's _follow_mouse applies it
+    "wheel": ("event", "wheel_up", None),
+    "keys": ("action", "pan", {"fraction": [0.0, 0.02], "plane": "table"}),  # W held: the frame's own keys
+}
+
+
+def _camera_lag(controller, window, limit: int = 120) -> dict:
+    """Frames from each kind of camera input until a frame draws the camera where the input sent it: 0 when the
+    frame that takes the input draws it. The drawn camera is the window's Panda3D camera after the frame;
+    where it was sent is the controller's goal. An input this code does not know (an older window) is None."""
+    step = window.taskMgr.step
+    out = {}
+    for name, (how, what, fields) in LAG_INPUTS.items():
+        for _ in range(3):
+            step()
+        was = np.asarray(controller.camera.view(controller.camera.goal).eye)
+        if how == "event":
+            window.messenger.send(what)  # handled by the event manager in the next frame, as a button is
+        elif not window._act(what, fields):  # what the frame's input code applies before it draws
+            out[f"lag_{name}_frames"] = None  # an older window without this input
+            continue
+        frames = None
+        for k in range(limit):
+            step()
+            goal = np.asarray(controller.camera.view(controller.camera.goal).eye)
+            drawn = np.asarray(window.camera.get_pos(window.render))
+            if not np.allclose(goal, was) and np.allclose(drawn, goal, atol=1e-6):
+                frames = k
+                break
+        out[f"lag_{name}_frames"] = frames
+    return out
 
 
 def _undo_times(controller, window) -> dict:
@@ -156,7 +195,9 @@ def _display() -> tuple[dict, subprocess.Popen | None]:
 
 
 FIGURES = (("fps", "fps", ".1f"), ("cpu_ms_per_frame", "CPU ms/frame", ".1f"),
-           ("real_time_factor", "real-time", ".2f"), ("undo_ms", "undo ms", ".0f"),
+           ("real_time_factor", "real-time", ".2f"), ("lag_drag_frames", "lag drag", ".0f"),
+           ("lag_wheel_frames", "lag wheel", ".0f"), ("lag_keys_frames", "lag keys", ".0f"),
+           ("undo_ms", "undo ms", ".0f"),
            ("undo_cpu_ms", "undo CPU ms", ".0f"), ("undo_ahead_ms", "made ahead ms", ".0f"),
            ("made_ahead_in_s", "ahead in s", ".1f"))
 

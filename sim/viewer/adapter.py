@@ -37,6 +37,7 @@ from dataclasses import replace
 import numpy as np
 from scipy.spatial.transform import Rotation
 
+from sim.geometry.transforms import rotate
 from sim.physics import RayHit
 from sim.physics.live import LiveWorld as PhysicsLive
 from sim.physics.live import beside
@@ -44,7 +45,17 @@ from sim.physics.tracker import MotionThresholds
 from sim.physics.world import GRAVITY, HULL_MARGIN
 from sim.scene import Piece, Scene
 from sim.tol import tol
-from sim.viewer.live import HAND_STRENGTH, Advance, LastAction, LiveEvent, Snapshot, Verdict
+from sim.viewer.live import (
+    HAND_STRENGTH,
+    PULL_LIMIT,
+    PULL_STIFFNESS,
+    Advance,
+    LastAction,
+    LiveEvent,
+    Snapshot,
+    Spring,
+    Verdict,
+)
 from sim.viewer.stability import StaticsWorker
 
 JUDGE_AFTER = frozenset({"came_to_rest", "settled", "knocked_down", "fell"})
@@ -199,6 +210,42 @@ class WorldAdapter:
         self._watch(piece)
         self._changed()
 
+    def pull(self, piece_id: str, target, point=None, stiffness: float | None = None,
+             limit: float | None = None) -> None:
+        """A spring pulls a piece (:meth:`sim.physics.live.LiveWorld.pull`): from ``point`` (m, world; turned
+        into the piece's frame) or, without it, the pull under way, towards a new target."""
+        live = self.live
+        weight = live.world.bodies[piece_id].mass * GRAVITY
+        if point is None:
+            was = next((p for p in live.pulls.states() if p.piece == piece_id), None)
+            if was is None:
+                raise ValueError(f"piece {piece_id!r} is not pulled: give the point it is pulled by")
+            local, k, f = was.point, was.stiffness, was.limit
+        else:
+            pose = live.pose(piece_id)
+            q = pose[3:]
+            local = rotate(np.array([-q[0], -q[1], -q[2], q[3]]), np.asarray(point, dtype=float) - pose[:3])
+            k = PULL_STIFFNESS * weight if stiffness is None else float(stiffness)
+            f = PULL_LIMIT * weight if limit is None else float(limit)
+        live.pull(piece_id, local, np.asarray(target, dtype=float), k, f, player=self._player())
+        if point is not None:
+            self._changed()
+
+    def release_pull(self, piece_id: str) -> None:
+        if piece_id in self.live.pulls.pieces():
+            self.live.release_pull(piece_id, player=self._player())
+            self._changed()
+
+    def pulls(self) -> dict[str, Spring]:
+        out = {}
+        for p in self.live.pulls.states():
+            pose = self.live.pose(p.piece)
+            at = pose[:3] + rotate(pose[3:], np.asarray(p.point))
+            target = np.asarray(p.target)
+            out[p.piece] = Spring(p.piece, at, target, min(1.0, p.stiffness * float(np.linalg.norm(target - at))
+                                                           / p.limit))
+        return out
+
     def _watch(self, piece_id: str) -> None:
         """Watch a piece let go that the statics do not hold: it may fall (see the module docstring)."""
         if piece_id not in self.live.held and piece_id not in self.live.parked:
@@ -347,9 +394,9 @@ class WorldAdapter:
         return self._statics.pending
 
     def _judged_scene(self) -> Scene:
-        """The scene now without the carried pieces and the supply's (but those touching what is built, fixed:
-        part of the table)."""
-        carried = set(self.live.carried())
+        """The scene now without the carried and the pulled pieces and the supply's (but those touching what is
+        built, fixed: part of the table)."""
+        carried = set(self.live.carried()) | self.live.pulls.pieces()  # a pulled piece is held by its spring
         scene = self.scene()
         if not carried and not self._supply:
             return scene

@@ -229,6 +229,15 @@ def tip_over(quat, axis: str = "across") -> np.ndarray:
     return canonical_quat((Rotation.from_euler(axis, 90.0, degrees=True) * Rotation.from_quat(quat)).as_quat())
 
 
+def flip_over(quat) -> np.ndarray:
+    """``quat`` turned upside down: half a turn about the world's horizontal axis along the piece's heading, so
+    that what was its top is its bottom and its outline seen from above is mirrored in place (an arch stands on
+    its crown, a figure on its head)."""
+    h = np.radians(heading(quat))
+    axis = np.array([np.cos(h), np.sin(h), 0.0])
+    return canonical_quat((Rotation.from_rotvec(np.pi * axis) * Rotation.from_quat(quat)).as_quat())
+
+
 def square_up(quat) -> np.ndarray:
     """The orientation with every own axis along a world axis nearest to ``quat``: upright pieces only."""
     return _square_up(quat).copy()

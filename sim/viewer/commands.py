@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from sim.viewer.actions import SPEEDS
+from sim.viewer.keycam import toggle_follow
 
 SCENE_FILES = (".json",)
 """What the file list offers to open and save: scene files."""
@@ -32,6 +33,24 @@ class Commands:
             return
         if self.controller.active_hand in self.controller.hands:
             self._act("cancel", {"hand": self.controller.active_hand})
+
+    def flip(self):
+        self._act("flip", {"hand": self.controller.active_hand})
+
+    def escape_key(self):
+        """Esc: close a dialog or the help, or put what is in hand back (:meth:`escape`); else stop following."""
+        c = self.controller
+        busy = self.overlay.dialog is not None or not self.overlay.help.is_hidden() or c.active_hand in c.hands
+        if busy or c.following is None:
+            self.escape()
+        elif self._act("follow", {"piece": None}):
+            c.say("the camera stays where it is")
+
+    def follow_hovered(self):
+        """L: the camera follows the piece under the cursor; again, it stops."""
+        c = self.controller
+        px = self._mouse_pixel()
+        toggle_follow(self._act, c.say, c.following, None if px is None else c.piece_at(*px))
 
     def switch_hand(self):
         names = self.controller.hand_names

@@ -8,9 +8,10 @@ verdict, the messages. Requests only a front end can serve (a screenshot) wait
 in :attr:`Controller.requests`.
 
 The actions themselves are done by concept in mixins: :mod:`sim.viewer.building`
-(hands and pieces), :mod:`sim.viewer.timeline` (undo, time), :mod:`sim.viewer.files`
-(save, load, recover), :mod:`sim.viewer.viewing` (camera, toggles, pixels), :mod:`sim.viewer.saving`
-(the session as data: a saved game).
+(hands and pieces), :mod:`sim.viewer.grouping` (groups of pieces in one hand),
+:mod:`sim.viewer.pulling` (a spring pulling a piece), :mod:`sim.viewer.timeline` (undo, time),
+:mod:`sim.viewer.files` (save, load, recover), :mod:`sim.viewer.viewing` (camera, toggles, pixels),
+:mod:`sim.viewer.saving` (the session as data: a saved game).
 Plug-ins (:class:`~sim.viewer.plugins.SessionPlugin`: a game's referee, the
 session's recording) watch, veto and extend them (docs/viewer.md, "Extending the viewer").
 """
@@ -30,12 +31,14 @@ from sim.viewer.adapter import WorldAdapter
 from sim.viewer.building import Building
 from sim.viewer.camera import OrbitCamera
 from sim.viewer.files import Files
+from sim.viewer.grouping import Grouping
 from sim.viewer.hands import Carry, HandState
 from sim.viewer.history import Entry, Moment, TimeHistory, UndoStack
 from sim.viewer.inspect import Describer
 from sim.viewer.live import LastAction, LiveEvent, LiveWorld
 from sim.viewer.modes import ModeMachine, mode_of
 from sim.viewer.plugins import SessionPlugin
+from sim.viewer.pulling import Pulling
 from sim.viewer.recovery import Recovery
 from sim.viewer.saving import Saving
 from sim.viewer.timeline import FRAME, Timeline
@@ -79,7 +82,7 @@ class Toggles:
     stability: bool = True
 
 
-class Controller(Building, Timeline, Files, Viewing, Saving):
+class Controller(Building, Grouping, Pulling, Timeline, Files, Viewing, Saving):
     """A viewer session on a live world.
 
     Args:
@@ -144,12 +147,13 @@ class Controller(Building, Timeline, Files, Viewing, Saving):
         self.hands: dict[str, HandState] = {}
         self.carries: dict[str, Carry] = {}
         self.supply = set(supply)
+        self.following: str | None = None  # the piece the camera follows (sim.viewer.viewing)
         self.undo = UndoStack()
         self.history = TimeHistory()
         self.describer = Describer()
         self._carry_ids = 0
         self._drops: dict[int, Entry | None] = {}  # carry -> its folded undo step, while it is set down
-        self._from_supply: dict[int, bool] = {}  # carry -> its piece was taken from the supply
+        self._from_supply: dict[int, frozenset] = {}  # carry -> its pieces taken from the supply
         self.world.set_supply(self.supply)
         self.camera.floor = -scene.board_info.thickness
         self.camera.start(scene)
@@ -179,7 +183,7 @@ class Controller(Building, Timeline, Files, Viewing, Saving):
     def saved_scene(self) -> Scene:
         """What a save writes: the pieces now, each carried piece where it would land."""
         scene = self.world.scene()
-        ghosts = {c.piece: c.ghost for c in self.carries.values()}
+        ghosts = {c.piece: c.ghost for c in self.carry_plans()}
         return scene.with_poses(ghosts) if ghosts else scene
 
     def say(self, text: str, kind: str = "info") -> None:
@@ -335,7 +339,7 @@ class Controller(Building, Timeline, Files, Viewing, Saving):
         if any(s.lowering is not None for s in self.hands.values()) or any(p.busy(self) for p in self.plugins):
             return False
         carried = self._held()
-        for c in self.carries.values():
+        for c in self.carry_plans():
             if np.linalg.norm(self.world.pose(c.piece)[:3] - c.target[:3]) > 2e-3:
                 return False
         return not [i for i in self.world.moving() if i not in carried]
@@ -354,6 +358,7 @@ class Controller(Building, Timeline, Files, Viewing, Saving):
             self.history.record(self._moment())
         for p in self.plugins:
             p.advanced(self, adv)
+        self._follow_camera()
         return adv
 
     def _may_step_back(self) -> bool:

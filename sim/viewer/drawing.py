@@ -100,7 +100,7 @@ class Drawing:
         looked = view != self._last_view
         self.quiet_frames = 0 if looked or force or c.hands else self.quiet_frames + 1  # pieces may still fall
         self.look.shadows()
-        self.look.hold(s.piece for s in c.hands.values())
+        self.look.hold(c.in_hand())
         if not moved:
             self.look.idle()
         if not (moved or looked or c.dirty or force) and self.look.shadows_stale:  # a piece came to rest
@@ -165,6 +165,10 @@ class Drawing:
                          "fov_y": view.fov_y, "near": view.near, "far": view.far},
                 "ids": list(c.world.ids), "poses": poses, "hands": hands,
                 "ghosts": {h: k.ghost for h, k in c.carries.items()}, "mode": c.mode, "hovered": c.hovered,
+                "groups": {h: list(s.pieces) for h, s in c.hands.items() if s.group},
+                "pulls": {k: {"point": v.point, "target": v.target, "load": v.load}
+                          for k, v in c.world.pulls().items()},
+                "following": c.following,
                 "mouse": None if px is None else [round(px[0], 1), round(px[1], 1)],
                 "verdict": None if verdict is None else _verdict_json(verdict), "pending": pending,
                 "paused": c.paused, "speed": c.speed, "time": c.world.time, "session_time": c.session_time,
@@ -186,7 +190,7 @@ class Drawing:
             tints[c.hovered] = (0.3, 0.6, 1.0, 0.35)
         self.look.tint(tints)
         bad = set(v.unheld) if v is not None else set()
-        self.marks.carries(self.look.graph, list(c.carries.values()), bad)
+        self.marks.carries(self.look.graph, c.carry_plans(), bad)
         size = self._scene_size(poses)
         self.marks.weakest(v, self._weakest_arrows(c.world, poses, v), t.stability)  # where the mode's pieces stand
         forces = c.describer.forces(v) if t.forces else None
@@ -220,7 +224,8 @@ class Drawing:
     def _panels(self) -> None:
         c = self.controller
         fps = self._fps()
-        hands = ", ".join(f"{h}: {s.piece}" for h, s in c.hands.items()) or "empty"
+        hands = ", ".join(f"{h}: {s.piece}" + (f" +{len(s.group)}" if s.group else "") for h, s in c.hands.items())
+        hands = hands or "empty"
         status = (f"{c.game} | {c.mode} | {c.active_hand} hand ({hands}) | t {c.world.time:6.2f} s | "
                   f"{pace_text(c.paused, c.speed, c.real_time_factor)} | {fps:4.0f} fps"
                   + (" | full quality" if self.look.showing_still else "") + "   F1: help")

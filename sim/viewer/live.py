@@ -28,6 +28,12 @@ if TYPE_CHECKING:  # the physics' own answer to a ray (piece, point, normal, dis
 HAND_STRENGTH = 3.0
 """A hand's default force limit, in multiples of the carried piece's weight: enough to lift it
 briskly, too little to hold a tower up against a careless sweep."""
+PULL_STIFFNESS = 50.0
+"""A pull's default spring, in weights of the pulled piece per metre: stretched 20 mm it pulls with the
+piece's weight (a piece pulled straight up hangs 20 mm below the cursor)."""
+PULL_LIMIT = 5.0
+"""A pull's default force limit, in weights of the pulled piece: it lifts a piece, drags one out of a stack
+that holds it with a little friction, and knocks a small tower over; it cannot tear a city apart."""
 
 
 @dataclass(frozen=True)
@@ -140,6 +146,23 @@ class Verdict:
                                                          or self.margin_g > 0.0)
 
 
+@dataclass(frozen=True)
+class Spring:
+    """A pull as the window draws it: a spring from a point of a piece to a point in space.
+
+    Attributes:
+        piece: the piece pulled.
+        point: (3,) the point pulled, where it is now (m, world).
+        target: (3,) the spring's other end (m, world).
+        load: the spring's force over its limit (1: pulling as hard as it may).
+    """
+
+    piece: str
+    point: np.ndarray
+    target: np.ndarray
+    load: float
+
+
 @dataclass(frozen=True, eq=False)
 class Snapshot:
     """The full state of a live world at one instant (opaque to the viewer; in memory only).
@@ -213,6 +236,20 @@ class LiveWorld(Protocol):
 
     def held(self) -> dict[str, str]:
         """hand -> the piece it holds."""
+
+    def pull(self, piece_id: str, target, point=None, stiffness: float | None = None,
+             limit: float | None = None) -> None:
+        """Pull a piece with a spring towards ``target`` (3,) (m), as MuJoCo's viewer perturbs a body: from
+        ``point`` (3,) (m, world, of the piece now; it moves with the piece from then on), of ``stiffness`` N/m
+        and at most ``limit`` N (defaults: :data:`PULL_STIFFNESS` and :data:`PULL_LIMIT` times the piece's
+        weight); without ``point``, the piece's pull goes on towards a new target. The piece is simulated
+        while it is pulled."""
+
+    def release_pull(self, piece_id: str) -> None:
+        """End the pull of a piece (nothing when it is not pulled)."""
+
+    def pulls(self) -> dict[str, Spring]:
+        """piece -> its :class:`Spring` now, for every piece pulled."""
 
     def advance(self, seconds: float, budget: float | None = None) -> Advance:
         """Step as many fixed steps as fit in ``seconds``, spending at most ``budget`` wall seconds."""

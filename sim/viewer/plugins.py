@@ -14,8 +14,9 @@ in scripts and in tests):
   lands at), to reject the drop: the piece is let go where it was picked (to the supply, if it came from
   there), the reason is said as a message, and the drop leaves no undo step;
 * :meth:`~SessionPlugin.may_use` limits the pieces and hands the player may use
-  now (hot seat): a pick, add, poke or remove of another piece, or a switch to
-  another hand, is refused with its reason;
+  now (hot seat): a pick, add, poke, pull or remove of another piece, or a switch to
+  another hand, is refused with its reason; :meth:`~SessionPlugin.may_group` may refuse
+  several pieces picked up at once, as one group;
 * :meth:`~SessionPlugin.tick` once per frame with the session clock
   (:attr:`Controller.session_time`: wall seconds in a window, frames of 1/60 s in
   a script, so a scripted game's timers are the same every run);
@@ -74,6 +75,12 @@ class SessionPlugin:
     def may_use(self, controller: Controller, piece: str | None, hand: str | None) -> str | None:
         """Whether the player may use ``piece`` (None: a new one from the catalogue) with ``hand`` now:
         a reason why not, or None."""
+        return None
+
+    def may_group(self, controller: Controller, pieces: tuple[str, ...], hand: str) -> str | None:
+        """Whether the player may pick ``pieces`` up at once, as one group in ``hand`` (the window's box
+        selection): a reason why not (a game whose pieces are placed one at a time names its rule), or None.
+        Asked before :meth:`may_use` is asked of each piece."""
         return None
 
     def perform(self, controller: Controller, action: Action) -> None:

@@ -145,6 +145,15 @@ class PosedWorld:
     def release(self, hand: str, pose=None) -> None:
         self._refuse("set down")
 
+    def pull(self, piece_id: str, target, point=None, stiffness=None, limit=None) -> None:
+        self._refuse("pull")
+
+    def release_pull(self, piece_id: str) -> None:
+        self._refuse("release-pull")
+
+    def pulls(self) -> dict:
+        return {}
+
     def held(self) -> dict[str, str]:
         return {}
 

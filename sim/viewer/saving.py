@@ -32,7 +32,7 @@ class Saving:
         cam = self.camera.goal
         return {"world": self.world.data(),
                 "hands": {h: _hand_json(s) for h, s in self.hands.items()},
-                "from_supply": {str(k): bool(v) for k, v in self._from_supply.items()},
+                "from_supply": {str(k): sorted(v) for k, v in self._from_supply.items()},
                 "carry_ids": self._carry_ids, "supply": sorted(self.supply),
                 "session_time": self.session_time, "player": self.player, "active_hand": self.active_hand,
                 "speed": self.speed, "paused": self.paused,
@@ -65,7 +65,7 @@ class Saving:
         for k, g in f["from_supply"].entries(len(HANDS)):
             if not k.isdigit() or int(k) > carry_ids:
                 raise g.fail("expected the number of a carry")
-            from_supply[int(k)] = g.flag()
+            from_supply[int(k)] = frozenset(g.ids(known))
         self.hands = hands
         self._from_supply = from_supply
         self._carry_ids = carry_ids

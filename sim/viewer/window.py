@@ -9,10 +9,11 @@ physics within a budget, follow the mouse, copy poses to the scene graph,
 update the marks and panels, and switch between the live quality and the
 full-quality still (:mod:`sim.viewer.look`).
 
-By concept: :mod:`sim.viewer.mouse` (bindings and the mouse), :mod:`sim.viewer.commands`
-(what each control does), :mod:`sim.viewer.drawing` (the scene graph, marks and
-panels). :class:`~sim.viewer.plugins.WindowPlugin` s add panels, keys (listed in
-the F1 help) and per-frame drawing (docs/viewer.md, "Extending the viewer").
+By concept: :mod:`sim.viewer.mouse` (bindings, the mouse, the keyboard's camera),
+:mod:`sim.viewer.commands` (what each control does), :mod:`sim.viewer.drawing` (the scene
+graph, marks and panels), :mod:`sim.viewer.gestures` (a box selection's box, a pull's spring).
+:class:`~sim.viewer.plugins.WindowPlugin` s add panels, keys (listed in the F1 help) and per-frame
+drawing (docs/viewer.md, "Extending the viewer").
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from sim.viewer.browse import RecentFiles
 from sim.viewer.commands import Commands
 from sim.viewer.controller import Controller, Request
 from sim.viewer.drawing import STILL_AFTER, Drawing
+from sim.viewer.gestures import Gestures
 from sim.viewer.keys import CONTROLS
 from sim.viewer.look import LiveLook
 from sim.viewer.marks import Marks
@@ -38,8 +40,13 @@ from sim.viewer.mouse import MouseInput
 from sim.viewer.overlay import Overlay
 from sim.viewer.plugins import WindowPlugin
 
-__all__ = ["PHYSICS_BUDGET", "PREPARE_AFTER", "PREPARE_BUDGET", "STILL_AFTER", "ViewerWindow", "configure"]
+__all__ = ["FRAME_SORT", "PHYSICS_BUDGET", "PREPARE_AFTER", "PREPARE_BUDGET", "STILL_AFTER", "ViewerWindow",
+           "configure"]
 
+FRAME_SORT = 10
+"""Where the frame's task runs among Panda3D's: after the event manager (0), which hands the keys and buttons
+to their controls, and before the scene is drawn (50): the frame that sees an input draws what it did (a
+camera moved by the wheel or a key is drawn in that frame, not the next)."""
 PHYSICS_BUDGET = 0.012
 """Wall seconds a frame may spend on physics: beyond it the simulation slows down (the real-time
 factor shows it) rather than the window."""
@@ -121,6 +128,7 @@ class ViewerWindow(MouseInput, Commands, Drawing, ShowBase):
         self.controls = CONTROLS + tuple(c for p in self.plugins for c in p.controls())
         self.look = LiveLook(self)
         self.marks = Marks(self.render)
+        self.gestures = Gestures(self, self.marks.root)
         self.overlay = Overlay(self, self.controls, RecentFiles())
         self.modes = Modes(self)
         self.modes.request(controller.mode.capitalize())
@@ -145,6 +153,7 @@ class ViewerWindow(MouseInput, Commands, Drawing, ShowBase):
         self._changed_at = time.monotonic()
         self._press = None
         self._drag = None
+        self._box = None  # a box selection under way: (corner pixel, other corner)
         self._last_mouse = None
         self._status_at = 0.0
         self._panel_news = None
@@ -154,7 +163,7 @@ class ViewerWindow(MouseInput, Commands, Drawing, ShowBase):
         self._offer = None
         self._bind()
         self.accept("window-event", self._window_event)
-        self.taskMgr.add(self._frame, "towerlab-frame", sort=-10)
+        self.taskMgr.add(self._frame, "towerlab-frame", sort=FRAME_SORT)
         for p in self.plugins:
             p.attach(self)
         self._sync(force=True)
@@ -203,6 +212,8 @@ class ViewerWindow(MouseInput, Commands, Drawing, ShowBase):
             self.userExit()
             return task.done
         self._follow_mouse()
+        self._keyboard_camera(dt)
+        self.gestures.springs(c.world.pulls())
         self._serve_requests()
         self._sync()
         if self.quiet_frames >= PREPARE_AFTER:  # no hand busy, the camera still: make the next undo ahead

@@ -81,6 +81,7 @@ class FastSession(Session):
     """
 
     ACTIONS = ("seat", "stop", "done", "next-round")
+    GROUP_RULE = ("one-by-one", "pieces are placed one by one, each judged in its construction area")
 
     def __init__(self, players, variant: str = "fast"):
         super().__init__("babylon", _variant(variant), _players(players))

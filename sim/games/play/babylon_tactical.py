@@ -69,6 +69,7 @@ class TacticalSession(Session):
     """
 
     ACTIONS = ("end-turn", "swap-nobles", "turn-tower", "take-back")
+    GROUP_RULE = ("one-by-one", "a turn places its pieces one by one, each judged where it is set down")
 
     def __init__(self, players, variant: str = "tactical"):
         if variant not in VARIANTS:
@@ -148,12 +149,12 @@ class TacticalSession(Session):
             return []
         if piece not in table.supply:
             raise Refused("relocated", f"{piece} was placed in an earlier turn and stays; the special move swaps "
-                                       "two nobles (S)" + (" or turns a tower (T)" if s.expert else ""))
+                                       "two nobles (M)" + (" or turns a tower (U)" if s.expert else ""))
         who = player_of(table.scene().piece(piece))
         if who != s.player:
             raise Refused("not-yours", f"{piece} belongs to {who}; it is {s.player}'s turn")
         if len(self.placed_now) >= TURN_MAX:
-            raise Refused("too-many", f"{TURN_MAX} pieces are down: a turn places 4 or 5; end the turn (E)")
+            raise Refused("too-many", f"{TURN_MAX} pieces are down: a turn places 4 or 5; end the turn (Enter)")
         if is_noble(table, piece):
             if s.first_round:
                 raise Refused("first-round-noble", "no nobles in the first round")

@@ -260,6 +260,9 @@ class Session:
     VIEW_ACTIONS: tuple[str, ...] = ()
     """Those of :attr:`ACTIONS` that only change what the window shows (Talo's ``select-pawn``): no moves of the
     game, answered even once it is over."""
+    GROUP_RULE: tuple[str, str] | None = None
+    """(rule, reason) of a game whose pieces are picked up one at a time: a group picked up at once is refused
+    with it (:meth:`pick_group`); None lets a group be picked up, each piece asked as it would be alone."""
 
     def __init__(self, game: str, variant: str, players):
         self.game = game
@@ -295,6 +298,16 @@ class Session:
     def pick(self, piece: str, table: Table) -> tuple[bool, list[Effect]]:
         """A player is about to pick ``piece`` up: whether they may, and the effects (a refusal said)."""
         return self._allowed(lambda: self._pick(piece, table))
+
+    def pick_group(self, pieces, table: Table) -> tuple[bool, list[Effect]]:
+        """A player is about to pick several pieces up at once, as one group (the viewer's box selection):
+        whether the rules let them (:attr:`GROUP_RULE`), and the effects (a refusal said). Each piece is then
+        asked of :meth:`pick` as it would be alone."""
+        def check():
+            if self.GROUP_RULE is not None:
+                raise Refused(*self.GROUP_RULE)
+            return []
+        return self._allowed(check)
 
     def drop(self, piece: str, pose, table: Table) -> tuple[bool, list[Effect]]:
         """A piece is about to be set down at ``pose`` (7,): whether it may be, and the effects.

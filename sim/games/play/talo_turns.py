@@ -50,6 +50,8 @@ class StockTurns(Session):
     RULES: ModuleType
     """The game's rules: ``throw``, ``take``, ``precheck``, ``building_after``, ``place``, ``end_turn``,
     ``collapse``."""
+    GROUP_RULE = ("one-at-a-time", "the blocks a throw gives are built one at a time (G: two placed together, "
+                                   "the first held where it is set down)")
 
     def __init__(self, game: str, variant: str, players, rng: np.random.Generator, judge: Judge):
         super().__init__(game, variant, players)
@@ -167,7 +169,7 @@ class StockTurns(Session):
         self.together = False
         self.log("turn_changed", player=self.current)
         self.log("game_state", state=self.state.to_json())
-        return [Seat(self.current), Say(f"{said}. {self.current}'s turn: throw the die (D){self._turn_hint()}",
+        return [Seat(self.current), Say(f"{said}. {self.current}'s turn: throw the die (X){self._turn_hint()}",
                                         "turn")]
 
     def _turn_hint(self) -> str:
@@ -198,7 +200,7 @@ class StockTurns(Session):
             raise Refused("placed", f"{piece} is built in; placed blocks stay where they are")
         s = self._game()
         if s.phase == THROW:
-            raise Refused("turn", f"{s.player}: throw the die first (D)")
+            raise Refused("turn", f"{s.player}: throw the die first (X)")
         if s.phase == TAKE:
             combo = next((o for o in s.options if length in o), None)
             if combo is None:

@@ -79,6 +79,7 @@ class TohuwabohuSession(Session):
     """
 
     ACTIONS = ("swap", "stop", "continue", "punish", "seat")
+    GROUP_RULE = ("hands", "a player builds with both hands, each holding at most one piece")
     AT_REST = ("stop",)
     """Actions the table must be at rest for, hands emptied, before the referee answers."""
 

@@ -35,6 +35,7 @@ class LiveSnapshot:
         held: the pieces the statics held.
         parked: the pieces set aside.
         hands: the hands' grips.
+        pulls: the pulls (:class:`~sim.physics.live.pulls.Pull`).
         actions: how many actions had been made; ``events``: how many events seen.
     """
 
@@ -49,6 +50,7 @@ class LiveSnapshot:
     rest_since: dict
     shake: tuple | None
     last_certified: float
+    pulls: tuple = ()
 
     @property
     def time(self) -> float:
@@ -79,7 +81,7 @@ class History:
         lw = self.live
         return LiveSnapshot(lw.world.get_state(), frozenset(lw.held), frozenset(lw.parked), lw.hands.states(),
                             len(lw.actions), len(lw.events), copy.deepcopy(lw.tracker), lw.certification,
-                            dict(lw._rest_since), lw._shake, lw._last_certified)
+                            dict(lw._rest_since), lw._shake, lw._last_certified, lw.pulls.states())
 
     def restore(self, snap: LiveSnapshot) -> None:
         """Put the live world back to ``snap`` (bodies made afresh; later frames, actions and events dropped)."""
@@ -90,6 +92,7 @@ class History:
         lw.held, lw.parked = set(snap.held), set(snap.parked)
         lw._static_poses = dict(zip(static, lw.world.poses(static)))
         lw.hands.restore(snap.hands)
+        lw.pulls.restore(snap.pulls)
         lw.tracker = copy.deepcopy(snap.tracker)
         lw.certification = snap.certification
         lw._rest_since = dict(snap.rest_since)

@@ -200,7 +200,7 @@ class CertifiedRest:
         if self._shake is not None or (not force and self.time - self._last_certified < RECERTIFY_SECONDS):
             return
         self._last_certified = self.time
-        carried = set(self.carried())
+        carried = set(self.carried()) | self.pulls.pieces()  # a pulled piece is simulated, never held
         unsettled = {i for i in self.free() if not self._rested(i)}
         cert = certify(self.scene_now(), carried | unsettled, self._interfaces, self.parked)
         self.certification = cert
@@ -292,7 +292,7 @@ class CertifiedRest:
         """Held and parked pieces touched by a moving or carried piece wake, with their neighbours."""
         if not self.held and not self.parked:
             return
-        carried = set(self.carried())
+        carried = set(self.carried()) | self.pulls.pieces()
         movers = carried | set(self.moving(TOUCH_SPEED))
         if not movers:
             return

@@ -5,6 +5,7 @@ probe: plain gravity) with
 
 * **actions** (:meth:`LiveWorld.apply`, or the named methods): add, remove,
   set a pose, push (an impulse at a point), grab / move a hand / release,
+  pull a point of a piece with a spring / release the pull (:mod:`.pulls`),
   shake the table; each is recorded as plain data (:class:`WorldAction`);
 * **statics-certified rest** (:mod:`sim.physics.live.rest`): after every
   change and whenever moving pieces have come to rest, the statics say which
@@ -35,6 +36,7 @@ from scipy.spatial.transform import Rotation
 from sim.physics.bodies import GRAVITY, pb
 from sim.physics.live.hands import DEFAULT_STRENGTH, Hands
 from sim.physics.live.history import History, LiveSnapshot
+from sim.physics.live.pulls import Pull, Pulls, check_pull
 from sim.physics.live.records import AdvanceReport, Grip, LiveEvent, WorldAction
 from sim.physics.live.rest import SETTLE_FALL_STEPS, SETTLE_SPEED, Certification, CertifiedRest, InterfaceCache
 from sim.physics.readout import RayHit
@@ -69,6 +71,7 @@ class LiveWorld(CertifiedRest):
     Attributes:
         world: the underlying world (read poses, rays and contacts from it).
         hands: who carries what.
+        pulls: which pieces are pulled by a spring, from which point to where (:meth:`pull`).
         held: ids of the pieces the statics hold (static bodies).
         parked: ids of the pieces set aside (static bodies nobody judges or watches; :meth:`park`).
         actions: every action so far, in order.
@@ -80,6 +83,7 @@ class LiveWorld(CertifiedRest):
                  clock: Callable[[], float] = _time.perf_counter):
         self.world = World(scene, settings or live_settings())
         self.hands = Hands(self.world)
+        self.pulls = Pulls(self.world)
         self.held: set[str] = set()
         self.parked: set[str] = set()
         self.actions: list[WorldAction] = []
@@ -219,9 +223,13 @@ class LiveWorld(CertifiedRest):
         elif a.kind == "shake":
             self.shake(args["amplitude"], args["frequency"], args.get("direction_deg", 0.0), args["seconds"],
                        player=a.player)
+        elif a.kind == "pull":
+            self.pull(a.piece, args["point"], args["target"], args["stiffness"], args["limit"], player=a.player)
+        elif a.kind == "release_pull":
+            self.release_pull(a.piece, player=a.player)
         else:
             raise ValueError(f"action kind: expected one of add, remove, set_pose, push, grab, move_hand, release, "
-                             f"shake, got {a.kind!r}")
+                             f"shake, pull, release_pull, got {a.kind!r}")
 
     def _record(self, kind: str, piece: str | None = None, hand: str | None = None, player: str | None = None,
                 **args) -> WorldAction:
@@ -250,6 +258,7 @@ class LiveWorld(CertifiedRest):
         """Take a piece away (back to the supply); what it held up is released and falls."""
         self._record("remove", piece_id, player=player)
         self.hands.drop_piece(piece_id)
+        self.pulls.release(piece_id)
         self._wake(self._neighbours(piece_id), judged=True)
         self.world.remove_piece(piece_id)
         self.held.discard(piece_id)
@@ -294,7 +303,10 @@ class LiveWorld(CertifiedRest):
 
     def grab(self, piece_id: str, hand: str = "right", target=None, strength: float = DEFAULT_STRENGTH,
              player: str | None = None) -> Grip:
-        """Hand ``hand`` takes a piece (what rests on it is simulated and rides along or slides off)."""
+        """Hand ``hand`` takes a piece (what rests on it is simulated and rides along or slides off); a pull of
+        it ends first."""
+        if piece_id in self.pulls.pieces():
+            self.release_pull(piece_id, player=player)
         self._wake({piece_id})
         state = self.hands.grab(hand, piece_id, target, strength, player)
         self._record("grab", piece_id, hand, player, target=[float(x) for x in state.target], strength=strength)
@@ -313,6 +325,43 @@ class LiveWorld(CertifiedRest):
         self._record("release", state.piece, hand, state.player)
         self._rest_since[state.piece] = -np.inf if state.piece not in self.moving() else self.time
         self._certify(force=True)  # tracked from where it first rests: being set down is no fall
+
+    def pull(self, piece_id: str, point, target, stiffness: float, limit: float, player: str | None = None) -> Pull:
+        """Pull a point of a piece with a spring towards ``target``, every step until :meth:`release_pull`
+        (see :mod:`.pulls`: a critically damped spring of ``stiffness`` N/m, at most ``limit`` N). Pulling a
+        pulled piece again moves the spring (its point, its target). The piece is simulated while it is pulled
+        (the statics never hold it, and what it touches wakes as a hand's piece's touch wakes it); once let go it
+        is held again when it rests where the statics hold it.
+
+        Args:
+            piece_id: the piece.
+            point: (3,) the point pulled, in the piece's own frame (m).
+            target: (3,) the spring's other end, in the world (m).
+            stiffness: N/m. limit: N.
+            player: who pulls.
+
+        Raises:
+            ValueError: the piece is fixed or in a hand, or a number is not finite or not positive.
+        """
+        point, target, stiffness, limit = check_pull(point, target, stiffness, limit)
+        if self.world.bodies[piece_id].fixed:
+            raise ValueError(f"piece {piece_id!r} is fixed")
+        if piece_id in self.carried():
+            raise ValueError(f"piece {piece_id!r} is in a hand: let it go before pulling it")
+        self._record("pull", piece_id, player=player, point=list(point), target=list(target), stiffness=stiffness,
+                     limit=limit)
+        if piece_id not in self.pulls.pieces():
+            self._wake({piece_id})
+        pull = Pull(piece_id, point, target, stiffness, limit, player)
+        self.pulls.set(pull)
+        return pull
+
+    def release_pull(self, piece_id: str, player: str | None = None) -> None:
+        """End the pull of ``piece_id`` (nothing when it is not pulled): it goes on as the simulation takes it."""
+        if piece_id not in self.pulls.pieces():
+            return
+        self._record("release_pull", piece_id, player=player)
+        self.pulls.release(piece_id)
 
     def shake(self, amplitude: float, frequency: float, direction_deg: float, seconds: float,
               player: str | None = None) -> None:
@@ -359,9 +408,10 @@ class LiveWorld(CertifiedRest):
         shaking = self._shake is not None
         if shaking:
             self._shake_gravity()
-        carrying = self.hands.busy
+        carrying = self.hands.busy or bool(self.pulls)
         if carrying or shaking or self.free():
             self.hands.apply()
+            self.pulls.apply()
             if shaking or carrying:
                 # a hand or the table does work each step (a light piece lifted fast gains more in a frame than
                 # the blow-up watch allows): the watch counts from the step before

@@ -207,26 +207,26 @@ class PlayWindow(WindowPlugin):
         game, variant = self.referee.session.game, self.referee.session.variant
         g = "Game"
         if game == "talo" and variant == "fantasy":
-            return (Control("D", ("d",), lambda: self._act("throw"), "throw the die", g),
+            return (Control("X", ("x",), lambda: self._act("throw"), "throw the die", g),
                     Control("G", ("g",), lambda: self._act("together"), "place the next two blocks together", g),
-                    Control("E", ("e",), lambda: self._act("end-turn"), "end the turn", g),
-                    Control("Enter", ("enter",), lambda: self._act("finish"), "the goal is reached: end the game", g))
+                    Control("Enter", ("enter",), lambda: self._act("end-turn"), "end the turn", g),
+                    Control("End", ("end",), lambda: self._act("finish"), "the goal is reached: end the game", g))
         if game == "talo":
-            return (Control("D", ("d",), lambda: self._act("throw"), "throw the die", g),
+            return (Control("X", ("x",), lambda: self._act("throw"), "throw the die", g),
                     Control("G", ("g",), lambda: self._act("together"), "place the next two blocks together", g),
                     Control("V", ("v",), lambda: self._act("select-pawn"), "show where your pawn can go", g),
-                    Control("W", ("w",), self._walk, "your pawn to the field under the cursor (start, walk, "
+                    Control("M", ("m",), self._walk, "your pawn to the field under the cursor (start, walk, "
                                                      "restart)", g),
-                    Control("E", ("e",), lambda: self._act("end-turn"), "end the turn", g))
+                    Control("Enter", ("enter",), lambda: self._act("end-turn"), "end the turn", g))
         if game == "tohuwabohu":
             if variant == "pro":
                 return (Control("Tab", ("tab",), self._next_seat, "the next player's hands", g),
                         Control("Enter", ("enter",), lambda: self._act("stop"), "Stop! (claim your cards)", g),
                         Control("C", ("c",), lambda: self._act("continue"), "after a collapse: go on", g),
                         Control("X", ("x",), lambda: self._act("punish"), "after a collapse: punish", g))
-            return (Control("S", ("s",), lambda: self._act("swap"), "swap your order card (once a turn)", g),)
-        return (Control("E", ("e",), lambda: self._act("end-turn"), "end the turn", g),
-                Control("S", ("s",), self._mark_noble, "mark the noble under the cursor; two: the special move",
+            return (Control("O", ("o",), lambda: self._act("swap"), "swap your order card (once a turn)", g),)
+        return (Control("Enter", ("enter",), lambda: self._act("end-turn"), "end the turn", g),
+                Control("M", ("m",), self._mark_noble, "mark the noble under the cursor; two: the special move",
                         g),
                 Control("U", ("u",), self._turn_tower, "turn the tower under the cursor (expert special move)", g),
                 Control("B", ("b",), lambda: self._act("take-back"), "take this turn's pieces back", g))
@@ -309,7 +309,7 @@ class PlayWindow(WindowPlugin):
             self.marked = []
             self._act("swap-nobles", nobles=[a, b])
         else:
-            self.window.controller.say(f"{piece} marked: mark the noble it swaps with (S)")
+            self.window.controller.say(f"{piece} marked: mark the noble it swaps with (M)")
 
     def _turn_tower(self) -> None:
         piece = self._under_cursor()

@@ -76,7 +76,7 @@ class FastWindow(PlayWindow):
         g = "Game"
         return (Control("Tab", ("tab",), self._next_seat, "the next player's hands", g),
                 Control("Enter", ("enter",), lambda: self._act("stop"), "stop! (all your nobles are placed)", g),
-                Control("D", ("d",), lambda: self._act("done"), "done: you can build no further this round", g),
+                Control("End", ("end",), lambda: self._act("done"), "done: you can build no further this round", g),
                 Control("G", ("g",), lambda: self._act("next-round"), "go on: the next round", g))
 
     def frame(self, window, dt: float) -> None:

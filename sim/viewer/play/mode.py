@@ -99,6 +99,11 @@ class Referee(SessionPlugin):
         self._run(effects, quiet_refusal=True)
         return None if ok else self.refusal["reason"]
 
+    def may_group(self, controller, pieces, hand: str) -> str | None:
+        ok, effects = self.session.pick_group(tuple(pieces), self.table)
+        self._run(effects, quiet_refusal=True)
+        return None if ok else self.refusal["reason"]
+
     def perform(self, controller, action) -> None:
         if action.name == SAVE:
             self._save(action["path"])

@@ -283,7 +283,7 @@ class ReplayController:
         self._settle_camera()
 
     def _do_pan(self, a: Action) -> None:
-        self.camera.pan(*a["fraction"])
+        (self.camera.pan_table if a["plane"] == "table" else self.camera.pan)(*a["fraction"])
         self._settle_camera()
 
     def _do_zoom(self, a: Action) -> None:
@@ -327,11 +327,9 @@ class ReplayController:
         target = self.player.follow_target()
         if target is None:
             return
-        goal = self.camera.goal
-        if np.array_equal(goal.target, target):
+        if np.array_equal(self.camera.goal.target, target):
             return
-        self.camera.send(replace(goal, target=tuple(float(x) for x in target)))
-        self._settle_camera()
+        self.camera.look_at(target)  # at once: the followed piece never lags the picture
 
     def _settle_camera(self) -> None:
         if not self.smooth:

@@ -24,6 +24,7 @@ from direct.showbase.ShowBase import ShowBase
 from panda3d.core import Texture
 
 from sim.errors import TowerlabError
+from sim.viewer.keycam import camera_keys, toggle_follow
 from sim.viewer.look import LiveLook, picture_card
 from sim.viewer.mouse import mouse_pixel
 from sim.viewer.replay.actions import COMPARE, replay_action
@@ -32,7 +33,7 @@ from sim.viewer.replay.keys import BOUND, CONTROLS
 from sim.viewer.replay.panels import ReplayPanels
 from sim.viewer.replay.picture import PaneGraphs, replay_picture
 from sim.viewer.replay.timeline import bar_fraction, on_bar
-from sim.viewer.window import configure
+from sim.viewer.window import FRAME_SORT, configure
 
 STILL_AFTER = 0.5
 """Seconds without any change before the full-quality picture is drawn."""
@@ -85,7 +86,7 @@ class ReplayWindow(ShowBase):
         self._pane = None  # the panes' picture: [region, card, texture, what is drawn, when, root]
         self._bind()
         self.accept("window-event", self._window_event)
-        self.taskMgr.add(self._frame, "towerlab-replay-frame", sort=-10)
+        self.taskMgr.add(self._frame, "towerlab-replay-frame", sort=FRAME_SORT)
         self._sync(force=True)
         from sim.viewer.probe import WindowProbe, probe_path
 
@@ -194,17 +195,9 @@ class ReplayWindow(ShowBase):
 
     def follow_hovered(self):
         c = self.controller
-        if c.player.following is not None:
-            self._act("follow", {"piece": None})
-            c.say("the camera stays where it is")
-            return
         px = self._mouse_pixel()
-        piece = None if px is None else self.piece_at(*px)
-        if piece is None:
-            c.say("point at a piece to follow it")
-            return
-        if self._act("follow", {"piece": piece}):
-            c.say(f"following {piece}")
+        following = c.player.following
+        toggle_follow(self._act, c.say, following, None if px is None or following else self.piece_at(*px))
 
     def cycle_compare(self):
         c = self.controller
@@ -267,6 +260,8 @@ class ReplayWindow(ShowBase):
             self.userExit()
             return task.done
         self._follow_mouse()
+        for name, fields in camera_keys(self.mouseWatcherNode, dt):
+            self._act(name, fields)
         self._sync()
         self.frames += 1
         self.frame_times.append(dt)
