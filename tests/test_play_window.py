@@ -197,7 +197,7 @@ def test_tohuwabohu_a_card_fulfilled_with_the_mouse_in_a_window(display, tmp_pat
     turns = lambda r: [dict(e.data)["player"] for e in r.events if e.kind == "turn_changed"]  # noqa: E731
     _wait_for(rec, proc, lambda r: turns(r) == ["ann", "bob", "ann"])  # the opening is played: ann's turn begins
     person.carry(at_level, at_pillar)
-    person.idle(ready=lambda s: any("card" in m for m in s["messages"]))
+    person.idle(ready=lambda s: any(m.startswith("ann fulfilled ") for m in s["messages"]))
     person.grab(tmp_path / "card.png")
     person.quit()
     events = _events(rec)
