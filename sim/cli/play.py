@@ -85,7 +85,7 @@ def play(
     from sim.viewer.play.mode import Referee
 
     w, h = parse_size(size)
-    saved = _saved(resume, game, players, variant, seed, turn_seconds)
+    saved = saved_game(resume, game, players, variant, seed, turn_seconds)
     if saved is not None:
         game, names, variant, seed, turn_seconds = (saved.game, saved.players, saved.variant, saved.seed,
                                                     saved.turn_seconds)
@@ -124,7 +124,7 @@ def play(
         from sim.viewer.script import check_pieces
 
         check_pieces(script, g.scene)
-    controller = _controller(g, referee, recording, saved, threaded=not headless and script is None, size=(w, h))
+    controller = game_controller(g, referee, recording, saved, threaded=not headless and script is None, size=(w, h))
     title = f"towerlab play: {game} ({g.session.variant}, {', '.join(g.session.players)})"
     if headless:
         from sim.viewer.script import run_offscreen
@@ -138,7 +138,7 @@ def play(
         raise typer.Exit(code)
 
 
-def _saved(resume, game, players, variant, seed, turn_seconds):
+def saved_game(resume, game, players, variant, seed, turn_seconds):
     """The saved game ``--resume`` names (None without it); the set-up is its own."""
     if resume is None:
         return None
@@ -155,9 +155,9 @@ def _saved(resume, game, players, variant, seed, turn_seconds):
     return saved
 
 
-def _controller(g, referee, recording, saved, threaded: bool, size):
+def game_controller(g, referee, recording, saved, threaded: bool, size):
     """The session's controller: the game set up, or, resumed, the saved game restored on it (then recorded from
-    there on)."""
+    there on). A networked table makes its own the same way (:mod:`sim.net.table`)."""
     from sim.fieldcheck import FieldError
     from sim.viewer.controller import Controller
     from sim.viewer.play.save import file_error, restore
