@@ -148,7 +148,6 @@ class Runner:
     def _loop(self) -> None:
         due = self.clock()
         saved = self.clock()
-        self._publish()
         while not self._stop.is_set():
             now = self.clock()
             if now < due:
@@ -181,6 +180,9 @@ class Runner:
             return
         try:
             result = fn(self.table, *args)
+        except StopIteration as e:  # which a future cannot hold
+            f.set_exception(RuntimeError(f"StopIteration: {e}"))
+            return
         except Exception as e:  # the command's own failure goes back to who asked
             f.set_exception(e)
             return

@@ -184,13 +184,12 @@ class Server:
         first = self.latest is None
         self.latest = last
         texts = []
-        if not first:
-            if any(u.changed is None for u in batch):
-                texts.append(self._keyframe())
-            else:
-                rows = np.unique(np.concatenate([u.changed for u in batch])) if batch else np.zeros(0, int)
-                if len(rows):
-                    texts.append(self._rows(rows))
+        if first or any(u.changed is None for u in batch):  # a client that joined before the first frame has none
+            texts.append(self._keyframe())
+        else:
+            rows = np.unique(np.concatenate([u.changed for u in batch]))
+            if len(rows):
+                texts.append(self._rows(rows))
         events = [e for u in batch for e in u.events]
         said = [s for u in batch for s in u.said]
         game = [g for u in batch for g in u.game]
@@ -200,7 +199,7 @@ class Server:
         if state is not None:
             self.state = state
             texts.append(self._state())
-        poses = len(texts) and not first and texts[0].startswith('{"type":"poses"')
+        poses = bool(texts) and texts[0].startswith('{"type":"poses"')
         for c in list(self.conns):
             if not c.synced:
                 continue
@@ -295,19 +294,7 @@ class Server:
 
     async def _admit(self, ws: ServerConnection):
         """The seat the link asks for (None: a spectator), its secret and the hello checked; False when refused
-        (with an error message and a close code)."""
-        asked = request_link(ws.request.path)
-        if asked is None:
-            return await self._refuse(ws, "not-found", "not a table's link: expected /seat/NAME?token=... or "
-                                                       "/watch?token=...")
-        name, token = asked
-        seat = None if name is None else self.seats.get(name)
-        if name is not None and seat is None:
-            return await self._refuse(ws, "not-found", f"this table has no seat {name!r} (its seats: "
-                                                       f"{', '.join(self.seats)})")
-        if not same_token(token, self.watch if seat is None else seat.token):
-            return await self._refuse(ws, "token", "the link's secret is not this table's (an old link, or a "
-                                                   "link of another table)")
+        (with an error message and a close code). The hello comes first, so that a client always reads why."""
         try:
             async with asyncio.timeout(HELLO_SECONDS):
                 raw = await ws.recv()
@@ -323,6 +310,18 @@ class Server:
         if hello["protocol"] != PROTOCOL:
             return await self._refuse(ws, "version", f"this server speaks {PROTOCOL}, the client "
                                                      f"{hello['protocol'][:40]}: use the same towerlab on both ends")
+        asked = request_link(ws.request.path)
+        if asked is None:
+            return await self._refuse(ws, "not-found", "not a table's link: expected /seat/NAME?token=... or "
+                                                       "/watch?token=...")
+        name, token = asked
+        seat = None if name is None else self.seats.get(name)
+        if name is not None and seat is None:
+            return await self._refuse(ws, "not-found", f"this table has no seat {name!r} (its seats: "
+                                                       f"{', '.join(self.seats)})")
+        if not same_token(token, self.watch if seat is None else seat.token):
+            return await self._refuse(ws, "token", "the link's secret is not this table's (an old link, or a "
+                                                   "link of another table)")
         if seat is not None and seat.conn is not None:
             return await self._refuse(ws, "seat-taken", f"the seat {seat.name} is taken: someone is connected with "
                                                         "its link")
