@@ -141,6 +141,7 @@ class Client:
             if seq >= m["next_seq"]:
                 await ws.send(dumps({"type": "act", "seq": seq, "action": self._pending[seq][0]}))
         self._connected.set()
+        self._changed.set()
 
     async def _read(self) -> None:
         delay = BACKOFF[0]
@@ -152,6 +153,7 @@ class Client:
             except ConnectionClosed:
                 pass
             self._connected.clear()
+            self._changed.set()
             if self._closing or not self.reconnect:
                 self._lost("the connection to the table is closed")
                 return
