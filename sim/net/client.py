@@ -74,6 +74,7 @@ class Client:
         self.game: list[dict] = []
         self.errors: list[dict] = []
         self.answers: dict[int, dict] = {}
+        self.pongs: dict[int, float] = {}  # ping id -> seconds it took
         self.failed: JoinError | None = None
         self.connects = 0
         self.received = {"bytes": 0, "messages": 0}
@@ -81,6 +82,7 @@ class Client:
         self.latencies: list[float] = []  # seconds from sending an action to its answer
         self._ws: ClientConnection | None = None
         self._next = 1
+        self._pings: dict[int, float] = {}
         self._pending: dict[int, tuple[dict, asyncio.Future, float]] = {}
         self._reader: asyncio.Task | None = None
         self._closing = False
@@ -207,6 +209,8 @@ class Client:
             self.game += m.get("game") or []
         elif kind == "answer":
             self._answer(m)
+        elif kind == "pong" and m.get("id") in self._pings:
+            self.pongs[m["id"]] = time.monotonic() - self._pings.pop(m["id"])
         elif kind == "error":
             self.errors.append(m)
             seq = m.get("seq")
@@ -260,6 +264,18 @@ class Client:
     async def raw(self, text) -> None:
         """Send anything (tests of a hostile client)."""
         await self._ws.send(text)
+
+    async def ping(self, timeout: float = 10.0) -> float:
+        """The round trip to the server and back (s): the connection is open and the server answers.
+
+        Raises:
+            TimeoutError: no pong within ``timeout``.
+        """
+        k = len(self._pings) + len(self.pongs) + 1
+        self._pings[k] = time.monotonic()
+        await self._send({"type": "ping", "id": k})
+        await self.wait_for(lambda c: k in c.pongs, timeout)
+        return self.pongs[k]
 
     async def sync(self) -> None:
         """Ask for the whole table again (a keyframe and the state)."""
