@@ -27,7 +27,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
 from sim.errors import TowerlabError
 from sim.net.links import Link, parse_link
-from sim.net.protocol import MAX_SERVER_MESSAGE, PROTOCOL, ProtocolError, dumps, server_message
+from sim.net.protocol import BURST, MAX_SERVER_MESSAGE, PROTOCOL, RATE, Bucket, ProtocolError, dumps, server_message
 
 BACKOFF = (0.2, 5.0)
 """The first and the longest wait (s) before connecting again."""
@@ -83,6 +83,8 @@ class Client:
         self._ws: ClientConnection | None = None
         self._next = 1
         self._pings: dict[int, float] = {}
+        self._bucket = Bucket(time.monotonic, 0.8 * RATE, 0.5 * BURST)
+        self._pace_lock = asyncio.Lock()
         self._pending: dict[int, tuple[dict, asyncio.Future, float]] = {}
         self._reader: asyncio.Task | None = None
         self._closing = False
@@ -139,9 +141,14 @@ class Client:
         for a in m.get("answers") or []:
             self._answer(a)
         self._next = max(self._next, m["next_seq"]) if again else m["next_seq"]
-        for seq in sorted(self._pending):  # sent before the drop and never received: sent again
-            if seq >= m["next_seq"]:
+        sent = m["next_seq"] - 1
+        while True:  # sent before the drop and never received (or asked for meanwhile): sent again, in order
+            todo = [seq for seq in sorted(self._pending) if seq > sent]
+            if not todo:
+                break  # no wait between this look and the connection marked open: nothing is left unsent
+            for seq in todo:
                 await ws.send(dumps({"type": "act", "seq": seq, "action": self._pending[seq][0]}))
+                sent = seq
         self._connected.set()
         self._changed.set()
 
@@ -258,8 +265,15 @@ class Client:
         future = asyncio.get_running_loop().create_future()
         self._pending[seq] = (action, future, time.monotonic())
         if self._connected.is_set():
-            asyncio.ensure_future(self._send({"type": "act", "seq": seq, "action": action}))
+            asyncio.ensure_future(self._paced({"type": "act", "seq": seq, "action": action}))
         return future
+
+    async def _paced(self, message: dict) -> None:
+        """An action sent within the server's rate (an honest client is never refused for it), in the order asked."""
+        async with self._pace_lock:
+            while not self._bucket.take():
+                await asyncio.sleep(1.0 / self._bucket.rate)
+            await self._send(message)
 
     async def raw(self, text) -> None:
         """Send anything (tests of a hostile client)."""

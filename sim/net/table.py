@@ -139,8 +139,10 @@ class Table:
         """A seat's action (the viewer's action dict, hostile): done, or refused with the rule and why.
 
         Returns:
-            ``{"ok": True}`` or ``{"ok": False, "rule": ..., "reason": ...}``; a refusal before the controller
-            (``malformed``, ``turn``, ``not-yours``, ``hands-busy``, ``local``, ``table``) changes nothing.
+            ``{"ok": True, "played": True}`` or ``{"ok": False, "rule": ..., "reason": ..., "played": ...}``:
+            ``played`` says whether the action reached the game (and its log); a refusal before it
+            (``malformed``, ``turn``, ``not-yours``, ``hands-busy``, ``not-carrying``, ``local``, ``table``,
+            ``over``) changes nothing.
         """
         if seat not in self.players:
             return _no("seat", f"{seat!r} is not a seat of this table")
@@ -197,15 +199,15 @@ class Table:
         except RefusalError as e:
             refused = [x for x in session.journal[start:] if x.kind == "refused"] if session is self.session else []
             rule = dict(refused[-1].data).get("rule", "refused") if refused else "refused"
-            return _no(rule, e.reason)
+            return _no(rule, e.reason, played=True)
         except ActionError as e:
-            return _no("cannot", e.reason)
+            return _no("cannot", e.reason, played=True)
         if session is self.session:  # a game's action the rules refuse is said and logged, not raised
             refused = [x for x in session.journal[start:] if x.kind == "refused"]
             if refused:
                 data = dict(refused[-1].data)
-                return _no(data.get("rule", "refused"), data.get("reason", ""))
-        return {"ok": True}
+                return _no(data.get("rule", "refused"), data.get("reason", ""), played=True)
+        return {"ok": True, "played": True}
 
     # --- the seats coming and going ----------------------------------------------------------------
 
@@ -330,8 +332,10 @@ _TABLE_ONLY = frozenset({"pause", "resume", "speed", "step", "wait", "save", "lo
 """The viewer's actions that change the whole session: the server's alone."""
 
 
-def _no(rule: str, reason: str) -> dict:
-    return {"ok": False, "rule": rule, "reason": reason}
+def _no(rule: str, reason: str, played: bool = False) -> dict:
+    """A refusal: by the game when ``played`` (the action reached it and is in the log), else by the table before
+    the game (nothing changed)."""
+    return {"ok": False, "rule": rule, "reason": reason, "played": played}
 
 
 def _data(value):
