@@ -108,6 +108,14 @@ async def _collapse(players: int, spectators: int) -> dict:
         marks = [len(w.pose_times) for w in watchers]
         collapse_start = time.monotonic()
         start_frame = me.frame
+        loads = []
+
+        async def sample():
+            while True:
+                await asyncio.sleep(1.0)
+                await me.ping()
+                loads.append(me.server_load)
+        sampling = asyncio.create_task(sample())
         await me.act({"action": "pull", "piece": f"{first}-tower-2", "at": at, "to": [at[0] + 300.0, at[1], at[2]]})
         await asyncio.sleep(2.0)
         await me.act({"action": "release-pull"})
@@ -116,6 +124,7 @@ async def _collapse(players: int, spectators: int) -> dict:
         await watchers[0].wait_for(lambda c: any(e["kind"] == "settled" for e in c.events
                                                  if e["t"] > me.time - 30), 60)
         collapse_wall = time.monotonic() - collapse_start
+        sampling.cancel()
         hz, rtf = [], []
         for w, m in zip(watchers, marks):
             times = list(w.pose_times)[m:]
@@ -133,7 +142,8 @@ async def _collapse(players: int, spectators: int) -> dict:
                "rtf": {"min": min(rtf), "median": statistics.median(rtf)},
                "traffic_kb_per_min": {"median": statistics.median(traffic_in) / 1024,
                                       "max": max(traffic_in) / 1024},
-               "minutes": minutes}
+               "minutes": minutes, "server_cpu_per_table_s": max((x["cpu"] for x in loads if x), default=None),
+               "server_frame_ms_max": max((x["frame_ms_max"] for x in loads if x), default=None)}
         for c in [*clients.values(), *watchers]:
             await c.close()
         return out
@@ -240,6 +250,9 @@ def main() -> None:
               f"max {a['max']:.1f} ms ({a['n']} actions) |")
         print(f"| the server's pace during the collapse (table s / wall s) | median {c['rtf']['median']:.2f}, "
               f"lowest {c['rtf']['min']:.2f} |")
+        print(f"| the table's CPU per table second during the collapse (its thread; below 1: real time on a core of "
+              f"its own) | worst second {c['server_cpu_per_table_s']:.2f}, longest frame "
+              f"{c['server_frame_ms_max']:.0f} ms |")
         print(f"| pose updates at each spectator while pieces move | median {c['pose_hz']['median']:.1f} Hz, lowest "
               f"{c['pose_hz']['min']:.1f} Hz |")
         print(f"| traffic received per client per minute | median {c['traffic_kb_per_min']['median']:.0f} kB, "

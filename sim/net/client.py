@@ -75,6 +75,7 @@ class Client:
         self.errors: list[dict] = []
         self.answers: dict[int, dict] = {}
         self.pongs: dict[int, float] = {}  # ping id -> seconds it took
+        self.server_load: dict | None = None  # the server's load, as its last pong said
         self.failed: JoinError | None = None
         self.connects = 0
         self.received = {"bytes": 0, "messages": 0}
@@ -218,6 +219,7 @@ class Client:
             self._answer(m)
         elif kind == "pong" and m.get("id") in self._pings:
             self.pongs[m["id"]] = time.monotonic() - self._pings.pop(m["id"])
+            self.server_load = m.get("load") if isinstance(m.get("load"), dict) else None
         elif kind == "error":
             self.errors.append(m)
             seq = m.get("seq")

@@ -89,7 +89,7 @@ class Runner:
         self.failed: BaseException | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="towerlab-table", daemon=True)
-        self._costs: deque[tuple[float, float]] = deque(maxlen=120)  # (wall end, seconds of work) of each frame
+        self._costs: deque[tuple[float, float, float]] = deque(maxlen=120)  # each frame's (wall end, wall s, CPU s)
         self._ids: tuple[str, ...] = ()
         self._bits = np.zeros((0, 7), dtype=np.int64)
         self._seen = {"events": 0, "said": 0, "game": 0}
@@ -119,15 +119,18 @@ class Runner:
             self.autosave.close()
 
     def load(self) -> dict:
-        """The frames' load over the last two seconds: ``{rtf, busy, frame_ms, frame_ms_max}`` (the real-time
-        factor: table seconds per wall second; busy: the share of wall time spent on frames)."""
+        """The frames' load over the last two seconds: ``{rtf, busy, frame_ms, frame_ms_max, cpu}`` (the real-time
+        factor: table seconds per wall second; busy: the share of wall time spent on frames; cpu: CPU seconds the
+        table's thread spent per table second, what a machine of its own would need: below 1, real time)."""
         costs = list(self._costs)
         if len(costs) < 2:
-            return {"rtf": 1.0, "busy": 0.0, "frame_ms": 0.0, "frame_ms_max": 0.0}
+            return {"rtf": 1.0, "busy": 0.0, "frame_ms": 0.0, "frame_ms_max": 0.0, "cpu": 0.0}
         wall = max(costs[-1][0] - costs[0][0], 1e-9)
-        work = [c for _, c in costs[1:]]
+        work = [c[1] for c in costs[1:]]
+        cpu = sum(c[2] for c in costs[1:])
         return {"rtf": (len(costs) - 1) * FRAME / wall, "busy": sum(work) / wall,
-                "frame_ms": 1000.0 * sum(work) / len(work), "frame_ms_max": 1000.0 * max(work)}
+                "frame_ms": 1000.0 * sum(work) / len(work), "frame_ms_max": 1000.0 * max(work),
+                "cpu": cpu / ((len(costs) - 1) * FRAME)}
 
     # --- the thread --------------------------------------------------------------------------------
 
@@ -162,11 +165,11 @@ class Runner:
                     self._serve(self.inbox.get_nowait())
                 except queue.Empty:
                     break
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.thread_time()
             self.table.step()
             self._publish()
             end = self.clock()
-            self._costs.append((end, time.perf_counter() - start))
+            self._costs.append((end, time.perf_counter() - start, time.thread_time() - cpu))
             due += FRAME
             if end - due > MAX_BEHIND:
                 due = end  # too far behind to catch up: the game slows down

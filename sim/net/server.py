@@ -358,7 +358,8 @@ class Server:
     def _message(self, c: Conn, m: dict) -> None:
         kind = m["type"]
         if kind == "ping":
-            self._push(c, dumps({"type": "pong", "id": m.get("id"), "frame": self.latest.frame if self.latest else 0}))
+            self._push(c, dumps({"type": "pong", "id": m.get("id"), "frame": self.latest.frame if self.latest else 0,
+                                 "load": self.runner.load()}))
         elif kind == "sync":
             c.resync = True
             c.wake.set()
