@@ -67,6 +67,7 @@ class Client:
         self.present = np.zeros(0, dtype=np.int64)  # roster numbers of the pieces present, in the world's order
         self.pose_of = np.zeros((0, 7))  # each roster number's last pose
         self.frame = -1
+        self.latest: tuple | None = None  # (frame, time, roster numbers, poses): replaced whole, for other threads
         self.time = 0.0
         self.state: dict = {}
         self.events: list[dict] = []
@@ -232,6 +233,7 @@ class Client:
 
     def _moved(self, m: dict) -> None:
         self.frame, self.time = m["frame"], m["time"]
+        self.latest = (self.frame, self.time, self.present.copy(), self.pose_of[self.present].copy())
         self.pose_times.append((time.monotonic(), m["frame"]))
 
     def _answer(self, m: dict) -> None:
