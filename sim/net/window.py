@@ -322,6 +322,10 @@ class NetPanel(WindowPlugin):
         lines += panel_lines(state["view"], None if refusal is None else
                              {"rule": refusal.get("rule"), "reason": refusal.get("reason")})
         self.text.setText("\n".join(lines))
+        from sim.viewer.play.draw import SCALE, WIDTH
+
+        rows = sum(1 + len(line) // int(2 * (WIDTH / SCALE - 1)) for line in lines)  # wrapped lines, roughly
+        self.box["frameSize"] = (0.0, WIDTH, -(0.07 + 1.1 * SCALE * rows), 0.0)
 
 
 def run_client_window(link: Link, actions_path, screenshot, exit_after: bool, size) -> int:
@@ -346,6 +350,7 @@ def run_client_window(link: Link, actions_path, screenshot, exit_after: bool, si
         script = load_actions(actions_path, specs) if actions_path is not None else None
         controller = Controller(game.scene, world_factory=lambda s: NetWorld(s, remote.client), threaded=False,
                                 size=size, supply=game.supply, plugins=[seat], player=welcome["seat"])
+        controller.toggles.stability = False  # the server's statics judge; their verdict is not on the wire
         who = welcome["seat"] or "spectator"
         title = f"towerlab play: {welcome['game']} ({welcome['variant']}) at {link.address}, {who}"
         return run_window(controller, title, script, screenshot, exit_after, plugins=[NetPanel(seat, controller)],
