@@ -320,7 +320,10 @@ class NetPanel(WindowPlugin):
         link = "" if c.connected else "   (connection lost: coming back ...)"
         lines = [f"{who} at {c.link.address}{link}"]
         lines += panel_lines(state["view"], None if refusal is None else
-                             {"rule": refusal.get("rule"), "reason": refusal.get("reason")})
+                             {"rule": refusal.get("rule"), "reason": refusal.get("reason")})[:-1]  # not hot seat keys
+        keys = "  |  ".join(f"{k.keys} {k.help}" for k in self.controls())
+        if keys:
+            lines.append(keys)
         self.text.setText("\n".join(lines))
         from sim.viewer.play.draw import SCALE, WIDTH
 
