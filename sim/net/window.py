@@ -310,14 +310,15 @@ class NetPanel(WindowPlugin):
         c = self.seat.client
         state = c.state or {}
         refusal = self.seat.refused[-1] if self.seat.refused else None
-        key = (state.get("frame"), len(self.seat.refused), c.connected)
+        key = (state.get("frame"), len(self.seat.refused), c.connected, c.failed is not None)
         if key == self._shown or "view" not in state:
             return
         self._shown = key
         from sim.viewer.play.panels import panel_lines
 
         who = f"{self.seat.seat}'s seat" if self.seat.seat else "watching"
-        link = "" if c.connected else "   (connection lost: coming back ...)"
+        link = "" if c.connected else "   (connection lost: coming back ...)" if c.failed is None else \
+            f"   (the table cannot be joined again: {c.failed})"
         lines = [f"{who} at {c.link.address}{link}"]
         lines += panel_lines(state["view"], None if refusal is None else
                              {"rule": refusal.get("rule"), "reason": refusal.get("reason")})[:-1]  # not hot seat keys
