@@ -140,6 +140,8 @@ def test_a_seat_plays_an_action_file_through_the_server(tmp_path):
     moves.write_text(moves.read_text().replace(', {"action": "throw"}', ""))
     with served(TOHU) as server:
         r = towerlab("play", "--join", server.links()["red"].url, "--actions", str(moves))
+        watched = towerlab("play", "--watch", server.links()[None].url)
+    assert watched.returncode == 0 and watched.stdout.startswith("watched at ws://127.0.0.1:"), watched.stderr
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip().endswith("the game goes on") and "red's seat at ws://127.0.0.1" in r.stdout
     assert "3 action(s) sent, 0 refused" in r.stdout

@@ -152,3 +152,30 @@ def test_a_server_killed_and_served_again_from_its_autosave_brings_the_game_back
                     p.kill()
     assert second is not None and second.returncode == 130
     assert "saved in" in second.stdout.read()
+
+
+def test_a_seat_that_leaves_as_its_piece_is_being_set_down_lets_it_land_and_one_mid_carry_has_it_put_back():
+    from sim.net.table import Table
+
+    t = Table(TOHU)
+    try:
+        for p in t.players:
+            t.joined(p)
+        pieces = t.session.candidates(t.referee.table)[:2]
+        for piece, drop in zip(pieces, (True, False)):
+            start = _pose(t, piece)
+            for a in ({"action": "pick", "piece": piece}, {"action": "move-to", "at": [10.0, 0.0]}):
+                assert t.submit("red", a)["ok"]
+            for _ in range(30):
+                t.step()
+            if drop:
+                assert t.submit("red", {"action": "drop"})["ok"]
+            t.left("red")
+            for _ in range(120):
+                t.step()
+            moved = np.linalg.norm(_pose(t, piece)[:2] - start[:2])
+            assert (moved > 0.05) if drop else (moved < 1e-3), (piece, drop, moved)
+            t.joined("red")
+        assert [e["control"] for e in t.log if e.get("control") == "put-back"] == ["put-back"]
+    finally:
+        t.close()

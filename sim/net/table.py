@@ -219,12 +219,13 @@ class Table:
         self._absences()
 
     def left(self, seat: str) -> None:
-        """The seat's player is gone: a piece in its hands goes back where it was picked up; the seat waits."""
+        """The seat's player is gone: a piece in its hands goes back where it was picked up (one already being set
+        down lands), a pull is let go; the seat waits."""
         self.present[seat] = False
         self.gone_at[seat] = self.frame_no
         c = self.controller
-        if self.session.seat == seat:  # the hands at work are the seat's
-            for hand in list(c.hands):
+        if self.session.seat == seat:  # the hands at work are the seat's; a piece being set down is let land
+            for hand in [h for h, st in c.hands.items() if st.lowering is None]:
                 self._control("put-back", hand=hand)
             if c.world.pulls():
                 self._control("release-pull")

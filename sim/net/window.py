@@ -310,18 +310,26 @@ class NetPanel(WindowPlugin):
         c = self.seat.client
         state = c.state or {}
         refusal = self.seat.refused[-1] if self.seat.refused else None
-        key = (state.get("frame"), len(self.seat.refused), c.connected)
+        key = (state.get("frame"), len(self.seat.refused), c.connected, c.failed is not None)
         if key == self._shown or "view" not in state:
             return
         self._shown = key
         from sim.viewer.play.panels import panel_lines
 
         who = f"{self.seat.seat}'s seat" if self.seat.seat else "watching"
-        link = "" if c.connected else "   (connection lost: coming back ...)"
+        link = "" if c.connected else "   (connection lost: coming back ...)" if c.failed is None else \
+            f"   (the table cannot be joined again: {c.failed})"
         lines = [f"{who} at {c.link.address}{link}"]
         lines += panel_lines(state["view"], None if refusal is None else
-                             {"rule": refusal.get("rule"), "reason": refusal.get("reason")})
+                             {"rule": refusal.get("rule"), "reason": refusal.get("reason")})[:-1]  # not hot seat keys
+        keys = "  |  ".join(f"{k.keys} {k.help}" for k in self.controls())
+        if keys:
+            lines.append(keys)
         self.text.setText("\n".join(lines))
+        from sim.viewer.play.draw import SCALE, WIDTH
+
+        rows = sum(1 + len(line) // int(2 * (WIDTH / SCALE - 1)) for line in lines)  # wrapped lines, roughly
+        self.box["frameSize"] = (0.0, WIDTH, -(0.07 + 1.1 * SCALE * rows), 0.0)
 
 
 def run_client_window(link: Link, actions_path, screenshot, exit_after: bool, size) -> int:
@@ -346,6 +354,7 @@ def run_client_window(link: Link, actions_path, screenshot, exit_after: bool, si
         script = load_actions(actions_path, specs) if actions_path is not None else None
         controller = Controller(game.scene, world_factory=lambda s: NetWorld(s, remote.client), threaded=False,
                                 size=size, supply=game.supply, plugins=[seat], player=welcome["seat"])
+        controller.toggles.stability = False  # the server's statics judge; their verdict is not on the wire
         who = welcome["seat"] or "spectator"
         title = f"towerlab play: {welcome['game']} ({welcome['variant']}) at {link.address}, {who}"
         return run_window(controller, title, script, screenshot, exit_after, plugins=[NetPanel(seat, controller)],
