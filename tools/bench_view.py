@@ -55,7 +55,10 @@ def run_case(name: str, frames: int, size: tuple[int, int]) -> dict:
     """One case, in this process: the window, a piece picked up and carried round."""
     import numpy as np
 
-    from sim.games.setup import setup
+    try:
+        from sim.games.setup import setup
+    except ImportError:  # --against a checkout from before the set-ups moved into sim.games
+        from sim.viewer.setup import setup
     from sim.scene import load_scene
     from sim.viewer.actions import action
     from sim.viewer.controller import Controller

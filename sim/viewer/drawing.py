@@ -15,6 +15,7 @@ import time
 import numpy as np
 
 from sim.viewer.inspect import describe_text
+from sim.viewer.marks import arrows_shown
 
 STILL_AFTER = 0.5
 """Seconds without any change before the full-quality picture is drawn."""
@@ -192,7 +193,8 @@ class Drawing:
         bad = set(v.unheld) if v is not None else set()
         self.marks.carries(self.look.graph, c.carry_plans(), bad)
         size = self._scene_size(poses)
-        self.marks.weakest(v, self._weakest_arrows(c.world, poses, v), t.stability)  # where the mode's pieces stand
+        arrows = self._weakest_arrows(c.world, poses, v) if arrows_shown(v, t.stability) else []
+        self.marks.weakest(v, arrows, t.stability)  # where the mode's pieces stand
         forces = c.describer.forces(v) if t.forces else None
         self.marks.contacts(v, forces, t.contacts, 0.25 * size)
         self.marks.centres(c.world, t.centres, 0.006)

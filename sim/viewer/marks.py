@@ -34,6 +34,16 @@ def margin_color(verdict: Verdict | None):
     return ARROW_WEAK if verdict.margin_g < WEAK_G else ARROW_STANDS
 
 
+def arrows_shown(verdict: Verdict | None, show: bool) -> bool:
+    """Whether the weakest direction's arrows are drawn: stability marks on, and a verdict of a structure that
+    stands with a weakest direction and a margin below the cap (worked out only then: see
+    ``Drawing._weakest_arrows``)."""
+    from sim.statics import MARGIN_CAP_G
+
+    return bool(show and verdict is not None and verdict.weakest_direction_deg is not None and verdict.stands
+                and not verdict.empty and verdict.margin_g < MARGIN_CAP_G)
+
+
 class Marks:
     """The marks under one node of the window's scene.
 
@@ -91,10 +101,7 @@ class Marks:
     def weakest(self, verdict: Verdict | None, arrows, show: bool) -> None:
         """The weakest direction as arrows on the board, one per structure the weakest mode moves: ``arrows``
         (tail (2,) m, height m, length m) each."""
-        from sim.statics import MARGIN_CAP_G
-
-        if (not show or verdict is None or verdict.weakest_direction_deg is None or not verdict.stands
-                or verdict.empty or verdict.margin_g >= MARGIN_CAP_G or not arrows):
+        if not arrows_shown(verdict, show) or not arrows:
             self._replace("arrow", None)
             return
         a = np.radians(verdict.weakest_direction_deg)
