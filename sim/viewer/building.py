@@ -230,6 +230,19 @@ class Building:
         its ghost, its footprint."""
         return [c for k in self.carries.values() for c in k.all]
 
+    def ghost_refusals(self) -> dict[str, str]:
+        """Carried piece -> why a plug-in would reject it set down where its ghost is now (asked of
+        :meth:`~sim.viewer.plugins.SessionPlugin.judge_ghost`: the window draws those ghosts red); the pieces it
+        would accept, and those not yet judged, are not in it."""
+        out = {}
+        for c in self.carry_plans():
+            for p in self.plugins:
+                reason = p.judge_ghost(self, c.hand, c.piece, c.ghost)
+                if reason:
+                    out[c.piece] = reason
+                    break
+        return out
+
     def _new_id(self, kind: str) -> str:
         stem = kind.split(".")[-1]
         taken = set(self.world.ids)

@@ -13,6 +13,8 @@ in scripts and in tests):
   :meth:`~SessionPlugin.judge_drop` as a hand sets a piece down (with the pose it
   lands at), to reject the drop: the piece is let go where it was picked (to the supply, if it came from
   there), the reason is said as a message, and the drop leaves no undo step;
+  :meth:`~SessionPlugin.judge_ghost` answers the same question beforehand, for the ghost of a carried piece
+  (drawn red where the drop would be rejected);
 * :meth:`~SessionPlugin.may_use` limits the pieces and hands the player may use
   now (hot seat): a pick, add, poke, pull or remove of another piece, or a switch to
   another hand, is refused with its reason; :meth:`~SessionPlugin.may_group` may refuse
@@ -93,6 +95,12 @@ class SessionPlugin:
     def judge_drop(self, controller: Controller, hand: str, piece: str, pose) -> str | None:
         """A hand is letting its piece go, set down at ``pose`` (7,) (its resting place on what is under it):
         a reason to reject the drop (the piece is let go where it was picked instead), or None."""
+        return None
+
+    def judge_ghost(self, controller: Controller, hand: str, piece: str, pose) -> str | None:
+        """Asked before, not when, a piece is set down: the reason it would be rejected (:meth:`judge_drop`) if
+        the hand set it down at ``pose`` (7,) now, where its ghost shows it (the window draws that ghost red), or
+        None (also when not known yet). Nothing changes."""
         return None
 
     def event(self, controller: Controller, event: LiveEvent) -> None:

@@ -23,7 +23,7 @@ import numpy as np
 from sim.games.contract import Verdict
 from sim.games.play import session as play
 from sim.games.play.judge import statics_judge
-from sim.scene import Scene
+from sim.scene import Piece, Scene
 
 STEP_SECONDS = 0.25
 """Simulated seconds a walking pawn takes per step of its route."""
@@ -67,6 +67,10 @@ class ControllerTable:
 
     def home(self, piece_id: str) -> tuple[float, ...]:
         return self._homes[piece_id]
+
+    def setup_piece(self, piece_id: str) -> Piece:
+        """The set-up's piece of that id: its kind and parameters (a piece set down is it, where it lands)."""
+        return self.c.scene0.piece(piece_id)
 
     def has_home(self, piece_id: str) -> bool:
         """Whether the set-up put ``piece_id`` on the table."""
