@@ -86,7 +86,7 @@ class Referee(SessionPlugin):
         self.table = ControllerTable(controller, prepare=self.game.prepare)
         self.tape = Tape(self.session, self.table)  # every call of the session goes through it
         self.effects = Effects(controller, self.table)
-        controller.player = self.session.seat
+        controller.seat(self.session.seat)
         self._flush()
 
     def check(self, controller, action) -> str | None:
@@ -114,7 +114,7 @@ class Referee(SessionPlugin):
 
     def judge_drop(self, controller, hand: str, piece: str, pose) -> str | None:
         ok, effects = self.tape.ask("drop", piece, np.asarray(pose, dtype=float))
-        self._run([e for e in effects if not isinstance(e, play.PutBack)], quiet_refusal=True)
+        self._run(effects, quiet_refusal=True)  # a refusal's PutBack puts it back, through the controller's port
         return None if ok else self.refusal["reason"]
 
     def judge_ghost(self, controller, hand: str, piece: str, pose) -> str | None:
