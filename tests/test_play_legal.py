@@ -6,6 +6,7 @@ changes."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import numpy as np
@@ -26,10 +27,10 @@ def listed(places) -> set:
     return {(p.rule, tuple(p.on), tuple(np.round(p.pose, 7))) for p in places}
 
 
-def the_same_game(c, game: str, variant: str, seed: int, actions: list, placed: list[str]):
+def the_same_game(c, game: str, variant: str, seed: int, actions: list, placed: list[str], players):
     """The one game interface's state of the game played in controller ``c``: the same set-up and seed, the same
     game actions, each piece placed where the live world holds it now."""
-    state = new_state(game, variant, list(PLAYERS[game]), seed)
+    state = new_state(game, variant, list(players), seed)
     for a in actions:
         step = state.apply(a)
         assert step.accepted, step.refusal
@@ -54,19 +55,22 @@ def carried(c, ref):
      "red-tower-2"),
     ("tohuwabohu", "basic", 3, [{"action": "pick", "piece": "level-quad-1"}, {"action": "move-to", "at": [0, 0]},
                                 {"action": "drop"}], ["level-quad-1"], "figure-red-1"),
+    ("talo", "fantasy", 2, [{"action": "throw"}], [], "b3-1"),  # ann throws 3
+    ("babylon", "fast", 0, [], [], "red-tower-1"),  # red's hands: its two construction areas
 ])
 def test_the_highlighted_places_are_the_interfaces_legal_placements(game, variant, seed, actions, placed, piece):
-    c, ref = session(game, players=PLAYERS[game], seed=seed, variant=variant)
+    players = ("ann", "ben") if variant == "fantasy" else PLAYERS[game]
+    c, ref = session(game, players=players, seed=seed, variant=variant)
     run(c, actions)
     run(c, [{"action": "pick", "piece": piece}])
     legal = carried(c, ref)
     assert legal.piece == piece and legal.places
     game_actions = [a for a in actions if a["action"] not in ("pick", "move-to", "drop", "rotate")]
-    state = the_same_game(c, game, variant, seed, game_actions, placed)
+    state = the_same_game(c, game, variant, seed, game_actions, placed, players)
     assert listed(legal.places) == listed(state.legal_placements(piece))
     rules = {p.rule for p in legal.places}
-    assert rules == {"talo": {"field"}, "babylon": {"tower-top", "bridge-spot", "table"},
-                     "tohuwabohu": {"area", "level", "figure-point"}}[game]
+    assert rules == {"green": {"field"}, "tactical": {"tower-top", "bridge-spot", "table"},
+                     "basic": {"area", "level", "figure-point"}, "fantasy": {"table"}, "fast": {"table"}}[variant]
     points = legal.points(ref.table.setup_piece(piece))
     assert len(points) == len({tuple(np.round(p, 4)) for p in points}) <= len(legal.places)
     shown = ref.probe()["legal"]["right"]
@@ -142,4 +146,39 @@ def test_the_answers_are_kept_while_nothing_changes_and_asked_again_when_the_gam
     assert listed(legal.places) != listed(first.places)
     run(c, [{"action": "cancel"}])
     assert ref.legal_now() == {} and ref.probe()["legal"] == {}
+    c.close()
+
+
+def _settled(c, moves, limit: float = 120.0):
+    """Frames until a threaded ``moves`` has its answers for the piece carried (or ``limit`` seconds pass)."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        legal = moves.now(c)["right"]
+        if not legal.pending:
+            return legal
+        c.frame()
+        time.sleep(0.01)
+    raise AssertionError("the thread gave no answer")
+
+
+def test_on_a_thread_the_answers_come_later_and_are_the_same(monkeypatch):
+    from sim.viewer.play.legal import LegalMoves
+
+    c, ref = session("talo", seed=7)
+    run(c, TALO_OPENING + [{"action": "pick", "piece": "b3-1"}, {"action": "rotate"},
+                           {"action": "move-to", "at": [90, -90]}])
+    c.run_until_quiet()
+    at_once = ref.legal_now()["right"]
+    threaded = LegalMoves(ref)
+    threaded.start()
+    legal = _settled(c, threaded)
+    assert listed(legal.places) == listed(at_once.places) and legal.refusal.rule == "protrusion"
+    threaded.close()
+    # work that fails on the thread: nothing listed, said once, the window goes on
+    monkeypatch.setattr(type(ref.session), "placements", lambda self, piece, table: 1 / 0)
+    failing = LegalMoves(ref)
+    failing.start()
+    assert _settled(c, failing).places == ()
+    assert sum("legal moves could not be worked out (ZeroDivisionError" in m.text for m in c.messages) == 1
+    failing.close()
     c.close()

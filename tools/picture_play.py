@@ -2,10 +2,12 @@
 scripted position, the window (panels and all) grabbed from the X server.
 
     python tools/picture_play.py [OUT_DIR [GAME ...]]   # docs/images by default: play-talo.png,
-                                               # play-tohuwabohu.png, play-babylon.png, play-babylon-fast.png
+                                               # play-tohuwabohu.png, play-babylon.png, play-babylon-fast.png,
+                                               # play-legal.png (Babylon: a carried tower's legal places)
 
-Needs Xvfb and xdotool. Each game runs its script, then waits a few seconds for the full-quality picture, then the
-window is grabbed and closed.
+Needs Xvfb and xdotool. Each game runs its script, then waits until the window's probe says its picture is
+complete (the full quality, or a piece in hand held still with its legal moves worked out), then the window is
+grabbed and closed.
 """
 
 from __future__ import annotations
@@ -41,6 +43,16 @@ def _babylon() -> list:
         {"action": "pick", "piece": "blue-tower-1"}, {"action": "move-to", "at": [60, -40]}]
 
 
+def _legal() -> list:
+    """Blue's turn after red's first: a tower carried over red's building, onto a bridge off its spots (refused:
+    the ghost red, the rule written over it), every place it may go ringed: tower tops, bridge spots, the table
+    beside the building."""
+    return json.loads((DATA / "babylon-first-turn.json").read_text()) + [
+        {"action": "follow", "piece": "red-bridge-3"}, {"action": "zoom", "factor": 0.5},
+        {"action": "orbit", "degrees": [-25.0, 10.0]},
+        {"action": "pick", "piece": "blue-tower-1"}, {"action": "move-to", "at": [-40, 60]}]
+
+
 def _put(piece: str, x: float, y: float, free: bool = False, turn: float = 0.0) -> list:
     return ([{"action": "pick", "piece": piece}] + ([{"action": "rotate", "degrees": turn}] if turn else [])
             + [{"action": "move-to", "at": [x, y], "free": free}, {"action": "drop", "free": free}])
@@ -62,7 +74,10 @@ def _babylon_fast() -> list:
 
 GAMES = {"talo": (_talo, ["--seed", "7"]), "tohuwabohu": (_tohuwabohu, ["--players", "ann,bob", "--seed", "3"]),
          "babylon": (_babylon, ["--players", "red,blue,green"]),
-         "babylon-fast": (_babylon_fast, ["--players", "red,blue,green", "--variant", "fast"])}
+         "babylon-fast": (_babylon_fast, ["--players", "red,blue,green", "--variant", "fast"]),
+         "legal": (_legal, ["--players", "red,blue,green"])}
+"""Each picture: its script and ``towerlab play``'s arguments (the game is the name's first word; ``legal`` is
+Babylon's)."""
 
 
 def _run(env, *args, **kw):
@@ -86,6 +101,25 @@ def _wait_for_script(rec: Path, n: int, proc) -> None:
     raise SystemExit(f"{rec}: the script did not finish")
 
 
+def _wait_for_picture(probe: Path, proc) -> None:
+    """Until the window's probe says its picture is complete: idle (the full quality), or with a piece in hand
+    steady and its legal moves worked out; then a second more (the panels are written four times a second)."""
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"the window closed: {proc.stderr.read()[-1500:]}")
+        try:
+            s = json.loads(probe.read_text())
+        except (OSError, ValueError):
+            s = None
+        if s is not None and not s.get("scripted") and (s["idle"] or (s["hands"] and s["steady"] >= 3
+                                                                       and not s["busy"])):
+            time.sleep(1.0)
+            return
+        time.sleep(0.2)
+    raise SystemExit(f"{probe}: the window's picture did not settle")
+
+
 def picture(game: str, out: Path, display: str, work: Path) -> None:
     make, args = GAMES[game]
     script = work / f"{game}.json"
@@ -93,7 +127,9 @@ def picture(game: str, out: Path, display: str, work: Path) -> None:
     env = dict(os.environ, DISPLAY=display, TOWERLAB_RECORDINGS=str(work / "recordings"),
                PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
     rec = work / f"{game}.tlrec"
-    proc = subprocess.Popen([sys.executable, "-m", "sim", "play", game.split("-")[0], *args, "--actions", str(script),
+    env["TOWERLAB_PROBE"] = str(work / "probe.json")
+    name = "babylon" if game == "legal" else game.split("-")[0]
+    proc = subprocess.Popen([sys.executable, "-m", "sim", "play", name, *args, "--actions", str(script),
                              "--size", f"{SIZE[0]}x{SIZE[1]}", "--record", str(rec)], env=env, cwd=work,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
@@ -105,7 +141,7 @@ def picture(game: str, out: Path, display: str, work: Path) -> None:
             window = found[0] if found else None
             time.sleep(0.5)
         _wait_for_script(rec, len(make()), proc)
-        time.sleep(6.0)  # the last frames settle, then the full-quality picture
+        _wait_for_picture(work / "probe.json", proc)
         geometry = _run(env, "xdotool", "getwindowgeometry", window)
         x, y = next(line for line in geometry.splitlines() if "Position" in line).split()[1].split(",")
         import imageio_ffmpeg

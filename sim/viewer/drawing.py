@@ -3,8 +3,9 @@ tints, the weakest direction, contacts, centres) and the text panels; the full-q
 has moved for :data:`STILL_AFTER`.
 
 A mixin of :class:`sim.viewer.window.ViewerWindow`. It reads ``controller.world`` only through its ids,
-poses, scene, moving pieces and time, and ``controller.verdict()``: a live world or a
-:class:`~sim.viewer.posed.PosedWorld` whose poses a replay hands in are drawn alike.
+poses, scene, moving pieces and time (any :class:`~sim.viewer.live.LiveWorld` is drawn alike), the controller's
+hands, carry plans and ghosts (red where a plug-in would reject the drop: ``controller.ghost_refusals()``) and
+``controller.verdict()``.
 """
 
 from __future__ import annotations

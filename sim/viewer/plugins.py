@@ -32,10 +32,13 @@ in scripts and in tests):
 A :class:`WindowPlugin` lives beside the :class:`~sim.viewer.window.ViewerWindow`:
 it builds its DirectGUI panels in :meth:`~WindowPlugin.attach`, lists its key
 bindings in :meth:`~WindowPlugin.controls` (bound by the window, listed in the
-F1 help), and draws each frame in :meth:`~WindowPlugin.frame`. What the window
-draws comes from ``controller.world``: a replay gives the controller a
-:class:`~sim.viewer.posed.PosedWorld` (``world_factory``), whose poses it hands
-in, instead of a live world; the look, camera, marks and panels are the same.
+F1 help), draws each frame in :meth:`~WindowPlugin.frame` and says when what it
+draws is complete (:meth:`~WindowPlugin.settled`). What the window draws comes
+from ``controller.world`` (any :class:`~sim.viewer.live.LiveWorld`, given by the
+controller's ``world_factory``) and the controller's hands, ghosts and verdict.
+
+A game's referee changes the table only through the controller's named
+operations (:mod:`sim.viewer.port`), never by writing its fields.
 
 Every hook has a default that does nothing, so a plug-in defines only what it
 needs. Hooks that may refuse return a reason (one line) or None.

@@ -160,7 +160,6 @@ class ViewerWindow(MouseInput, Commands, Drawing, ShowBase):
         self._panel_news = None
         self._messages: list[tuple[str, float]] = []
         self._seen = 0
-        self._show_messages = True
         self._offer = None
         self._bind()
         self.accept("window-event", self._window_event)

@@ -96,21 +96,42 @@ class LegalDrawing:
         c = self.base.controller
         box = self.referee.table.setup_piece(k.piece).shape.box_corners
         pose = c.world.pose(k.piece)  # the carried piece, hovering over its ghost: the label stands over both
-        px = np.array([c.camera.pixel(p) for p in (*transform_points(box, k.ghost[:3], k.ghost[3:]),
-                                                   *transform_points(box, pose[:3], pose[3:]))])
+        ghost = np.array([c.camera.pixel(p) for p in transform_points(box, k.ghost[:3], k.ghost[3:])])
+        held = np.array([c.camera.pixel(p) for p in transform_points(box, pose[:3], pose[3:])])
         w, h = c.camera.size
         to_a2d = self.base.aspect2d.get_relative_point
-        x = to_a2d(self.base.render2d, (2 * px[:, 0].mean() / w - 1, 0, 0)).x
-        top = to_a2d(self.base.render2d, (0, 0, 1 - 2 * px[:, 1].min() / h)).z  # the highest of both on screen
+
+        def height(py: float) -> float:
+            return to_a2d(self.base.render2d, (0, 0, 1 - 2 * py / h)).z
+
+        x = to_a2d(self.base.render2d, (2 * np.vstack([ghost, held])[:, 0].mean() / w - 1, 0, 0)).x
         text = label_text(k.refusal.rule, k.refusal.reason)
         if self.label.text != text:
             self.label.setText(text)
         half = self.label.textNode.get_width() * LABEL_SCALE / 2 + 0.02
         left, right = self.base.a2dLeft + half, self.base.a2dRight - half
-        y = top + LABEL_GAP + 0.3 * LABEL_SCALE  # the text's baseline: its card's foot just over the piece
-        self.label.setPos(float(np.clip(x, left, max(left, right))),
-                          float(np.clip(y, self.base.a2dBottom + 0.08, self.base.a2dTop - 0.25)))
+        x = float(np.clip(x, left, max(left, right)))
+        # the text's baseline: its card's foot just over both; under the ghost where that would run into a panel
+        y = max(height(ghost[:, 1].min()), height(held[:, 1].min())) + LABEL_GAP + 0.3 * LABEL_SCALE
+        if y + LABEL_SCALE > self._ceiling(x - half, x + half):
+            y = height(ghost[:, 1].max()) - LABEL_GAP - 0.9 * LABEL_SCALE
+        self.label.setPos(x, float(max(y, self.base.a2dBottom + 0.08)))
         self.label.show()
+
+    def _ceiling(self, x0: float, x1: float) -> float:
+        """The lowest bottom edge (``aspect2d``) of the panels shown over ``x0``..``x1`` in the window's top half
+        (the status line, the game panel, the stability panel): a label stays under it."""
+        out = self.base.a2dTop
+        for panel in self.base.aspect2d.find_all_matches("**/=towerlab-panel"):
+            if panel.is_hidden() or panel.get_net_transform().get_scale()[0] == 0:
+                continue
+            bounds = panel.get_tight_bounds(self.base.aspect2d)
+            if bounds is None:
+                continue
+            lo, hi = bounds
+            if hi.z > 0 and lo.x < x1 and hi.x > x0:
+                out = min(out, float(lo.z))
+        return out
 
     def destroy(self) -> None:
         self.root.remove_node()

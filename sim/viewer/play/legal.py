@@ -47,6 +47,11 @@ RING_MIN, RING_MAX = 0.006, 0.010
 ring lies round the figure point's disc)."""
 
 
+def same(a, b) -> bool:
+    """Whether two poses (7,) are one ghost's (within :data:`SAME`); asked every frame, so in plain Python."""
+    return all(abs(float(x) - float(y)) <= SAME for x, y in zip(a, b))
+
+
 def ring_radius(piece: Piece) -> float:
     """The radius (m) of the rings drawn at the places of ``piece``: a third of its smaller side, within
     :data:`RING_MIN` and :data:`RING_MAX`."""
@@ -91,7 +96,7 @@ class Legal:
 
     def judged(self, pose) -> bool:
         """Whether the ghost's verdict is of ``pose`` (7,)."""
-        return self.ghost is not None and np.allclose(self.ghost, pose, atol=SAME, rtol=0.0)
+        return self.ghost is not None and same(self.ghost, pose)
 
     def points(self, piece: Piece) -> np.ndarray:
         """(k, 3) m: where each place shows on the table (:func:`marks`; ``piece`` the carried one)."""
@@ -165,6 +170,7 @@ class _Entry:
         self.piece = piece
         self.table = table  # the table they are asked on
         self.places = None  # a tuple, or a Future of one
+        self.poses = None  # (n, 7) the places' poses, once they are known
         self.ghost = None  # (pose, refusal) judged
         self.asked = None  # (pose, Future) being judged
         self.seen = None  # (frame, the ghost's pose then, whether it stood still since the frame before)
@@ -187,6 +193,7 @@ class LegalMoves:
         self._entries: dict[str, _Entry] = {}
         self._shown: dict[str, Legal] = {}
         self._lock = threading.Lock()
+        self._failed = False  # a piece of work failed on the thread (said once)
         self.computed = {"places": 0, "ghosts": 0}
 
     # --- modes ---
@@ -233,32 +240,33 @@ class LegalMoves:
             session = self.referee.session.clone()
             entry = self._entries[hand] = _Entry(key, piece, table)
             entry.places = self._work(lambda: tuple(session.placements(piece, table)), "places")
-        places = self._result(entry.places)
-        if places is not None:
+        places = self._result(entry.places, ())
+        if places is not None and entry.poses is None:
             entry.places = places
-        self._judge_ghost(entry, np.asarray(carry.ghost, dtype=float), carry.snapped is not None, places,
-                          controller.session_time)
+            entry.poses = np.array([p.pose for p in places], dtype=float).reshape(-1, 7)
+        self._judge_ghost(entry, carry.ghost, carry.snapped is not None, controller.session_time)
         ghost, refusal = entry.ghost if entry.ghost is not None else (None, None)
         return Legal(hand, piece, places, ghost, refusal)
 
-    def _judge_ghost(self, entry: _Entry, pose: np.ndarray, snapped: bool, places, frame: float) -> None:
+    def _judge_ghost(self, entry: _Entry, pose, snapped: bool, frame: float) -> None:
         pose_t = tuple(float(x) for x in pose)
         if entry.seen is None or entry.seen[0] != frame:  # the first ask of this frame: did the ghost stand still?
             last = entry.seen
-            entry.seen = (frame, pose_t, last is not None and np.allclose(last[1], pose, atol=SAME, rtol=0.0))
-        stands = entry.seen[2] and np.allclose(entry.seen[1], pose, atol=SAME, rtol=0.0)
-        if entry.ghost is not None and np.allclose(entry.ghost[0], pose, atol=SAME, rtol=0.0):
+            entry.seen = (frame, pose_t, last is not None and same(last[1], pose_t))
+        stands = entry.seen[2] and same(entry.seen[1], pose_t)
+        if entry.ghost is not None and same(entry.ghost[0], pose_t):
             return
         if entry.asked is not None:
             asked, future = entry.asked
-            if np.allclose(asked, pose, atol=SAME, rtol=0.0):
-                done = self._result(future)
+            if same(asked, pose_t):
+                done = self._result(future, (None,))
                 if done is not None:
                     entry.ghost, entry.asked = (asked, done[0]), None
                 return
             future.cancel()
             entry.asked = None
-        if places is not None and any(np.allclose(p.pose, pose, atol=SAME, rtol=0.0) for p in places):
+        if entry.poses is not None and len(entry.poses) and bool(
+                (np.abs(entry.poses - pose_t) <= SAME).all(axis=1).any()):
             entry.ghost = (pose_t, None)  # a listed place: the referee accepts it (but for balance)
             return
         if self._pool is not None and not (stands or snapped):
@@ -266,7 +274,7 @@ class LegalMoves:
         session, table = self.referee.session.clone(), entry.table
         piece = self.referee.table.setup_piece(entry.piece).moved(pose_t[:3], pose_t[3:])
         future = self._work(lambda: (session.drop_refusal(piece, table),), "ghosts")
-        done = self._result(future)
+        done = self._result(future, (None,))
         if done is not None:
             entry.ghost = (pose_t, done[0])
         else:
@@ -280,12 +288,21 @@ class LegalMoves:
             return fn()
         return self._pool.submit(fn)
 
-    @staticmethod
-    def _result(value):
-        """The answer of a piece of work: itself, or a Future's result once it is done (None before)."""
+    def _result(self, value, failed):
+        """The answer of a piece of work: itself, or a Future's result once it is done (None before). Work that
+        failed on the thread answers ``failed`` (nothing listed, nothing refused) and is said once: a window
+        goes on without its highlight rather than stop."""
         if not isinstance(value, Future):
             return value
-        return value.result() if value.done() and not value.cancelled() else None
+        if not value.done() or value.cancelled():
+            return None
+        error = value.exception()
+        if error is None:
+            return value.result()
+        if not self._failed:
+            self._failed = True
+            self.referee.c.say(f"the legal moves could not be worked out ({type(error).__name__}: {error})", "error")
+        return failed
 
     def _drop_entry(self, hand: str) -> None:
         entry = self._entries.pop(hand, None)
@@ -310,4 +327,4 @@ class LegalMoves:
                 tuple(sorted(self.referee.table.carried.items())))
 
 
-__all__ = ["LIFT", "PLACE", "Legal", "LegalMoves", "TableCopy", "marks", "ring", "ring_radius"]
+__all__ = ["LIFT", "PLACE", "Legal", "LegalMoves", "TableCopy", "marks", "ring", "ring_radius", "same"]
