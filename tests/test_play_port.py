@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -120,3 +121,23 @@ def test_a_talo_drop_is_handed_the_block_and_reads_no_scene(variant):
     else:  # Fantasy builds anywhere: the statics judged the block lying on the table
         assert refusal is None and ok
     assert reads == []  # the block's length and pose are the piece's own
+
+
+def test_the_ports_example_in_the_contracts_refuses_left_of_the_line_beforehand_and_on_release():
+    from test_viewer_controller import do, session, talo
+
+    text = (ROOT / "docs" / "contracts.md").read_text()
+    block = text[text.index("class LeftOfTheLine"):]
+    code = "from sim.viewer.plugins import SessionPlugin\n\n" + block[:block.index("```")].replace("\n  ", "\n")
+    space: dict = {}
+    exec(compile(code, "docs/contracts.md", "exec"), space)  # noqa: S102 - the docs' own example, run as written
+    c = session(talo(("b1", 1, (7, 7), 0, "x")), plugins=[space["LeftOfTheLine"]()])
+    start = c.world.pose("b1").copy()
+    do(c, "pick", piece="b1")
+    do(c, "move-to", at=[-60.0, 40.0])
+    c.frame()
+    assert c.ghost_refusals() == {"b1": "left of the line"}
+    do(c, "drop")
+    assert not c.hands and any(m.text == "left of the line" for m in c.messages)
+    np.testing.assert_allclose(c.world.pose("b1")[:3], start[:3], atol=1e-3)  # put back where it was picked
+    c.close()
