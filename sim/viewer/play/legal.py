@@ -22,7 +22,6 @@ worked out when asked, and only then: a scripted game never pays for them.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -192,7 +191,6 @@ class LegalMoves:
         self._pool: ThreadPoolExecutor | None = None
         self._entries: dict[str, _Entry] = {}
         self._shown: dict[str, Legal] = {}
-        self._lock = threading.Lock()
         self._failed = False  # a piece of work failed on the thread (said once)
         self.computed = {"places": 0, "ghosts": 0}
 
@@ -214,10 +212,9 @@ class LegalMoves:
     def now(self, controller) -> dict[str, Legal]:
         """Hand -> what is legal for the piece it carries now (a hand holding a group has none): known answers,
         and (in a window) new questions asked of the thread; without a thread the answers are worked out now."""
-        carries = {k.hand: k for k in controller.carries.values()}
         out = {}
         for hand, s in controller.hands.items():
-            carry = carries.get(hand)
+            carry = controller.carries.get(hand)
             if s.group or carry is None:
                 continue
             out[hand] = self._legal(controller, hand, s.piece, carry)
@@ -282,8 +279,7 @@ class LegalMoves:
 
     def _work(self, fn, kind: str):
         """``fn()`` on the thread (a Future), or its answer now (no thread)."""
-        with self._lock:
-            self.computed[kind] += 1
+        self.computed[kind] += 1
         if self._pool is None:
             return fn()
         return self._pool.submit(fn)
