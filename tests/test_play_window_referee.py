@@ -213,7 +213,8 @@ def test_the_game_clock_waits_for_the_window_and_stands_while_the_help_is_open(d
         later = w.wait(lambda s: s["frame"] > held["frame"] + 40, what="frames with the help open")
         assert _game(later)["clock"]["time_left"] == _game(held)["clock"]["time_left"]
         assert _game(later)["player"] == "ann"
-        assert any("(stands: help)" in t["text"] for t in later["texts"])  # the game panel's clock
+        # the game panel hides under the help: the help's last line says the clock stands
+        assert any("the game's clock stands at 0:" in t["text"] for t in later["texts"]), later["texts"]
         w.keys(help_key, idle=False)
         runs = w.wait(lambda s: _game(s)["clock"]["stands"] is None and s["frame"] > later["frame"] + 30,
                       what="the clock to run again")

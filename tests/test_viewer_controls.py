@@ -337,3 +337,51 @@ def test_the_games_keys_leave_the_camera_keys_alone_and_one_action_has_one_key_i
     assert keys_of["end the turn"] == {"Enter"}
     assert keys_of["throw the die"] == {"X"}
     assert {"End"} == keys_of["done"] == keys_of["the goal is reached"]
+
+
+class _Watcher:
+    """A MouseWatcher's view of the keyboard: the buttons down now."""
+
+    def __init__(self):
+        self.down: set[str] = set()
+
+    def is_button_down(self, button) -> bool:
+        return button.get_name() in self.down
+
+
+def test_a_camera_key_moves_only_when_pressed_on_its_own_whatever_is_let_go_first():
+    from direct.showbase.MessengerGlobal import messenger
+
+    from sim.viewer.keycam import KeyCamera
+
+    keycam, watcher = KeyCamera(), _Watcher()
+    try:
+        # Ctrl+S, Ctrl let go first: S is down alone for a frame, and that frame does not move the camera
+        watcher.down = {"control", "lcontrol", "s"}
+        messenger.send("control-s")
+        assert keycam.actions(watcher, 0.2) == []
+        watcher.down = {"s"}
+        assert keycam.actions(watcher, 0.2) == []
+        watcher.down = set()
+        assert keycam.actions(watcher, 0.2) == []
+        # S on its own moves the camera back while it is held, Shift faster; let go, no more
+        watcher.down = {"s"}
+        messenger.send("s")
+        ((name, fields),) = keycam.actions(watcher, 0.2)
+        assert name == "pan" and fields["fraction"][0] == 0.0 and fields["fraction"][1] < 0.0
+        watcher.down = {"s", "shift", "lshift"}
+        ((_, faster),) = keycam.actions(watcher, 0.2)
+        assert faster["fraction"][1] == pytest.approx(3.0 * fields["fraction"][1])
+        watcher.down = {"s", "control", "lcontrol"}  # Ctrl pressed while S is held: nothing moves
+        assert keycam.actions(watcher, 0.2) == []
+        watcher.down = set()
+        assert keycam.actions(watcher, 0.2) == []
+        watcher.down = {"s"}  # down again with no press seen: still nothing
+        assert keycam.actions(watcher, 0.2) == []
+        # Shift+Q is a press on its own too: a turn
+        watcher.down = {"q", "shift", "lshift"}
+        messenger.send("shift-q")
+        ((name, _),) = keycam.actions(watcher, 0.2)
+        assert name == "orbit"
+    finally:
+        keycam.close()

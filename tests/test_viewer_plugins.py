@@ -12,8 +12,9 @@ import pytest
 
 from sim.replay import RecordingError, load_recording
 from sim.viewer.actions import ActionError, Field, action, parse_actions, specs_with
-from sim.viewer.controller import FRAME
+from sim.viewer.controller import FRAME, Controller
 from sim.viewer.plugins import SessionPlugin
+from sim.viewer.posed import PosedWorld, ReadOnlyWorldError
 from sim.viewer.recording import SessionRecording
 from sim.viewer.script import ScriptRunner
 from tests.test_viewer_controller import do, pose, session, talo
@@ -238,3 +239,28 @@ def test_a_recording_that_cannot_be_written_is_said_and_the_session_goes_on(tmp_
     do(c, "pick", piece="a")
     do(c, "drop")
     c.close()
+
+
+def test_a_posed_world_shows_handed_poses_and_refuses_changes():
+    scene = owned()
+    c = Controller(scene, world_factory=PosedWorld)
+    world = c.world
+    poses = scene.poses()
+    poses[0, 0] += 0.02
+    world.show(1.25, scene.ids, poses)
+    assert world.time == 1.25 and world.moving() == ["a"]
+    np.testing.assert_allclose(c.scene().piece("a").pos[0], poses[0, 0])
+    world.show(1.3, scene.ids, poses)
+    assert world.moving() == []
+    a = poses[0, :3]
+    hit = world.ray_test(a + [0.0, 0.0, 0.5], a - [0.0, 0.0, 0.5])  # straight down onto "a"
+    top = a[2] + scene.piece("a").shape.vertices[:, 2].max()
+    assert hit.piece == "a" and hit.point[2] == pytest.approx(top, abs=1e-9)  # its top face
+    assert hit.normal[2] == pytest.approx(1.0)
+    assert world.ray_test(a + [0.3, 0.3, 0.5], a + [0.3, 0.3, -0.5]) is None
+    with pytest.raises(ReadOnlyWorldError, match="cannot be changed"):
+        c.apply(action("pick", piece="a"))
+    with pytest.raises(ValueError, match="not known"):
+        world.show(2.0, ["ghost"], np.zeros((1, 7)))
+    c.tick(0.1)
+    assert c.real_time_factor == pytest.approx(1.0)

@@ -89,7 +89,8 @@ def test_pick_carry_drop_undo_and_save_with_the_mouse(display, tmp_path):
         viewer.click(*at_base)  # set it down on the base; it settles, the full-quality picture comes
         viewer.move(5, SIZE[1] - 5)
         stacked = viewer.picture(tmp_path / "stacked.png")
-        viewer.key("ctrl+s")  # saved over its own file
+        eye = viewer.state()["view"]["eye"]
+        saved = viewer.key("ctrl+s")  # saved over its own file, and the camera not moved back by its S
         built = load_scene(path)
         viewer.key("ctrl+z")
         undone = viewer.picture(tmp_path / "undone.png")
@@ -99,6 +100,7 @@ def test_pick_carry_drop_undo_and_save_with_the_mouse(display, tmp_path):
         if viewer.proc.poll() is None:
             viewer.proc.kill()
     assert code == 0, viewer.proc.stderr.read()[-2000:]
+    assert saved["view"]["eye"] == eye
     # the saved scenes: the cube on the base's middle field, one level up; after the undo, back where it was
     np.testing.assert_allclose(built.piece("cube").pos, [-0.01, -0.01, 0.03], atol=5e-4)
     np.testing.assert_allclose(built.piece("base").pos, base.pos, atol=5e-4)

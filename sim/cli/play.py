@@ -71,6 +71,11 @@ def play(
                                                                  "a new file in the recordings folder, "
                                                                  "~/.local/share/towerlab/recordings).")] = None,
     no_record: Annotated[bool, typer.Option("--no-record", help="Do not record the game.")] = False,
+    join: Annotated[str | None, typer.Option("--join", help="Play a seat of a served table (towerlab serve): the "
+                                                            "seat's link, ws://HOST:PORT/seat/NAME?token=... "
+                                                            "(docs/network.md).")] = None,
+    watch: Annotated[str | None, typer.Option("--watch", help="Watch a served table: its spectators' link, "
+                                                              "ws://HOST:PORT/watch?token=...")] = None,
 ) -> None:
     """Play a game on the desktop, hot seat, with the program as the referee (docs/play.md).
 
@@ -78,14 +83,31 @@ def play(
     turns and referees every placement, collapse and score. F5 saves the
     game; --resume FILE goes on with it exactly (the turn, the timer, the
     die, the cards). Every game is recorded for replay. The run ends with
-    one line: the turns played and the result."""
+    one line: the turns played and the result. --join LINK plays a seat of a
+    table served by towerlab serve from another machine, --watch LINK watches
+    it (docs/network.md)."""
     from sim.cli.render import parse_size
     from sim.viewer.actions import load_actions, specs_with
     from sim.viewer.play.games import new_game
     from sim.viewer.play.mode import Referee
 
     w, h = parse_size(size)
-    saved = _saved(resume, game, players, variant, seed, turn_seconds)
+    if join is not None or watch is not None:
+        given = [name for name, v in (("GAME", game), ("--players", players), ("--variant", variant),
+                                      ("--seed", seed), ("--turn-seconds", turn_seconds), ("--resume", resume),
+                                      ("--record", record)) if v is not None]
+        if join is not None and watch is not None:
+            given.insert(0, "--watch")
+        if given:
+            raise PlayArgumentError(f"{given[0]} and --{'join' if join is not None else 'watch'}: a served table "
+                                    "is the server's game (its set-up, its recording)")
+        from sim.net.joining import play_at_table
+
+        code = play_at_table(join, watch, actions, screenshot, exit_after, offscreen, (w, h))
+        if code:
+            raise typer.Exit(code)
+        return
+    saved = saved_game(resume, game, players, variant, seed, turn_seconds)
     if saved is not None:
         game, names, variant, seed, turn_seconds = (saved.game, saved.players, saved.variant, saved.seed,
                                                     saved.turn_seconds)
@@ -124,7 +146,7 @@ def play(
         from sim.viewer.script import check_pieces
 
         check_pieces(script, g.scene)
-    controller = _controller(g, referee, recording, saved, threaded=not headless and script is None, size=(w, h))
+    controller = game_controller(g, referee, recording, saved, threaded=not headless and script is None, size=(w, h))
     title = f"towerlab play: {game} ({g.session.variant}, {', '.join(g.session.players)})"
     if headless:
         from sim.viewer.script import run_offscreen
@@ -138,7 +160,7 @@ def play(
         raise typer.Exit(code)
 
 
-def _saved(resume, game, players, variant, seed, turn_seconds):
+def saved_game(resume, game, players, variant, seed, turn_seconds):
     """The saved game ``--resume`` names (None without it); the set-up is its own."""
     if resume is None:
         return None
@@ -155,9 +177,9 @@ def _saved(resume, game, players, variant, seed, turn_seconds):
     return saved
 
 
-def _controller(g, referee, recording, saved, threaded: bool, size):
+def game_controller(g, referee, recording, saved, threaded: bool, size):
     """The session's controller: the game set up, or, resumed, the saved game restored on it (then recorded from
-    there on)."""
+    there on). A networked table makes its own the same way (:mod:`sim.net.table`)."""
     from sim.fieldcheck import FieldError
     from sim.viewer.controller import Controller
     from sim.viewer.play.save import file_error, restore

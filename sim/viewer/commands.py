@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
+from sim.scene.io import params_to_dict
 from sim.viewer.actions import SPEEDS
 from sim.viewer.keycam import toggle_follow
 
@@ -83,7 +84,7 @@ class Commands:
             c.say("hover over a piece to take another like it")
             return
         p = c.world.piece(pid)
-        self._act("add", {"kind": p.kind, "params": dict(p.params), "hand": c.active_hand})
+        self._act("add", {"kind": p.kind, "params": params_to_dict(p), "hand": c.active_hand})
 
     def remove_hovered(self):
         if self.controller.hovered is not None:

@@ -2,13 +2,15 @@
 Q, E) turned into the camera actions of the frame, as in Tabletop Simulator; L's following of a piece.
 
 W and S move forward and back over the table (along the view, the target's height kept), A and D left and
-right, the arrows the same; Q and E turn about the point looked at; Shift makes them :data:`FASTER`. Ctrl or
-Alt held stops them (Ctrl+S saves, it does not also move the camera back).
+right, the arrows the same; Q and E turn about the point looked at; Shift makes them :data:`FASTER`. A key moves
+the camera only when it was pressed on its own (or with Shift) and for as long as it stays down: Ctrl+S saves and
+does not also move the camera back, whether Ctrl or S is let go first, and Ctrl or Alt held stops every key.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from direct.showbase.DirectObject import DirectObject
 from panda3d.core import KeyboardButton
 
 PAN_PER_SECOND = 0.5
@@ -35,16 +37,41 @@ def button(name: str):
     return found
 
 
-def camera_keys(watcher, dt: float) -> list[tuple[str, dict]]:
-    """The camera actions (name, fields) of the keys ``watcher`` (a MouseWatcher) sees held during a frame of
-    ``dt`` seconds: a ``pan`` over the table and an ``orbit``, either or both, or none."""
-    if dt <= 0.0 or watcher.is_button_down(KeyboardButton.control()) or watcher.is_button_down(KeyboardButton.alt()):
-        return []
-    held = [k for k in (*PAN_KEYS, *TURN_KEYS) if watcher.is_button_down(button(k))]
+class KeyCamera:
+    """The keyboard's camera of one window: which camera keys were pressed on their own (Panda3D's plain ``s`` or
+    ``shift-s`` event, not ``control-s``) and are still down, turned into the camera actions of a frame.
+
+    Polling the keys alone is not enough: ``ctrl+s`` let go in the order Ctrl, S leaves S down for a frame with
+    no Ctrl, and a slow frame (a still picture being drawn) then moved the camera back by a visible step.
+    """
+
+    def __init__(self):
+        self._events = DirectObject()
+        self._pressed: set[str] = set()
+        for key in (*PAN_KEYS, *TURN_KEYS):
+            for prefix in ("", "shift-"):
+                self._events.accept(prefix + key, self._pressed.add, [key])
+
+    def close(self) -> None:
+        self._events.ignore_all()
+        self._pressed.clear()
+
+    def actions(self, watcher, dt: float) -> list[tuple[str, dict]]:
+        """The camera actions (name, fields) of the keys ``watcher`` (a MouseWatcher) sees held during a frame of
+        ``dt`` seconds: a ``pan`` over the table and an ``orbit``, either or both, or none."""
+        self._pressed.intersection_update({k for k in self._pressed if watcher.is_button_down(button(k))})
+        down = watcher.is_button_down
+        if dt <= 0.0 or down(KeyboardButton.control()) or down(KeyboardButton.alt()):
+            return []
+        return camera_actions(self._pressed, dt, faster=watcher.is_button_down(KeyboardButton.shift()))
+
+
+def camera_actions(held, dt: float, faster: bool = False) -> list[tuple[str, dict]]:
+    """The camera actions of the camera keys ``held`` for ``dt`` seconds (``faster``: Shift held)."""
     right = float(np.clip(sum(PAN_KEYS[k][0] for k in held if k in PAN_KEYS), -1.0, 1.0))
     forward = float(np.clip(sum(PAN_KEYS[k][1] for k in held if k in PAN_KEYS), -1.0, 1.0))
     turn = float(np.clip(sum(TURN_KEYS[k] for k in held if k in TURN_KEYS), -1.0, 1.0))
-    rate = dt * (FASTER if watcher.is_button_down(KeyboardButton.shift()) else 1.0)
+    rate = dt * (FASTER if faster else 1.0)
     out = []
     if right or forward:
         out.append(("pan", {"fraction": [right * PAN_PER_SECOND * rate, forward * PAN_PER_SECOND * rate],

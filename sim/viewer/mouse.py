@@ -27,7 +27,6 @@ from panda3d.core import KeyboardButton
 
 from sim.errors import TowerlabError
 from sim.viewer.actions import action
-from sim.viewer.keycam import camera_keys
 
 DRAG_PIXELS = 5
 ORBIT_DEG_PER_PIXEL = 0.3
@@ -290,7 +289,7 @@ class MouseInput:
         dialog is open; see :mod:`sim.viewer.keycam`)."""
         if self.overlay.dialog is not None:
             return
-        for name, fields in camera_keys(self.mouseWatcherNode, dt):
+        for name, fields in self.keycam.actions(self.mouseWatcherNode, dt):
             self._act(name, fields)
 
 

@@ -30,6 +30,8 @@ from sim.viewer.marks import WEAK_G, margin_color
 
 PANEL = theme.PANEL
 TEXT = theme.TEXT
+HELP_CLOSES = "F1 or Esc closes this help"
+"""The help's last line."""
 SCALE = 0.042
 MESSAGES = 4
 """Rows of messages shown at most (the latest)."""
@@ -197,8 +199,8 @@ class Overlay:
             x = right + 0.1
         lh = line_height(texts[0][0], 0.034)
         bottom = 0.86 - lh * rows
-        OnscreenText(parent=self.help, text="F1 or Esc closes this help", pos=((-1.5 + right) / 2, bottom - 0.02),
-                     scale=0.034, fg=theme.KEYS)
+        self._help_close = OnscreenText(parent=self.help, text=HELP_CLOSES, pos=((-1.5 + right) / 2, bottom - 0.02),
+                                        scale=0.034, fg=theme.KEYS, mayChange=True)
         box = (-1.55, right + 0.05, bottom - 0.08, 0.95)
         self.help["frameSize"] = box
         return box
@@ -286,6 +288,11 @@ class Overlay:
         lines = fit(text, room, measure(self.messages))[-MESSAGES:] if text else []
         set_text(self.messages, "\n".join(lines))
         self.messages.setPos(-0.03, 0.06 + line_height(self.messages) * max(len(lines) - 1, 0))
+
+    def help_note(self, note: str | None) -> None:
+        """A line of the window's own under the help's keys (a game's clock that stands while it is open), or
+        None for none."""
+        set_text(self._help_close, HELP_CLOSES if not note else f"{HELP_CLOSES}   ({note})")
 
     def toggle_help(self, show: bool) -> None:
         if show == (not self.help.is_hidden()):

@@ -33,6 +33,7 @@ from sim.viewer.commands import Commands
 from sim.viewer.controller import Controller, Request
 from sim.viewer.drawing import STILL_AFTER, Drawing
 from sim.viewer.gestures import Gestures
+from sim.viewer.keycam import KeyCamera
 from sim.viewer.keys import CONTROLS
 from sim.viewer.look import LiveLook
 from sim.viewer.marks import Marks
@@ -127,6 +128,7 @@ class ViewerWindow(MouseInput, Commands, Drawing, ShowBase):
         self.plugins: list[WindowPlugin] = list(plugins)
         self.controls = CONTROLS + tuple(c for p in self.plugins for c in p.controls())
         self.look = LiveLook(self)
+        self.keycam = KeyCamera()
         self.marks = Marks(self.render)
         self.gestures = Gestures(self, self.marks.root)
         self.overlay = Overlay(self, self.controls, RecentFiles())
@@ -311,6 +313,7 @@ class ViewerWindow(MouseInput, Commands, Drawing, ShowBase):
         for p in self.plugins:
             p.close(self)
         self.controller.close()
+        self.keycam.close()
         self.look.close()
         self.destroy()
 

@@ -239,6 +239,8 @@ class PlayWindow(WindowPlugin):
         self.drawing.update(dt)
         self.drawing.legal.update()
         self.referee.hold("a dialog", window.overlay.dialog is not None)
+        clock = self.referee.session.view().get("clock") if self.referee.clock_stands() == "help" else None
+        window.overlay.help_note(None if clock is None else f"the game's clock stands at {clock}")
         if self.referee.waiting and self.ready(window):
             self.referee.window_ready()
 

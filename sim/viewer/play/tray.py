@@ -33,6 +33,8 @@ GROUP_GAP = 0.07
 CAPTION = 0.034
 BACK = (0.16, 0.2, 0.32, 0.95)
 TEXT = theme.TEXT
+CAPTION_EM = 0.5
+"""A caption letter's mean width over the text's scale (its caption still cut to what fits)."""
 ACTIVE = theme.ACTIVE
 FULFILLED = (0.15, 0.85, 0.3, 1.0)
 SHADE = theme.PANEL
@@ -43,7 +45,8 @@ def group_width(g, h: float) -> float:
     w = h * CARD_ASPECT
     cards = len(g["cards"]) + (1 if g["pile"] else 0)
     back = w * 0.55 if g["pile"] else 0.0
-    return max(len(g["cards"]) * w + back + GAP * max(cards - 1, 0), 0.55 * h)
+    caption = CAPTION_EM * CAPTION * len(g.get("caption", ""))  # room for its caption, as the font's letters go
+    return max(len(g["cards"]) * w + back + GAP * max(cards - 1, 0), 0.55 * h, caption)
 
 
 def tray_width(groups, h: float) -> float:
@@ -53,12 +56,16 @@ def tray_width(groups, h: float) -> float:
 
 def fitted_height(groups, h: float, room: float) -> float:
     """The cards' height: ``h``, or less so that the tray fits ``room`` wide (the gaps between cards and
-    groups keep their size: only the cards shrink)."""
-    width = tray_width(groups, h)
-    if width <= room:
+    groups keep their size: only the cards shrink; a caption wider than its cards keeps its room until the
+    cards outgrow it). The tray's width grows with the cards' height, piecewise linearly: the largest height
+    that fits is found by bisection."""
+    if tray_width(groups, h) <= room:
         return h
-    fixed = tray_width(groups, 0.0)
-    return h * (room - fixed) / (width - fixed)
+    lo, hi = 0.0, h
+    for _ in range(50):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if tray_width(groups, mid) <= room else (lo, mid)
+    return lo
 
 
 class CardTray:

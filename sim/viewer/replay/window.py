@@ -24,7 +24,7 @@ from direct.showbase.ShowBase import ShowBase
 from panda3d.core import Texture
 
 from sim.errors import TowerlabError
-from sim.viewer.keycam import camera_keys, toggle_follow
+from sim.viewer.keycam import KeyCamera, toggle_follow
 from sim.viewer.look import LiveLook, picture_card
 from sim.viewer.mouse import mouse_pixel
 from sim.viewer.replay.actions import COMPARE, replay_action
@@ -66,6 +66,7 @@ class ReplayWindow(ShowBase):
         self.disableMouse()
         self.controller = controller
         self.look = LiveLook(self)
+        self.keycam = KeyCamera()
         self.graphs = PaneGraphs(controller.recording, self.look.renderer)
         self.panels = ReplayPanels(self, controller)
         self.script = script
@@ -260,7 +261,7 @@ class ReplayWindow(ShowBase):
             self.userExit()
             return task.done
         self._follow_mouse()
-        for name, fields in camera_keys(self.mouseWatcherNode, dt):
+        for name, fields in self.keycam.actions(self.mouseWatcherNode, dt):
             self._act(name, fields)
         self._sync()
         self.frames += 1
@@ -457,6 +458,7 @@ class ReplayWindow(ShowBase):
             self.probe.close()
         self.taskMgr.remove("towerlab-replay-frame")
         self.ignoreAll()
+        self.keycam.close()
         self.panels.destroy()
         self.look.close()
         self.destroy()
