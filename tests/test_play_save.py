@@ -143,7 +143,9 @@ def _edited(saved_file: Path, tmp_path: Path, change) -> Path:
 
 
 @pytest.mark.parametrize("change, words", [
-    (lambda d: d.__setitem__("format", "towerlab-scene/1"), 'format: expected one of "towerlab-game/1"'),
+    (lambda d: d.__setitem__("format", "towerlab-scene/1"), 'format: expected one of "towerlab-game/2"'),
+    (lambda d: d.__setitem__("format", "towerlab-game/1"), "format: expected 'towerlab-game/2' (a game saved by an "
+                                                           "earlier towerlab"),
     (lambda d: d.__setitem__("game", "chess"), "game: expected one of"),
     (lambda d: d.__setitem__("seed", -1), "seed: expected an integer from 0"),
     (lambda d: d["viewer"]["hands"]["right"].__setitem__("piece", "ghost"),
@@ -171,6 +173,6 @@ def test_what_is_not_a_file_to_resume(tmp_path):
     (tmp_path / "text.json").write_bytes(b"\xff\xfe")
     with pytest.raises(GameFileError, match="not a text file"):
         read_game(tmp_path / "text.json")
-    (tmp_path / "half.json").write_text('{"format": "towerlab-game/1", ')
+    (tmp_path / "half.json").write_text('{"format": "towerlab-game/2", ')
     with pytest.raises(GameFileError, match="not valid JSON"):
         read_game(tmp_path / "half.json")

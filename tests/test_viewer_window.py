@@ -129,16 +129,17 @@ from sim.scene import load_scene
 from sim.viewer.controller import Controller, Request
 from sim.viewer.keys import Control
 from sim.viewer.plugins import SessionPlugin, WindowPlugin
-from sim.viewer.posed import PosedWorld
 from sim.viewer.window import ViewerWindow
 
 scene = load_scene(sys.argv[1])
 
-class Driver(SessionPlugin):  # a replay's driver: it hands the world the poses to show
+class Driver(SessionPlugin):  # a referee's way: it moves a piece through the controller's port
     def tick(self, controller, dt):
-        poses = scene.poses()
-        poses[scene.ids.index("cube"), 0] += 0.05
-        controller.world.show(controller.session_time, scene.ids, poses)
+        if controller.session_time > 0.0 and not getattr(self, "done", False):
+            self.done = True
+            pose = scene.poses()[scene.ids.index("cube")]
+            pose[1] += 0.05
+            controller.place("cube", pose)
 
 class Panel(WindowPlugin):
     def __init__(self):
@@ -153,7 +154,7 @@ class Panel(WindowPlugin):
         self.frames += 1
 
 panel = Panel()
-c = Controller(scene, world_factory=PosedWorld, plugins=[Driver()], size=(400, 260))
+c = Controller(scene, threaded=False, plugins=[Driver()], size=(400, 260))
 w = ViewerWindow(c, "towerlab plugged", plugins=[panel])
 for _ in range(6):
     w.taskMgr.step()
@@ -168,7 +169,7 @@ w.close()
 """
 
 
-def test_window_plugins_add_panels_keys_in_the_help_drawing_and_a_world_of_handed_poses(display, tmp_path):
+def test_window_plugins_add_panels_keys_in_the_help_drawing_and_a_piece_placed_through_the_port(display, tmp_path):
     import json
 
     path = _scene(tmp_path)
@@ -182,10 +183,10 @@ def test_window_plugins_add_panels_keys_in_the_help_drawing_and_a_world_of_hande
     assert any("F6" in t for t in out["help"]) and any("end the turn" in t for t in out["help"])
     assert any("GAME" in t for t in out["help"])  # its group has a heading of its own
     assert "TURN OF ANN" in out["texts"]
-    # the window drew the poses it was handed (the cube 50 mm along x), with the viewer's own look and camera
+    # the window drew the cube where the plug-in placed it (50 mm along y), with the viewer's own look and camera
     scene = load_scene(path)
     moved = scene.with_poses({"cube": np.array(out["cube"])})
-    assert moved.piece("cube").pos[0] == pytest.approx(scene.piece("cube").pos[0] + 0.05)
+    assert moved.piece("cube").pos[1] == pytest.approx(scene.piece("cube").pos[1] + 0.05, abs=1e-4)
     camera = OrbitCamera((400, 260))
     camera.start(scene)
     from sim.render.image import load_png

@@ -2,10 +2,12 @@
 window under an Xvfb of its own, a scripted position, the window (panels and all) grabbed from the X server.
 
     python tools/picture_play.py [OUT_DIR [NAME ...]]   # docs/images by default: viewer.png, play-talo.png,
-                                               # play-tohuwabohu.png, play-babylon.png, play-babylon-fast.png
+                                               # play-tohuwabohu.png, play-babylon.png, play-babylon-fast.png,
+                                               # play-legal.png (Babylon: a carried tower's legal places)
 
 Needs Xvfb and xdotool. Each runs its script; the window's probe (``sim.viewer.probe``) says when the script is
-done and the picture is the one to keep (idle at full quality; steady with a piece in hand), then the window is
+done and the picture is the one to keep (idle at full quality; steady with a piece in hand and its legal moves
+worked out), then the window is
 grabbed and closed.
 """
 
@@ -42,6 +44,16 @@ def _babylon() -> list:
         {"action": "pick", "piece": "blue-tower-1"}, {"action": "move-to", "at": [60, -40]}]
 
 
+def _legal() -> list:
+    """Blue's turn after red's first: a tower carried over red's building, onto a bridge off its spots (refused:
+    the ghost red, the rule written over it), every place it may go ringed: tower tops, bridge spots, the table
+    beside the building."""
+    return json.loads((DATA / "babylon-first-turn.json").read_text()) + [
+        {"action": "follow", "piece": "red-bridge-3"}, {"action": "zoom", "factor": 0.5},
+        {"action": "orbit", "degrees": [-25.0, 10.0]},
+        {"action": "pick", "piece": "blue-tower-1"}, {"action": "move-to", "at": [-40, 60]}]
+
+
 def _put(piece: str, x: float, y: float, free: bool = False, turn: float = 0.0) -> list:
     return ([{"action": "pick", "piece": piece}] + ([{"action": "rotate", "degrees": turn}] if turn else [])
             + [{"action": "move-to", "at": [x, y], "free": free}, {"action": "drop", "free": free}])
@@ -73,7 +85,10 @@ VIEWER = ["view", "--game", "talo", "--no-recovery"]
 GAMES = {"viewer": (_viewer, VIEWER), "talo": (_talo, ["--seed", "7"]),
          "tohuwabohu": (_tohuwabohu, ["--players", "ann,bob", "--seed", "3"]),
          "babylon": (_babylon, ["--players", "red,blue,green"]),
-         "babylon-fast": (_babylon_fast, ["--players", "red,blue,green", "--variant", "fast"])}
+         "babylon-fast": (_babylon_fast, ["--players", "red,blue,green", "--variant", "fast"]),
+         "legal": (_legal, ["--players", "red,blue,green"])}
+"""Each picture: its script and the command's arguments (``towerlab play`` of the game that is the name's first
+word; ``legal`` is Babylon's)."""
 
 
 def _run(env, *args, **kw):
@@ -82,7 +97,8 @@ def _run(env, *args, **kw):
 
 def _wait_for_picture(probe: Path, proc) -> None:
     """Until the window's script has run and its picture is the one to keep: idle (the full-quality still), or
-    steady for a while with a piece in hand (a carried piece keeps the live picture)."""
+    steady for a while with a piece in hand (a carried piece keeps the live picture) and nothing left to work out
+    (its legal moves); then a second more (the panels are written four times a second)."""
     deadline = time.monotonic() + 900
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -91,8 +107,9 @@ def _wait_for_picture(probe: Path, proc) -> None:
             state = json.loads(probe.read_text())
         except (OSError, ValueError):
             state = {}
-        if state and not state.get("scripted", True) and (state.get("idle") or (state.get("hands")
-                                                                                and state.get("steady", 0) > 30)):
+        if state and not state.get("scripted", True) and (state.get("idle") or (
+                state.get("hands") and state.get("steady", 0) > 30 and not state.get("busy", True))):
+            time.sleep(1.0)
             return
         time.sleep(0.2)
     raise SystemExit(f"{probe}: the script did not finish")
@@ -105,7 +122,8 @@ def picture(name: str, out: Path, display: str, work: Path) -> None:
     probe = work / f"{name}.probe.json"
     env = dict(os.environ, DISPLAY=display, TOWERLAB_RECORDINGS=str(work / "recordings"), TOWERLAB_PROBE=str(probe),
                PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
-    command = args if args is VIEWER else ["play", name.split("-")[0], *args, "--record", str(work / f"{name}.tlrec")]
+    game = "babylon" if name == "legal" else name.split("-")[0]
+    command = args if args is VIEWER else ["play", game, *args, "--record", str(work / f"{name}.tlrec")]
     proc = subprocess.Popen([sys.executable, "-m", "sim", *command, "--actions", str(script),
                              "--size", f"{SIZE[0]}x{SIZE[1]}"], env=env, cwd=work,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)

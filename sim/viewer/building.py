@@ -230,6 +230,19 @@ class Building:
         its ghost, its footprint."""
         return [c for k in self.carries.values() for c in k.all]
 
+    def ghost_refusals(self) -> dict[str, str]:
+        """Carried piece -> why a plug-in would reject it set down where its ghost is now (asked of
+        :meth:`~sim.viewer.plugins.SessionPlugin.judge_ghost`: the window draws those ghosts red); the pieces it
+        would accept, and those not yet judged, are not in it."""
+        out = {}
+        for c in self.carry_plans():
+            for p in self.plugins:
+                reason = p.judge_ghost(self, c.hand, c.piece, c.ghost)
+                if reason:
+                    out[c.piece] = reason
+                    break
+        return out
+
     def _new_id(self, kind: str) -> str:
         stem = kind.split(".")[-1]
         taken = set(self.world.ids)
@@ -287,7 +300,7 @@ class Building:
     def _settle_hands(self) -> None:
         """Let go of pieces that reached their landing place (or were blocked long enough)."""
         for hand, s in list(self.hands.items()):
-            if s.lowering is None:
+            if s.lowering is None or self.hands.get(hand) is not s:  # (a plug-in may have emptied it meanwhile)
                 continue
             c = self.carries.get(hand)
             there = c is not None and all(arrived(k, self.world.pose(k.piece)) for k in c.all)
@@ -302,26 +315,30 @@ class Building:
 
     def _set_down(self, hand: str, s: HandState, landing) -> None:
         """A hand lets its piece go at ``landing`` (7,) (None: where it is). The plug-ins judge the drop
-        first, at the pose it lands at: a rejected one is let go where it was picked instead."""
-        entry = self._drops.pop(s.carry, None)
-        from_supply = self._from_supply.pop(s.carry, frozenset())
+        first, at the pose it lands at: a rejected one goes back where it was picked instead (:meth:`put_back`:
+        the plug-in's own put-back, or the controller's), and the drop leaves no undo step."""
         pose = self.world.pose(s.piece) if landing is None else np.asarray(landing, dtype=float)
-        for p in self.plugins:
-            reason = p.judge_drop(self, hand, s.piece, pose)
-            if reason:
-                self.world.release(hand, s.start)
-                if from_supply:
-                    self.supply |= from_supply
-                    self.world.set_supply(self.supply)
-                if entry is not None:
-                    self.undo.forget(entry)  # the drop did not happen: nothing to undo
-                self._note("rejected drop", s.piece, hand)
-                self.say(reason, "refused")
-                self._session_event("rejected", (s.piece,), "drop", s.piece, hand, {"reason": reason})
-                return
+        if self._rejected(hand, s, (s.piece,), lambda p: p.judge_drop(self, hand, s.piece, pose)):
+            return
+        self._drops.pop(s.carry, None)
+        self._from_supply.pop(s.carry, None)
         if hand in self.world.held():  # a plug-in may have taken the piece over as it judged the drop
             self.world.release(hand, landing)
         self._session_event("dropped", (s.piece,), "drop", s.piece, hand)
+
+    def _rejected(self, hand: str, s: HandState, pieces, judge) -> bool:
+        """Whether a plug-in rejects the drop of ``hand``'s ``pieces`` (``judge(plugin)``: its reason or None); a
+        rejected drop is put back (unless the plug-in did that itself), said and told."""
+        for p in self.plugins:
+            reason = judge(p)
+            if reason:
+                if self.hands.get(hand) is s:  # no plug-in put it back as it judged
+                    self.put_back(hand)
+                self._note("rejected drop", s.piece, hand)
+                self.say(reason, "refused")
+                self._session_event("rejected", tuple(pieces), "drop", s.piece, hand, {"reason": reason})
+                return True
+        return False
 
 
 class _Placed(NamedTuple):

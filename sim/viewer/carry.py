@@ -27,8 +27,6 @@ EDGE_INSET = 5e-4
 """The outermost rays start this far (m) inside the footprint: a wall the piece only touches is not under it."""
 RAY_TOP = 3.0
 RAY_BOTTOM = -1.0
-FINE_STEP_DEG = 5.0
-"""One step of fine rotation about the vertical (degrees)."""
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,8 @@ The actions themselves are done by concept in mixins: :mod:`sim.viewer.building`
 (hands and pieces), :mod:`sim.viewer.grouping` (groups of pieces in one hand),
 :mod:`sim.viewer.pulling` (a spring pulling a piece), :mod:`sim.viewer.timeline` (undo, time),
 :mod:`sim.viewer.files` (save, load, recover), :mod:`sim.viewer.viewing` (camera, toggles, pixels),
-:mod:`sim.viewer.saving` (the session as data: a saved game).
+:mod:`sim.viewer.saving` (the session as data: a saved game), :mod:`sim.viewer.port` (the named operations a
+game's referee changes the table by).
 Plug-ins (:class:`~sim.viewer.plugins.SessionPlugin`: a game's referee, the
 session's recording) watch, veto and extend them (docs/viewer.md, "Extending the viewer").
 """
@@ -27,7 +28,6 @@ import numpy as np
 from sim.names import listing
 from sim.scene import Scene
 from sim.viewer.actions import HANDS, SPECS, UNDOABLE, Action, RefusalError
-from sim.viewer.adapter import WorldAdapter
 from sim.viewer.building import Building
 from sim.viewer.camera import OrbitCamera
 from sim.viewer.files import Files
@@ -38,6 +38,7 @@ from sim.viewer.inspect import Describer
 from sim.viewer.live import LastAction, LiveEvent, LiveWorld
 from sim.viewer.modes import ModeMachine, mode_of
 from sim.viewer.plugins import SessionPlugin
+from sim.viewer.port import Port
 from sim.viewer.pulling import Pulling
 from sim.viewer.recovery import Recovery
 from sim.viewer.saving import Saving
@@ -82,7 +83,7 @@ class Toggles:
     stability: bool = True
 
 
-class Controller(Building, Grouping, Pulling, Timeline, Files, Viewing, Saving):
+class Controller(Building, Grouping, Pulling, Timeline, Files, Viewing, Saving, Port):
     """A viewer session on a live world.
 
     Args:
@@ -117,7 +118,7 @@ class Controller(Building, Grouping, Pulling, Timeline, Files, Viewing, Saving):
                 self._own_actions[name] = p
         self.session_time = 0.0
         self.applying: Action | None = None  # the action being done (its events come before applied())
-        self._factory = world_factory or (lambda s: WorldAdapter(s, threaded_statics=threaded))
+        self._factory = world_factory or (lambda s: _live_world(s, threaded))
         self.recovery = recovery
         self.clock = clock
         self.player = player
@@ -388,6 +389,14 @@ class Controller(Building, Grouping, Pulling, Timeline, Files, Viewing, Saving):
     def describe(self, piece_id: str) -> dict:
         """What the hover panel says of a piece: kind, mass, owner, what it rests on and what it carries."""
         return self.describer.describe(self.world, self.verdict(), piece_id)
+
+
+def _live_world(scene: Scene, threaded: bool) -> LiveWorld:
+    """The default world: the live physics (:class:`~sim.viewer.adapter.WorldAdapter`), imported when the first
+    session starts, so that importing the controller loads no physics engine."""
+    from sim.viewer.adapter import WorldAdapter
+
+    return WorldAdapter(scene, threaded_statics=threaded)
 
 
 _STEP_BACK = Action("step-back", {"seconds": 0.1})

@@ -3,8 +3,9 @@ tints, the weakest direction, contacts, centres) and the text panels; the full-q
 has moved for :data:`STILL_AFTER`.
 
 A mixin of :class:`sim.viewer.window.ViewerWindow`. It reads ``controller.world`` only through its ids,
-poses, scene, moving pieces and time, and ``controller.verdict()``: a live world or a
-:class:`~sim.viewer.posed.PosedWorld` whose poses a replay hands in are drawn alike.
+poses, scene, moving pieces and time (any :class:`~sim.viewer.live.LiveWorld` is drawn alike), the controller's
+hands, carry plans and ghosts (red where a plug-in would reject the drop: ``controller.ghost_refusals()``) and
+``controller.verdict()``.
 """
 
 from __future__ import annotations
@@ -119,6 +120,8 @@ class Drawing:
         elif c.verdict() is not self._marked_verdict:  # the statics answered after the pieces came to rest
             self._marks(poses)
             self.look.go_live()
+        elif c.hands and c.ghost_refusals() != self._marked_refusals:  # a plug-in judged a ghost since
+            self._marks(poses)
         now = time.monotonic()
         news = (len(c.messages), id(c.verdict()), c.mode, tuple((h, s.piece) for h, s in c.hands.items()),
                 c.active_hand, c.paused, c.speed, c.hovered, dataclasses.astuple(c.toggles))
@@ -153,13 +156,15 @@ class Drawing:
         verdict = c.verdict()
         quality = "still" if self.look.showing_still else "live"
         hands = {h: s.piece for h, s in c.hands.items()}
+        game = [p.probe() for p in c.plugins if hasattr(p, "probe")]
         picture = [view.eye, view.target, view.size, quality, hands, poses.round(7).tolist(), c.hovered,
-                   id(verdict), self.look.ids_shown, self.overlay.dialog is not None]
+                   id(verdict), self.look.ids_shown, self.overlay.dialog is not None,
+                   [g.get("legal") for g in game]]  # what a game marks on the table (its legal places)
         gliding = c.camera.current != c.camera.goal
         pending = bool(getattr(c.world, "verdict_pending", False))
         still_coming = not (self.look.showing_still or self.look.ids_shown or c.hands or self.overlay.dialog)
         scripted = self.runner is not None and not self.runner.done  # a script's actions are still to come
-        busy = gliding or pending or not c.quiet() or still_coming or scripted
+        busy = gliding or pending or not c.quiet() or still_coming or scripted or any(g.get("busy") for g in game)
         px = self._mouse_pixel()
         return {"kind": "view", "picture": picture, "busy": busy, "quality": quality, "scripted": scripted,
                 "view": {"eye": view.eye, "target": view.target, "up": view.up, "size": list(view.size),
@@ -174,7 +179,7 @@ class Drawing:
                 "verdict": None if verdict is None else _verdict_json(verdict), "pending": pending,
                 "paused": c.paused, "speed": c.speed, "time": c.world.time, "session_time": c.session_time,
                 "messages": [m.text for m in c.messages], "events": len(c.events),
-                "game": [p.probe() for p in c.plugins if hasattr(p, "probe")]}
+                "game": game}
 
 
     def _marks(self, poses) -> None:
@@ -191,7 +196,8 @@ class Drawing:
             tints[c.hovered] = (0.3, 0.6, 1.0, 0.35)
         self.look.tint(tints)
         bad = set(v.unheld) if v is not None else set()
-        self.marks.carries(self.look.graph, c.carry_plans(), bad)
+        self._marked_refusals = c.ghost_refusals()  # a ghost where a plug-in would reject the drop: red too
+        self.marks.carries(self.look.graph, c.carry_plans(), bad | set(self._marked_refusals))
         size = self._scene_size(poses)
         arrows = self._weakest_arrows(c.world, poses, v) if arrows_shown(v, t.stability) else []
         self.marks.weakest(v, arrows, t.stability)  # where the mode's pieces stand

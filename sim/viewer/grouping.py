@@ -93,24 +93,17 @@ class Grouping:
 
     def _set_down_group(self, hand: str, s: HandState, carry, there: bool) -> None:
         """A hand sets its group down: exactly on their supports (``there``), else where they are. The plug-ins
-        judge every piece first; a drop one of them rejects puts the whole group back where it was picked."""
-        entry = self._drops.pop(s.carry, None)
-        from_supply = self._from_supply.pop(s.carry, frozenset())
+        judge every piece first; a drop one of them rejects puts the whole group back where it was picked
+        (:meth:`~sim.viewer.building.Building.put_back`)."""
         plans = {c.piece: c for c in carry.all} if carry is not None else {}
         landing = {pid: (plans[pid].ghost if there else self.world.pose(pid)) for pid in s.pieces}
-        for p in self.plugins:
-            for pid in s.pieces:
-                reason = p.judge_drop(self, hand, pid, landing[pid])
-                if reason:
-                    self._let_go(hand, s, None)
-                    self.supply |= from_supply
-                    self.world.set_supply(self.supply)
-                    if entry is not None:
-                        self.undo.forget(entry)
-                    self._note("rejected drop", s.piece, hand)
-                    self.say(reason, "refused")
-                    self._session_event("rejected", s.pieces, "drop", s.piece, hand, {"reason": reason})
-                    return
+
+        def judge(p):
+            return next((r for r in (p.judge_drop(self, hand, pid, landing[pid]) for pid in s.pieces) if r), None)
+        if self._rejected(hand, s, s.pieces, judge):
+            return
+        self._drops.pop(s.carry, None)
+        self._from_supply.pop(s.carry, None)
         self._let_go(hand, s, landing if there else {pid: None for pid in s.pieces})
         self._session_event("dropped", s.pieces, "drop", s.piece, hand)
 

@@ -5,9 +5,12 @@ The viewer's controller and window talk to the physics only through
 own words (add a piece, remove one, set a pose, push a piece at a point, carry
 one in a hand with a force limit, advance with a frame budget and the
 real-time factor, events with the last action, snapshots, a statics verdict
-of the current configuration). Today :class:`sim.viewer.adapter.WorldAdapter`
-keeps it on :class:`sim.physics.World` and :func:`sim.statics.analyze`; the
-live world of ``sim.physics`` replaces that one file.
+of the current configuration). :class:`sim.viewer.adapter.WorldAdapter` keeps
+it on the live world of the physics (:class:`sim.physics.live.LiveWorld`) and
+the statics' verdict worked out off the frame path
+(:class:`sim.viewer.stability.StaticsWorker`); it is the only file of the
+viewer that imports ``sim.physics``, and the controller imports it only when a
+session starts on its default world.
 
 Everything is SI: metres, kilograms, seconds, newtons; poses are (7,) xyz +
 quaternion xyzw.

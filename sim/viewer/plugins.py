@@ -13,6 +13,8 @@ in scripts and in tests):
   :meth:`~SessionPlugin.judge_drop` as a hand sets a piece down (with the pose it
   lands at), to reject the drop: the piece is let go where it was picked (to the supply, if it came from
   there), the reason is said as a message, and the drop leaves no undo step;
+  :meth:`~SessionPlugin.judge_ghost` answers the same question beforehand, for the ghost of a carried piece
+  (drawn red where the drop would be rejected);
 * :meth:`~SessionPlugin.may_use` limits the pieces and hands the player may use
   now (hot seat): a pick, add, poke, pull or remove of another piece, or a switch to
   another hand, is refused with its reason; :meth:`~SessionPlugin.may_group` may refuse
@@ -30,10 +32,13 @@ in scripts and in tests):
 A :class:`WindowPlugin` lives beside the :class:`~sim.viewer.window.ViewerWindow`:
 it builds its DirectGUI panels in :meth:`~WindowPlugin.attach`, lists its key
 bindings in :meth:`~WindowPlugin.controls` (bound by the window, listed in the
-F1 help), and draws each frame in :meth:`~WindowPlugin.frame`. What the window
-draws comes from ``controller.world``: a replay gives the controller a
-:class:`~sim.viewer.posed.PosedWorld` (``world_factory``), whose poses it hands
-in, instead of a live world; the look, camera, marks and panels are the same.
+F1 help), draws each frame in :meth:`~WindowPlugin.frame` and says when what it
+draws is complete (:meth:`~WindowPlugin.settled`). What the window draws comes
+from ``controller.world`` (any :class:`~sim.viewer.live.LiveWorld`, given by the
+controller's ``world_factory``) and the controller's hands, ghosts and verdict.
+
+A game's referee changes the table only through the controller's named
+operations (:mod:`sim.viewer.port`), never by writing its fields.
 
 Every hook has a default that does nothing, so a plug-in defines only what it
 needs. Hooks that may refuse return a reason (one line) or None.
@@ -93,6 +98,12 @@ class SessionPlugin:
     def judge_drop(self, controller: Controller, hand: str, piece: str, pose) -> str | None:
         """A hand is letting its piece go, set down at ``pose`` (7,) (its resting place on what is under it):
         a reason to reject the drop (the piece is let go where it was picked instead), or None."""
+        return None
+
+    def judge_ghost(self, controller: Controller, hand: str, piece: str, pose) -> str | None:
+        """Asked before, not when, a piece is set down: the reason it would be rejected (:meth:`judge_drop`) if
+        the hand set it down at ``pose`` (7,) now, where its ghost shows it (the window draws that ghost red), or
+        None (also when not known yet). Nothing changes."""
         return None
 
     def event(self, controller: Controller, event: LiveEvent) -> None:

@@ -150,6 +150,7 @@ class ViewerWindow(MouseInput, Commands, Drawing, ShowBase):
         self._last_poses = None
         self._last_view = None
         self._marked_verdict = None  # the verdict the marks (tints, arrow, contacts) were drawn from
+        self._marked_refusals: dict = {}  # the ghosts the plug-ins would reject, as the marks drew them
         self._arrow_key = None  # the verdict and poses the weakest-direction arrow was worked out for
         self.quiet_frames = 0  # frames in a row with no piece in a hand and the camera still
         self._changed_at = time.monotonic()
@@ -161,7 +162,6 @@ class ViewerWindow(MouseInput, Commands, Drawing, ShowBase):
         self._panel_news = None
         self._messages: list[tuple[str, float]] = []
         self._seen = 0
-        self._show_messages = True
         self._offer = None
         self._bind()
         self.accept("window-event", self._window_event)

@@ -38,7 +38,7 @@ from sim.games.babylon.building import read_layout
 from sim.games.babylon.scoring import TacticalScore, score_tactical
 from sim.games.babylon.supply import NOBLE, TOWER, BabylonError, player_of
 from sim.games.babylon.tactical import IllegalTurnError, TacticalState, new_tactical, play_turn
-from sim.games.play.babylon import building, is_noble, quarter_turn, refuse_placement, with_piece_at
+from sim.games.play.babylon import building, is_noble, quarter_turn, refuse_placement, with_piece
 from sim.games.play.babylon_moves import placements, tactical_actions
 from sim.games.play.session import (
     Effect,
@@ -50,8 +50,9 @@ from sim.games.play.session import (
     Session,
     Table,
     ToSupply,
+    pose_of,
 )
-from sim.scene import Scene
+from sim.scene import Piece, Scene
 
 TURN_MAX = 5
 VARIANTS = ("tactical", "expert")
@@ -162,12 +163,11 @@ class TacticalSession(Session):
                 raise Refused("special-move-after-noble", "the special move was made: no noble this turn")
         return []
 
-    def _drop(self, piece: str, pose, table: Table) -> list[Effect]:
-        after = with_piece_at(building(table), table, piece, pose)
-        layout = read_layout(self.owned(after))
+    def _drop(self, p: Piece, table: Table) -> list[Effect]:
+        piece = p.id
+        layout = read_layout(self.owned(with_piece(building(table), p)))
         refuse_placement(layout, piece, len(self.players))
-        self.placed_now[piece] = tuple(pose)
-        p = table.scene().piece(piece)
+        self.placed_now[piece] = pose_of(p)
         self.kinds[piece] = p.params["size"] if p.kind == NOBLE else "towers" if p.kind == TOWER else "bridges"
         return [Say(f"{self.state.player}: {len(self.placed_now)} of 4-5 pieces this turn")]
 

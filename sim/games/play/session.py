@@ -4,7 +4,7 @@ A session is the referee of one game being played on the viewer's table. It
 is pure: it never touches an engine or a window. The viewer's play mode
 (:mod:`sim.viewer.play`) hands it what happens on the table as plain data — a
 play action (``throw``, ``end-turn``, ``stop`` ...), a piece picked up, a piece
-about to be set down at a pose, pieces knocked down by a player, the table at
+about to be set down (the piece as it would lie), pieces knocked down by a player, the table at
 rest with the statics' verdict, time passing — and the session answers with
 :class:`Effect` values the play mode carries out on the table (say something,
 put a piece back, place one at a pose, clear the table for a new round ...).
@@ -28,7 +28,7 @@ import numpy as np
 
 from sim.errors import TowerlabError
 from sim.games.contract import Verdict
-from sim.scene import Scene
+from sim.scene import Piece, Scene
 
 
 class PlayError(TowerlabError):
@@ -309,15 +309,27 @@ class Session:
             return []
         return self._allowed(check)
 
-    def drop(self, piece: str, pose, table: Table) -> tuple[bool, list[Effect]]:
-        """A piece is about to be set down at ``pose`` (7,): whether it may be, and the effects.
+    def drop(self, piece: Piece, table: Table) -> tuple[bool, list[Effect]]:
+        """A piece is about to be set down: ``piece`` as it would lie there (its pose the landing's: the session
+        does not read it back from the table). Whether it may be, and the effects.
 
         A refused piece is put back where it was picked up (:class:`PutBack` among the effects).
         """
-        ok, effects = self._allowed(lambda: self._drop(piece, tuple(float(x) for x in pose), table))
+        ok, effects = self._allowed(lambda: self._drop(piece, table))
         if not ok:
-            effects = [PutBack(piece), *effects]
+            effects = [PutBack(piece.id), *effects]
         return ok, effects
+
+    def drop_refusal(self, piece: Piece, table: Table) -> Refused | None:
+        """Why ``piece`` set down as it lies would be refused now, balance aside (None: it would not be); nothing
+        changes. The drop's own check, asked of a copy of the session (what the legal placements and the
+        window's ghost ask). A game whose drop asks the statics (Talo's balance) overrides it to leave them out:
+        whether a building stands is known only once the piece is down."""
+        try:
+            self.clone()._drop(piece, table)
+        except Refused as r:
+            return r
+        return None
 
     def knocked(self, pieces, player: str | None, table: Table) -> list[Effect]:
         """The physics saw ``pieces`` knocked down after an action of ``player`` (None: nobody's)."""
@@ -390,7 +402,7 @@ class Session:
     def _pick(self, piece: str, table: Table) -> list[Effect]:
         return []
 
-    def _drop(self, piece: str, pose: tuple[float, ...], table: Table) -> list[Effect]:
+    def _drop(self, piece: Piece, table: Table) -> list[Effect]:
         return []
 
     def _knocked(self, pieces: tuple[str, ...], player: str | None, table: Table) -> list[Effect]:
@@ -448,6 +460,11 @@ class Session:
     def refusals(self) -> list[dict]:
         """Every refusal so far: ``{time, rule, reason, player}``."""
         return [{"time": e.time, **e.data} for e in self.journal if e.kind == "refused"]
+
+
+def pose_of(piece: Piece) -> tuple[float, ...]:
+    """(7,) where ``piece`` lies: position (m) + quaternion xyzw."""
+    return (*piece.pos, *piece.quat)
 
 
 def _copied(value):

@@ -27,10 +27,11 @@ from types import ModuleType
 import numpy as np
 
 from sim.games.contract import Judge
-from sim.games.play.session import Effect, Pin, Refused, Say, Seat, Session, Table, Unpin
+from sim.games.play.session import Effect, Pin, Refused, Say, Seat, Session, Table, Unpin, pose_of
 from sim.games.talo.board import TaloError
 from sim.games.talo.turns import BUILD, OVER, TAKE, THROW, IllegalMoveError, TurnState
 from sim.pieces import dimensions as dim
+from sim.scene import Piece
 
 
 class StockTurns(Session):
@@ -216,12 +217,12 @@ class StockTurns(Session):
             raise Refused("hand", f"no block of length {length} in hand (holding {have})")
         return []
 
-    def drop_refusal(self, piece: str, pose, table: Table) -> Refused | None:
-        """Why ``piece`` set down at ``pose`` (7,) would be refused now, balance aside (None: it would not be);
-        nothing changes. The drop's own check, asked by the legal placements."""
+    def drop_refusal(self, piece: Piece, table: Table) -> Refused | None:
+        """Why ``piece`` set down as it lies would be refused now, balance aside (None: it would not be); nothing
+        changes. The drop's own check but the statics (asked by the legal placements and the window's ghost)."""
         try:
             self._game()
-            self._checked_puts(self._put(piece, int(table.scene().piece(piece).params["length"]), pose))
+            self._checked_puts(self._put(piece.id, int(piece.params["length"]), pose_of(piece)))
         except Refused as r:
             return r
         return None
@@ -241,9 +242,10 @@ class StockTurns(Session):
             raise Refused(e.violations[0].rule, reason(e), undo) from None
         return puts
 
-    def _drop(self, piece: str, pose, table: Table) -> list[Effect]:
+    def _drop(self, block: Piece, table: Table) -> list[Effect]:
         s = self._game()
-        put = self._put(piece, int(table.scene().piece(piece).params["length"]), pose)
+        piece, pose = block.id, pose_of(block)
+        put = self._put(piece, int(block.params["length"]), pose)
         try:
             puts = self._checked_puts(put)
         except Refused:

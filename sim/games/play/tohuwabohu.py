@@ -53,6 +53,7 @@ from sim.games.tohuwabohu import CARDS, judgement, pro
 from sim.games.tohuwabohu import analyze as analyze_area
 from sim.games.tohuwabohu import game as basic
 from sim.games.tohuwabohu.state import GameError
+from sim.scene import Piece
 
 VARIANTS = ("basic", "advanced", "pro")
 
@@ -246,7 +247,7 @@ class TohuwabohuSession(Session):
             raise Refused("highest-level", f"only the highest level may be taken apart: {'; '.join(problems)}")
         return []
 
-    def _drop(self, piece: str, pose, table: Table) -> list[Effect]:
+    def _drop(self, piece: Piece, table: Table) -> list[Effect]:
         if self.over:
             raise Refused("over", "the game is over")
         return []

@@ -1,9 +1,9 @@
 """The play mode in the window (Panda3D): the game panel, the die as it rolls, the selected pawn's routes,
-Tohuwabohu's order cards (:mod:`.tray`).
+Tohuwabohu's order cards (:mod:`.tray`), the legal places of a carried piece (:mod:`.draw_legal`).
 
 Only the window imports this module. The panel's text is
-:meth:`sim.viewer.play.mode.PlayMode.panel`; the routes are
-:meth:`~sim.viewer.play.mode.PlayMode.routes`, drawn as lines from the pawn's
+:meth:`sim.viewer.play.mode.Referee.panel`; the routes are
+:meth:`~sim.viewer.play.mode.Referee.routes`, drawn as lines from the pawn's
 field up and down the levels it steps through, a ring on each spot it can
 reach.
 """
@@ -21,6 +21,7 @@ from sim.render.graph import SHADOW_MASK
 from sim.viewer import theme
 from sim.viewer.keys import Control
 from sim.viewer.layout import fit
+from sim.viewer.play.draw_legal import LegalDrawing
 from sim.viewer.plugins import WindowPlugin
 
 PANEL = theme.PANEL
@@ -49,7 +50,7 @@ class PlayDrawing:
 
     Args:
         base: the ShowBase.
-        mode: the :class:`~sim.viewer.play.mode.PlayMode`.
+        mode: the :class:`~sim.viewer.play.mode.Referee`.
     """
 
     def __init__(self, base, mode):
@@ -73,6 +74,7 @@ class PlayDrawing:
         self._rng = np.random.default_rng()  # the rolling faces only: the throw itself is the referee's
         self.tray = None
         self._art_error = None
+        self.legal = LegalDrawing(base, mode)
         if mode.session.game == "tohuwabohu":
             from sim.viewer.play.cards import CardArt
             from sim.viewer.play.tray import CardTray
@@ -169,6 +171,7 @@ class PlayDrawing:
     def destroy(self) -> None:
         self.frame.destroy()
         self.routes.remove_node()
+        self.legal.destroy()
         if self.tray is not None:
             self.tray.destroy()
 
@@ -189,6 +192,7 @@ class PlayWindow(WindowPlugin):
     def attach(self, window) -> None:
         self.window = window
         self.drawing = PlayDrawing(window, self.referee)
+        self.referee.legal.start()  # the legal moves worked out off the frame path
         self._first_frame: float | None = None
         if window.runner is None:  # a person plays: no turn runs out before its player sees the game
             self.referee.wait_for_window()
@@ -233,6 +237,7 @@ class PlayWindow(WindowPlugin):
 
     def frame(self, window, dt: float) -> None:
         self.drawing.update(dt)
+        self.drawing.legal.update()
         self.referee.hold("a dialog", window.overlay.dialog is not None)
         clock = self.referee.session.view().get("clock") if self.referee.clock_stands() == "help" else None
         window.overlay.help_note(None if clock is None else f"the game's clock stands at {clock}")
@@ -253,6 +258,7 @@ class PlayWindow(WindowPlugin):
         return window.frames >= READY_FRAMES and cards
 
     def close(self, window) -> None:
+        self.referee.legal.close()
         if self.drawing is not None:
             self.drawing.destroy()
 

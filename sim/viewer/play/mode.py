@@ -33,6 +33,7 @@ from sim.games.play import session as play
 from sim.viewer.play.actions import SAVE_GAME as SAVE
 from sim.viewer.play.actions import specs_of
 from sim.viewer.play.games import Game
+from sim.viewer.play.legal import LegalMoves
 from sim.viewer.play.panels import panel_lines
 from sim.viewer.play.table import ControllerTable, Effects
 from sim.viewer.play.tape import Tape
@@ -76,6 +77,7 @@ class Referee(SessionPlugin):
         self.started = False  # the game's clock has begun (and the game was announced)
         self.waiting = False  # the clock waits for the window to be ready
         self.holds: set[str] = set()  # why the window holds the clock (a dialog open ...)
+        self.legal = LegalMoves(self)  # what a carried piece may do (asked by the window only)
 
     # --- the seam -----------------------------------------------------------------------------------
 
@@ -84,7 +86,7 @@ class Referee(SessionPlugin):
         self.table = ControllerTable(controller, prepare=self.game.prepare)
         self.tape = Tape(self.session, self.table)  # every call of the session goes through it
         self.effects = Effects(controller, self.table)
-        controller.player = self.session.seat
+        controller.seat(self.session.seat)
         self._flush()
 
     def check(self, controller, action) -> str | None:
@@ -112,8 +114,14 @@ class Referee(SessionPlugin):
 
     def judge_drop(self, controller, hand: str, piece: str, pose) -> str | None:
         ok, effects = self.tape.ask("drop", piece, np.asarray(pose, dtype=float))
-        self._run([e for e in effects if not isinstance(e, play.PutBack)], quiet_refusal=True)
+        self._run(effects, quiet_refusal=True)  # a refusal's PutBack puts it back, through the controller's port
         return None if ok else self.refusal["reason"]
+
+    def judge_ghost(self, controller, hand: str, piece: str, pose) -> str | None:
+        legal = self.legal.now(controller).get(hand)
+        if legal is None or legal.piece != piece or legal.refusal is None or not legal.judged(pose):
+            return None
+        return f"{legal.refusal.rule}: {legal.refusal.reason}"
 
     def event(self, controller, event) -> None:
         if event.kind == "knocked_down":
@@ -138,6 +146,7 @@ class Referee(SessionPlugin):
             self._run(self.tape.ask("settled"))
 
     def close(self, controller) -> None:
+        self.legal.close()
         self._flush()
 
     # --- the game clock ------------------------------------------------------------------------------
@@ -196,6 +205,12 @@ class Referee(SessionPlugin):
         if turns == 0:
             return f"{head}: the game has not begun ({s.seat} to start)"
         return f"{head}: turn {turns} under way ({s.seat}'s); the game goes on"
+
+    def legal_now(self):
+        """Hand -> what is legal now for the piece it carries (:class:`~sim.viewer.play.legal.Legal`: where it may
+        be set down, each place with its rule, and whether its ghost is such a place): the referee's own answers,
+        kept while the game and the table stay as they are (:class:`~sim.viewer.play.legal.LegalMoves`)."""
+        return self.legal.now(self.c)
 
     def areas(self):
         """Babylon's fast game: the construction areas of the table's seats (its session's, through the tape)."""
@@ -261,10 +276,14 @@ class Referee(SessionPlugin):
     def probe(self) -> dict:
         """What a window test reads of the game (:mod:`sim.viewer.probe`'s ``game``): the game and variant,
         whose hands are at work, the turns begun, the clock (whether it runs, why it stands, the time left),
-        the last refusal, whether it is over, and the session's whole view."""
+        the last refusal, whether it is over, the session's whole view, and what the window shows of the legal
+        moves (``legal``: hand -> :meth:`~sim.viewer.play.legal.Legal.to_json`, the places' points drawn and the
+        ghost's verdict; ``busy`` while some are still being worked out)."""
         v = self.session.view()
         left = v.get("time_left")
+        legal = {h: k.to_json(self.table.setup_piece(k.piece)) for h, k in self.legal.shown().items()}
         return {"referee": self.session.game, "variant": self.session.variant, "player": self.session.seat,
+                "legal": legal, "busy": any(k["pending"] for k in legal.values()),
                 "turns": sum(1 for e in self.session.journal if e.kind == "turn_changed"),
                 "clock": {"started": self.started, "stands": self.clock_stands(),
                           "time_left": None if left is None else float(left), "time": self.session.time},

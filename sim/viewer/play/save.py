@@ -1,6 +1,6 @@
 """A game in progress as a file, and the game going on from it exactly (``towerlab play --resume FILE``).
 
-The file (JSON, written atomically, format ``towerlab-game/1``) holds the set-up (game, variant, players,
+The file (JSON, written atomically, format ``towerlab-game/2``) holds the set-up (game, variant, players,
 seed, the turn's length) and two parts:
 
 * ``viewer``: the controller's session (:mod:`sim.viewer.saving`): the live world's exact state (poses,
@@ -33,8 +33,11 @@ from sim.errors import TowerlabError
 from sim.fieldcheck import Field, FieldError
 from sim.jsontext import JSONFileError, read_json_file
 
-FORMAT = "towerlab-game/1"
-"""The format of a saved game (its ``format`` field)."""
+FORMAT = "towerlab-game/2"
+"""The format of a saved game (its ``format`` field). ``/2``: a drop hands the session the piece (its record of
+the referee's calls reads the table less than ``/1``'s, which this version does not play back)."""
+EARLIER = ("towerlab-game/1",)
+"""Formats of games saved by earlier versions."""
 MAX_BYTES = 256 * 2**20
 """The largest saved game read (a long game's record of calls is some megabytes)."""
 KEYS = ("format", "game", "variant", "players", "seed", "turn_seconds", "saved_at", "viewer", "referee")
@@ -120,6 +123,9 @@ def read_game(path) -> SavedGame:
     f = Field(raw)
     try:
         if isinstance(raw, dict) and "format" in raw:  # another file's format before its missing fields
+            if raw["format"] in EARLIER:
+                raise f["format"].fail(f"expected {FORMAT!r} (a game saved by an earlier towerlab: this one does "
+                                       "not play its record of the referee's calls back)")
             f["format"].one_of((FORMAT,))
         f.object(KEYS)
         game = f["game"].one_of(registry.games())

@@ -24,12 +24,12 @@ import numpy as np
 from sim.errors import TowerlabError
 from sim.fieldcheck import Field, FieldError
 from sim.games.contract import Verdict
-from sim.scene import Scene
+from sim.scene import Piece, Scene
 
 CALLS: dict[str, Callable] = {
     "act": lambda s, t, name, args: s.act(name, args, t),
     "pick": lambda s, t, piece: s.pick(piece, t),
-    "drop": lambda s, t, piece, pose: s.drop(piece, pose, t),
+    "drop": lambda s, t, piece, pose: s.drop(t.setup_piece(piece).moved(pose[:3], pose[3:]), t),
     "knocked": lambda s, t, pieces, player: s.knocked(pieces, player, t),
     "settled": lambda s, t: s.settled(t),
     "tick": lambda s, t, seconds: s.tick(seconds, t),
@@ -142,6 +142,9 @@ class _Recording:
     def home(self, piece_id: str):
         return self._table.home(piece_id)  # the set-up's: the same for any session of it
 
+    def setup_piece(self, piece_id: str) -> Piece:
+        return self._table.setup_piece(piece_id)  # the set-up's too
+
     def verdict(self):
         v = self._table.verdict()
         self._tape.read("verdict", verdict_json(v))
@@ -251,6 +254,16 @@ class _Answering:
 
     def home(self, piece_id: str):
         return self._homes[piece_id]
+
+    def setup_piece(self, piece_id: str) -> Piece:
+        """The set-up's piece of that id (a drop's piece is it, where it lands).
+
+        Raises:
+            FieldError: no piece of the game.
+        """
+        if piece_id not in self._by_id:
+            raise FieldError("", f"expected a piece of the game, got {piece_id!r}")
+        return self._by_id[piece_id]
 
     def verdict(self):
         return _verdict(self._next("verdict"), self._by_id)
