@@ -142,11 +142,11 @@ def test_a_drag_carries_a_box_takes_a_group_and_ctrl_drag_pulls_in_a_window(disp
 
         # Ctrl+drag on a piece: a spring pulls it while the button is held
         s = viewer.point(4, SIZE[1] - 4)
-        at = pixel(s, "a", 0.01)
+        at = pixel(s, "a", 0.004)  # by its side, below the top edge: pulled along rather than tipped over
         viewer.point(*at, idle=False)
         viewer.xdotool("keydown", "--window", viewer.window, "ctrl")
         viewer.press(1)
-        for k in range(1, 9):
+        for k in range(1, 11):
             viewer.point(at[0] + 12 * k, at[1] - 4 * k, idle=False)
         pulled = viewer.wait(lambda s: "a" in s["pulls"] and np.linalg.norm(pose(s, "a")[:2] - pose(down, "a")[:2])
                              > 0.01, what="the pull")
