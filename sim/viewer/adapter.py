@@ -1,4 +1,4 @@
-"""The seam: the viewer's :class:`~sim.viewer.live.LiveWorld` protocol kept on the live world of the physics,
+"""The seam: the viewer's :class:`~sim.viewer.live.ViewerWorld` protocol kept on the live world of the physics,
 :class:`sim.physics.live.LiveWorld`, and the statics' verdict.
 
 This file is the only place the viewer touches ``sim.physics``. The live world
@@ -39,8 +39,7 @@ from scipy.spatial.transform import Rotation
 
 from sim.geometry.transforms import rotate
 from sim.physics import RayHit
-from sim.physics.live import LiveWorld as PhysicsLive
-from sim.physics.live import beside
+from sim.physics.live import LiveWorld, beside
 from sim.physics.tracker import MotionThresholds
 from sim.physics.world import GRAVITY, HULL_MARGIN
 from sim.scene import Piece, Scene
@@ -52,9 +51,9 @@ from sim.viewer.live import (
     Advance,
     LastAction,
     LiveEvent,
+    LiveVerdict,
     Snapshot,
     Spring,
-    Verdict,
 )
 from sim.viewer.stability import StaticsWorker
 
@@ -77,9 +76,9 @@ class WorldAdapter:
     """
 
     def __init__(self, scene: Scene, settings=None, *, threaded_statics: bool = True):
-        self._attach(PhysicsLive(scene, settings), threaded_statics)
+        self._attach(LiveWorld(scene, settings), threaded_statics)
 
-    def _attach(self, live: PhysicsLive, threaded_statics: bool) -> None:
+    def _attach(self, live: LiveWorld, threaded_statics: bool) -> None:
         """Keep ``live`` (what happened in it before is told already) and judge it."""
         self.live = live
         live.drain_events()
@@ -385,7 +384,7 @@ class WorldAdapter:
 
     # --- statics -------------------------------------------------------------------------------
 
-    def verdict(self, wait: bool = False) -> Verdict | None:
+    def verdict(self, wait: bool = False) -> LiveVerdict | None:
         return self._statics.wait() if wait else self._statics.latest()
 
     @property

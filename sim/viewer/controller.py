@@ -35,14 +35,14 @@ from sim.viewer.grouping import Grouping
 from sim.viewer.hands import Carry, HandState
 from sim.viewer.history import Entry, Moment, TimeHistory, UndoStack
 from sim.viewer.inspect import Describer
-from sim.viewer.live import LastAction, LiveEvent, LiveWorld
+from sim.viewer.live import LastAction, LiveEvent, ViewerWorld
 from sim.viewer.modes import ModeMachine, mode_of
 from sim.viewer.plugins import SessionPlugin
 from sim.viewer.port import Port
 from sim.viewer.pulling import Pulling
 from sim.viewer.recovery import Recovery
 from sim.viewer.saving import Saving
-from sim.viewer.timeline import FRAME, Timeline
+from sim.viewer.timeline import FRAME, TimeActions
 from sim.viewer.viewing import Request, Viewing
 
 __all__ = ["FRAME", "Controller", "Message", "Request", "Toggles"]
@@ -83,13 +83,13 @@ class Toggles:
     stability: bool = True
 
 
-class Controller(Building, Grouping, Pulling, Timeline, Files, Viewing, Saving, Port):
+class Controller(Building, Grouping, Pulling, TimeActions, Files, Viewing, Saving, Port):
     """A viewer session on a live world.
 
     Args:
         scene: the scene to start with.
         source: the file it came from (saves and autosaves name it), or None.
-        world_factory: ``world_factory(scene) -> LiveWorld`` (default :class:`WorldAdapter`, statics threaded
+        world_factory: ``world_factory(scene) -> ViewerWorld`` (default :class:`WorldAdapter`, statics threaded
             unless ``threaded`` is False).
         threaded: judge the statics on a worker thread (the window); scripts and tests judge at once.
         recovery: the autosave file, or None for none.
@@ -134,7 +134,7 @@ class Controller(Building, Grouping, Pulling, Timeline, Files, Viewing, Saving, 
         self._rtf: list[tuple[float, float]] = []
         self.hovered: str | None = None
         self.active_hand = HANDS[0]
-        self.world: LiveWorld | None = None
+        self.world: ViewerWorld | None = None
         self._start(scene, source, frozenset(supply))
 
     # --- the session ---------------------------------------------------------------------------
@@ -383,7 +383,7 @@ class Controller(Building, Grouping, Pulling, Timeline, Files, Viewing, Saving, 
     # --- reading ---------------------------------------------------------------------------------
 
     def verdict(self, wait: bool = False):
-        """The statics' latest verdict (see :meth:`LiveWorld.verdict`)."""
+        """The statics' latest verdict (see :meth:`ViewerWorld.verdict`)."""
         return self.world.verdict(wait)
 
     def describe(self, piece_id: str) -> dict:
@@ -391,7 +391,7 @@ class Controller(Building, Grouping, Pulling, Timeline, Files, Viewing, Saving, 
         return self.describer.describe(self.world, self.verdict(), piece_id)
 
 
-def _live_world(scene: Scene, threaded: bool) -> LiveWorld:
+def _live_world(scene: Scene, threaded: bool) -> ViewerWorld:
     """The default world: the live physics (:class:`~sim.viewer.adapter.WorldAdapter`), imported when the first
     session starts, so that importing the controller loads no physics engine."""
     from sim.viewer.adapter import WorldAdapter

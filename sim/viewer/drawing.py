@@ -3,7 +3,7 @@ tints, the weakest direction, contacts, centres) and the text panels; the full-q
 has moved for :data:`STILL_AFTER`.
 
 A mixin of :class:`sim.viewer.window.ViewerWindow`. It reads ``controller.world`` only through its ids,
-poses, scene, moving pieces and time (any :class:`~sim.viewer.live.LiveWorld` is drawn alike), the controller's
+poses, scene, moving pieces and time (any :class:`~sim.viewer.live.ViewerWorld` is drawn alike), the controller's
 hands, carry plans and ghosts (red where a plug-in would reject the drop: ``controller.ghost_refusals()``) and
 ``controller.verdict()``.
 """

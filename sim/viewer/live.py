@@ -1,7 +1,7 @@
 """What the viewer needs from a live world: the seam between the viewer and the physics.
 
 The viewer's controller and window talk to the physics only through
-:class:`LiveWorld`, a ``typing.Protocol`` named after the live-physics issue's
+:class:`ViewerWorld`, a ``typing.Protocol`` named after the live-physics issue's
 own words (add a piece, remove one, set a pose, push a piece at a point, carry
 one in a hand with a force limit, advance with a frame budget and the
 real-time factor, events with the last action, snapshots, a statics verdict
@@ -84,7 +84,7 @@ class LiveEvent:
 
 @dataclass(frozen=True)
 class Advance:
-    """What one :meth:`LiveWorld.advance` did.
+    """What one :meth:`ViewerWorld.advance` did.
 
     Attributes:
         steps: fixed physics steps taken.
@@ -102,7 +102,7 @@ class Advance:
 
 
 @dataclass(frozen=True, eq=False)
-class Verdict:
+class LiveVerdict:
     """The statics' verdict of a configuration of the live world.
 
     Attributes:
@@ -180,7 +180,7 @@ class Snapshot:
 
 
 @runtime_checkable
-class LiveWorld(Protocol):
+class ViewerWorld(Protocol):
     """A world that runs in real time while the viewer changes it.
 
     Pieces are addressed by their scene id; hands by name (``left``, ``right``).
@@ -282,7 +282,7 @@ class LiveWorld(Protocol):
     def note_action(self, action: LastAction) -> None:
         """Remember the action events that follow are blamed on."""
 
-    def verdict(self, wait: bool = False) -> Verdict | None:
+    def verdict(self, wait: bool = False) -> LiveVerdict | None:
         """The statics' verdict of the latest configuration judged (None before the first);
         with ``wait``, of the configuration now."""
 

@@ -34,7 +34,7 @@ it builds its DirectGUI panels in :meth:`~WindowPlugin.attach`, lists its key
 bindings in :meth:`~WindowPlugin.controls` (bound by the window, listed in the
 F1 help), draws each frame in :meth:`~WindowPlugin.frame` and says when what it
 draws is complete (:meth:`~WindowPlugin.settled`). What the window draws comes
-from ``controller.world`` (any :class:`~sim.viewer.live.LiveWorld`, given by the
+from ``controller.world`` (any :class:`~sim.viewer.live.ViewerWorld`, given by the
 controller's ``world_factory``) and the controller's hands, ghosts and verdict.
 
 A game's referee changes the table only through the controller's named

@@ -25,7 +25,7 @@ from sim.games.talo.placement import placement_violations
 from sim.games.talo.report import physics_scene
 from sim.games.talo.stock import Stock
 from sim.games.talo.surfaces import Terrain
-from sim.games.talo.turns import BUILD, OVER, THROW, Event, IllegalMoveError, Outcome, TurnState
+from sim.games.talo.turns import BUILD, OVER, THROW, IllegalMoveError, Outcome, TurnEvent, TurnState
 from sim.pieces import dimensions as dim
 from sim.scene import Scene
 
@@ -106,7 +106,7 @@ def new_game(starts: Mapping[str, Sequence[int]], board: str = "talo-green",
         pieces.append(pawn_piece(GridPawn(pawn_id(color), color, cell, 0), site))
     players = tuple(starts)
     scene = Scene("talo", board, tuple(pieces), title="Talo", players=players)
-    log = tuple(Event(0, p.params["color"], "start", {"cell": list(p.grid.cell)}) for p in pieces)
+    log = tuple(TurnEvent(0, p.params["color"], "start", {"cell": list(p.grid.cell)}) for p in pieces)
     return TaloState(scene, players, Stock.full() if stock is None else stock, log=log)
 
 

@@ -35,7 +35,7 @@ class WorldAction:
 
 
 @dataclass(frozen=True)
-class LiveEvent:
+class WorldEvent:
     """Something that happened in the live world, with the last action before it.
 
     Attributes:

@@ -15,7 +15,7 @@ probe: plain gravity) with
   game's supply beside the board) are static bodies that neither the statics
   nor the motion tracker look at, so that they cost nothing however many wait;
   a hand, a move, a push or a touch wakes them;
-* **events as they happen** (:class:`LiveEvent`: moved, left its support,
+* **events as they happen** (:class:`WorldEvent`: moved, left its support,
   fell, knocked down, came to rest), each with the last action before it;
 * **snapshots** (:mod:`sim.physics.live.history`) and stepping back;
 * **fixed steps with a real-time driver**: :meth:`LiveWorld.advance` steps
@@ -37,7 +37,7 @@ from sim.physics.bodies import GRAVITY, pb
 from sim.physics.live.hands import DEFAULT_STRENGTH, Hands
 from sim.physics.live.history import History, LiveSnapshot
 from sim.physics.live.pulls import Pull, Pulls, check_pull
-from sim.physics.live.records import AdvanceReport, Grip, LiveEvent, WorldAction
+from sim.physics.live.records import AdvanceReport, Grip, WorldAction, WorldEvent
 from sim.physics.live.rest import SETTLE_FALL_STEPS, SETTLE_SPEED, Certification, CertifiedRest, InterfaceCache
 from sim.physics.readout import RayHit
 from sim.physics.settings import TUNED, PhysicsSettings
@@ -87,7 +87,7 @@ class LiveWorld(CertifiedRest):
         self.held: set[str] = set()
         self.parked: set[str] = set()
         self.actions: list[WorldAction] = []
-        self.events: list[LiveEvent] = []
+        self.events: list[WorldEvent] = []
         self.certification: Certification | None = None
         self._clock = clock
         self._drained = 0
@@ -453,7 +453,7 @@ class LiveWorld(CertifiedRest):
             resting[awake] = self.world.at_rest(awake_ids)
             quiet[awake] = self.world.at_rest(awake_ids, self._settle_speed)
         for kind_event in self.tracker.frame(self.time, poses[rows], self._contacts, resting[rows]):
-            self.events.append(LiveEvent(kind_event.time, kind_event.kind, kind_event.pieces,
+            self.events.append(WorldEvent(kind_event.time, kind_event.kind, kind_event.pieces,
                                          self.actions[-1] if self.actions else None))
         self.history.record(poses)
         for i, rest in zip(self.ids, quiet):
@@ -533,7 +533,7 @@ class LiveWorld(CertifiedRest):
         snapshot before then and replay the actions made since, step by step."""
         self.history.rewind(self.time - seconds)
 
-    def drain_events(self) -> list[LiveEvent]:
+    def drain_events(self) -> list[WorldEvent]:
         """The events since the last call."""
         out = self.events[self._drained:]
         self._drained = len(self.events)

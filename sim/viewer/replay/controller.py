@@ -20,7 +20,7 @@ from sim.replay import ReplayError, ReplayPlayer
 from sim.replay.video import framing_scene
 from sim.viewer.actions import Action
 from sim.viewer.camera import OrbitCamera
-from sim.viewer.replay.timeline import Timeline
+from sim.viewer.replay.timeline import TimelineBar
 
 FRAME = 1.0 / 60.0
 """Seconds of the window's clock per scripted frame (a ``wait`` runs this many at a time)."""
@@ -83,7 +83,7 @@ class ReplayController:
         self.camera.floor = -recording.scene.board_info.thickness
         self.framing = framing_scene(recording, 0, self.player.frames - 1)
         self.camera.start(self.framing)
-        self.timeline = Timeline(recording.start, recording.end, self.player.markers())
+        self.timeline = TimelineBar(recording.start, recording.end, self.player.markers())
         self.compare = "off"
         self.messages: list[Message] = []
         self.requests: list[Request] = []
