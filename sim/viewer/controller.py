@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sim.dispatch import handler_table
 from sim.names import listing
 from sim.scene import Scene
 from sim.viewer.actions import HANDS, SPECS, UNDOABLE, Action, RefusalError
@@ -110,6 +111,7 @@ class Controller(Building, Grouping, Pulling, TimeActions, Files, Viewing, Savin
                  player: str | None = None, clock: Callable[[], float] = time.monotonic,
                  plugins: tuple[SessionPlugin, ...] | list[SessionPlugin] = ()):
         self.plugins: list[SessionPlugin] = list(plugins)
+        self._handlers = handler_table(type(self), SPECS, "_do_")  # the built-in actions, checked both ways
         self._own_actions: dict[str, SessionPlugin] = {}
         for p in self.plugins:
             for name in p.actions:
@@ -229,7 +231,7 @@ class Controller(Building, Grouping, Pulling, TimeActions, Files, Viewing, Savin
                     self.undo.push(Entry(action.name, self._moment()))
                 owner.perform(self, action)
             elif action.name in _BUILT_IN:
-                getattr(self, "_do_" + action.name.replace("-", "_"))(action)
+                self._handlers[action.name](self, action)
             else:
                 raise action.fail(None, f"no plug-in of this session does {action.name!r}")
         finally:

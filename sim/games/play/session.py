@@ -26,6 +26,7 @@ from typing import Protocol
 
 import numpy as np
 
+from sim.dispatch import handler_table
 from sim.errors import TowerlabError
 from sim.games.contract import Verdict
 from sim.scene import Piece, Scene
@@ -287,11 +288,11 @@ class Session:
         """
         if name not in self.ACTIONS:
             raise PlayError(f"{name!r} is not an action of {self.game} (its actions: {', '.join(self.ACTIONS)})")
-        handler = getattr(self, "_act_" + name.replace("-", "_"))
+        handler = handler_table(type(self), self.ACTIONS, "_act_")[name]
 
         def answer() -> list[Effect]:
             self._playing(name)
-            return handler(args, table)
+            return handler(self, args, table)
 
         return self._refusable(answer)
 

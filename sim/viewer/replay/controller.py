@@ -16,10 +16,12 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from sim.dispatch import handler_table
 from sim.replay import ReplayError, ReplayPlayer
 from sim.replay.video import framing_scene
 from sim.viewer.actions import Action
 from sim.viewer.camera import OrbitCamera
+from sim.viewer.replay.actions import SPECS
 from sim.viewer.replay.timeline import TimelineBar
 
 FRAME = 1.0 / 60.0
@@ -76,6 +78,7 @@ class ReplayController:
 
     def __init__(self, recording, *, size=(1280, 800), smooth: bool = True):
         self.recording = recording
+        self._handlers = handler_table(type(self), SPECS, "_do_")
         self.player = ReplayPlayer(recording)
         self.smooth = smooth
         self.size = (int(size[0]), int(size[1]))
@@ -173,7 +176,7 @@ class ReplayController:
             ActionError: it cannot be done (no such piece, nothing knocked down to compare or jump to, ...).
         """
         try:
-            getattr(self, "_do_" + action.name)(action)
+            self._handlers[action.name](self, action)
         except ReplayError as e:
             raise action.fail(None, str(e)) from None
         self._follow()
