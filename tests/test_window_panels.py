@@ -63,9 +63,12 @@ def clashes(state: dict) -> list:
 
 
 def unreadable(picture, state: dict) -> list[tuple[str, float]]:
-    """The texts whose contrast, measured from the picture, is below :data:`AA`."""
+    """The texts whose contrast, measured from the picture, is below :data:`AA` (an empty text box has nothing to
+    read: only its blinking cursor, there or not when the picture is taken)."""
     low = []
     for t in state["texts"]:
+        if not t["text"].strip():
+            continue
         ratio = contrast(picture, t["box"])
         if ratio < AA:
             low.append((t["text"][:40], round(ratio, 2)))
