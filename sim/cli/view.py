@@ -11,6 +11,7 @@ import typer
 from sim.cli.common import distinct_files, writable_output
 from sim.errors import TowerlabError
 from sim.games import registry
+from sim.limits import MAX_ACTIONS, MAX_SCRIPT_SECONDS
 
 GAMES = (*registry.games(), "free")
 """What ``--game`` sets up: every registered game's table, or the free table."""
@@ -34,7 +35,9 @@ def view(
                                                                   "(an integer >= 0; default 0).",
                                              show_default=False)] = None,
     actions: Annotated[Path | None, typer.Option("--actions", help="Run these actions (a JSON list) through the "
-                                                                   "viewer's controller.")] = None,
+                                                                   f"viewer's controller: at most {MAX_ACTIONS} "
+                                                                   f"actions and {MAX_SCRIPT_SECONDS:g} s of "
+                                                                   "simulated time (docs/limits.md).")] = None,
     screenshot: Annotated[Path | None, typer.Option("--screenshot", help="Save a full-quality picture (.png/.jpg) "
                                                                          "once the actions are done.")] = None,
     exit_after: Annotated[bool, typer.Option("--exit", help="Close once the actions and the screenshot are done."

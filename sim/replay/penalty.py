@@ -124,8 +124,8 @@ def settle(recording, variant: str | None = None) -> Penalty:
         note = f"recorded as {recording.variant}, judged as {variant} as asked"
     if chosen not in known:
         where = "--variant" if variant is not None else "header.json: variant"  # asked, or recorded
-        raise ReplayError(f"{recording.path}: {where}: {game} has {', '.join(v for v in known if v)}, "
-                          f"got {chosen!r}")
+        has = f"has {', '.join(v for v in known if v)}" if any(known) else "has no variants"  # free: none
+        raise ReplayError(f"{recording.path}: {where}: {game} {has}, got {chosen!r}")
     found = tuple(collapses(recording))
     judge = _JUDGES[(game, chosen)]
     rule, consequence, lines = judge(recording, found)

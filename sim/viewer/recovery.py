@@ -18,6 +18,7 @@ from pathlib import Path
 from sim.atomic import write_text
 from sim.errors import SceneError, TowerlabError
 from sim.jsontext import READ_ERRORS, unreadable
+from sim.limits import FileRefusedError, read_text
 from sim.scene import Scene, from_dict, to_dict
 
 FORMAT = "towerlab-recovery/1"
@@ -25,10 +26,15 @@ INTERVAL = 30.0
 """Seconds between autosaves."""
 
 
+def state_folder() -> Path:
+    """The user's towerlab state folder: ``$XDG_STATE_HOME/towerlab`` (``~/.local/state/towerlab``)."""
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "towerlab"
+
+
 def default_path() -> Path:
     """``$XDG_STATE_HOME/towerlab/recovery.json`` (``~/.local/state/towerlab/recovery.json``)."""
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "towerlab" / "recovery.json"
+    return state_folder() / "recovery.json"
 
 
 class RecoveryError(TowerlabError):
@@ -103,14 +109,12 @@ class Recovery:
         Raises:
             RecoveryError: it cannot be read or is not a recovery file.
         """
-        try:
-            text = self.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
+        if not os.path.lexists(self.path):
             return None
-        except OSError as e:
-            raise RecoveryError(f"{self.path}: cannot be read ({e.strerror or e})") from None
-        except UnicodeDecodeError:
-            raise RecoveryError(f"{self.path}: not a text file (expected UTF-8 JSON)") from None
+        try:
+            text = read_text(self.path, "autosave")
+        except FileRefusedError as e:
+            raise RecoveryError(str(e)) from None
         try:
             data = json.loads(text)
         except json.JSONDecodeError as e:

@@ -10,6 +10,7 @@ from typing import ClassVar, Self
 import numpy as np
 
 from sim.games.contract import Violation, field_of, reading
+from sim.games.log import EventLog
 from sim.games.talo.board import TaloError
 from sim.games.talo.stock import Stock, Throws, recorded_throws, throw_for_blocks
 from sim.scene import Scene, from_dict, to_dict
@@ -35,7 +36,7 @@ class IllegalMoveError(TaloError):
 
 
 @dataclass(frozen=True)
-class Event:
+class TurnEvent:
     """One entry of a game's log.
 
     Attributes:
@@ -59,7 +60,7 @@ class Event:
         return {"turn": self.turn, "player": self.player, "action": self.action, **self.data}
 
     @classmethod
-    def from_json(cls, data: Mapping) -> Event:
+    def from_json(cls, data: Mapping) -> TurnEvent:
         """The inverse of :meth:`to_json`."""
         rest = {k: v for k, v in data.items() if k not in ("turn", "player", "action")}
         return cls(int(data["turn"]), str(data["player"]), str(data["action"]), rest)
@@ -105,7 +106,8 @@ class TurnState:
         hand: lengths taken and not yet placed.
         placed: blocks placed so far (numbers their ids).
         outcome: how the game ended, once over.
-        log: everything that happened.
+        log: everything that happened (shared with the states before: :class:`~sim.games.log.EventLog`;
+            any sequence of events given becomes one).
     """
 
     scene: Scene
@@ -119,10 +121,14 @@ class TurnState:
     hand: tuple[int, ...] = ()
     placed: int = 0
     outcome: Outcome | None = None
-    log: tuple[Event, ...] = ()
+    log: EventLog = field(default_factory=EventLog)
 
     VARIANT: ClassVar[str] = ""
     """The game's name in the JSON form (``talo``, ``fantasy``)."""
+
+    def __post_init__(self):
+        if not isinstance(self.log, EventLog):
+            object.__setattr__(self, "log", EventLog.of(self.log))
 
     @property
     def player(self) -> str:
@@ -163,12 +169,12 @@ class TurnState:
                        tuple(tuple(int(n) for n in o) for o in get("options", list)),
                        tuple(int(n) for n in get("hand", list)), get("placed", int),
                        None if outcome is None else Outcome.from_json(outcome),
-                       tuple(Event.from_json(e) for e in get("log", list)))
+                       tuple(TurnEvent.from_json(e) for e in get("log", list)))
 
 
 def logged(state, action: str, **data):
     """``state`` with an event of the current player appended to its log."""
-    return replace(state, log=state.log + (Event(state.turn, state.player, action, data),))
+    return replace(state, log=state.log.add(TurnEvent(state.turn, state.player, action, data)))
 
 
 def require(state, *phases: str) -> None:
