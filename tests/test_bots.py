@@ -130,3 +130,14 @@ def test_babylons_layout_read_again_is_the_same():
     scene = state.scene()
     a, b = read_layout(scene), read_layout(scene)
     assert a.buildings == b.buildings and a.parts == b.parts and a.nobles == b.nobles
+
+
+def test_the_players_load_no_engine():
+    import subprocess
+    import sys
+
+    code = ("import sys, sim.bots, sim.bots.match, sim.bots.talo, sim.bots.babylon, sim.bots.tohuwabohu, "
+            "sim.bots.tournament\n"
+            "print(sorted(n for n in sys.modules if n.split('.')[0] in ('pybullet', 'panda3d', 'direct')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
