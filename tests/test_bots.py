@@ -141,3 +141,32 @@ def test_the_players_load_no_engine():
             "print(sorted(n for n in sys.modules if n.split('.')[0] in ('pybullet', 'panda3d', 'direct')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_a_greedy_player_tries_a_bounded_number_of_refused_options_then_moves_at_random():
+    from sim.bots.players import TRIES, GreedyBot
+    from sim.bots.position import Position
+    from sim.bots.tactic import Option, Tactic
+
+    class Refused(Tactic):
+        def options(self, pos):
+            piece = pos.scene.pieces[0].id
+            return [Option({"action": "place", "piece": piece, "pose": [0.0, 0.0, 0.5 + k, 0, 0, 0, 1]}, 1.0,
+                           f"in the air {k}") for k in range(40)]
+
+    tried = []
+    real = Position.after
+
+    def counted(self, action):
+        tried.append(action)
+        return real(self, action)
+
+    state = registry.new_state("talo", "green", ["red", "blue"], seed=1)
+    bot = GreedyBot(Refused("talo", "green"), np.random.default_rng(0))
+    import unittest.mock
+
+    with unittest.mock.patch.object(Position, "after", counted):
+        decision = bot.decide(state)
+    in_air = [a for a in tried if a.get("pose", [0, 0, 0])[2] >= 0.5]
+    assert len(in_air) == TRIES * Refused.greedy_width
+    assert state.apply(decision.action).accepted and "a random one" in decision.why

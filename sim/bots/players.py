@@ -41,6 +41,9 @@ LEVELS = {1: "random", 2: "greedy", 3: "planning"}
 
 WAY_OUT = frozenset({"take-back", "done", "wait"})
 """Moves a random player makes only when nothing else is left (they undo or give up, they do not play)."""
+TRIES = 4
+"""Options a greedy or planning player tries with the referee, per option it means to weigh, before it weighs
+those it has (each try is a referee's answer: a Babylon building's statics, tenths of a second)."""
 SPOT_TRIES = 12
 """Places of one piece a random player tries with the referee before it turns to another piece."""
 
@@ -161,8 +164,8 @@ class GreedyBot(Bot):
 
     def _decide(self, pos: Position) -> Decision:
         weighed, losing = [], []
-        for opt in self._ordered(pos):
-            if len(weighed) >= self.tactic.greedy_width:
+        for tried, opt in enumerate(self._ordered(pos)):
+            if len(weighed) >= self.tactic.greedy_width or tried >= TRIES * self.tactic.greedy_width:
                 break
             if not pos.accepts(opt.action):
                 continue
@@ -198,8 +201,8 @@ class PlanningBot(GreedyBot):
         weighed, risks, losing = [], [], []
         judges: dict[str, RiskJudge] = {}
         seed = int(self.rng.integers(2 ** 31))
-        for opt in self._ordered(pos):
-            if len(weighed) >= self.tactic.plan_width:
+        for tried, opt in enumerate(self._ordered(pos)):
+            if len(weighed) >= self.tactic.plan_width or tried >= TRIES * self.tactic.plan_width:
                 break
             if not pos.accepts(opt.action):
                 continue
