@@ -22,7 +22,7 @@ from sim.games.play.session import PlayError
 
 FUZZ = int(os.environ.get("TOWERLAB_BOTS", "0"))
 SEEDS = tuple(range(FUZZ)) if FUZZ else (5,)
-MOVES = 400 if FUZZ else 24
+MOVES = 400 if FUZZ else 16
 
 
 def _seats(game: str, variant: str) -> list[str]:

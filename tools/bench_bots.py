@@ -53,14 +53,18 @@ def babylon_cpu(turns: int, decisions: int, seed: int) -> tuple[int, list[float]
 
     state = registry.new_state("babylon", "tactical", ["red", "blue", "green"], seed)
     for _ in range(turns):
-        opt = witness_turn(Position(state))
+        opt = None if state.is_terminal else witness_turn(Position(state))
         if opt is None:
             break
+        after = state
         for action in (opt.action, *opt.then):
-            step = state.apply(action)
+            step = after.apply(action)
             if not step.accepted:
                 break
-            state = step.state
+            after = step.state
+        if after.is_terminal:  # the last turn: the building as it stands before it
+            break
+        state = after
     built = len(state.scene().pieces) - len(state.supply)
     bot = make_bot(3, "babylon", "tactical", np.random.default_rng(seed))
     cpu = []
