@@ -126,7 +126,7 @@ def picture(out: Path, display: str, work: Path) -> None:
         red = _window(display, work, links["red"], "red", [], 0)
         windows.append(red)
         blue = _window(display, work, links["blue"], "blue", [{"action": "pick", "piece": CARRIED},
-                                                             {"action": "move-to", "at": [-300, 150]},
+                                                             {"action": "move-to", "at": [-250, 40]},
                                                              {"action": "lift", "mm": 20}], SIZE[0] + 10)
         windows.append(blue)
 
@@ -144,6 +144,7 @@ def picture(out: Path, display: str, work: Path) -> None:
             if time.monotonic() > deadline:
                 raise SystemExit(f"the two windows never showed the same table: {_differences(r, b)}")
             time.sleep(0.1)
+        red.xdotool("mousemove", str(2 * SIZE[0] + 40), str(SIZE[1] + 40))  # the pointer off both windows
         import imageio_ffmpeg
 
         subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-loglevel", "error", "-f", "x11grab", "-video_size",
