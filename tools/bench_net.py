@@ -20,7 +20,8 @@ Prints a Markdown report (docs/network.md's figures come from it):
    recording equals the recording of a local replay of the log (:func:`sim.net.table.replay`: no network, no
    wall clock) frame for frame, bit for bit, with the same actions and events.
 
-Bounded in time: the collapse phase a few minutes at most; the soak its minutes plus the replay.
+Bounded in time: the collapse phase a minute or two; the soak its minutes (1 by default, 30 with ``--full``) plus
+the local replay (some 130 table frames a second on a loaded two-core machine: 2 minutes for a 5-minute soak).
 """
 
 from __future__ import annotations
