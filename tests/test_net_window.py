@@ -17,6 +17,7 @@ import pytest
 from desktop import Desktop, launch
 from net_table import free_port, joined, on_table, quiet, run, served
 
+from sim.net.links import Link
 from sim.net.table import Setup
 
 SIZE = (900, 600)
@@ -105,3 +106,15 @@ def test_a_window_says_when_its_table_is_gone_and_when_its_link_no_longer_opens_
         assert "the link's secret is not this table's" in _panel(state)
         assert window.proc.poll() is None
     assert window.quit() == 0
+
+
+def test_with_a_display_a_refused_join_is_one_line_before_any_window_opens(display, tmp_path):
+    with served(TOHU) as server:
+        links = server.links()
+        wrong = Link(links["red"].host, links["red"].port, "red", links["blue"].token).url
+        proc = launch(display, tmp_path, "play", "--join", wrong)
+        out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 2, (out, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("towerlab: error: ") and "secret is not this table's" in lines[0]
+    assert not (tmp_path / "probe.json").exists()  # no window was opened
