@@ -109,12 +109,12 @@ def test_the_window_s_predicted_carry_goes_where_the_server_s_hand_takes_it():
     """A piece picked (lifted clear first), lifted and carried over the bare board: the window's own carry (its
     rays meet the board as the live world's do, and not the piece they start in) holds it where the server's hand
     does."""
-    from sim.net.table import Setup, Table
+    from sim.net.table import ServedTable, Setup
     from sim.viewer.actions import action
     from sim.viewer.controller import Controller
 
     setup = Setup("babylon", "fast", ("red", "blue", "green"), 0)
-    table = Table(setup)
+    table = ServedTable(setup)
     try:
         game = new_game(setup.game, setup.players, setup.variant, setup.seed, None)
         client = _Client(game.scene)
