@@ -182,3 +182,14 @@ def test_on_a_thread_the_answers_come_later_and_are_the_same(monkeypatch):
     assert sum("legal moves could not be worked out (ZeroDivisionError" in m.text for m in c.messages) == 1
     failing.close()
     c.close()
+
+
+def test_the_refusals_label_says_the_whole_reason_over_lines_of_its_width():
+    from sim.viewer.play.draw_legal import LABEL_WIDTH, label_text
+
+    reason = "blue-tower-1 stands on bridge red-bridge-3 neither at its centre nor on one of its two end spots"
+    text = label_text("bridge-spot", reason)
+    lines = text.split("\n")
+    assert len(lines) == 3 and all(len(line) <= LABEL_WIDTH for line in lines)
+    assert " ".join(lines) == f"not here (bridge-spot): {reason}"  # nothing cut, no name broken at a hyphen
+    assert label_text("overlap", "x " * 200).endswith(" ...")  # only past three lines

@@ -11,6 +11,8 @@ new piece in hand, the game or the table changed), so that a frame only moves th
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 from direct.gui.OnscreenText import OnscreenText
 from panda3d.core import LineSegs, NodePath, TextNode, TransparencyAttrib
@@ -25,14 +27,17 @@ LABEL_GAP = 0.02
 """How far (``aspect2d`` units) over the carried piece (which hovers over its ghost) the refusal's label stands:
 neither the ghost nor what it would stand on is hidden."""
 LABEL_WIDTH = 64
-"""Characters of the refusal's reason the label shows at most."""
+"""Characters of a line of the refusal's label (a longer reason goes on over more lines)."""
+LABEL_LINES = 3
+"""Lines of the refusal's label at most (the reason ends with `` ...`` only past them)."""
 OVERRIDE = 200  # the rings' flat colour beats the live shader (as the ghosts')
 
 
 def label_text(rule: str, reason: str) -> str:
-    """The refusal's label: ``not here (rule): reason`` (the reason cut to :data:`LABEL_WIDTH` characters)."""
-    short = reason if len(reason) <= LABEL_WIDTH else reason[:LABEL_WIDTH - 3].rstrip() + "..."
-    return f"not here ({rule}): {short}"
+    """The refusal's label: ``not here (rule): reason``, over lines of at most :data:`LABEL_WIDTH` characters
+    (:data:`LABEL_LINES` of them: the whole of a rule's reason as the referee would say it)."""
+    return "\n".join(textwrap.wrap(f"not here ({rule}): {reason}", LABEL_WIDTH, max_lines=LABEL_LINES,
+                                   break_on_hyphens=False, placeholder=" ..."))
 
 
 class LegalDrawing:
