@@ -50,6 +50,9 @@ class StillTable:
     def home(self, piece_id: str):
         return self.homes[piece_id]
 
+    def in_play(self, piece_id: str) -> bool:
+        return piece_id not in self._supply
+
     def verdict(self):
         if self.judge is None:
             return None

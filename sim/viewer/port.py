@@ -36,6 +36,15 @@ class Port:
         """The piece the referee's hand holds (:meth:`pin`), or None."""
         return self.world.held().get(PIN_HAND)
 
+    @property
+    def taken_from_supply(self) -> frozenset[str]:
+        """The pieces the hands carry that they took from the supply."""
+        return frozenset().union(*self._from_supply.values())
+
+    def in_play(self, piece: str) -> bool:
+        """Whether ``piece`` has been put into play: neither waiting in the supply nor carried from it."""
+        return piece not in self.supply and piece not in self.taken_from_supply
+
     def home(self, piece: str) -> tuple[float, ...]:
         """(7,) where the set-up put ``piece`` (its pose in the scene the session began with)."""
         p = self.scene0.piece(piece)

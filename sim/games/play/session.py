@@ -199,6 +199,9 @@ class Table(Protocol):
     def home(self, piece_id: str) -> tuple[float, ...]:
         """(7,) where the set-up put a piece."""
 
+    def in_play(self, piece_id: str) -> bool:
+        """Whether the piece has been put into play: neither waiting in the supply nor carried from it."""
+
     def verdict(self) -> Verdict | None:
         """The statics' verdict on the pieces at rest now (carried pieces left out), None if not known."""
 

@@ -103,6 +103,10 @@ class StillTable:
         """(7,) where the set-up put a piece."""
         return self.homes[piece_id]
 
+    def in_play(self, piece_id: str) -> bool:
+        """Whether the piece has been put into play (a piece being placed from the supply is still in it)."""
+        return piece_id not in self._supply
+
     def built(self) -> Scene:
         """The pieces built: the table without the supply and without what a hand holds."""
         scene = self.scene()

@@ -72,7 +72,7 @@ def placements(session, piece: str, table) -> list[Placement]:
     out += on_tops(probe, quats, tops, obstacles, lambda t: rule_of[t.on], size, TOP_POINTS)
     if probe.kind == "tohuwabohu.figure":
         out += _on_points(probe, built, obstacles)
-    if piece not in table.supply:  # in play: back where the set-up laid it, beside the area
+    if table.in_play(piece):  # in play (not taken from the supply now): back where the set-up laid it
         home = tuple(table.home(piece))
         if tuple(table.scene().piece(piece).pos) != home[:3] and table_refusal(obstacles, probe, home) is None:
             out.append(Placement(piece, home, "supply", ("table",)))

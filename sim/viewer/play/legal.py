@@ -149,6 +149,7 @@ class TableCopy:
         self._scene = table.scene()
         self.supply = table.supply
         self.carried: Mapping[str, str] = dict(table.carried)
+        self._taken = table.taken_from_supply
         self._table = table
 
     def scene(self) -> Scene:
@@ -156,6 +157,9 @@ class TableCopy:
 
     def home(self, piece_id: str) -> tuple[float, ...]:
         return self._table.home(piece_id)  # the set-up's: never changes
+
+    def in_play(self, piece_id: str) -> bool:
+        return piece_id not in self.supply and piece_id not in self._taken
 
     def verdict(self) -> None:
         return None

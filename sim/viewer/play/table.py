@@ -72,6 +72,14 @@ class ControllerTable:
     def home(self, piece_id: str) -> tuple[float, ...]:
         return self.c.home(piece_id)
 
+    def in_play(self, piece_id: str) -> bool:
+        return self.c.in_play(piece_id)
+
+    @property
+    def taken_from_supply(self) -> frozenset[str]:
+        """The pieces the hands carry that they took from the supply."""
+        return self.c.taken_from_supply
+
     def setup_piece(self, piece_id: str) -> Piece:
         """The set-up's piece of that id: its kind and parameters (a piece set down is it, where it lands)."""
         return self.c.scene0.piece(piece_id)
