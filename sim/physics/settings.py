@@ -122,6 +122,17 @@ class PhysicsSettings:
             where face clipping produces contact points at random places along
             the edge and the stack rocks; 1e-5 (0.2 µm on a 20 mm block) makes
             every edge distinct. Heights are untouched, so nothing sinks.
+        exact_hulls: give Bullet hulls it holds where the scene puts them (:mod:`sim.physics.exact`):
+            Bullet rounds every hull's points onto a grid of 10216 steps across its extent, which moved the
+            faces of a voussoir by 15-35 µm and those of compas_cra's vault blocks by 60-120 µm out of their
+            planes (their joints gapped and tilted: arches 1 % thicker than critical fell, the vault crept by
+            2 mm in 2 s), and a box's end by a whole step where the grid's arithmetic fell short (a 140 mm box
+            was 27 µm short). With it, each axis's mesh scale is moved by a few units in the last place so that
+            the ends of every axis are held exactly (boxes are exact), and other parts are cut into one
+            pyramid per face (:mod:`sim.physics.children`).
+        exact_faces: a part of more faces than this keeps its hull whole (rounds: a cylinder's 50 faces move
+            by 2.5 µm at most, and a pyramid per face would multiply its contacts).
+        exact_parts: a piece of more parts than this keeps its parts whole (decomposed meshes).
         array_parts: a piece of at most this many convex parts gets its compound
             shape from ``createCollisionShapeArray``; pybullet's buffer for
             that call holds 16 and is overrun beyond (a Babylon tower has 22
@@ -205,6 +216,9 @@ class PhysicsSettings:
     sat: bool = True
     sat_corners: int = 4
     shrink: float = 1e-5
+    exact_hulls: bool = True
+    exact_faces: int = 16
+    exact_parts: int = 4
     array_parts: int = 16
     swell: float = 1e-6
     prime_depth: float = 1e-5
@@ -232,5 +246,6 @@ TUNED = PhysicsSettings()
 
 BULLET_DEFAULTS = PhysicsSettings(
     length_scale=1.0, dt=1.0 / 240.0, solver_iterations=50, sat=False, shrink=0.0, swell=0.0, top_down=False,
+    exact_hulls=False,
     sleeping=True, probe_g=0.0, configure_engine=False)
 """pybullet as it comes (metres, 1/240 s, 50 iterations, GJK contacts, sleeping): fast but wrong."""
