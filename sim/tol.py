@@ -22,6 +22,14 @@ class Tolerances:
         parallel: two unit normals point the same way when their dot product
             exceeds 1 minus this (1e-9: 45 µrad apart): a convex part's hull facets
             of one face, the contact planes the statics give one friction direction.
+        precision: how precisely (m) a scene's geometry is known: 1 µm, the last digit of a
+            file written in millimetres to three decimals (its corners are off by up to 0.87 µm
+            from where they were drawn) and a thousandth of the contact gap (``coplanar``). A
+            convex part's hull triangles whose corners lie within this of one plane are one face
+            (the mid-plane: their spread across it at most twice this), and a corner of a face or
+            contact polygon within this of the line through its neighbours is no corner (points
+            added on edges); so neither rounding nor added points change the contacts, and the
+            statics' verdict and margin do not hang on the last nanometre.
         coplanar: distance below which two faces touch (m); contact interfaces
             are found between faces closer than this.
         coplanar_angle: angle below which two face normals count as opposite (rad).
@@ -170,6 +178,7 @@ class Tolerances:
     merge: float = 1e-9
     merge_rel: float = 1e-9
     parallel: float = 1e-9
+    precision: float = 1e-6
     coplanar: float = 5e-5
     coplanar_angle: float = 1e-3
     area_recheck_rel: float = 1e-6

@@ -5,7 +5,10 @@ benchmarked on (harmonic stacks of any proportions, a block on a slope,
 Talo's balance rule, a Tohuwabohu level on a brick, a cube tower, all 55 Talo
 blocks, the Babylon bench). :mod:`sim.cases.thin`: the thin-margin suite
 (margins of 0.002–0.01 g on both sides of the boundary) on which the
-simulation is held to the statics.
+simulation is held to the statics. :mod:`sim.cases.arches`: the masonry suite
+(voussoir arches about their critical thickness and friction, whose reference
+comes from the thrust lines of :mod:`sim.cases.thrust`, written apart from the
+statics).
 """
 
 from sim.cases.reference import (

@@ -106,6 +106,32 @@ def block_on_slope(angle_deg: float, mu: float | None = None, block=(40.0, 40.0,
     ]}, f"<block on a {angle_deg:g} deg slope>")
 
 
+def masonry_wall(courses: int, bricks: int, brick=(200.0, 60.0, 50.0), mu: float = 0.6) -> Scene:
+    """A wall of ``courses`` courses of ``bricks`` boxes in running bond on the table (free scene).
+
+    Every other course starts and ends with a half brick, so the head joints of one course lie over
+    the middles of the bricks below; the wall is ``bricks · L`` long (along x), ``b`` thick (along y),
+    ``courses · h`` tall. Pieces ``c{course}-{k}``, course 0 at the bottom; every piece has friction ``mu``.
+    """
+    length, thick, height = brick
+    pieces = []
+    for c in range(courses):
+        shift = 0.5 * length * (c % 2)  # odd courses: half a brick first
+        edges = [0.0, *(shift + length * k for k in range(1 - c % 2, bricks)), bricks * length]
+        for k, (x0, x1) in enumerate(zip(edges[:-1], edges[1:])):
+            pieces.append({"id": f"c{c}-{k}", "kind": "box", "size": [x1 - x0, thick, height],
+                           "pos": [(x0 + x1) / 2, 0.0, height * (c + 0.5)], "friction": mu})
+    return from_dict({"format": FORMAT, "game": "free", "board": "table", "title": f"wall {courses}x{bricks}",
+                      "pieces": pieces}, f"<wall {courses}x{bricks}>")
+
+
+def wall_margin(courses: int, brick=(200.0, 60.0, 50.0)) -> float:
+    """Closed-form margin (g) of :func:`masonry_wall` while friction holds: the whole wall turns over
+    an edge of its base, its centre of mass ``b / 2`` inside it and ``H / 2`` above: ``b / H``; any part
+    of it that could turn over alone has its centre of mass as far inside and no higher above its base."""
+    return brick[1] / (courses * brick[2])
+
+
 def talo_balance(length: int, support: int = 2) -> Scene:
     """A Talo block of ``length`` lying on the grid across one standing block of ``support``.
 

@@ -12,8 +12,11 @@ import math
 import numpy as np
 import shapely
 
+from sim.contact.faces import straight_corners
 from sim.contact.ragged import ragged, split
 from sim.tol import tol
+
+PICOMETRE = 1e-12  # the grid (m) of the robust clipping, when the floating one fails: far below any precision
 
 
 def touching_polygon(on: np.ndarray, basis: np.ndarray) -> np.ndarray:
@@ -64,7 +67,7 @@ def clip(cands: list) -> list:
     polygons = [i for i, d in enumerate(dims) if d == 2]
     bounded = [i for i, c in enumerate(cands) if c.face is not None]
     # the touching polygons and the faces, made in one call
-    made = geometries([cands[i].touch for i in polygons] + [cands[i].face for i in bounded], "polygon")
+    made = geometries(_snapped(cands, polygons) + [cands[i].face for i in bounded], "polygon")
     touch[polygons] = made[:len(polygons)]
     for dim, kind in ((1, "line"), (0, "point")):
         idx = [i for i, d in enumerate(dims) if d == dim]
@@ -73,6 +76,7 @@ def clip(cands: list) -> list:
     clipped = touch.copy()
     if bounded:
         clipped[bounded] = shapely.intersection(touch[bounded], made[len(polygons):])
+        _clip_again(clipped, touch, made[len(polygons):], bounded, dims)
     coords, index = shapely.get_coordinates(clipped, return_index=True)
     counts = np.bincount(index, minlength=len(cands))
     pieces = split(coords, counts)
@@ -90,6 +94,52 @@ def clip(cands: list) -> list:
     return out
 
 
+def _snapped(cands: list, rows: list) -> list:
+    """The touching polygons of ``rows``, each corner within ``tol.precision`` of a corner of its face moved
+    onto that corner.
+
+    A corner two pieces share (the same rounded point in a file, placed with each piece's pose) comes
+    out of the two placements a few bits apart; moved onto one another, coincident edges are
+    coincident again, which GEOS clips as it should (two copies of one polygon whose corners differ in
+    the last bits clipped to a few points).
+    """
+    touches = [cands[i].touch for i in rows]
+    faced = [k for k, i in enumerate(rows) if cands[i].face is not None]
+    if not faced:
+        return touches
+    t = [touches[k] for k in faced]
+    f = [cands[rows[k]].face for k in faced]
+    tk, fk = np.array([len(x) for x in t]), np.array([len(x) for x in f])
+    tv, fv = np.concatenate(t), np.concatenate(f)
+    row, at = ragged(tk * fk)  # every corner of a touching polygon with every corner of its face
+    ti = (tk.cumsum() - tk)[row] + at // fk[row]
+    fi = (fk.cumsum() - fk)[row] + at % fk[row]
+    d = tv[ti] - fv[fi]
+    close = (d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1] <= tol.precision * tol.precision).nonzero()[0]
+    if not len(close):
+        return touches
+    tv = tv.copy()
+    tv[ti[close]] = fv[fi[close]]
+    for k, moved in zip(faced, split(tv, tk)):
+        touches[k] = moved
+    return touches
+
+
+def _clip_again(clipped: np.ndarray, touch: np.ndarray, faces: np.ndarray, bounded: list, dims: list) -> None:
+    """Clip once more, snapping to a picometre grid (GEOS's snap-rounding overlay, robust but some five times
+    slower), the face-on-face candidates whose overlap came out less than a polygon: their boxes overlap
+    by more than the gap both ways, so that is most likely the floating overlay failing on nearly
+    coincident edges."""
+    rows = [k for k, i in enumerate(bounded) if dims[i] == 2]
+    if not rows:
+        return
+    got = clipped[[bounded[k] for k in rows]]
+    again = [k for k, g in zip(rows, shapely.get_type_id(got).tolist()) if g != shapely.GeometryType.POLYGON]
+    if again:
+        idx = [bounded[k] for k in again]
+        clipped[idx] = shapely.intersection(touch[idx], faces[again], grid_size=PICOMETRE)
+
+
 def _segments(coords: list) -> list:
     """:func:`segment` of each (k, 2) array; a lone point (a corner on a face) is itself."""
     return [c.copy() if len(c) == 1 else segment(c) for c in coords]
@@ -99,7 +149,8 @@ def _polygons_points(rings: list, counts: np.ndarray, areas: np.ndarray) -> list
     """Clipped face overlaps (closed rings (k + 1, 2)) as (2, area, (k, 2) counter-clockwise), all at once.
 
     An overlap thinner than the contact gap (two faces touching along their rims) gives None.
-    Vertices on the line through their neighbours are dropped (unless fewer than three would be left).
+    Vertices within ``tol.precision`` of the line through their neighbours are dropped (unless fewer
+    than three would be left): :func:`sim.contact.faces.straight_corners`.
 
     Args:
         rings: the closed rings (views).
@@ -129,13 +180,11 @@ def _polygons_points(rings: list, counts: np.ndarray, areas: np.ndarray) -> list
     pts = closed[np.where(ccw, edge, first + ke - j)]
     at = edge - er  # each point's place in ``pts``
     b = pts[np.where(j == ke - 1, at - j, at + 1)] - pts  # to the next point
-    prev = np.where(j == 0, at + ke - 1, at - 1)
-    a = b[prev]  # from the previous point: the same two numbers subtracted
+    a = b[np.where(j == 0, at + ke - 1, at - 1)]  # from the previous point: the same two numbers subtracted
     cross = a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]
-    b_len = np.abs(b[:, 0]) + np.abs(b[:, 1])
-    bound = tol.merge * np.maximum(np.maximum(b_len[prev], b_len), tol.merge)
-    keep = np.abs(cross) > bound
-    kept = np.add.reduceat(keep, starts)
-    enough = kept >= 3
-    pieces = split(pts[keep | ~enough[er]], np.where(enough, kept, k))
+    # within the precision of the chord from the previous point to the next (or a repeated point)
+    near = np.abs(cross) <= tol.precision * np.hypot(a[:, 0] + b[:, 0], a[:, 1] + b[:, 1])
+    pieces = split(pts, k)
+    for r in (np.add.reduceat(near, starts) > 0).nonzero()[0].tolist():
+        pieces[r] = pieces[r][straight_corners(pieces[r], tol.precision)]
     return [None if area <= lim else (2, area, poly) for area, lim, poly in zip(areas.tolist(), limit.tolist(), pieces)]

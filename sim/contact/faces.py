@@ -57,24 +57,126 @@ def _cross(a: list, b: list) -> tuple:
 
 @lru_cache(maxsize=4096)
 def part_faces(part: ConvexPart) -> PartFaces:
-    """The faces of a convex part: coplanar hull triangles merged into polygons (cached per part)."""
+    """The faces of a convex part: hull triangles that lie within ``tol.precision`` of one plane, one polygon
+    each (cached per part).
+
+    A block written to the micrometre (or with points added on its edges and faces) has hull triangles
+    that are not quite coplanar; they are still one face, as they were drawn. Each face's plane is the
+    one its corners fit best, moved out to the part's outermost vertex along its normal (so the part
+    lies wholly behind it); a face whose triangles are exactly coplanar keeps its first triangle's plane.
+    Corners within ``tol.precision`` of the line through their neighbours are left out of its polygon.
+    """
     pts = np.unique(np.asarray(part.vertices, dtype=float), axis=0)
     hull = ConvexHull(pts)
     verts = pts[hull.vertices]
     eps = tol.merge + tol.merge_rel * float(np.ptp(verts, axis=0).max())
-    normals, offsets = [], []
-    for eq in hull.equations:
-        n, d = eq[:3], -eq[3]
-        if not any(np.dot(n, m) > 1.0 - tol.parallel and abs(d - e) <= eps for m, e in zip(normals, offsets)):
-            normals.append(n)
-            offsets.append(d)
+    rank = np.full(len(pts), len(pts))
+    rank[hull.vertices] = np.arange(len(hull.vertices))  # the polygons' corners in the order of ``verts``
+    normals, offsets, polygons = [], [], []
+    groups = _coplanar_facets(pts, hull)
+    for group in groups:
+        n, d = hull.equations[group[0], :3], -hull.equations[group[0], 3]
+        corners = np.unique(hull.simplices[group])
+        on = pts[corners[np.argsort(rank[corners], kind="stable")]]
+        if np.abs(on @ n - d).max() > eps or (hull.equations[group, :3] @ n).min() <= 1.0 - tol.parallel:
+            n = _fitted_normal(on, n)
+            d = float((verts @ n).max())
+        normals.append(n)
+        offsets.append(d)
     bases = np.array([plane_basis(n) for n in normals])
-    polygons = []
-    for n, d, basis in zip(normals, offsets, bases):
-        on = verts[np.abs(verts @ n - d) <= eps]
-        order = ConvexHull(on @ basis.T).vertices  # counter-clockwise in (u, v), hence about n
-        polygons.append(on[order])
+    for basis, group in zip(bases, groups):
+        corners = np.unique(hull.simplices[group])
+        on = pts[corners[np.argsort(rank[corners], kind="stable")]]
+        uv = on @ basis.T
+        order = ConvexHull(uv).vertices  # counter-clockwise in (u, v), hence about n
+        polygons.append(on[order[straight_corners(uv[order], tol.precision)]])
     return PartFaces(verts, np.array(normals), np.array(offsets), bases, tuple(polygons))
+
+
+def _coplanar_facets(pts: np.ndarray, hull: ConvexHull) -> list[np.ndarray]:
+    """The hull's triangles grouped into faces: neighbours joined while all their corners lie within
+    ``tol.precision`` of one plane (the one they fit best).
+
+    Faces grow from the largest triangle left (whose normal the rounding of its corners tilts least),
+    so a sliver never leads. A triangle tilted from the face so far by more than ``tol.coplanar_angle``
+    is ruled out without a fit.
+
+    Args:
+        pts: (v, 3) the points the hull was built on.
+        hull: their hull.
+
+    Returns:
+        Arrays of triangle indices, one per face, ascending; the faces in the order of their first triangle.
+    """
+    tri = pts[hull.simplices]
+    area = np.linalg.norm(np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]), axis=1)
+    group = np.full(len(tri), -1)
+    groups: list[list[int]] = []
+    width = 2.0 * tol.precision  # within precision of the mid-plane
+    for seed in np.argsort(-area, kind="stable").tolist():
+        if group[seed] >= 0:
+            continue
+        members, corners = [seed], set(hull.simplices[seed].tolist())
+        group[seed] = len(groups)
+        normal, centre = hull.equations[seed, :3], tri[seed].mean(axis=0)
+        frontier = list(hull.neighbors[seed])
+        while frontier:
+            f = int(frontier.pop())
+            if group[f] >= 0:
+                continue
+            new = [c for c in hull.simplices[f].tolist() if c not in corners]
+            if new:
+                off = pts[new] - centre
+                if (np.abs(off @ normal) > width + tol.coplanar_angle * np.linalg.norm(off, axis=1)).any():
+                    continue
+                trial = pts[sorted(corners.union(new))]
+                fitted = _fitted_normal(trial, normal)
+                heights = trial @ fitted
+                if heights.max() - heights.min() > width:
+                    continue
+                normal, centre = fitted, trial.mean(axis=0)
+                corners.update(new)
+            members.append(f)
+            group[f] = len(groups)
+            frontier.extend(int(g) for g in hull.neighbors[f] if group[g] < 0)
+        groups.append(sorted(members))
+    return [np.array(m) for m in sorted(groups)]
+
+
+def _fitted_normal(points: np.ndarray, like: np.ndarray) -> np.ndarray:
+    """The unit normal of the plane (k, 3) points fit best (least squares), pointing the way ``like`` does."""
+    centred = points - points.mean(axis=0)
+    n = np.linalg.svd(centred, full_matrices=False)[2][-1]
+    return n if n @ like >= 0.0 else -n
+
+
+def straight_corners(uv: np.ndarray, precision: float) -> np.ndarray:
+    """Which corners of a convex polygon (k, 2), in order, to keep: a corner goes when it lies within
+    ``precision`` of the straight line joining the kept corners on either side, and so does every corner
+    gone since the last one kept (so everything left out lies within ``precision`` of what is kept).
+
+    One walk round, from the corner farthest from the centroid (surely a corner); at least three stay.
+
+    Returns:
+        (k,) bool.
+    """
+    k = len(uv)
+    keep = np.ones(k, dtype=bool)
+    if k <= 3:
+        return keep
+    start = int(np.argmax(((uv - uv.mean(axis=0)) ** 2).sum(axis=1)))
+    ring = [(start + i) % k for i in range(k)] + [start]
+    anchor, skipped = ring[0], []
+    for j in range(1, k):
+        here, after = ring[j], ring[j + 1]
+        chord = uv[after] - uv[anchor]
+        off = uv[[*skipped, here]] - uv[anchor]
+        if np.abs(off[:, 0] * chord[1] - off[:, 1] * chord[0]).max() <= precision * float(np.hypot(*chord)):
+            skipped.append(here)
+            keep[here] = False
+        else:
+            anchor, skipped = here, []
+    return keep if keep.sum() >= 3 else np.ones(k, dtype=bool)  # a sliver thinner than the precision: as it is
 
 
 @dataclass(frozen=True, eq=False)
