@@ -55,7 +55,7 @@ def plan(shape, settings, shrink: float = 0.0) -> list[Child]:
     """The children of ``shape``'s compound (before any swell): whole parts cut once per shape and settings, face
     pyramids once per narrowing ``shrink`` too (their faces are narrowed in their geometry)."""
     made = (settings.length_scale, settings.sat, settings.sat_corners, settings.exact_hulls, settings.exact_faces,
-            settings.exact_parts)
+            settings.exact_parts, settings.face_gap)
     key = (id(shape), made)
     hit = _PLANS.get(key)
     if hit is None or hit[0] is not shape:
@@ -67,7 +67,8 @@ def plan(shape, settings, shrink: float = 0.0) -> list[Child]:
         if len(narrowed) > 64:
             narrowed.clear()
         narrowed[shrink] = [child for c in cut for child in
-                            (c.pyramids(shrink, settings.sat) if isinstance(c, _Faces) else [c])]
+                            (c.pyramids(shrink, settings.sat, settings.face_gap * settings.length_scale)
+                             if isinstance(c, _Faces) else [c])]
     return narrowed[shrink]
 
 
@@ -80,9 +81,9 @@ class _Faces:
     inner: np.ndarray
     centre: np.ndarray
 
-    def pyramids(self, shrink: float, sat: bool) -> list[Child]:
+    def pyramids(self, shrink: float, sat: bool, gap: float) -> list[Child]:
         return [Child(p.vertices, None, self.centre + p.position, p.quat, sat, True)
-                for p in face_pyramids(self.polygons, self.normals, self.inner, shrink)]
+                for p in face_pyramids(self.polygons, self.normals, self.inner, shrink, gap)]
 
 
 def _cut(shape, settings) -> list:

@@ -175,7 +175,7 @@ def inset(polygon: np.ndarray, by: float) -> np.ndarray | None:
     return corners if len(corners) >= 3 else None
 
 
-def face_pyramids(polygons, normals, inner: np.ndarray, shrink: float = 0.0) -> list[Pyramid]:
+def face_pyramids(polygons, normals, inner: np.ndarray, shrink: float = 0.0, gap: float = 0.0) -> list[Pyramid]:
     """A convex part cut into pyramids that Bullet holds with every face in its plane (the module docstring).
 
     Args:
@@ -196,13 +196,13 @@ def face_pyramids(polygons, normals, inner: np.ndarray, shrink: float = 0.0) -> 
         polygon = np.asarray(polygon, dtype=float)
         for corners in quads(len(polygon)):
             made = _pyramid(polygon[corners], np.asarray(normal, dtype=float), np.asarray(inner, dtype=float),
-                            shrink)
+                            shrink, gap)
             if made is not None:
                 out.append(made)
     return out
 
 
-def _pyramid(base: np.ndarray, normal: np.ndarray, inner: np.ndarray, shrink: float) -> Pyramid | None:
+def _pyramid(base: np.ndarray, normal: np.ndarray, inner: np.ndarray, shrink: float, gap: float) -> Pyramid | None:
     """The pyramid from ``inner`` to the face ``base`` (k, 3), in a frame whose z axis is ``normal`` and whose
     x axis lies along the face's longest edge (a rectangle's corners are then all at the ends of x and y)."""
     edges = np.roll(base, -1, axis=0) - base
@@ -213,14 +213,11 @@ def _pyramid(base: np.ndarray, normal: np.ndarray, inner: np.ndarray, shrink: fl
     if not height > 0:
         return None
     middle = (flat[:, :2].min(axis=0) + flat[:, :2].max(axis=0)) / 2
-    face = (flat[:, :2] - middle) * (1.0 - shrink)
-    step = float(np.ptp(np.vstack([face, -middle]), axis=0).max()) / QUANTA
-    face = inset(face, 2.0 * step)  # no corner rounds past an edge, and the edges of the faces beside it
-    # are a little apart: two pyramids of one body meeting at an edge of its own make no contact with another
-    # body's face there
+    whole = (flat[:, :2] - middle) * (1.0 - shrink)
+    face = inset(whole, gap) if gap > 0 else whole
     if face is None:
         return None
-    corners = _held_corners(face, -middle, height / 2)
+    corners = _held_corners(face, whole, -middle, height / 2)
     if corners is None:
         return None
     pts = np.vstack([np.column_stack([corners, np.full(len(corners), height / 2)]),
@@ -229,7 +226,7 @@ def _pyramid(base: np.ndarray, normal: np.ndarray, inner: np.ndarray, shrink: fl
     return Pyramid(pts, origin, Rotation.from_matrix(rot).as_quat())
 
 
-def _held_corners(face: np.ndarray, apex: np.ndarray, half: float) -> np.ndarray | None:
+def _held_corners(face: np.ndarray, whole: np.ndarray, apex: np.ndarray, half: float) -> np.ndarray | None:
     """The face's corners (k, 2), those that Bullet would round past the face's edges pulled in until it does
     not (the face's in-plane step at a time, at most ``NUDGES`` rounds); an inset of twice the step when that
     does not settle. None when the face is too small to inset."""
@@ -241,13 +238,13 @@ def _held_corners(face: np.ndarray, apex: np.ndarray, half: float) -> np.ndarray
     centre = face.mean(axis=0)
     corners = face.copy()
     for _ in range(NUDGES):
-        outside = _outside(rounded(corners), face)
+        outside = _outside(rounded(corners), whole)
         if not outside.any():
             return corners
         towards = centre - corners[outside]
         corners[outside] += towards / np.linalg.norm(towards, axis=1, keepdims=True) * step
     fallback = inset(face, 2.0 * step)
-    if fallback is None or _outside(rounded(fallback), face).any():
+    if fallback is None or _outside(rounded(fallback), whole).any():
         return None
     return fallback
 

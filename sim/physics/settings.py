@@ -130,6 +130,10 @@ class PhysicsSettings:
             was 27 µm short). With it, each axis's mesh scale is moved by a few units in the last place so that
             the ends of every axis are held exactly (boxes are exact), and other parts are cut into one
             pyramid per face (:mod:`sim.physics.children`).
+        face_gap: each face pyramid's face is inset by this (m) from its edges, so that the pyramids of two
+            faces of one body meeting at an edge lie farther from a neighbour's face there than
+            ``contact_breaking_threshold`` and make no contact with it (with none, a voussoir's joint had 24-30
+            contact points instead of 4, some off its faces and pressed in, and thin arches broke).
         exact_faces: a part of more faces than this keeps its hull whole (rounds: a cylinder's 50 faces move
             by 2.5 µm at most, and a pyramid per face would multiply its contacts).
         exact_parts: a piece of more parts than this keeps its parts whole (decomposed meshes).
@@ -210,7 +214,7 @@ class PhysicsSettings:
     split_impulse: bool = True
     split_impulse_threshold: float = -4e-5
     contact_slop: float = 1e-8
-    contact_breaking_threshold: float = 2e-5
+    contact_breaking_threshold: float = 5e-6
     warm_starting: float = 0.85
     cone_friction: bool = True
     sat: bool = True
@@ -218,10 +222,11 @@ class PhysicsSettings:
     shrink: float = 1e-5
     exact_hulls: bool = True
     exact_faces: int = 16
+    face_gap: float = 6e-6
     exact_parts: int = 4
     array_parts: int = 16
     swell: float = 1e-6
-    prime_depth: float = 1e-5
+    prime_depth: float = 3e-6
     table_size: float = 220.0
     top_down: bool = True
     friction_anchors: bool = True
