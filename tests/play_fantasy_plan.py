@@ -9,8 +9,8 @@ from play_table import step_actions
 
 from sim.games.play.fantasy import FantasySession
 from sim.games.play.judge import statics_judge
+from sim.games.registry import game_rng
 from sim.pieces import dimensions as dim
-from sim.viewer.play.games import game_rng
 
 UNIT = dim.TALO_UNIT / 1000.0
 SLANT = 8.0
@@ -71,7 +71,7 @@ def viewer_actions(steps) -> list[dict]:
 
 def _start_heading(piece: str) -> float:
     """The heading a block has in the stock (short ones lengthwise front to back, long ones crosswise)."""
+    from sim.games.registry import fantasy_table
     from sim.viewer.carry import heading
-    from sim.viewer.play.games import fantasy_table
 
     return heading(fantasy_table().piece(piece).quat)

@@ -11,9 +11,9 @@ from play_table import step_actions
 
 from sim.games.play.judge import statics_judge
 from sim.games.play.talo import TaloSession
+from sim.games.registry import game_rng
 from sim.games.talo import GridBlock, talo_board
 from sim.games.talo.layout import block_piece
-from sim.viewer.play.games import game_rng
 
 GREEN = talo_board("talo-green")
 STAIRS = {n: (n, 0) for n in range(1, 10)} | {10: (9, 1)}

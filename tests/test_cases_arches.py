@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from sim.cases.arches import Arch, arch_scene, blocks, chain, critical_friction, critical_ratio, reference_margin, suite
+from sim.cases.arches import (
+    Arch,
+    arch_scene,
+    blocks,
+    chain,
+    critical_friction,
+    critical_ratio,
+    reference_margin,
+    suite,
+    thickness_arches,
+)
 from sim.cases.thrust import load_factor
 from sim.statics import analyze
 
@@ -75,3 +87,27 @@ def test_the_statics_give_every_arch_its_reference_verdict_and_margin(case):
     assert r.stable == case.stands
     if case.stands:  # the margin in the arch's plane (out of it the arches are far stronger)
         assert r.margin_g == pytest.approx(case.margin_g, rel=1e-2, abs=1e-5)
+
+
+CRA = json.loads((Path(__file__).parent / "data" / "arches" / "compas_cra.json").read_text(encoding="utf-8"))
+
+
+def test_compas_cra_finds_the_critical_thickness_of_every_arch_where_the_thrust_lines_do():
+    # recorded by tools/bench_agreement.py --arches --cra --record from compas_cra 0.8.0's rbe_solve on the
+    # same prisms, by bisection between 0.99 and 1.01 of the reference's critical t/R (CI has no compas_cra)
+    by_label = {a.label: a for a in thickness_arches()}
+    found = [c for c in CRA["critical_ratio"] if c["compas_cra"] is not None]
+    assert {c["arch"] for c in CRA["critical_ratio"]} == set(by_label) and len(found) >= 8
+    for c in found:
+        lo, hi = c["bracket"]
+        ours = critical_ratio(by_label[c["arch"]])
+        assert ours == pytest.approx(c["reference"], rel=1e-9)  # the reference as recorded
+        assert lo - 1e-3 * ours <= ours <= hi + 1e-3 * ours, c  # within 0.1 % of compas_cra's bracket
+
+
+def test_compas_cra_gives_every_quick_case_the_reference_verdict():
+    recorded = {v["case"]: v["rbe_stands"] for v in CRA["verdicts"]}
+    for case in QUICK:
+        if recorded.get(case.name) is not None:
+            assert recorded[case.name] == case.stands, case.name
+    assert sum(recorded.get(c.name) is not None for c in QUICK) >= 16

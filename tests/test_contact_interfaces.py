@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -175,3 +177,60 @@ def leaning_plank():
     centre = np.array([-100.0, 0, 0]) + along * length / 2 + up * 5
     return {"id": "plank", "kind": "box", "size": [length, 30, 10], "pos": list(centre),
             "rot": [0, -np.degrees(angle), 0]}
+
+
+def _ridged_block(rise_mm: float) -> dict:
+    """A fixed 120 x 60 x 40 mm block whose top folds along its middle (x = 0), raised there by ``rise_mm``."""
+    corners = [[x, y, z] for x in (-60.0, 60.0) for y in (-30.0, 30.0) for z in (0.0, 40.0)]
+    ridge = [[0.0, y, 40.0 + rise_mm] for y in (-30.0, 30.0)]
+    return {"id": "ridge", "kind": "hull", "vertices": corners + ridge, "pos": [0, 0, 20.0 + rise_mm / 2],
+            "fixed": True}
+
+
+def test_a_block_on_a_top_folded_within_the_gap_touches_both_halves_each_an_interface():
+    # folded by 10 µm: ten times the precision, a fifth of the gap. The box lies on both halves; keeping one
+    # interface per pair of parts kept half its footprint, and the statics saw it turn over the fold.
+    rise = 0.01
+    s = _scene(_ridged_block(rise), {"id": "box", "kind": "box", "size": [100, 50, 20],
+                                     "pos": [0, 0, 40.0 + rise + 10.0]})
+    on = [f for f in find_interfaces(s) if {f.a, f.b} == {"ridge", "box"}]
+    assert len(on) == 2 and {f.part_a for f in on} == {0} and {f.part_b for f in on} == {0}
+    assert sum(f.area for f in on) == pytest.approx(100e-3 * 50e-3, rel=1e-3)
+    assert all(f.normal[2] > 0.999 for f in on)
+    from sim.statics import analyze
+
+    # on its whole footprint it slides (μ = 0.5) long before it turns over; on half of it, it balanced on the fold
+    assert analyze(s).margin_g == pytest.approx(0.5, rel=1e-2)
+
+
+def test_one_contact_seen_from_both_faces_is_one_interface():
+    # a 20 mm cube turned by 1.6e-3 rad (beyond the angle that makes two faces face each other) on a post as
+    # wide: each one's corners lie within the gap of the other's face, so the contact is found from both
+    # faces, and kept once
+    s = _scene({"id": "post", "kind": "box", "size": [20, 20, 40], "pos": [0, 0, 20], "fixed": True},
+               {"id": "cube", "kind": "box", "size": [20, 20, 20], "pos": [0, 0, 50.0], "rot": [0, 0.09, 0]})
+    on = [f for f in find_interfaces(s) if {f.a, f.b} == {"post", "cube"}]
+    assert len(on) == 1 and on[0].area == pytest.approx(400e-6, rel=1e-3)
+
+
+def test_a_joint_both_voussoirs_write_to_the_micrometre_is_clipped_whole_by_either_guard(monkeypatch):
+    # two voussoirs' copies of one rounded joint, each placed with its own pose, differ in the last bits; GEOS
+    # 3.14's floating overlay clipped one by the other to two points and the joint was lost. Snapping the
+    # shared corners onto one another, and (without it) clipping such a result again on a picometre grid,
+    # each keep every joint
+    import importlib
+
+    from sim.cases.arches import Arch, arch_scene, critical_ratio
+    from sim.cases.rewrite import rewritten
+
+    clip_module = importlib.import_module("sim.contact.clip")
+    arch = Arch(5)
+    scene = rewritten(arch_scene(replace(arch, ratio=1.01 * critical_ratio(arch)), 90.0, (-40.0, 300.0, 0.0)),
+                      decimals=3, turn=Rotation.from_euler("z", 23.0, degrees=True))
+    joints = [(f.a, f.b) for f in find_interfaces(scene)]
+    assert len(joints) == 8 and len(set(joints)) == 8
+    with monkeypatch.context() as m:  # the snapping alone
+        m.setattr(clip_module, "_clip_again", lambda *args: None)
+        assert [(f.a, f.b) for f in find_interfaces(scene)] == joints
+    monkeypatch.setattr(clip_module, "_snapped", lambda cands, rows: [cands[i].touch for i in rows])
+    assert [(f.a, f.b) for f in find_interfaces(scene)] == joints  # the clipping again alone

@@ -66,18 +66,18 @@ FIELDS = ["id", "kind", "pos", "rot", "quat", "owner", "fixed", "friction", "den
           "title", "notes", "bogus"]
 
 
-def _nodes(doc, path=()):
+def nodes(doc, path=()):
     """Every place in a document: (path, value), the root first."""
     yield path, doc
     if isinstance(doc, dict):
         for k, v in doc.items():
-            yield from _nodes(v, (*path, k))
+            yield from nodes(v, (*path, k))
     elif isinstance(doc, list):
         for i, v in enumerate(doc):
-            yield from _nodes(v, (*path, i))
+            yield from nodes(v, (*path, i))
 
 
-def _parent(doc, path):
+def parent_of(doc, path):
     for key in path[:-1]:
         doc = doc[key]
     return doc
@@ -91,7 +91,7 @@ DAMAGE = ["none"] * 12 + ["truncate", "wrap", "digits", "bytes", "dup-key"]
 def _mutate(draw, doc) -> None:
     """One change to a document, in place: most keep it a scene (odd but valid), the rest break a field."""
     op = draw(st.sampled_from(OPS))
-    places = list(_nodes(doc))
+    places = list(nodes(doc))
     if op == "tweak":  # a number scaled: a valid scene of other proportions, or one out of bounds
         numbers = [(p, v) for p, v in places if p and isinstance(v, int | float) and not isinstance(v, bool)]
         if numbers:
@@ -99,7 +99,7 @@ def _mutate(draw, doc) -> None:
             new = value * draw(st.sampled_from(FACTORS)) + draw(st.sampled_from([0, 0, 1]))
             if isinstance(value, int) and draw(st.sampled_from([True, True, True, False])):
                 new = round(new)  # an integer stays one (a Talo field, a length), mostly
-            _parent(doc, path)[path[-1]] = new
+            parent_of(doc, path)[path[-1]] = new
             return
         op = "replace"
     pieces = doc.get("pieces") if isinstance(doc, dict) else None
@@ -116,7 +116,7 @@ def _mutate(draw, doc) -> None:
         if isinstance(value, dict):
             value[draw(st.sampled_from(FIELDS))] = draw(VALUES)
         return
-    parent, key = _parent(doc, path), path[-1]
+    parent, key = parent_of(doc, path), path[-1]
     if op == "delete":
         del parent[key]
     elif op == "duplicate" and isinstance(parent, list):

@@ -224,7 +224,7 @@ def test_a_piece_set_down_elsewhere_is_tracked_from_its_new_support_and_only_a_r
 def test_an_arch_woken_where_it_rests_on_the_table_is_held_again():
     """The solver loses an arch's contacts with the table a step at a time (it falls for a step and is back): it
     is still asked about, and the statics hold it, instead of being simulated for ever."""
-    from sim.viewer.setup import setup
+    from sim.games.setup import setup
 
     table = setup("tohuwabohu", seed=3)
     with LiveWorld(table.with_pieces([table.piece("arch-2")])) as lw:

@@ -13,7 +13,7 @@ from sim.games.babylon.tactical import TacticalState
 from sim.games.play.babylon_tactical import TacticalSession
 from sim.games.play.judge import statics_judge
 from sim.games.play.session import PlayError
-from sim.viewer.setup import setup
+from sim.games.setup import setup
 
 PLAYERS = ("red", "blue", "green")
 SCENE = setup("babylon", PLAYERS)

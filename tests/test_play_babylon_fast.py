@@ -10,7 +10,7 @@ from sim.games.babylon import construct as c
 from sim.games.babylon.fast import noble_reasons
 from sim.games.play.babylon_fast import FastSession
 from sim.games.play.session import PlayError
-from sim.viewer.setup import setup
+from sim.games.setup import setup
 
 PLAYERS = ("red", "blue", "green")  # red at -y; red and blue share the south-west, green and red the south-east
 SCENE = setup("babylon", PLAYERS, mode="fast")

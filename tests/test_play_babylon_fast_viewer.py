@@ -115,8 +115,8 @@ def test_the_construction_areas_are_outlined_inside_their_edges_and_around_the_s
     from shapely.geometry import Point, Polygon
 
     from sim.games.babylon.fast import construction_areas
+    from sim.games.setup import setup
     from sim.viewer.play.draw_fast import AROUND, INSET, outlines, supply_ground
-    from sim.viewer.setup import setup
 
     for players in (PLAYERS, ("red", "blue", "green", "yellow", "white")):
         scene = setup("babylon", players, mode="fast")

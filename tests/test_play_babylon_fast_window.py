@@ -11,7 +11,6 @@ red wins), G begins round 2 on a cleared table. The window's pictures are grabbe
 from __future__ import annotations
 
 import shutil
-import time
 from pathlib import Path
 
 import numpy as np
@@ -23,29 +22,28 @@ from sim.viewer.camera import OrbitCamera
 SIZE = (900, 600)
 PLAYERS = ("red", "blue", "green")
 MISSING = [tool for tool in ("Xvfb", "xdotool") if shutil.which(tool) is None]
-pytestmark = pytest.mark.skipif(bool(MISSING), reason=f"needs {' and '.join(MISSING)} (make test installs them)")
+pytestmark = [pytest.mark.skipif(bool(MISSING), reason=f"needs {' and '.join(MISSING)} (make test installs them)"),
+              pytest.mark.window]
 
 
 class Table(Desktop):
-    """A running ``towerlab play babylon --variant fast`` and a person's mouse and keys."""
+    """A running ``towerlab play babylon --variant fast`` and a person's mouse and keys, each waiting for the
+    window to have seen it and to be idle or steady (its probe), never a fixed time."""
 
     def __init__(self, display: str, cwd: Path, record: Path):
         proc = launch(display, cwd, "play", "babylon", "--variant", "fast", "--players", ",".join(PLAYERS),
                       "--record", str(record), "--size", f"{SIZE[0]}x{SIZE[1]}")
-        super().__init__(display, cwd, proc, "towerlab play", SIZE, settle=5.0, timeout=120.0)
+        super().__init__(display, cwd, proc, "towerlab play", SIZE, settle=0.0, timeout=120.0)
+        self.idle(timeout=300.0)
 
-    def move(self, xy, wait: float = 0.3) -> None:
-        self.xdotool("mousemove", "--window", self.window, str(int(round(xy[0]))), str(int(round(xy[1]))))
-        time.sleep(wait)
+    def move(self, xy) -> dict:
+        return self.point(*xy)
 
-    def click(self, xy, wait: float = 1.0) -> None:
-        self.move(xy)
-        self.xdotool("click", "--window", self.window, "1")
-        time.sleep(wait)
+    def click(self, xy) -> dict:
+        return self.tap(*xy)
 
-    def key(self, key: str, wait: float = 1.5) -> None:
-        self.xdotool("key", "--window", self.window, key)
-        time.sleep(wait)
+    def key(self, key: str) -> dict:
+        return self.keys(key)
 
     def quit(self) -> int:
         return super().quit(timeout=60.0)
@@ -57,9 +55,9 @@ def _near(picture: np.ndarray, colour, tol: float = 40.0) -> int:
 
 
 def test_a_fast_round_worked_by_mouse_and_keys_in_a_window(display, tmp_path):
+    from sim.games.setup import setup
     from sim.pieces import dimensions as dim
     from sim.replay import load_recording
-    from sim.viewer.setup import setup
 
     scene = setup("babylon", PLAYERS, mode="fast")
     camera = OrbitCamera(SIZE)
@@ -73,9 +71,8 @@ def test_a_fast_round_worked_by_mouse_and_keys_in_a_window(display, tmp_path):
         start = table.picture(tmp_path / "1-start.png")
         table.click(tower)  # red's hands pick it up
         for t in np.linspace(0.0, 1.0, 10):  # carry it across the table
-            table.move(tower + (target - tower) * t, wait=0.15)
-        time.sleep(1.0)
-        table.click(target, wait=3.0)  # and set it down
+            table.move(tower + (target - tower) * t)
+        table.click(target)  # and set it down
         placed = table.picture(tmp_path / "2-placed.png")
         table.key("Tab")  # blue's hands
         blue = table.picture(tmp_path / "3-blue.png")
@@ -87,7 +84,7 @@ def test_a_fast_round_worked_by_mouse_and_keys_in_a_window(display, tmp_path):
         refused = table.picture(tmp_path / "4-stop-refused.png")
         table.key("d")  # nobody builds any further: the round is over
         scored = table.picture(tmp_path / "5-scored.png")
-        table.key("g", wait=3.0)  # the next round
+        table.key("g")  # the next round
         cleared = table.picture(tmp_path / "6-round-2.png")
         assert table.quit() == 0, table.proc.stderr.read()[-2000:]
     finally:

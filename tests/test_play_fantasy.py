@@ -12,8 +12,8 @@ from play_table import LoadedDie, StillTable
 from sim.games.play.fantasy import FantasySession
 from sim.games.play.judge import statics_judge
 from sim.games.play.session import PlayError
+from sim.games.registry import fantasy_table, game_rng, new_game
 from sim.games.talo.fantasy import FantasyState
-from sim.viewer.play.games import fantasy_table, game_rng, new_game
 
 TABLE = fantasy_table()
 

@@ -12,7 +12,7 @@ from scipy.spatial.transform import Rotation
 from sim.games.play.judge import statics_judge
 from sim.games.play.session import PlayError, Walk
 from sim.games.play.talo import TaloSession
-from sim.viewer.setup import setup
+from sim.games.setup import setup
 
 SCENE = setup("talo")
 

@@ -11,9 +11,9 @@ from play_table import StillTable
 from sim.games.play.judge import statics_judge
 from sim.games.play.session import PlayError
 from sim.games.play.tohuwabohu import TohuwabohuSession
+from sim.games.setup import setup
 from sim.games.tohuwabohu import physics_scene
 from sim.scene import load_scene
-from sim.viewer.setup import setup
 
 SCENE = setup("tohuwabohu", seed=0)
 

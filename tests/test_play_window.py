@@ -14,13 +14,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from desktop import Desktop, desktop_env, launch
+from desktop import Desktop, launch
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "play"
 SIZE = (900, 600)
 MISSING = [tool for tool in ("Xvfb", "xdotool") if shutil.which(tool) is None]
-pytestmark = pytest.mark.skipif(bool(MISSING), reason=f"needs {' and '.join(MISSING)} (make test installs them)")
+pytestmark = [pytest.mark.skipif(bool(MISSING), reason=f"needs {' and '.join(MISSING)} (make test installs them)"),
+              pytest.mark.window]
 
 
 def _play(display: str, cwd: Path, *args: str) -> subprocess.Popen:
@@ -53,27 +54,11 @@ def test_keys_in_the_window_reach_the_referee(display, tmp_path):
     rec = tmp_path / "keys.tlrec"
     opening = tmp_path / "opening.json"
     opening.write_text('[{"action": "start", "cell": [0, 0]}, {"action": "start", "cell": [0, 9]}]\n')
-    proc = _play(display, tmp_path, "talo", "--seed", "7", "--actions", str(opening), "--record", str(rec))
-    env = desktop_env(display, tmp_path)
-
-    def xdotool(*args):
-        return subprocess.run(["xdotool", *args], env=env, capture_output=True, text=True, timeout=20).stdout
-
-    deadline = time.monotonic() + 90
-    window = None
-    while window is None and time.monotonic() < deadline:
-        assert proc.poll() is None, proc.stderr.read()[-2000:]
-        found = xdotool("search", "--name", "towerlab play").split()
-        window = found[0] if found else None
-        time.sleep(0.3)
-    assert window is not None, "no window appeared"
-    time.sleep(8.0)  # the two scripted starts, then the window is the players'
+    person = Mouse(display, tmp_path, _play(display, tmp_path, "talo", "--seed", "7", "--actions", str(opening),
+                                            "--record", str(rec)))
     for key in ("d", "e", "v"):  # red throws; ends the turn without building; blue looks at its routes
-        xdotool("key", "--window", window, key)
-        time.sleep(1.5)
-    xdotool("key", "--window", window, "ctrl+q")
-    proc.wait(timeout=60)
-    assert proc.returncode == 0, proc.stderr.read()[-2000:]
+        person.key(key)
+    person.quit()
     events = _events(rec)
     kinds = [e.kind for e in events if e.kind in ("rolled", "turn_changed")]
     assert kinds == ["turn_changed", "rolled", "turn_changed"]
@@ -116,34 +101,31 @@ def load_actions_of(path: Path) -> list:
 
 
 class Mouse(Desktop):
-    """A person's mouse and keys on one play window (xdotool), the window found by its title."""
+    """A person's mouse and keys on one play window (xdotool), the window found by its title; each waits for the
+    window to have seen it and to be idle (or, with a piece in hand, steady): its probe, never a fixed time."""
 
     def __init__(self, display: str, cwd: Path, proc: subprocess.Popen):
         super().__init__(display, cwd, proc, "towerlab play", SIZE, settle=0.0, timeout=120.0)
+        self.idle(timeout=300.0)  # the first frames, and any scripted opening played
 
-    def move(self, xy) -> None:
-        self.xdotool("mousemove", "--window", self.window, str(int(round(xy[0]))), str(int(round(xy[1]))))
-        time.sleep(0.2)
+    def move(self, xy) -> dict:
+        return self.point(*xy)
 
-    def click(self, xy) -> None:
-        self.move(xy)
-        self.xdotool("click", "--window", self.window, "1")
-        time.sleep(0.4)
+    def click(self, xy) -> dict:
+        return self.tap(*xy)
 
-    def carry(self, start, end, steps: int = 6) -> None:
+    def carry(self, start, end, steps: int = 6) -> dict:
         """Click a piece at ``start`` (picked up), glide to ``end`` and click there (set down)."""
         self.click(start)
         for t in np.linspace(0.0, 1.0, steps)[1:]:
             self.move(np.asarray(start) + (np.asarray(end) - np.asarray(start)) * t)
-        time.sleep(0.6)
-        self.click(end)
+        return self.click(end)
 
-    def key(self, key: str) -> None:
-        self.xdotool("key", "--window", self.window, key)
-        time.sleep(1.0)
+    def key(self, key: str) -> dict:
+        return self.keys(key)
 
     def quit(self) -> None:
-        code = super().quit(wait=1.0, timeout=60.0)
+        code = super().quit(timeout=60.0)
         assert code == 0, self.proc.stderr.read()[-2000:]
 
 
@@ -158,7 +140,7 @@ def _opening_view(scene):
 def test_talo_fantasy_in_a_window_with_the_keys_and_the_mouse(display, tmp_path):
     from sim.games.play.fantasy import FantasySession
     from sim.games.play.judge import statics_judge
-    from sim.viewer.play.games import fantasy_table, game_rng
+    from sim.games.registry import fantasy_table, game_rng
 
     seed = 2
     first = FantasySession(("ann", "ben"), game_rng(seed), statics_judge)
@@ -173,15 +155,12 @@ def test_talo_fantasy_in_a_window_with_the_keys_and_the_mouse(display, tmp_path)
     proc = _play(display, tmp_path, "talo", "--variant", "fantasy", "--players", "ann,ben", "--seed", str(seed),
                  "--record", str(rec))
     person = Mouse(display, tmp_path, proc)
-    time.sleep(6.0)  # the first frames
     person.key("d")  # ann throws
     person.carry(at_block, at_middle)  # picks the block the throw allows (taking it) and sets it down mid-table
-    time.sleep(2.0)
     person.key("e")  # ends the turn
     person.key("d")  # ben throws
     person.key("e")
     person.key("Return")  # the goal is reached
-    time.sleep(1.5)
     person.grab(tmp_path / "fantasy.png")
     person.quit()
     events = _events(rec)
@@ -218,7 +197,7 @@ def test_tohuwabohu_a_card_fulfilled_with_the_mouse_in_a_window(display, tmp_pat
     turns = lambda r: [dict(e.data)["player"] for e in r.events if e.kind == "turn_changed"]  # noqa: E731
     _wait_for(rec, proc, lambda r: turns(r) == ["ann", "bob", "ann"])  # the opening is played: ann's turn begins
     person.carry(at_level, at_pillar)
-    time.sleep(3.0)
+    person.idle(ready=lambda s: any("card" in m for m in s["messages"]))
     person.grab(tmp_path / "card.png")
     person.quit()
     events = _events(rec)
@@ -226,10 +205,10 @@ def test_tohuwabohu_a_card_fulfilled_with_the_mouse_in_a_window(display, tmp_pat
     assert fulfilled == [{"player": "ann", "card": card}]
     # ann's next card is up in the card tray, drawn as the cards command draws it: its frame in its colour
     from sim.games.play.tohuwabohu import TohuwabohuSession
+    from sim.games.registry import game_rng
     from sim.pieces import dimensions as dim
     from sim.render.image import load_png
     from sim.viewer.play import tray
-    from sim.viewer.play.games import game_rng
 
     deal = TohuwabohuSession(("ann", "bob"), game_rng(15))
     following = deal.state.hand("ann").pile[0]

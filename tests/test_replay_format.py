@@ -43,7 +43,8 @@ def synthetic(path, seconds=3.4, keyframe_seconds=1.0, close=True, seed=0):
         if g == 50:  # a piece comes, with an action that says what it is
             from sim.scene.io import piece_to_dict
 
-            i = rec.action(t, "ben", {"kind": "add", "piece": "late", "args": {"spec": piece_to_dict(extra)}})
+            i = rec.action(t, "ben", {"kind": "add", "piece": "late", "args": {"spec": piece_to_dict(extra),
+                                                                             "pose": [0, 0.09, 0.005, 0, 0, 0, 1]}})
             rec.event(t, "added", ("late",), i, {"hand": None})
             ids.append("late")
             poses = np.vstack([poses, [[0, 0.09, 0.005, 0, 0, 0, 1]]])

@@ -13,7 +13,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -33,7 +32,12 @@ ROOT = Path(__file__).resolve().parents[1]
 DOC = (ROOT / "docs" / "recording-format.md").read_text(encoding="utf-8")
 SIZE = (800, 500)
 MISSING = [tool for tool in ("Xvfb", "xdotool") if shutil.which(tool) is None]
-needs_x = pytest.mark.skipif(bool(MISSING), reason=f"needs {' and '.join(MISSING)} (make test installs them)")
+
+
+def needs_x(test):
+    """A test in a real window: in the window tier, skipped where Xvfb or xdotool is missing."""
+    skip = pytest.mark.skipif(bool(MISSING), reason=f"needs {' and '.join(MISSING)} (make test installs them)")
+    return pytest.mark.window(skip(test))
 
 
 def test_every_control_is_bound_in_the_help_and_on_the_docs_page():
@@ -67,28 +71,26 @@ def collapse(tmp_path_factory):
 
 
 class Window(Desktop):
-    """A running ``towerlab replay`` and the ways a person works it."""
+    """A running ``towerlab replay`` and the ways a person works it, each waiting for the window to have seen it
+    and to be idle (its probe), never a fixed time."""
 
     def __init__(self, display: str, args: list[str], cwd: Path, name: str = "towerlab replay"):
-        super().__init__(display, cwd, launch(display, cwd, "replay", *args), name, SIZE)
+        super().__init__(display, cwd, launch(display, cwd, "replay", *args), name, SIZE, settle=0)
+        self.idle(timeout=300.0)
 
-    def key(self, *keys: str, wait: float = 0.5) -> None:
-        self.xdotool("key", "--window", self.window, *keys)
-        time.sleep(wait)
+    def key(self, *keys: str) -> dict:
+        return self.keys(*keys)
 
-    def move(self, x: float, y: float) -> None:
-        self.xdotool("mousemove", "--window", self.window, str(int(round(x))), str(int(round(y))))
-        time.sleep(0.15)
+    def move(self, x: float, y: float) -> dict:
+        return self.point(x, y)
 
-    def drag(self, path) -> None:
+    def drag(self, path) -> dict:
         """Press the left button at the path's first pixel, move along it, let go at its last."""
-        self.move(*path[0])
-        self.xdotool("mousedown", "--window", self.window, "1")
-        time.sleep(0.2)
+        self.point(*path[0], idle=False)
+        self.press()
         for p in path[1:]:
-            self.move(*p)
-        self.xdotool("mouseup", "--window", self.window, "1")
-        time.sleep(0.3)
+            self.point(*p, idle=False)
+        return self.let_go()
 
 
 def expected(recording, *fields) -> tuple[np.ndarray, ReplayController]:
@@ -117,29 +119,28 @@ def test_jump_to_the_first_knockdown_and_scrub_the_timeline_in_a_real_window(dis
     window = Window(display, [str(collapse), "--size", f"{SIZE[0]}x{SIZE[1]}"], tmp_path)
     try:
         opening = window.picture(tmp_path / "opening.png")
-        window.key("k", wait=2.5)  # the frame, then the full-quality picture once nothing changed
+        window.key("k")  # the frame, then the full-quality picture once nothing changed
         knocked = window.picture(tmp_path / "knocked.png")
         for _ in range(6):
-            window.key("period", wait=0.2)  # six frames on
-        time.sleep(2.0)
+            window.key("period")  # six frames on
         stepped = window.picture(tmp_path / "stepped.png")
         # drag along the timeline from a quarter to about 0.8 of its length, let go there
         path = [bar_pixel(f, SIZE) for f in np.linspace(0.25, 0.8, 6)]
         window.drag(path)
         window.move(SIZE[0] / 2, SIZE[1] / 3)
-        time.sleep(2.5)
         scrubbed = window.picture(tmp_path / "scrubbed.png")
-        window.key("b", wait=2.5)  # side by side: before the collapse | now
+        window.key("b")  # side by side: before the collapse | now
         split = window.picture(tmp_path / "split.png")
-        window.key("p", wait=1.5)  # a screenshot of what the replay shows
-        window.key("b", wait=0.5)
-        window.key("b", wait=1.0)  # side by side off again
+        window.key("p")  # a screenshot of what the replay shows
+        window.idle(ready=lambda s: any("screenshot saved" in m for m in s["messages"]))
+        window.key("b")
+        window.key("b")  # side by side off again
         let_go = bar_fraction(path[-1][0], SIZE[0])
         _, here = expected(recording, ("seek", {"t": c.timeline.time_at(let_go)}))
         ids, poses = here.poses()
         window.move(*here.camera.pixel(poses[ids.index("t5"), :3]))
-        window.key("l", wait=0.5)  # follow the piece under the cursor
-        window.key("shift+period", wait=2.5)  # a second on
+        window.key("l")  # follow the piece under the cursor
+        window.key("shift+period")  # a second on
         followed = window.picture(tmp_path / "followed.png")
         code = window.quit()
     finally:
@@ -170,9 +171,10 @@ def test_jump_to_the_first_knockdown_and_scrub_the_timeline_in_a_real_window(dis
 def test_resimulate_from_here_goes_on_in_the_viewers_window(display, collapse, tmp_path):
     window = Window(display, [str(collapse), "--size", f"{SIZE[0]}x{SIZE[1]}", "--at", "1.6"], tmp_path)
     try:
-        window.key("Return", wait=1.0)
-        window.find("towerlab view: re-simulated from")
-        window.key("F4", wait=1.0)
+        window.keys("Return", idle=False)
+        window.find("towerlab view: re-simulated from", settle=0)
+        window.wait(lambda s: s["kind"] == "view" and s["session_time"] > 1.5, what="the viewer going on")
+        window.key("F4")
         code = window.quit()
     finally:
         if window.proc.poll() is None:

@@ -9,7 +9,7 @@ import pytest
 
 from sim.games.tohuwabohu import CARDS, analyze, game, pro
 from sim.games.tohuwabohu.examples import EXAMPLES
-from sim.games.tohuwabohu.game import Event, GameError, deal
+from sim.games.tohuwabohu.game import GameError, LogEntry, deal
 from sim.games.tohuwabohu.pro import OPEN_CARDS, ROUND_SECONDS, removable, removal_problems
 
 
@@ -166,7 +166,7 @@ def test_the_collapse_penalty_comes_with_a_new_round_only():
     g, _ = pro.stop(g, "ann", [second])
     going_on = pro.collapse(g, "ann", new_round=False)  # the players continue the round: no penalty
     assert going_on.hand("ann") == g.hand("ann") and going_on.round == 1
-    assert going_on.log[-1] == Event(g.time, "ann", "collapse")
+    assert going_on.log[-1] == LogEntry(g.time, "ann", "collapse")
     g = pro.collapse(g, "ann", new_round=True)  # a new round, and the culprit is punished
     assert g.hand("ann").done == (first,) and g.hand("ann").pile[-1] == second and g.round == 2
     assert [e.action for e in g.log[-3:]] == ["collapse", "penalty", "round"]  # by default the one fulfilled last

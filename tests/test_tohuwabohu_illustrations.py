@@ -11,14 +11,10 @@ import pytest
 from sim.games.tohuwabohu import CARDS
 from sim.games.tohuwabohu.illustrate import (
     CARD_MM,
-    CARD_PICTURE_MARGIN,
     CUT_MARK_GAP_MM,
-    MIN_VISIBLE,
     SHEET_MM,
     CardFace,
-    card_frame,
     card_png,
-    card_view,
     load_face_scene,
     picture_box,
     picture_size,
@@ -27,6 +23,7 @@ from sim.games.tohuwabohu.illustrate import (
     tohuwabohu_faces,
 )
 from sim.render.camera import board_corners
+from sim.render.cards import CARD_PICTURE_MARGIN, MIN_VISIBLE, card_frame, card_view
 
 FACES = {f.id: f for f in tohuwabohu_faces()}
 SIZE = picture_size(dpi=150)

@@ -18,7 +18,8 @@ from sim.viewer.stability import contact_forces, judge
 
 
 def test_every_action_has_a_handler_and_round_trips_through_its_file_form():
-    required = {"pick": {"piece": "a"}, "move-to": {"at": [1, 2]}, "poke": {"piece": "a"}, "add": {"kind": "box"},
+    required = {"pick": {"piece": "a"}, "move-to": {"at": [1, 2]}, "poke": {"piece": "a"},
+                "add": {"kind": "box", "params": {"size": [20, 20, 20]}},
                 "remove": {"piece": "a"}, "speed": {"factor": 0.5}, "save": {"path": "x"}, "load": {"path": "x"},
                 "camera": {"preset": "top"}, "orbit": {"degrees": [1, 2]}, "pan": {"fraction": [0, 1]},
                 "zoom": {"factor": 2}, "toggle": {"what": "help"}, "hand": {"name": "left"}, "wait": {"seconds": 1},
@@ -32,7 +33,8 @@ def test_every_action_has_a_handler_and_round_trips_through_its_file_form():
 
 def test_action_files_name_the_line_and_the_field(tmp_path):
     text = '[\n  {"action": "pick", "piece": "b1"},\n  {"action": "move-to", "at": "left"}\n]\n'
-    with pytest.raises(ActionError, match=r'^a\.json:3: actions\[1\]\.at: expected 2 or 3 numbers \(mm\), got "left"$'):
+    expected = r'^a\.json:3: actions\[1\]\.at: expected 2 or 3 numbers \(mm\) within ±100000, got "left"$'
+    with pytest.raises(ActionError, match=expected):
         parse_actions(text, "a.json")
     with pytest.raises(ActionError, match=r"^a\.json:2: actions\[1\]\.action: unknown action \"jump\""):
         parse_actions('[{"action": "undo"},\n {"action": "jump"}]', "a.json")
@@ -95,7 +97,7 @@ def test_autosave_every_30_s_and_an_offer_to_recover_after_a_crash(tmp_path):
 def test_a_recovered_session_keeps_its_supply_out_of_the_statics(tmp_path):
     # the Talo box: a block taken from the stock and set on the board; after a crash the rest of the stock is
     # still the supply (beside the board, not judged), not 60 pieces of a structure
-    from sim.viewer.setup import setup
+    from sim.games.setup import setup
 
     now = [1000.0]
     path = tmp_path / "recovery.json"

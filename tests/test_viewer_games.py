@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 from sim.contact import find_interfaces
+from sim.games.setup import SetupError, setup
 from sim.pieces import dimensions as dim
 from sim.scene import Piece, from_dict
 from sim.viewer.actions import action
 from sim.viewer.controller import Controller
-from sim.viewer.setup import SetupError, setup
 from sim.viewer.snapping import snap
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from desktop import run_in_window
 
+pytestmark = pytest.mark.window
 SIZE = (320, 200)
 
 _SCRIPT = r"""

@@ -3,8 +3,10 @@ drawn from what stands still, again when a piece begins or ceases to move or the
 
 from __future__ import annotations
 
+import pytest
 from desktop import run_in_window
 
+pytestmark = pytest.mark.window
 SIZE = (320, 200)
 
 _SCRIPT = r"""

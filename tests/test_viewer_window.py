@@ -25,31 +25,26 @@ from sim.viewer.camera import OrbitCamera
 ROOT = Path(__file__).resolve().parents[1]
 SIZE = (800, 500)
 MISSING = [tool for tool in ("Xvfb", "xdotool") if shutil.which(tool) is None]
-pytestmark = pytest.mark.skipif(bool(MISSING), reason=f"needs {' and '.join(MISSING)} (make test installs them)")
+pytestmark = [pytest.mark.skipif(bool(MISSING), reason=f"needs {' and '.join(MISSING)} (make test installs them)"),
+              pytest.mark.window]
 
 
 class Viewer(Desktop):
-    """A running ``towerlab view`` and the ways a person works it."""
+    """A running ``towerlab view`` and the ways a person works it, each waiting for the window to have seen it
+    and to be idle (its probe), never a fixed time."""
 
     def __init__(self, display: str, args: list[str], cwd: Path):
-        super().__init__(display, cwd, launch(display, cwd, "view", *args), "towerlab view", SIZE)
+        super().__init__(display, cwd, launch(display, cwd, "view", *args), "towerlab view", SIZE, settle=0)
+        self.idle()
 
-    def move(self, x: float, y: float) -> None:
-        self.xdotool("mousemove", "--window", self.window, str(int(round(x))), str(int(round(y))))
-        time.sleep(0.25)
+    def move(self, x: float, y: float) -> dict:
+        return self.point(x, y)
 
-    def click(self, x: float, y: float) -> None:
-        self.move(x, y)
-        self.xdotool("click", "--window", self.window, "1")
-        time.sleep(0.4)
+    def click(self, x: float, y: float) -> dict:
+        return self.tap(x, y)
 
-    def key(self, *keys: str) -> None:
-        self.xdotool("key", "--window", self.window, *keys)
-        time.sleep(0.5)
-
-    def type(self, text: str) -> None:
-        self.xdotool("type", "--window", self.window, "--delay", "40", text)
-        time.sleep(0.3)
+    def key(self, *keys: str) -> dict:
+        return self.keys(*keys)
 
 
 def _scene(tmp_path: Path) -> Path:
@@ -87,27 +82,18 @@ def test_pick_carry_drop_undo_and_save_with_the_mouse(display, tmp_path):
     try:
         viewer.key("F4")  # no stability marks over the pictures
         viewer.move(*at_cube)
-        time.sleep(1.5)
         before = viewer.picture(tmp_path / "before.png")
         viewer.click(*at_cube)  # pick it up
         for t in np.linspace(0.0, 1.0, 8):  # carry it across
             viewer.move(*(at_cube + (at_base - at_cube) * t))
-        time.sleep(1.5)
-        viewer.click(*at_base)  # set it down on the base
-        time.sleep(3.0)  # it settles; the full-quality picture comes
+        viewer.click(*at_base)  # set it down on the base; it settles, the full-quality picture comes
         viewer.move(5, SIZE[1] - 5)
-        time.sleep(1.5)
         stacked = viewer.picture(tmp_path / "stacked.png")
         viewer.key("ctrl+s")  # saved over its own file
         built = load_scene(path)
         viewer.key("ctrl+z")
-        time.sleep(3.0)
         undone = viewer.picture(tmp_path / "undone.png")
-        viewer.key("ctrl+shift+s")
-        viewer.key("--repeat", "120", "BackSpace")
-        viewer.type(str(tmp_path / "after-undo.json"))
-        viewer.key("Return")
-        time.sleep(1.0)
+        viewer.save_as(tmp_path / "after-undo.json")
         code = viewer.quit()
     finally:
         if viewer.proc.poll() is None:
@@ -208,14 +194,6 @@ def test_window_plugins_add_panels_keys_in_the_help_drawing_and_a_world_of_hande
                                                                                 _expected_picture(moved, camera))
 
 
-def _save_as(viewer: Viewer, path: Path) -> None:
-    viewer.key("ctrl+shift+s")
-    viewer.key("--repeat", "120", "BackSpace")
-    viewer.type(str(path))
-    viewer.key("Return")
-    time.sleep(1.0)
-
-
 def test_after_a_crash_the_viewer_offers_the_autosave_and_recovers_the_same_scene(display, tmp_path):
     from sim.viewer.recovery import INTERVAL, Recovery
 
@@ -232,7 +210,6 @@ def test_after_a_crash_the_viewer_offers_the_autosave_and_recovers_the_same_scen
         viewer.click(*at_cube)
         for t in np.linspace(0.0, 1.0, 8):
             viewer.move(*(at_cube + (at_base - at_cube) * t))
-        time.sleep(1.0)
         viewer.click(*at_base)  # the cube set down on the base; then the autosave comes (every 30 s)
         deadline = time.monotonic() + INTERVAL + 30.0
         found = None
@@ -251,9 +228,8 @@ def test_after_a_crash_the_viewer_offers_the_autosave_and_recovers_the_same_scen
     try:
         offered = again.picture(tmp_path / "offered.png")
         again.key("y")  # recover
-        time.sleep(3.0)
         recovered = again.picture(tmp_path / "recovered.png")
-        _save_as(again, tmp_path / "recovered.json")
+        again.save_as(tmp_path / "recovered.json")
         code = again.quit()
     finally:
         if again.proc.poll() is None:
@@ -284,13 +260,8 @@ def test_a_tower_knocked_over_with_the_mouse_is_announced_with_its_pieces_and_ca
     viewer = Viewer(display, [str(path), "--size", f"{SIZE[0]}x{SIZE[1]}", "--no-recovery"], tmp_path)
     try:
         viewer.move(*at_top)
-        viewer.xdotool("windowfocus", "--sync", viewer.window)
-        x, y = viewer.origin
-        viewer.xdotool("mousemove", str(int(round(x + at_top[0]))), str(int(round(y + at_top[1]))))
-        time.sleep(0.3)
-        # Shift+click, as the server's own input (a sent event carries no modifier): a poke away from the camera
-        viewer.xdotool("keydown", "shift", "click", "1", "keyup", "shift")
-        time.sleep(2.5)
+        viewer.click_with("shift", *at_top)  # a poke away from the camera
+        viewer.idle(ready=lambda s: any(m.startswith("collapse") for m in s["messages"]))
         announced = viewer.picture(tmp_path / "announced.png")
         viewer.key("ctrl+s")
         code = viewer.quit()

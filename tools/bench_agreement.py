@@ -23,13 +23,21 @@ run's verdict; empty until a simulation is run on the suite). ``--cra`` adds
 compas_cra's ``rbe_solve`` verdict on the same blocks (the optional ``bench``
 extra), and compas_cra's own critical t/R by bisection next to the reference's;
 ``--record`` writes those to tests/data/arches/compas_cra.json, which the tests
-hold the reference to (CI has no compas_cra). ``--json FILE``: the rows as JSON.
+hold the reference to (CI has no compas_cra). ``--written``: the statics also on
+each arch as another tool writes it (corners rounded to 0.001 mm, turned).
+``--json FILE``: the rows as JSON, one object a case with the keys ``case``,
+``family``, ``n``, ``half_angle_deg``, ``radius_mm``, ``depth_mm``, ``ratio``,
+``friction``, ``abutments``, ``turn_deg``, ``critical``, ``factor``,
+``reference`` (stands), ``reference_margin_g``, ``statics``, ``statics_margin_g``,
+``statics_ms``, ``simulation`` (None: the free run's verdict goes there), and
+``written``, ``written_margin_g``, ``compas_cra`` where asked for.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 from collections import defaultdict
@@ -43,7 +51,10 @@ sys.path.insert(0, str(ROOT))
 
 sys.path.insert(0, str(ROOT / "tools"))
 
+from scipy.spatial.transform import Rotation  # noqa: E402
+
 from sim.cases import arches  # noqa: E402
+from sim.cases.rewrite import rewritten  # noqa: E402
 from sim.cases.thin import suite, turned_towers  # noqa: E402
 from sim.statics import analyze  # noqa: E402
 
@@ -63,6 +74,9 @@ def main() -> None:
     parser.add_argument("--cra", action="store_true", help="with --arches: compas_cra's rbe_solve beside them")
     parser.add_argument("--record", action="store_true", help="with --cra: write " + str(CRA_RECORD))
     parser.add_argument("--json", type=Path, help="with --arches: write the rows to this file")
+    parser.add_argument("--written", action="store_true",
+                        help="with --arches: also each arch as another tool writes it (corners rounded to 0.001 mm, "
+                             "turned by 17 degrees)")
     args = parser.parse_args()
     if args.arches:
         masonry(args)
@@ -145,6 +159,9 @@ def masonry(args) -> None:
                "abutments": a.abutments, "turn_deg": case.turn_deg, "critical": case.critical, "factor": case.factor,
                "reference": case.stands, "reference_margin_g": case.margin_g, "statics": bool(r.stable),
                "statics_margin_g": float(r.margin_g), "statics_ms": round(ms, 1), "simulation": None}
+        if args.written:
+            w = analyze(rewritten(scene, decimals=3, turn=Rotation.from_euler("z", 17.0, degrees=True)))
+            row.update(written=bool(w.stable), written_margin_g=float(w.margin_g))
         if args.cra:
             row["compas_cra"] = cra_stands(a)[0]
         rows.append(row)
@@ -152,8 +169,10 @@ def masonry(args) -> None:
               f"({ms:.0f} ms)", file=sys.stderr, flush=True)
     right = sum(r["statics"] == r["reference"] for r in rows)
     print(f"## the statics on the masonry suite: {right}/{len(rows)} verdicts the reference's\n")
-    extra = ["compas_cra"] if args.cra else []
-    head = ["case", "reference", "margin (g)", "statics", "margin (g)", "ms", "simulation", *extra]
+    extra = (["written", "written_margin_g"] if args.written else []) + (["compas_cra"] if args.cra else [])
+    names = {"written": "written to 0.001 mm", "written_margin_g": "margin (g)"}
+    head = ["case", "reference", "margin (g)", "statics", "margin (g)", "ms", "simulation",
+            *(names.get(e, e) for e in extra)]
     print("| " + " | ".join(head) + " |\n|---|" + "---:|" * (len(head) - 1))
     for r in rows:
         cells = [r["case"], r["reference"], r["reference_margin_g"], r["statics"], r["statics_margin_g"],
@@ -161,9 +180,13 @@ def masonry(args) -> None:
         print("| " + " | ".join(_cell(c) for c in cells) + " |")
     worst = max((abs(r["statics_margin_g"] - r["reference_margin_g"]) for r in rows if r["reference"]), default=0.0)
     print(f"\nlargest difference of the statics' margin from the reference's (standing cases): {worst:.2e} g")
+    if args.written:
+        print(f"written to 0.001 mm and turned: {sum(r['written'] == r['reference'] for r in rows)}/{len(rows)} "
+              "verdicts the reference's")
     if args.cra:
         cra_right = sum(r["compas_cra"] == r["reference"] for r in rows)
-        print(f"compas_cra's RBE: {cra_right}/{len(rows)} verdicts the reference's")
+        failed = sum(r["compas_cra"] is None for r in rows)
+        print(f"compas_cra's RBE: {cra_right}/{len(rows)} verdicts the reference's ({failed} where IPOPT failed)")
         print("\n| arch | critical t/R, thrust lines | compas_cra RBE, bisection |\n|---|---:|---:|")
         critical = cra_criticals(cases)
         if args.record:
@@ -179,7 +202,8 @@ def masonry(args) -> None:
 
 
 def cra_stands(arch: arches.Arch) -> tuple[bool, float]:
-    """compas_cra's RBE on the arch's blocks: (stands, largest tension over the mean block weight).
+    """compas_cra's RBE on the arch's blocks: (stands, largest tension over the mean block weight); (None, nan)
+    where IPOPT fails.
 
     The same prisms (in metres); fixed abutments are supports, free ones stand on a support slab;
     compas_cra finds the interfaces (``assembly_interfaces_numpy``) and solves ``rbe_solve``
@@ -208,8 +232,11 @@ def cra_stands(arch: arches.Arch) -> tuple[bool, float]:
             supports.append(key)
     asm.set_boundary_conditions(supports)
     assembly_interfaces_numpy(asm, nmax=10, amin=1e-6, tmax=1e-4)
-    with quiet():
-        rbe_solve(asm, mu=arch.friction, density=1.0)
+    try:
+        with quiet():
+            rbe_solve(asm, mu=arch.friction, density=1.0)
+    except ValueError:  # IPOPT found no point (it says infeasible where RBE, with its penalty, always has one)
+        return None, math.nan
     volumes = [asm.node_block(n).volume() for n in asm.graph.nodes() if not asm.graph.node_attribute(n, "is_support")]
     tension = max((f["c_nn"] for e in asm.graph.edges() for i in asm.graph.edge_attribute(e, "interfaces")
                    for f in i.forces), default=0.0)
@@ -226,12 +253,15 @@ def cra_criticals(cases) -> list[dict]:
             continue
         seen.add(case.arch.label)
         lo, hi = 0.99 * case.critical, 1.01 * case.critical
-        if cra_stands(replace(case.arch, ratio=lo))[0] or not cra_stands(replace(case.arch, ratio=hi))[0]:
+        if cra_stands(replace(case.arch, ratio=lo))[0] is not False or not cra_stands(replace(case.arch, ratio=hi))[0]:
             out.append({"arch": case.arch.label, "reference": case.critical, "compas_cra": None})
             continue
         for _ in range(CRA_STEPS):
             mid = 0.5 * (lo + hi)
-            lo, hi = (lo, mid) if cra_stands(replace(case.arch, ratio=mid))[0] else (mid, hi)
+            stands = cra_stands(replace(case.arch, ratio=mid))[0]
+            if stands is None:
+                break
+            lo, hi = (lo, mid) if stands else (mid, hi)
         out.append({"arch": case.arch.label, "reference": case.critical, "compas_cra": 0.5 * (lo + hi),
                     "bracket": [lo, hi]})
         print(f"| {case.arch.label} | {case.critical:.5f} | {0.5 * (lo + hi):.5f} |", flush=True)

@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
 
-from sim.cases import babylon_bench  # noqa: E402
+from sim.games.babylon.examples import bench_city  # noqa: E402
 from sim.physics.live import LiveWorld  # noqa: E402
 from sim.scene import from_dict, load_scene  # noqa: E402
 
@@ -71,7 +71,7 @@ def bench_idle(frames: int) -> list[str]:
     rows = ["| scene | pieces | held | physics per 60 Hz frame (ms) |", "|---|---:|---:|---:|"]
     for name, scene in (("Talo stock built up (scenes/talo/all-55-blocks.json)",
                          load_scene(ROOT / "scenes/talo/all-55-blocks.json")),
-                        ("Babylon bench (scenes/babylon/bench-140.json)", babylon_bench()),
+                        ("Babylon bench (scenes/babylon/bench-140.json)", bench_city()),
                         ("150 cubes on the table", cubes(150))):
         with LiveWorld(scene) as lw:
             lw.advance(0.5)
@@ -107,7 +107,7 @@ def bench_carry() -> list[str]:
             "|---|---:|---:|---:|---:|---:|"]
     talo = load_scene(ROOT / "scenes/talo/all-55-blocks.json")
     block = {"id": "carried", "kind": "talo.block", "length": 2, "pos": [-300.0, 0.0, 10.0], "rot": [0, 90, 0]}
-    babylon = babylon_bench()
+    babylon = bench_city()
     tower = {"id": "carried", "kind": "babylon.tower", "pos": [-200.0, -200.0, 10.0]}
     babylon, freed = _top_tower_freed(babylon)
     talo_top = max(talo.pieces, key=lambda p: p.pos[2]).id

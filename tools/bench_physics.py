@@ -28,7 +28,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from sim.cases import babylon_bench, harmonic_margin, harmonic_stack, talo_all_blocks  # noqa: E402
+from sim.cases import harmonic_margin, harmonic_stack, talo_all_blocks  # noqa: E402
+from sim.games.babylon.examples import bench_city  # noqa: E402
 from sim.physics import BULLET_DEFAULTS, TUNED, World, check, simulate  # noqa: E402
 from sim.physics.verdict import tuned_for  # noqa: E402
 from sim.physics.world import pb  # noqa: E402
@@ -47,7 +48,7 @@ def bench_check(quick: bool) -> list[str]:
     scenes = [("harmonic stack, 20 blocks at 0.98×", harmonic_stack(20, 0.98)),
               ("Talo, all 55 blocks", talo_all_blocks()),
               ("Babylon tactical example", load_scene(ROOT / "scenes/babylon/tactical-example.json")),
-              ("Babylon bench, scenes/babylon/bench-140.json", babylon_bench())]
+              ("Babylon bench, scenes/babylon/bench-140.json", bench_city())]
     for name, scene in scenes[:1] if quick else scenes:
         r, wall = timed(check, scene)
         rows.append(f"| {name} | {len(scene.pieces)} | {'stands' if r.stable else 'falls'} | {r.margin_g or 0:.4f} | "

@@ -35,7 +35,7 @@ def witness_actions(turns: int) -> list[dict]:
     from play_table import StillTable
 
     from sim.games.play.judge import statics_judge
-    from sim.viewer.setup import setup
+    from sim.games.setup import setup
 
     scene = setup("babylon", PLAYERS)
     table = StillTable(scene, [p.id for p in scene.pieces], statics_judge)

@@ -51,10 +51,10 @@ def run_case(name: str, frames: int, size: tuple[int, int]) -> dict:
     """One case, in this process: the window, a piece picked up and carried round."""
     import numpy as np
 
+    from sim.games.setup import setup
     from sim.scene import load_scene
     from sim.viewer.actions import action
     from sim.viewer.controller import Controller
-    from sim.viewer.setup import setup
     from sim.viewer.window import ViewerWindow
 
     what, piece, around = CASES[name]

@@ -236,7 +236,7 @@ TURNS = ((0.0, (0.0, 0.0, 0.0)), (33.0, (250.0, -120.0, 0.0)), (90.0, (-40.0, 30
 """(turn about the vertical (degrees), shift (mm)) the suite's arches take in turn."""
 
 
-def _arches(quick: bool) -> list[Arch]:
+def thickness_arches(quick: bool = False) -> list[Arch]:
     """The suite's arches of the thickness family: semicircular and segmental, 5–25 voussoirs, in several
     proportions, on fixed abutments and on blocks."""
     semi = [Arch(5), Arch(7, 300.0, depth=150.0), Arch(9, 1200.0, depth=400.0, abutments="blocks"),
@@ -249,7 +249,7 @@ def _arches(quick: bool) -> list[Arch]:
     return [every[i] for i in (0, 2, 6, 7)] if quick else every
 
 
-def _sliding(quick: bool) -> list[Arch]:
+def sliding_arches(quick: bool = False) -> list[Arch]:
     """The suite's arches of the friction family: thick enough that friction, not thickness, decides."""
     every = [Arch(9, 500.0, ratio=0.25, half_angle=90.0), Arch(13, 700.0, ratio=0.3, depth=300.0),
              Arch(7, 400.0, ratio=0.2, half_angle=60.0, depth=180.0), Arch(11, 600.0, ratio=0.22, half_angle=75.0)]
@@ -262,8 +262,8 @@ def suite(quick: bool = False) -> list[ArchCase]:
     Args:
         quick: a sample of every family (a third of the cases) for the tests.
     """
-    families = [("thickness", arch, critical_ratio(arch), "ratio", THICKNESS_FACTORS) for arch in _arches(quick)]
-    families += [("friction", arch, critical_friction(arch), "friction", FRICTION_FACTORS) for arch in _sliding(quick)]
+    families = [("thickness", a, critical_ratio(a), "ratio", THICKNESS_FACTORS) for a in thickness_arches(quick)]
+    families += [("friction", a, critical_friction(a), "friction", FRICTION_FACTORS) for a in sliding_arches(quick)]
     cases: list[ArchCase] = []
     for family, arch, critical, field, factors in families:
         for factor in factors:

@@ -4,7 +4,8 @@ One definition for every method and every test: the statics and the
 simulation are tested, tuned and benchmarked on the very same geometry.
 Harmonic overhang stacks (any block proportions), a block on a slope, Talo's
 balance rule and counterweight, a Tohuwabohu level on one brick, a cube
-tower, all 55 Talo blocks as a mat, and the 140-piece Babylon bench.
+tower and all 55 Talo blocks as a mat. (The 140-piece Babylon bench is a
+game's position: :func:`sim.games.babylon.examples.bench_city`.)
 Importing this module loads no engine.
 """
 
@@ -213,11 +214,3 @@ def talo_all_blocks() -> Scene:
             along += length
     return from_dict({"format": FORMAT, "game": "talo", "title": "all 55 blocks", "pieces": pieces},
                      "<talo 55 blocks>")
-
-
-def babylon_bench() -> Scene:
-    """The 140-piece Babylon bench (``scenes/babylon/bench-140.json``): the end of a 5-player tactical game,
-    all 80 towers, 20 bridges and 40 nobles (:func:`sim.games.babylon.examples.bench_city`)."""
-    from sim.games.babylon.examples import bench_city
-
-    return bench_city()

@@ -51,7 +51,8 @@ def cards(
     highest view at which every piece of the construction shows.
     """
     from sim.atomic import write_bytes
-    from sim.games.tohuwabohu.illustrate import card_picture, card_png, load_face_scene, picture_size, sheet
+    from sim.games.tohuwabohu.illustrate import card_png, load_face_scene, picture_size, sheet
+    from sim.render.cards import card_picture
 
     if game not in CARD_SETS:
         raise CardsArgumentError(f"game: expected one of {', '.join(CARD_SETS)}, got {game!r}")

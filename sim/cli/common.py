@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 
 import sim
+from sim.atomic import can_create
 from sim.errors import TowerlabError, printable
 
 app = typer.Typer(
@@ -58,6 +59,12 @@ def safe(text) -> str:
 def error_line(message: str) -> None:
     """Print ``towerlab: error: message`` to stderr as one line of printable characters."""
     print(f"towerlab: error: {printable(message)}", file=sys.stderr)
+
+
+def note_line(message: str, kind: str = "note") -> None:
+    """Print ``towerlab: note: message`` (or another ``kind``: ``warning``) to stderr as one line of printable
+    characters: a file's strings in it (a recording's software version) cannot act on the terminal."""
+    print(f"towerlab: {kind}: {printable(message)}", file=sys.stderr)
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
@@ -143,7 +150,8 @@ class OutputError(TowerlabError):
 
 
 def writable_output(path: Path, option: str = "-o", *, directory: bool = False) -> Path:
-    """Check, before any work, that ``path`` can be written; return it.
+    """Check, before any work, that ``path`` can be written: its temporary file is made (and any folder it
+    needs) and removed again; return it.
 
     Args:
         path: the file (or, with ``directory``, the folder) the command will write.
@@ -168,6 +176,11 @@ def writable_output(path: Path, option: str = "-o", *, directory: bool = False) 
         raise OutputError(f"{option} {path}: {parent} is a file, not a folder")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise OutputError(f"{option} {path}: cannot write in {parent} (permission denied)")
+    try:  # the file (and its folders) made and removed again: what access() cannot tell (/proc, a full disk)
+        can_create(path / ".probe" if directory else path)
+    except OSError as e:
+        raise OutputError(f"{option} {path}: cannot create files in {e.filename or path.parent} "
+                          f"({e.strerror or e})") from None
     return path
 
 

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from sim.cli.common import console, emit_json, err_console, one_output, writable_output
+from sim.cli.common import OutputError, console, emit_json, err_console, one_output, writable_output
 from sim.errors import TowerlabError
 
 
@@ -136,20 +136,32 @@ def experiment(
     if output is not None:
         from sim.experiments.output import write_records
 
-        write_records(output, results, grid.name if grid else None, report)
+        with _written("-o", output):
+            write_records(output, results, grid.name if grid else None, report)
         report["output"] = str(output)
     if grid is not None:
         from sim.experiments.output import write_sweep_table
         from sim.experiments.plot import sweep_figure
 
-        table = write_sweep_table(sweep_out.with_name(sweep_out.name + ".csv"), results, grid.name)
-        title = f"{scene_path.name}: {trials} trials per value, {exp.method}, seed {seed}"
-        plot = sweep_figure(sweep_out.with_name(sweep_out.name + ".png"), results, grid.name, title)
+        with _written("--sweep-out", sweep_out):
+            table = write_sweep_table(sweep_out.with_name(sweep_out.name + ".csv"), results, grid.name)
+            title = f"{scene_path.name}: {trials} trials per value, {exp.method}, seed {seed}"
+            plot = sweep_figure(sweep_out.with_name(sweep_out.name + ".png"), results, grid.name, title)
         report.update(table=str(table), plot=str(plot))
     if as_json:
         emit_json(report)
         return
     _print(report, grid)
+
+
+@contextmanager
+def _written(option: str, path: Path):
+    """An output written after the work that fails still (a full disk, a folder removed meanwhile): one line."""
+    try:
+        yield
+    except OSError as e:
+        raise OutputError(f"{option} {path}: cannot write {e.filename or path} ({e.strerror or e}); the trials "
+                          "ran, their results are lost") from None
 
 
 def _report(scene_path: Path, results, grid) -> dict:

@@ -10,6 +10,18 @@ import typer
 
 from sim.cli.common import distinct_files, writable_output
 from sim.errors import TowerlabError
+from sim.games import registry
+from sim.limits import MAX_ACTIONS, MAX_SCRIPT_SECONDS
+
+
+def _or(names) -> str:
+    names = list(names)
+    return ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else "".join(names)
+
+
+GAMES_HELP = _or(registry.games()) + "."
+VARIANTS_HELP = "; ".join(f"{g.capitalize()}: {_or(v.name for v in registry.variants(g))}"
+                          for g in registry.games()) + " (the first is the default)."
 
 
 class PlayArgumentError(TowerlabError):
@@ -21,19 +33,19 @@ def register(app: typer.Typer) -> None:
 
 
 def play(
-    game: Annotated[str, typer.Argument(help="tohuwabohu, talo or babylon.")],
+    game: Annotated[str, typer.Argument(help=GAMES_HELP)],
     players: Annotated[str | None, typer.Option("--players", help="The players in turn (seat) order, e.g. "
                                                                   "red,blue,green (Talo: pawn colours, Fantasy: any "
                                                                   "names; Babylon: noble colours; Tohuwabohu: any "
                                                                   "names).")] = None,
-    variant: Annotated[str | None, typer.Option("--variant", help="Talo: green, island or fantasy; Tohuwabohu: "
-                                                                  "basic, advanced or pro; Babylon: tactical, expert, "
-                                                                  "fast or fast-expert.")
-                       ] = None,
+    variant: Annotated[str | None, typer.Option("--variant", help=VARIANTS_HELP)] = None,
     seed: Annotated[int, typer.Option("--seed", min=0, help="The die, the deal and the set-up's shuffle (an integer "
                                                            ">= 0).")] = 0,
     actions: Annotated[Path | None, typer.Option("--actions", help="Play these actions (a JSON list: the viewer's "
-                                                                   "and the game's own) through the viewer.")] = None,
+                                                                   "and the game's own) through the viewer: at most "
+                                                                   f"{MAX_ACTIONS} actions and "
+                                                                   f"{MAX_SCRIPT_SECONDS:g} s of simulated time "
+                                                                   "(docs/limits.md).")] = None,
     screenshot: Annotated[Path | None, typer.Option("--screenshot", help="Save a full-quality picture (.png/.jpg) "
                                                                          "once the actions are done.")] = None,
     exit_after: Annotated[bool, typer.Option("--exit", help="Close once the actions and the screenshot are done."

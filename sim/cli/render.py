@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import math
 import re
-import sys
 import time
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from sim.cli.common import console, emit_json, one_output, progress, writable_output
+from sim.cli.common import console, emit_json, note_line, one_output, progress, writable_output
 from sim.errors import TowerlabError
+from sim.limits import PICTURE_SIDES
 
-MIN_SIZE, MAX_SIZE = 16, 8192  # pixels per side
+MIN_SIZE, MAX_SIZE = PICTURE_SIDES  # pixels per side
 _SIZE = re.compile(r"^\s*(\d+)\s*[xX×]\s*(\d+)\s*$")
 # Suffixes of picture formats that are not written: a name ending so is a mistake, not a folder.
 OTHER_IMAGE_SUFFIXES = (".gif", ".bmp", ".tif", ".tiff", ".webp", ".ppm", ".exr", ".svg", ".pdf", ".avif", ".heic")
@@ -170,7 +170,7 @@ def render(
                 view = scene_camera(scene, (w, h), camera, eye_m, at_m)
             warning = framing_warning(scene, view)
             if warning is not None:
-                print(f"towerlab: warning: {path}: {warning}", file=sys.stderr)
+                note_line(f"{path}: {warning}", "warning")
             image = renderer.render_graph(renderer.graph(scene), view, transparent)
             _save(image, target, save_image)
             report.append({"scene": str(path), "image": str(target), "size": [w, h],

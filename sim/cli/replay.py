@@ -3,17 +3,22 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from sim.cli.common import console, emit_json, progress, safe, writable_output
+from sim.cli.common import console, emit_json, note_line, progress, safe, writable_output
 from sim.errors import TowerlabError
+from sim.games import registry
+from sim.limits import MAX_ACTIONS, MAX_SCRIPT_SECONDS
 
 DEFAULT_WINDOW = "1280x800"
 DEFAULT_VIDEO = "1280x720"
+PENALTY_VARIANT_HELP = ("Judge by this variant when the recording names none (or otherwise): any variant of its "
+                        "game, or the collapse rule it follows: " + "; ".join(
+                            "|".join(dict.fromkeys(v.penalty for v in registry.variants(g))) + f" ({g.capitalize()})"
+                            for g in registry.games()) + ".")
 
 
 class ReplayArgumentError(TowerlabError):
@@ -31,7 +36,7 @@ def _load(path: Path, quiet: bool):
     recording = load_recording(path)
     if not quiet:
         for note in recording.notes:
-            print(f"towerlab: note: {path}: {note}", file=sys.stderr)
+            note_line(f"{path}: {note}")
     return recording
 
 
@@ -41,7 +46,8 @@ def replay(
                                           )] = False,
     actions: Annotated[Path | None, typer.Option(
         "--actions", help="Run these replay actions (a JSON list: play, pause, seek, step, jump, follow, compare, "
-                          "camera, wait, screenshot, resimulate).", show_default=False)] = None,
+                          f"camera, wait, screenshot, resimulate): at most {MAX_ACTIONS} actions and "
+                          f"{MAX_SCRIPT_SECONDS:g} s of waiting (docs/limits.md).", show_default=False)] = None,
     screenshot: Annotated[Path | None, typer.Option(
         "--screenshot", help="Save a full-quality picture (.png/.jpg) once the actions are done.",
         show_default=False)] = None,
@@ -179,8 +185,7 @@ def _print_summary(path: Path, s: dict) -> None:
 def penalty(
     recording_path: Annotated[Path, typer.Argument(metavar="R", help="Recording file.", show_default=False)],
     variant: Annotated[str | None, typer.Option(
-        "--variant", help="Judge by this variant when the recording names none: pro|basic (Tohuwabohu), "
-                          "talo|fantasy (Talo), tactical|fast (Babylon).", show_default=False)] = None,
+        "--variant", help=PENALTY_VARIANT_HELP, show_default=False)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the verdict as JSON.")] = False,
 ) -> None:
     """The collapse verdict of a recording by the rules of its game.
@@ -199,7 +204,7 @@ def penalty(
         emit_json(verdict.to_json())
         return
     if verdict.variant_note:
-        print(f"towerlab: note: {recording_path}: {verdict.variant_note}", file=sys.stderr)
+        note_line(f"{recording_path}: {verdict.variant_note}")
     game = verdict.game + (f" ({verdict.variant})" if verdict.variant else "")
     if not verdict.collapses:
         console.print(f"{safe(recording_path)}: {safe(game)}: nothing was knocked down")

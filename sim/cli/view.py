@@ -10,8 +10,11 @@ import typer
 
 from sim.cli.common import distinct_files, writable_output
 from sim.errors import TowerlabError
+from sim.games import registry
+from sim.limits import MAX_ACTIONS, MAX_SCRIPT_SECONDS
 
-GAMES = ("tohuwabohu", "talo", "babylon", "free")
+GAMES = (*registry.games(), "free")
+"""What ``--game`` sets up: every registered game's table, or the free table."""
 
 
 class ViewArgumentError(TowerlabError):
@@ -25,14 +28,16 @@ def register(app: typer.Typer) -> None:
 def view(
     scene: Annotated[Path | None, typer.Argument(help="A scene file; without one, the game's board and "
                                                       "supply.")] = None,
-    game: Annotated[str | None, typer.Option("--game", help="tohuwabohu, talo, babylon or free (without a scene; "
-                                                           "default talo).")] = None,
+    game: Annotated[str | None, typer.Option("--game", help=", ".join(GAMES[:-1]) + f" or {GAMES[-1]} (without a "
+                                                           "scene; default talo).")] = None,
     players: Annotated[str | None, typer.Option("--players", help="Babylon's players, e.g. red,blue,green.")] = None,
     seed: Annotated[int | None, typer.Option("--seed", min=0, help="Shuffle of Tohuwabohu's pieces around the area "
                                                                   "(an integer >= 0; default 0).",
                                              show_default=False)] = None,
     actions: Annotated[Path | None, typer.Option("--actions", help="Run these actions (a JSON list) through the "
-                                                                   "viewer's controller.")] = None,
+                                                                   f"viewer's controller: at most {MAX_ACTIONS} "
+                                                                   f"actions and {MAX_SCRIPT_SECONDS:g} s of "
+                                                                   "simulated time (docs/limits.md).")] = None,
     screenshot: Annotated[Path | None, typer.Option("--screenshot", help="Save a full-quality picture (.png/.jpg) "
                                                                          "once the actions are done.")] = None,
     exit_after: Annotated[bool, typer.Option("--exit", help="Close once the actions and the screenshot are done."
@@ -55,9 +60,9 @@ def view(
     Pick pieces up, carry them, set them down; undo, save, step back in
     time. F1 in the window lists every control (docs/viewer.md)."""
     from sim.cli.render import parse_size
+    from sim.games.setup import setup
     from sim.scene import load_scene
     from sim.viewer.actions import load_actions
-    from sim.viewer.setup import setup
 
     w, h = parse_size(size)
     if scene is not None:

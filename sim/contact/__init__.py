@@ -10,6 +10,7 @@ returns :class:`Interface` records.
 from __future__ import annotations
 
 import numpy as np
+import shapely
 
 from sim.contact.broad import candidate_pairs
 from sim.contact.clip import clip
@@ -35,8 +36,11 @@ def find_interfaces(scene, poses=None, *, gap: float | None = None, depth: float
     that meet only along their rims (blocks side by side touching a third
     along an edge of its face) give no interface, and neither do edge-on-edge
     crossings (two edges touching at one point, neither lying in a face of the
-    other). Convex parts touch over one convex set, so each pair of parts has
-    at most one interface: the one of highest dimension, then largest area.
+    other). Two parts touch over every face of one that a face of the other
+    lies on: a pair of parts may have several polygons (faces that fold by
+    more than ``tol.precision`` yet less than the gap, like a joint drawn in
+    two planes), each an interface, never two over the same area; a pair
+    that touches over no face has one segment or point, the longest.
 
     The board is its slab's parts (top at z = 0) plus the endless table under
     it (the plane z = -thickness; z = 0 for the ``table`` board). Interfaces
@@ -70,16 +74,54 @@ def find_interfaces(scene, poses=None, *, gap: float | None = None, depth: float
     if len(pairs) == 0:
         return []
     cands = face_candidates(pairs, placed, touching_rows(placed, pairs, gap, depth), gap)
-    best: dict[int, tuple] = {}
+    found: dict[int, list] = {}
     for c, res in zip(cands, clip(cands) if cands else []):
-        if res is not None and (c.pair not in best or res[:2] > best[c.pair][0][:2]):
-            best[c.pair] = (res, c)
-    if not best:
+        if res is not None:
+            found.setdefault(c.pair, []).append((res, c))
+    chosen = [(pair, pick) for pair, results in found.items() for pick in _kept(results)]
+    if not chosen:
         return []
-    out = _interfaces(placed, ids, pairs[list(best)], list(best.values()))
+    out = _interfaces(placed, ids, pairs[[pair for pair, _ in chosen]], [pick for _, pick in chosen])
     order = {name: i for i, name in enumerate(ids)}
     out.sort(key=lambda f: (order[f.a], order[f.b], f.part_a, f.part_b))
     return out
+
+
+OVERLAP = 0.5
+"""Two polygons of one pair of parts overlapping by more than this share of the smaller one's area are the
+same contact found from either part's face (planes a little apart, beyond ``tol.coplanar_angle``):
+the larger is kept."""
+
+
+def _kept(results: list) -> list:
+    """Of one pair's clipped contacts, (result, candidate) each: every polygon over an area none larger
+    already covers, largest first; without a polygon, the one segment or point of highest dimension.
+
+    Args:
+        results: (result of ``clip``, candidate) pairs, result (dim, area, points (k, 2)).
+    """
+    if len(results) == 1:
+        return results
+    polygons = [r for r in results if r[0][0] == 2]
+    if len(polygons) <= 1:
+        return polygons or [max(results, key=lambda r: r[0][:2])]
+    polygons.sort(key=lambda r: -r[0][1])
+    kept, shapes = [], []
+    for res, c in polygons:
+        world = res[2] @ c.basis + c.origin
+        if any(_covered(world, res[1], other, basis, origin, area) for other, basis, origin, area in shapes):
+            continue
+        kept.append((res, c))
+        shapes.append((shapely.Polygon((world - c.origin) @ c.basis.T), c.basis, c.origin, res[1]))
+    return kept
+
+
+def _covered(world: np.ndarray, area: float, other, basis: np.ndarray, origin: np.ndarray, other_area: float) -> bool:
+    """Whether a polygon (world points (k, 3), its area) seen along the normal of a kept one (shapely polygon
+    ``other`` in its plane's (u, v) by ``basis``, ``origin``) overlaps it by more than :data:`OVERLAP` of the
+    smaller area."""
+    mine = shapely.Polygon((world - origin) @ basis.T)
+    return shapely.intersection(mine, other).area > OVERLAP * min(area, other_area)
 
 
 def _interfaces(placed: PlacedParts, ids: list, pairs: np.ndarray, chosen: list) -> list[Interface]:

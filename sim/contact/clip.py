@@ -67,7 +67,8 @@ def clip(cands: list) -> list:
     polygons = [i for i, d in enumerate(dims) if d == 2]
     bounded = [i for i, c in enumerate(cands) if c.face is not None]
     # the touching polygons and the faces, made in one call
-    made = geometries(_snapped(cands, polygons) + [cands[i].face for i in bounded], "polygon")
+    touches = _snapped(cands, polygons)
+    made = geometries(touches + [cands[i].face for i in bounded], "polygon")
     touch[polygons] = made[:len(polygons)]
     for dim, kind in ((1, "line"), (0, "point")):
         idx = [i for i, d in enumerate(dims) if d == dim]
@@ -76,7 +77,8 @@ def clip(cands: list) -> list:
     clipped = touch.copy()
     if bounded:
         clipped[bounded] = shapely.intersection(touch[bounded], made[len(polygons):])
-        _clip_again(clipped, touch, made[len(polygons):], bounded, dims)
+        _clip_again(clipped, touch, made[len(polygons):], bounded, dims,
+                    [cands[i].face for i in bounded], dict(zip(polygons, touches)))
     coords, index = shapely.get_coordinates(clipped, return_index=True)
     counts = np.bincount(index, minlength=len(cands))
     pieces = split(coords, counts)
@@ -115,29 +117,63 @@ def _snapped(cands: list, rows: list) -> list:
     ti = (tk.cumsum() - tk)[row] + at // fk[row]
     fi = (fk.cumsum() - fk)[row] + at % fk[row]
     d = tv[ti] - fv[fi]
-    close = (d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1] <= tol.precision * tol.precision).nonzero()[0]
+    d2 = d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1]
+    close = ((d2 <= tol.precision * tol.precision) & (d2 > 0.0)).nonzero()[0]  # apart, but not by more
     if not len(close):
         return touches
     tv = tv.copy()
     tv[ti[close]] = fv[fi[close]]
-    for k, moved in zip(faced, split(tv, tk)):
-        touches[k] = moved
+    moved = np.unique(row[close])
+    for r, m in zip(moved.tolist(), split(tv, tk, moved)):
+        touches[faced[r]] = m
     return touches
 
 
-def _clip_again(clipped: np.ndarray, touch: np.ndarray, faces: np.ndarray, bounded: list, dims: list) -> None:
+def _clip_again(clipped: np.ndarray, touch: np.ndarray, faces: np.ndarray, bounded: list, dims: list,
+                face_points: list, touch_points: dict) -> None:
     """Clip once more, snapping to a picometre grid (GEOS's snap-rounding overlay, robust but some five times
-    slower), the face-on-face candidates whose overlap came out less than a polygon: their boxes overlap
-    by more than the gap both ways, so that is most likely the floating overlay failing on nearly
-    coincident edges."""
+    slower), the face-on-face candidates whose overlap came out less than a polygon although the centre of
+    one polygon lies inside the other by more than the gap: there the overlap has an area, and the
+    floating overlay failed (on nearly coincident edges: two copies of one polygon). Faces meeting along
+    their rims have no such centre.
+
+    Args:
+        clipped, touch: per candidate, the clipped and the touching geometries (shapely).
+        faces: per bounded candidate, its face (shapely).
+        bounded: the candidates with a face.
+        dims: per candidate, its dimension.
+        face_points: per bounded candidate, its face polygon (m, 2).
+        touch_points: candidate -> its touching polygon (k, 2), for the polygons.
+    """
     rows = [k for k, i in enumerate(bounded) if dims[i] == 2]
     if not rows:
         return
-    got = clipped[[bounded[k] for k in rows]]
-    again = [k for k, g in zip(rows, shapely.get_type_id(got).tolist()) if g != shapely.GeometryType.POLYGON]
+    got = shapely.get_type_id(clipped[[bounded[k] for k in rows]]).tolist()
+    odd = [k for k, g in zip(rows, got) if g != shapely.GeometryType.POLYGON]
+    if not odd:
+        return
+    mine = [touch_points[bounded[k]] for k in odd]
+    theirs = [face_points[k] for k in odd]
+    deep = _centre_inside(mine, theirs) | _centre_inside(theirs, mine)
+    again = [k for k, d in zip(odd, deep.tolist()) if d]
     if again:
         idx = [bounded[k] for k in again]
         clipped[idx] = shapely.intersection(touch[idx], faces[again], grid_size=PICOMETRE)
+
+
+def _centre_inside(points: list, polygons: list) -> np.ndarray:
+    """(r,) whether the mean of ``points[i]`` (k, 2) lies inside the convex counter-clockwise polygon
+    ``polygons[i]`` (m, 2), farther than ``tol.coplanar`` from each of its edges; all rows at once."""
+    pk, qk = np.array([len(p) for p in points]), np.array([len(q) for q in polygons])
+    centres = np.add.reduceat(np.concatenate(points), pk.cumsum() - pk) / pk[:, None]
+    qv = np.concatenate(polygons)
+    row, j = ragged(qk)  # every edge of every polygon
+    start = qk.cumsum() - qk
+    a = qv[start[row] + j]
+    e = qv[start[row] + (j + 1) % qk[row]] - a
+    x = centres[row] - a
+    inside = (e[:, 0] * x[:, 1] - e[:, 1] * x[:, 0]) > tol.coplanar * np.hypot(e[:, 0], e[:, 1])
+    return np.logical_and.reduceat(inside, start)
 
 
 def _segments(coords: list) -> list:
@@ -179,12 +215,19 @@ def _polygons_points(rings: list, counts: np.ndarray, areas: np.ndarray) -> list
     ke = k[er]
     pts = closed[np.where(ccw, edge, first + ke - j)]
     at = edge - er  # each point's place in ``pts``
-    b = pts[np.where(j == ke - 1, at - j, at + 1)] - pts  # to the next point
-    a = b[np.where(j == 0, at + ke - 1, at - 1)]  # from the previous point: the same two numbers subtracted
+    after, before = np.where(j == ke - 1, at - j, at + 1), np.where(j == 0, at + ke - 1, at - 1)
+    b = pts[after] - pts  # to the next point
+    a = b[before]  # from the previous point: the same two numbers subtracted
     cross = a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]
     # within the precision of the chord from the previous point to the next (or a repeated point)
-    near = np.abs(cross) <= tol.precision * np.hypot(a[:, 0] + b[:, 0], a[:, 1] + b[:, 1])
-    pieces = split(pts, k)
-    for r in (np.add.reduceat(near, starts) > 0).nonzero()[0].tolist():
+    straight = np.abs(cross) <= tol.precision * np.hypot(a[:, 0] + b[:, 0], a[:, 1] + b[:, 1])
+    # such a point between two corners goes at once (what straight_corners does with it); runs of them
+    # (points a nanometre apart, a finely divided edge) take the walk round
+    run = straight & (straight[before] | straight[after])
+    kept = np.add.reduceat(~straight, starts)
+    walk = (np.add.reduceat(run, starts) > 0) | (kept < 3)
+    simple = ~straight | walk[er]
+    pieces = split(pts[simple], np.add.reduceat(simple, starts))
+    for r in (walk & (np.add.reduceat(straight, starts) > 0)).nonzero()[0].tolist():
         pieces[r] = pieces[r][straight_corners(pieces[r], tol.precision)]
     return [None if area <= lim else (2, area, poly) for area, lim, poly in zip(areas.tolist(), limit.tolist(), pieces)]

@@ -72,25 +72,22 @@ def part_faces(part: ConvexPart) -> PartFaces:
     eps = tol.merge + tol.merge_rel * float(np.ptp(verts, axis=0).max())
     rank = np.full(len(pts), len(pts))
     rank[hull.vertices] = np.arange(len(hull.vertices))  # the polygons' corners in the order of ``verts``
-    normals, offsets, polygons = [], [], []
-    groups = _coplanar_facets(pts, hull)
-    for group in groups:
+    normals, offsets, bases, polygons = [], [], [], []
+    for group in _coplanar_facets(pts, hull):
         n, d = hull.equations[group[0], :3], -hull.equations[group[0], 3]
         corners = np.unique(hull.simplices[group])
         on = pts[corners[np.argsort(rank[corners], kind="stable")]]
         if np.abs(on @ n - d).max() > eps or (hull.equations[group, :3] @ n).min() <= 1.0 - tol.parallel:
             n = _fitted_normal(on, n)
             d = float((verts @ n).max())
-        normals.append(n)
-        offsets.append(d)
-    bases = np.array([plane_basis(n) for n in normals])
-    for basis, group in zip(bases, groups):
-        corners = np.unique(hull.simplices[group])
-        on = pts[corners[np.argsort(rank[corners], kind="stable")]]
+        basis = plane_basis(n)
         uv = on @ basis.T
         order = ConvexHull(uv).vertices  # counter-clockwise in (u, v), hence about n
+        normals.append(n)
+        offsets.append(d)
+        bases.append(basis)
         polygons.append(on[order[straight_corners(uv[order], tol.precision)]])
-    return PartFaces(verts, np.array(normals), np.array(offsets), bases, tuple(polygons))
+    return PartFaces(verts, np.array(normals), np.array(offsets), np.array(bases), tuple(polygons))
 
 
 def _coplanar_facets(pts: np.ndarray, hull: ConvexHull) -> list[np.ndarray]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -98,6 +99,9 @@ def parse_sweep(text: str, perturbations: Sequence[Perturbation]) -> tuple[Sweep
         raise PerturbationError(f"--sweep {text!r}: expected numbers lo:hi and a count n, got {grid!r}") from None
     if n < 1 or n > 1000:
         raise PerturbationError(f"--sweep {text!r}: n: expected 1..1000 values, got {n}")
+    if not (math.isfinite(lo) and math.isfinite(hi) and math.isfinite(hi - lo)):
+        raise PerturbationError(f"--sweep {text!r}: lo and hi: expected finite numbers a finite span "
+                                f"apart, got {parts[0]!r}:{parts[1]!r}")
     values = tuple(float(v) for v in np.linspace(lo, hi, n))
     found = [i for i, p in enumerate(perturbations) if p.model == model]
     if len(found) > 1:

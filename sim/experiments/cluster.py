@@ -76,12 +76,48 @@ def connect(scheduler, timeout: float = CONNECT_SECONDS):
         # the address first: a Client given a malformed one fails half made, and at exit its finaliser
         # waits 8 s for a loop that never ran and prints a traceback
         get_address_host_port(scheduler)
-        return Client(scheduler, timeout=timeout, set_as_default=False), True
-    except (OSError, TimeoutError) as e:
-        reason = str(e).splitlines()[0] if str(e) else type(e).__name__
-        raise ExecutionError(f"--scheduler {scheduler}: cannot reach the scheduler ({reason})") from None
     except (ValueError, TypeError) as e:
         raise ExecutionError(f"--scheduler {scheduler}: not a scheduler address, e.g. tcp://host:8786 ({e})") from None
+    _answers(scheduler, timeout)
+    try:
+        return Client(scheduler, timeout=timeout, set_as_default=False), True
+    except (OSError, TimeoutError) as e:
+        raise ExecutionError(f"--scheduler {scheduler}: cannot reach the scheduler ({_first_line(e)})") from None
+
+
+def _answers(address: str, timeout: float) -> None:
+    """Make sure something at ``address`` answers as a Dask scheduler does, within ``timeout`` seconds in all.
+
+    Distributed's own connect bounds the TCP connection but not the handshake after it: a peer that accepts
+    and never answers held ``Client`` for ever, and one that answers something else made it read a length
+    from the garbage (3 EiB) and fail half made, its finaliser printing a traceback at exit. The handshake is
+    tried here first, on a connection of its own, as a whole within the timeout.
+
+    Raises:
+        ExecutionError: no connection, no answer in time, or an answer that is not a scheduler's.
+    """
+    import asyncio
+
+    from distributed.comm import connect
+
+    async def handshake() -> None:
+        comm = await asyncio.wait_for(connect(address, timeout=timeout), timeout)
+        await comm.close()
+
+    try:
+        asyncio.run(handshake())
+    except TimeoutError:
+        raise ExecutionError(f"--scheduler {address}: no answer within {timeout:g} s (is a Dask scheduler "
+                             "listening there?)") from None
+    except OSError as e:
+        raise ExecutionError(f"--scheduler {address}: cannot reach the scheduler ({_first_line(e)})") from None
+    except Exception as e:  # noqa: BLE001 - whatever the protocol makes of a stranger's bytes (MemoryError too)
+        raise ExecutionError(f"--scheduler {address}: what answered is not a Dask scheduler "
+                             f"({type(e).__name__})") from None
+
+
+def _first_line(e: BaseException) -> str:
+    return str(e).splitlines()[0] if str(e) else type(e).__name__
 
 
 def experiment_text(spec: str) -> str:

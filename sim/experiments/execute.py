@@ -134,8 +134,8 @@ def _on_pool(batcher: Batcher, workers: int, collected: Collected) -> None:
         return
     batcher.again(first)
     while True:
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=warm_up,
-                                   initargs=(first.spec,))
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_start_worker,
+                                   initargs=(first.spec, os.getpid()))
         flying: dict = {}
         finished_all = False
         try:
@@ -166,6 +166,48 @@ def _on_pool(batcher: Batcher, workers: int, collected: Collected) -> None:
             first = lost[0]
         finally:  # idle workers end at once; after a death or Ctrl-C nobody waits for the rest
             pool.shutdown(wait=finished_all, cancel_futures=True)
+
+
+def _start_worker(spec: str, parent: int) -> None:
+    """A pool worker's start: it ends when ``parent`` does, then warms up for ``spec``."""
+    end_with(parent)
+    warm_up(spec)
+
+
+def end_with(parent: int) -> None:
+    """End this process (at once, whatever it is doing) when the process ``parent`` ends.
+
+    A pool's workers are the fork server's children, not the run's: killed with -9, the run left them to
+    finish their tasks and wait for more for ever, and with them the fork server and the resource tracker
+    (which live while any worker holds their pipes). A thread waits on the parent's pidfd (Linux), else asks
+    every half second whether it is still there.
+    """
+    import select
+    import threading
+
+    def wait() -> None:
+        try:
+            fd = os.pidfd_open(parent)
+        except (AttributeError, OSError):  # not Linux 5.3+, or it is gone already
+            fd = None
+        if fd is not None:
+            select.select([fd], [], [])
+        else:
+            while _alive(parent):
+                threading.Event().wait(0.5)
+        os._exit(1)
+
+    threading.Thread(target=wait, name="ends-with-parent", daemon=True).start()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's: ours is gone
+        return False
+    return True
 
 
 PRELOAD = ["sim.experiments.trials", "sim.statics", "sim.contact", "sim.physics"]

@@ -6,16 +6,19 @@ program (dm_control's ``Task`` is the model): a game reads a scene, asks a
 ``physics_scene``), applies its rules to the scene and the :class:`Verdict`,
 and reports every broken rule as a :class:`Violation`. The judge is an
 argument, so the rules run and are tested without an engine;
-:func:`sim.physics.judge.judge` is the real one.
+:func:`sim.physics.judge.judge` is the real one. :class:`Verdict` and
+:data:`Judge` are defined below every layer that gives or reads them
+(:mod:`sim.verdict`) and named here as part of the games' contract.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from sim.scene import Scene
+from sim.verdict import Judge, Verdict
 
 
 @dataclass(frozen=True)
@@ -41,65 +44,6 @@ class Violation:
     def from_json(cls, data: Mapping) -> Violation:
         """The inverse of :meth:`to_json`."""
         return cls(str(data["rule"]), tuple(str(p) for p in data["pieces"]), str(data["reason"]))
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """Whether a building stands: the physics' answer, handed to the rules as data.
-
-    Attributes:
-        stable: it stands on its own (a knife-edge balance does not).
-        margin_g: the horizontal acceleration it withstands (fraction of g), if known.
-        knocked_down: ids of the pieces that fell when it was let go (none when it stands).
-        settled: the scene as the physics left it (pieces at rest where they came to lie),
-            None when the judge did not simulate; games that score poses (Babylon) read
-            their levels from it.
-    """
-
-    stable: bool
-    margin_g: float | None = None
-    knocked_down: frozenset[str] = frozenset()
-    settled: Scene | None = field(default=None, compare=False, repr=False)
-
-    @classmethod
-    def standing(cls) -> Verdict:
-        """A building that stands (an empty one, or one the caller knows to be stable)."""
-        return cls(True)
-
-    @classmethod
-    def falling(cls, knocked_down: Iterable[str] = ()) -> Verdict:
-        """A building that does not stand; ``knocked_down`` are the pieces that fell."""
-        return cls(False, 0.0, frozenset(knocked_down))
-
-    @classmethod
-    def from_check(cls, result) -> Verdict:
-        """The verdict of a :func:`sim.physics.check` result, read duck-typed.
-
-        Reads ``stable``, ``margin_g``, ``settled`` (a scene, if there) and, from
-        ``pieces`` (id -> record with ``knocked_down``, as an attribute or a key),
-        which pieces fell; a building that stands has nothing fallen, whatever
-        single pieces say.
-        """
-        pieces = getattr(result, "pieces", None) or {}
-        stable = bool(result.stable)
-        fallen = frozenset() if stable else frozenset(pid for pid, rec in pieces.items()
-                                                      if _field(rec, "knocked_down"))
-        margin = getattr(result, "margin_g", None)
-        settled = getattr(result, "settled", None)
-        return cls(stable, None if margin is None else float(margin), fallen,
-                   settled if isinstance(settled, Scene) else None)
-
-    def to_json(self) -> dict:
-        """``{stable, margin_g, knocked_down}`` (the settled scene is not part of it)."""
-        return {"stable": self.stable, "margin_g": self.margin_g, "knocked_down": sorted(self.knocked_down)}
-
-
-def _field(record, name: str):
-    return record.get(name) if isinstance(record, Mapping) else getattr(record, name, None)
-
-
-Judge = Callable[[Scene], Verdict]
-"""The physics, asked whether a scene (a game's ``physics_scene``) stands."""
 
 
 def ask(judge: Judge | None, scene: Scene) -> Verdict | None:
@@ -146,3 +90,6 @@ def field_of(data: Mapping, key: str, kind: type | tuple[type, ...], error: type
         raise error(f"state: {key}: expected {' or '.join(_KIND_NAMES.get(k, k.__name__) for k in kinds)}, "
                     f"got {shown}")
     return value
+
+
+__all__ = ["Judge", "Verdict", "Violation", "ask", "field_of", "reading"]

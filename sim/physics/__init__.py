@@ -11,12 +11,13 @@ the simulation; ``settle`` returns the scene at rest. Every setting lives in
 from sim.physics.errors import BlowUpError, OverlapError
 from sim.physics.settings import BULLET_DEFAULTS, TUNED, PhysicsSettings
 from sim.physics.timeline import Timeline, TimelineFileError, run, settle, simulate
-from sim.physics.tracker import TIMELINE_THRESHOLDS, Event, MotionThresholds, MotionTracker, PieceMotion
+from sim.physics.tracker import TIMELINE_THRESHOLDS, MotionEvent, MotionThresholds, MotionTracker, PieceMotion
 from sim.physics.verdict import DEFAULT_SECONDS, CheckResult, Dynamics, PieceVerdict, check
 from sim.physics.world import RayHit, World, WorldState
 
 __all__ = [
     "BULLET_DEFAULTS", "DEFAULT_SECONDS", "TIMELINE_THRESHOLDS", "TUNED", "BlowUpError", "CheckResult", "Dynamics",
-    "Event", "MotionThresholds", "MotionTracker", "OverlapError", "PhysicsSettings", "PieceMotion", "PieceVerdict",
-    "RayHit", "Timeline", "TimelineFileError", "World", "WorldState", "check", "run", "settle", "simulate",
+    "MotionEvent", "MotionThresholds", "MotionTracker", "OverlapError", "PhysicsSettings", "PieceMotion",
+    "PieceVerdict", "RayHit", "Timeline", "TimelineFileError", "World", "WorldState", "check", "run", "settle",
+    "simulate",
 ]

@@ -1,4 +1,4 @@
-"""The physics as the games' judge: a simulation answered as a :class:`sim.games.contract.Verdict`.
+"""The physics as the games' judge: a simulation answered as a :class:`sim.verdict.Verdict`.
 
 The games never import this module; whoever composes a game with the physics
 (the CLI, the viewer) passes one of these in as the game's ``judge`` argument.
@@ -15,13 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sim.games.contract import Verdict
 from sim.physics.settings import TUNED, PhysicsSettings
 from sim.physics.timeline import run
 from sim.physics.verdict import DEFAULT_SECONDS, check
 from sim.physics.world import World
 from sim.scene import Scene
 from sim.tol import tol
+from sim.verdict import Verdict
 
 
 def judge(scene: Scene, seconds: float | None = None, settings: PhysicsSettings | None = None, *,

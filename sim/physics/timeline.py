@@ -22,7 +22,7 @@ import numpy as np
 from sim.atomic import write_bytes
 from sim.errors import SceneError, TowerlabError
 from sim.physics.settings import TUNED, PhysicsSettings
-from sim.physics.tracker import TIMELINE_THRESHOLDS, Event, MotionTracker, PieceMotion
+from sim.physics.tracker import TIMELINE_THRESHOLDS, MotionEvent, MotionTracker, PieceMotion
 from sim.physics.world import World
 from sim.scene import Scene, dumps, loads
 from sim.tol import tol
@@ -33,7 +33,7 @@ RECORD_HZ = 60.0
 TIMELINE_FORMAT = "towerlab-timeline/1"
 """The ``format`` of a saved timeline's manifest."""
 
-__all__ = ["RECORD_HZ", "TIMELINE_FORMAT", "Event", "FrameSink", "PieceMotion", "Timeline", "TimelineFileError",
+__all__ = ["RECORD_HZ", "TIMELINE_FORMAT", "FrameSink", "MotionEvent", "PieceMotion", "Timeline", "TimelineFileError",
            "run", "settle", "simulate"]
 
 
@@ -63,7 +63,7 @@ class Timeline:
     times: np.ndarray
     poses: np.ndarray
     pieces: dict[str, PieceMotion]
-    events: tuple[Event, ...]
+    events: tuple[MotionEvent, ...]
     settled: bool
     seconds: float
     probe_direction_deg: float | None = None
@@ -83,11 +83,6 @@ class Timeline:
     def knocked_down(self) -> list[str]:
         """Ids of the pieces knocked down, scene order."""
         return [i for i in self.ids if self.pieces[i].knocked_down]
-
-    def pose_at(self, t: float) -> np.ndarray:
-        """(n, 7) poses of the last frame at or before time ``t`` (s)."""
-        k = int(np.searchsorted(self.times, t, side="right")) - 1
-        return self.poses[max(k, 0)]
 
     # --- files -------------------------------------------------------------------------------------
 
@@ -142,7 +137,7 @@ class Timeline:
                                         f"got {poses.shape}")
             motion_fields = [f.name for f in fields(PieceMotion)]
             pieces = {i: PieceMotion(**{k: p[k] for k in motion_fields}) for i, p in m["pieces"].items()}
-            events = tuple(Event(float(e["time"]), e["kind"], tuple(e["pieces"])) for e in m["events"])
+            events = tuple(MotionEvent(float(e["time"]), e["kind"], tuple(e["pieces"])) for e in m["events"])
             settings = PhysicsSettings(**m["settings"])
             return cls(scene, ids, times, poses, pieces, events, bool(m["settled"]), float(m["seconds"]),
                        m["probe_direction_deg"], settings)

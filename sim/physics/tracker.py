@@ -69,8 +69,8 @@ TIMELINE_THRESHOLDS = MotionThresholds.from_tolerances(tol)
 
 
 @dataclass(frozen=True)
-class Event:
-    """Something that happened.
+class MotionEvent:
+    """Something that happened to the tracked pieces' motion.
 
     Attributes:
         time: simulated time (s) of the frame it was first seen in.
@@ -166,7 +166,7 @@ class MotionTracker:
         self.began: dict[str, float] = {}
         self._rested: set[str] = set()
         self._rest_since: dict[str, float | None] = {}
-        self.events: list[Event] = []
+        self.events: list[MotionEvent] = []
         self._last = None  # the poses array of the last frame, when it is handed in again nothing is measured
         self._blind = False  # the last frame was judged without contacts (by the measures alone)
         self.rest_since: float | None = time
@@ -285,7 +285,7 @@ class MotionTracker:
                 | (m["drop"] > th.knocked_drop))
 
     def frame(self, t: float, poses: np.ndarray, contacts: Contacts | Callable[[], Contacts] | None = None,
-              resting: np.ndarray | None = None) -> list[Event]:
+              resting: np.ndarray | None = None) -> list[MotionEvent]:
         """Take one frame: poses (n, 7) in the tracker's order at time ``t``.
 
         Args:
@@ -324,7 +324,7 @@ class MotionTracker:
                     new[kind].append(i)
             if checks["moved"] and i not in self.began:
                 self.began[i] = t
-        found = [Event(t, kind, tuple(new[kind])) for kind in self._flags if new[kind]]
+        found = [MotionEvent(t, kind, tuple(new[kind])) for kind in self._flags if new[kind]]
         if new["moved"]:
             self._settled_reported = False
         if resting is not None:
@@ -332,7 +332,7 @@ class MotionTracker:
         self.events += found
         return found
 
-    def _rest(self, t: float, resting: np.ndarray) -> list[Event]:
+    def _rest(self, t: float, resting: np.ndarray) -> list[MotionEvent]:
         th = self.thresholds
         found = []
         came = []
@@ -346,16 +346,21 @@ class MotionTracker:
                 self._rested.add(i)
                 came.append(i)
         if came:
-            found.append(Event(t, "came_to_rest", tuple(came)))
+            found.append(MotionEvent(t, "came_to_rest", tuple(came)))
         if resting.all():
             if self.rest_since is None:
                 self.rest_since = t
             if not self._settled_reported and t - self.rest_since >= th.rest_window:
-                found.append(Event(t, "settled", ()))
+                found.append(MotionEvent(t, "settled", ()))
                 self._settled_reported = True
         else:
             self.rest_since = None
         return found
+
+    @property
+    def unsettled(self) -> bool:
+        """Pieces moved since the last ``settled`` event was reported (it is still to come)."""
+        return not self._settled_reported
 
     def settled(self, t: float) -> bool:
         """Every piece at rest over the last ``rest_window`` before ``t``."""

@@ -14,13 +14,19 @@ the file and the piece.
 from __future__ import annotations
 
 import hashlib
+import json
+import os
+import urllib.parse
 from pathlib import Path
 
 import numpy as np
 import trimesh
-from scipy.spatial import ConvexHull, QhullError
+from scipy.spatial import QhullError
 
 from sim.errors import ShapeError
+from sim.geometry import sat
+from sim.jsontext import READ_ERRORS
+from sim.limits import LIMITS, FileRefusedError, read_bytes
 from sim.pieces import dimensions as dim
 from sim.pieces.decompose import CACHE_VERSION, MAX_PARTS, cached_parts, coacd_parts, convex_bodies, exact_parts
 from sim.pieces.generic import GENERIC_WOOD
@@ -31,8 +37,9 @@ MAX_HULL_POINTS = 10_000
 """The most points a hull may be given."""
 MESH_SUFFIXES = {".obj": "obj", ".stl": "stl", ".ply": "ply", ".glb": "glb", ".gltf": "gltf"}
 """The mesh files read (through trimesh), by suffix."""
-MAX_MESH_BYTES = 50 * 1024 * 1024
-"""The largest mesh file read (bytes): as large as a scene file may be."""
+MAX_MESH_BYTES = LIMITS["mesh"]
+"""The largest mesh file read (bytes), its resources (a glTF's buffers) included: as large as a scene file may
+be."""
 MAX_MESH_TRIANGLES = 200_000
 """The most triangles a mesh file may have: a scan's worth; a block needs far fewer."""
 DECOMPOSITIONS = ("none", "exact", "coacd")
@@ -75,13 +82,12 @@ def hull(vertices) -> PieceShape:
     if not np.isfinite(points).all():
         raise ShapeError("vertices", "expected finite coordinates")
     try:
-        qhull = ConvexHull(points)
+        solid = sat.polytope(points)
     except QhullError:
         raise ShapeError("vertices", "the points lie in one plane (or on one line): a hull needs four points "
                                      "not in one plane") from None
-    extreme = points[np.sort(qhull.vertices)]
-    heights = extreme @ qhull.equations[:, :3].T
-    width = float((heights.max(axis=0) - heights.min(axis=0)).min())  # the least width across a face
+    extreme = points[np.sort(solid.vertex_index)]
+    width = sat.width(solid)  # the least width across a face
     if width < dim.MIN_SIZE:
         raise ShapeError("vertices", f"the points lie within {width:.3g} mm of one plane; a hull must be at least "
                                      f"{dim.MIN_SIZE:g} mm thick")
@@ -107,18 +113,23 @@ def mesh(file, scale: float = 1.0, decomposition: str = "none", threshold: float
             of zero volume, outside the size bounds, or not convex where ``decomposition`` is ``none``.
     """
     path = Path(file)
-    data = _read_bytes(path)
-    solid = _closed_mesh(data, path, float(scale))
+    files = mesh_files(path)
+    data = b"".join(_digestible(files))  # the file's own bytes when it names no resources
+    solid = _closed_mesh(files, path, float(scale))
     convex, other = convex_bodies(solid, FOLD_MM)
     parts = [(f"body-{i}", np.asarray(b.vertices)) for i, b in enumerate(convex)]
     approximation = None
     if other and decomposition == "none":
         raise ShapeError("file", f"{path}: the mesh is not convex, nor made of convex bodies; give decomposition "
                                  "\"exact\" (cut into convex parts) or \"coacd\" (approximate)")
-    digest = hashlib.sha256(data).hexdigest()
+    digest = mesh_digest(files)
     for i, body in enumerate(other):
-        def make(body=body):
-            return exact_parts(body, FOLD_MM) if decomposition == "exact" else coacd_parts(body, threshold)
+        what = path.name if len(other) == 1 else f"{path.name} (body {i + 1} of {len(other)})"
+
+        def make(body=body, what=what):
+            if decomposition == "exact":
+                return exact_parts(body, FOLD_MM, what=what)
+            return coacd_parts(body, threshold, what=what)
 
         key = _variant(CACHE_VERSION, digest, float(scale), decomposition, FOLD_MM, MAX_PARTS, i,
                        float(threshold) if decomposition == "coacd" else None, full=True)
@@ -139,30 +150,103 @@ def mesh(file, scale: float = 1.0, decomposition: str = "none", threshold: float
                     approximation=approximation)
 
 
-def _read_bytes(path: Path) -> bytes:
+def mesh_files(file) -> dict[str, bytes]:
+    """Every file a mesh is read from: ``{""``: the mesh file's bytes, then each resource it names (a glTF's
+    external buffers) by the name it gives``}``, read by the one policy for users' files
+    (:func:`sim.limits.read_bytes`: regular files only, :data:`MAX_MESH_BYTES` for them all together).
+
+    An OBJ's material library and a glTF's images are never read: a block is beech whatever its file says.
+    Resources must lie in the mesh file's folder or below it.
+
+    Raises:
+        ShapeError: (``file``) an unknown suffix, or a file that cannot be read (missing, not a regular file,
+            too large, or a resource outside the folder).
+    """
+    path = Path(file)
     suffix = path.suffix.lower()
     if suffix not in MESH_SUFFIXES:
         raise ShapeError("file", f"{path}: expected an OBJ, STL, PLY or glTF file "
                                  f"({', '.join(MESH_SUFFIXES)}), got {suffix or 'no suffix'}")
     try:
-        size = path.stat().st_size
-        if path.is_dir():
-            raise ShapeError("file", f"{path}: is a folder, not a mesh file")
-        if size > MAX_MESH_BYTES:
-            raise ShapeError("file", f"{path}: the file is {size / 2**20:.0f} MiB; a mesh file may be at most "
-                                     f"{MAX_MESH_BYTES // 2**20} MiB")
-        return path.read_bytes()
-    except OSError as e:
-        raise ShapeError("file", f"{path}: cannot read the file ({e.strerror or e})") from None
+        out = {"": read_bytes(path, "mesh", limit=MAX_MESH_BYTES)}
+        left = MAX_MESH_BYTES - len(out[""])
+        for name in _gltf_buffers(out[""]) if suffix == ".gltf" else ():
+            where = _resource(path, name)
+            out[name] = read_bytes(where, "mesh", limit=left)
+            left -= len(out[name])
+    except FileRefusedError as e:
+        raise ShapeError("file", str(e)) from None
+    return out
 
 
-def _closed_mesh(data: bytes, path: Path, scale: float) -> trimesh.Trimesh:
+def _gltf_buffers(data: bytes) -> list[str]:
+    """The external buffers a glTF file's JSON names (data: URIs hold their bytes and need no file)."""
+    try:
+        tree = json.loads(data.decode("utf-8"))
+        buffers = tree.get("buffers", []) if isinstance(tree, dict) else []
+        uris = [b.get("uri") for b in buffers if isinstance(b, dict)]
+    except (UnicodeDecodeError, *READ_ERRORS):
+        return []  # not JSON: trimesh says what is wrong with it
+    return list(dict.fromkeys(u for u in uris if isinstance(u, str) and u and not u.startswith("data:")))
+
+
+def _resource(path: Path, name: str) -> Path:
+    """Where a mesh file's resource ``name`` lies: in the mesh file's folder or below it, never elsewhere."""
+    folder = Path(os.path.abspath(path.parent))
+    where = Path(os.path.abspath(folder / urllib.parse.unquote(name)))
+    if Path(name).is_absolute() or not where.is_relative_to(folder):
+        raise FileRefusedError(f"{path}: {name}", "a resource outside the mesh file's folder is not read")
+    return where
+
+
+class _Resources(trimesh.resolvers.Resolver):
+    """A trimesh resolver over resources read already (:func:`mesh_files`): it reads nothing itself."""
+
+    def __init__(self, files: dict[str, bytes]):
+        self.files = files
+
+    def get(self, key):
+        if key not in self.files:
+            raise OSError(f"{key}: not read (only a glTF's buffers are)")
+        return self.files[key]
+
+    def write(self, name, data):
+        raise OSError("read only")
+
+    def namespaced(self, namespace):
+        return self
+
+    def keys(self):
+        return iter(self.files)
+
+
+def mesh_digest(files: dict[str, bytes]) -> str:
+    """The sha256 (hex) of what a mesh is made of (:func:`mesh_files`): the file's own when it names no
+    resources; the digest its shape and its cached decompositions are keyed by."""
+    h = hashlib.sha256()
+    for part in _digestible(files):
+        h.update(part)
+    return h.hexdigest()
+
+
+def _digestible(files: dict[str, bytes]):
+    """What a mesh's digests are made of: the file's bytes, then each resource's name and bytes (none for a file
+    that names none, so that its digest is the file's own)."""
+    yield files[""]
+    for name in sorted(n for n in files if n):
+        yield f"\0{name}\0{len(files[name])}\0".encode()
+        yield files[name]
+
+
+def _closed_mesh(files: dict[str, bytes], path: Path, scale: float) -> trimesh.Trimesh:
     """The file's triangles in mm, merged and checked: closed, consistently wound outwards, of volume."""
     import io
 
+    file_type = MESH_SUFFIXES[path.suffix.lower()]
+    options = {"skip_materials": True} if file_type == "obj" else {}
     try:
-        loaded = trimesh.load(io.BytesIO(data), file_type=MESH_SUFFIXES[path.suffix.lower()], force="mesh",
-                              process=False, resolver=trimesh.resolvers.FilePathResolver(str(path)))
+        loaded = trimesh.load(io.BytesIO(files[""]), file_type=file_type, force="mesh", process=False,
+                              resolver=_Resources({k: v for k, v in files.items() if k}), **options)
     except Exception as e:  # noqa: BLE001 - trimesh's loaders raise anything on a broken file
         raise ShapeError("file", f"{path}: not a mesh trimesh can read ({type(e).__name__}: {e})") from None
     if not isinstance(loaded, trimesh.Trimesh) or len(loaded.faces) == 0:
@@ -173,6 +257,10 @@ def _closed_mesh(data: bytes, path: Path, scale: float) -> trimesh.Trimesh:
     vertices = np.asarray(loaded.vertices, dtype=float) * scale
     if not np.isfinite(vertices).all():
         raise ShapeError("file", f"{path}: coordinates that are not finite numbers")
+    faces = np.asarray(loaded.faces)
+    if faces.ndim != 2 or faces.shape[1] != 3 or faces.min() < 0 or faces.max() >= len(vertices):
+        raise ShapeError("file", f"{path}: a triangle names a vertex the file does not have ({len(vertices)} "
+                                 f"vertices, indices {int(faces.min())}..{int(faces.max())})")
     solid = trimesh.Trimesh(vertices, loaded.faces, process=True)  # merges the corners files repeat (STL)
     solid.update_faces(solid.nondegenerate_faces())
     solid.remove_unreferenced_vertices()

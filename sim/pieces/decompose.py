@@ -20,14 +20,25 @@ Cuts and decompositions are kept on disk (:func:`cached_parts`): CoACD takes
 seconds a body (compas_cra's curve-3-blocks: 11 s to load), and every process
 that loads the scene (``check``, ``view``, ``render``) would take them again.
 
+Both are held to a budget of :data:`BUDGET` seconds a body
+(``$TOWERLAB_DECOMPOSE_SECONDS``), after which one line says what to do, and
+on a terminal show how long they have run once past a second. CoACD runs in a
+process of its own (``coacd_child.py``): its C++ does not return to Python
+until it ends, so Ctrl-C and the budget end that process instead, at once.
+
 Pure: numpy, trimesh and manifold3d (for the cuts).
 """
 
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import io
+import math
 import os
+import subprocess
+import sys
+import time
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -36,7 +47,7 @@ import numpy as np
 import trimesh
 
 from sim.atomic import write_bytes
-from sim.errors import ShapeError
+from sim.errors import ShapeError, printable
 from sim.tol import tol
 
 CACHE_ENV = "TOWERLAB_CACHE"
@@ -46,6 +57,79 @@ CACHE_VERSION = 1
 
 MAX_PARTS = 512
 """The most convex parts one piece may have (the contact finder pairs them; more is a typo or a scan)."""
+
+BUDGET = 300.0
+"""How long one body's decomposition may run (s) unless ``$TOWERLAB_DECOMPOSE_SECONDS`` says otherwise: a
+scanned block takes CoACD seconds to a minute on this project's 2-core machine (a bumpy ball of 5 120
+triangles: 9 CPU-seconds), a mesh at the 200 000 triangles a file may have far longer."""
+BUDGET_ENV = "TOWERLAB_DECOMPOSE_SECONDS"
+"""Environment variable: the decomposition budget (s) instead of :data:`BUDGET`."""
+CHILD = Path(__file__).with_name("coacd_child.py")
+"""The script that runs CoACD in a process of its own (run by path: it imports neither sim nor trimesh)."""
+
+
+def budget() -> float:
+    """The seconds a body's decomposition may take: ``$TOWERLAB_DECOMPOSE_SECONDS``, else :data:`BUDGET`.
+
+    Raises:
+        ShapeError: (``decomposition``) the variable is not a positive number of seconds.
+    """
+    value = os.environ.get(BUDGET_ENV, "").strip()
+    if not value:
+        return BUDGET
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = math.nan
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise ShapeError("decomposition", f"${BUDGET_ENV}: expected a number of seconds > 0, got {value!r}")
+    return seconds
+
+
+class Watch:
+    """One decomposition's time: shown on a terminal once past a second, held to its budget.
+
+    Args:
+        what: what is being done, for the progress line (``CoACD decomposition of joint.obj``).
+        advice: what to do when the budget runs out, for the error.
+        seconds: the budget (default :func:`budget`).
+    """
+
+    def __init__(self, what: str, advice: str, seconds: float | None = None):
+        self.what, self.advice = what, advice
+        self.seconds = budget() if seconds is None else seconds
+        self.start = time.monotonic()
+        self.shown = False
+
+    def tick(self, done: str = "") -> None:
+        """Show the time so far (and ``done``, e.g. ``12 parts``) on a terminal.
+
+        Raises:
+            ShapeError: (``decomposition``) the budget is spent.
+        """
+        elapsed = time.monotonic() - self.start
+        if elapsed > self.seconds:
+            raise ShapeError("decomposition", f"{self.what} did not finish within {self.seconds:g} s; "
+                                              f"{self.advice}, or allow longer with {BUDGET_ENV}=SECONDS")
+        if elapsed >= 1.0 and _terminal():
+            line = (f"{self.what}: {elapsed:.0f} s{', ' + done if done else ''} "
+                    f"(at most {self.seconds:g} s; Ctrl-C stops)")
+            sys.stderr.write(f"\r{printable(line)}\x1b[K")  # a file's name is the file's: escaped
+            sys.stderr.flush()
+            self.shown = True
+
+    def close(self) -> None:
+        """Clear the progress line, if one was shown."""
+        if self.shown:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+
+
+def _terminal() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):  # replaced or closed
+        return False
 
 
 def reflex_edges(mesh: trimesh.Trimesh, fold: float) -> np.ndarray:
@@ -94,26 +178,39 @@ def convex_bodies(mesh: trimesh.Trimesh, fold: float) -> tuple[list[trimesh.Trim
     return convex, other
 
 
-def exact_parts(body: trimesh.Trimesh, fold: float, most: int = MAX_PARTS) -> list[np.ndarray]:
+def exact_parts(body: trimesh.Trimesh, fold: float, most: int = MAX_PARTS, *, what: str = "the mesh",
+                seconds: float | None = None) -> list[np.ndarray]:
     """A closed body cut along the planes of its reflex edges into convex parts, exactly.
 
     Args:
         body: closed, consistently wound outwards.
         fold: see :func:`is_convex`; each cut lies ``fold / 10`` off its face.
         most: the most parts to make.
+        what: the mesh's name, for the progress line and the error.
+        seconds: the budget (default :func:`budget`).
 
     Returns:
         Each part's vertices (k, 3), mesh units.
 
     Raises:
-        ShapeError: (``decomposition``) more than ``most`` parts would be needed.
+        ShapeError: (``decomposition``) more than ``most`` parts would be needed, or the budget ran out.
     """
     import manifold3d
 
+    watch = Watch(f"cutting {what} into convex parts", "use decomposition \"coacd\" (approximate) or simplify "
+                  "the mesh", seconds)
     solid = manifold3d.Manifold(manifold3d.Mesh64(np.ascontiguousarray(body.vertices, dtype=float),
                                                   np.ascontiguousarray(body.faces, dtype=np.uint64)))
+    try:
+        return _cut_all(solid, fold, most, watch)
+    finally:
+        watch.close()
+
+
+def _cut_all(solid, fold: float, most: int, watch: Watch) -> list[np.ndarray]:
     todo, parts = [solid], []
     while todo:
+        watch.tick(f"{len(parts)} parts")
         for piece in todo.pop().decompose():
             out = piece.to_mesh64()
             mesh = trimesh.Trimesh(np.asarray(out.vert_properties)[:, :3], np.asarray(out.tri_verts, dtype=np.int64),
@@ -145,26 +242,58 @@ def _cut(piece, mesh: trimesh.Trimesh, reflex: np.ndarray, fold: float):
     raise ShapeError("decomposition", "no plane of a reflex edge cuts it: the mesh is not a clean solid")
 
 
-def coacd_parts(body: trimesh.Trimesh, threshold: float, most: int = MAX_PARTS) -> list[np.ndarray]:
-    """An approximate convex decomposition by CoACD (deterministic: seed 0).
+def coacd_parts(body: trimesh.Trimesh, threshold: float, most: int = MAX_PARTS, *, what: str = "the mesh",
+                seconds: float | None = None) -> list[np.ndarray]:
+    """An approximate convex decomposition by CoACD (deterministic: seed 0), in a process of its own.
 
     Args:
         body: a closed body.
         threshold: CoACD's concavity threshold (0.01 .. 1; lower is finer, more parts).
         most: the most parts to make.
+        what: the mesh's name, for the progress line and the error.
+        seconds: the budget (default :func:`budget`).
 
     Raises:
-        ShapeError: (``decomposition``) the optional ``coacd`` package is not installed.
+        ShapeError: (``decomposition``) the optional ``coacd`` package is not installed, CoACD failed,
+            or the budget ran out (the process is ended).
+        KeyboardInterrupt: Ctrl-C (the process is ended).
     """
-    try:
-        import coacd
-    except ImportError:
+    if importlib.util.find_spec("coacd") is None:
         raise ShapeError("decomposition", "\"coacd\" needs the optional package coacd "
-                                          "(pip install coacd, or towerlab[meshes])") from None
-    coacd.set_log_level("error")
-    hulls = coacd.run_coacd(coacd.Mesh(np.asarray(body.vertices, dtype=float), np.asarray(body.faces, dtype=np.int32)),
-                            threshold=threshold, max_convex_hull=most, seed=0)
-    return [np.asarray(v, dtype=float) for v, _ in hulls]
+                                          "(pip install coacd, or towerlab[meshes])")
+    given = io.BytesIO()
+    np.savez(given, vertices=np.asarray(body.vertices, dtype=float), faces=np.asarray(body.faces, dtype=np.int32),
+             threshold=np.float64(threshold), most=np.int64(most))
+    watch = Watch(f"CoACD decomposition of {what}", "raise its threshold (coarser parts), simplify the mesh or "
+                  "use decomposition \"exact\"", seconds)
+    proc = subprocess.Popen([sys.executable, str(CHILD), str(os.getpid())], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        out, err = _answer(proc, given.getvalue(), watch)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        watch.close()
+    if proc.returncode != 0:
+        lines = err.decode(errors="replace").strip().splitlines()
+        raise ShapeError("decomposition", f"CoACD failed ({lines[-1] if lines else f'exit {proc.returncode}'})")
+    with np.load(io.BytesIO(out), allow_pickle=False) as made:
+        return [np.asarray(made[f"part_{i}"], dtype=float) for i in range(int(made["count"]))]
+
+
+def _answer(proc: subprocess.Popen, given: bytes, watch: Watch) -> tuple[bytes, bytes]:
+    """A child's stdout and stderr once it ends, ticking ``watch`` every second meanwhile."""
+    try:
+        return proc.communicate(given, timeout=1.0)
+    except subprocess.TimeoutExpired:
+        pass
+    while True:
+        watch.tick()
+        try:
+            return proc.communicate(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            continue
 
 
 def cache_folder() -> Path | None:

@@ -132,7 +132,7 @@ class Backdrop:
 
 
 @dataclass(frozen=True)
-class Table:
+class TableLook:
     """The endless table under a scene without a board (sRGB colours).
 
     Attributes:
@@ -154,4 +154,4 @@ class Table:
 
 LIGHTING = Lighting()
 BACKDROP = Backdrop()
-TABLE = Table()
+TABLE = TableLook()

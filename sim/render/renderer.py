@@ -35,7 +35,7 @@ from sim.render.camera import Camera as ViewCamera
 from sim.render.camera import board_corners, piece_corners, scene_camera
 from sim.render.graph import ID_MASK, MAIN_MASK, SHADOW_MASK, GeomLibrary, SceneGraph, geom_node
 from sim.render.lightview import fit_light, top_view
-from sim.render.looks import BACKDROP, LIGHTING, TABLE, Backdrop, Lighting, Table
+from sim.render.looks import BACKDROP, LIGHTING, TABLE, Backdrop, Lighting, TableLook
 
 SHADOW_MAP = 2048  # texels per side of the shadow map
 SHADOW_BOARD_LIMIT = 0.5  # m: boards up to this size cast shadows (game boards, not big tables)
@@ -89,7 +89,7 @@ class Renderer:
     """
 
     def __init__(self, backend: Backend, lighting: Lighting = LIGHTING, backdrop: Backdrop = BACKDROP,
-                 shadow_map: int = SHADOW_MAP, antialias: str = "msaa", table: Table = TABLE):
+                 shadow_map: int = SHADOW_MAP, antialias: str = "msaa", table: TableLook = TABLE):
         if antialias not in ANTIALIAS:
             raise ValueError(f"antialias must be one of {', '.join(ANTIALIAS)}, got {antialias!r}")
         self.antialias = antialias

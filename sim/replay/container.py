@@ -11,6 +11,12 @@ central directory comes only at :meth:`AppendZip.close`. So:
   run of whole members followed by at most one cut member: :func:`scan` reads the
   whole ones from their local headers and says where the cut is.
 
+:func:`read_archive` tells the two apart from the end of the file: a closed
+archive ends with its end record, whose directory lies right before it and
+lists every member the local headers hold, at the same offsets, with the same
+sizes and CRC-32s. A closed file whose members disagree with its directory is
+damaged, never read as one whose writer died.
+
 Names are ASCII, times in the headers fixed (1980-01-01) so that the same
 recording makes the same bytes. Past 65 535 members the end record is the
 zip64 one (about nine hours of play at two members a second).
@@ -27,6 +33,8 @@ import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+
+from sim.atomic import finish, temporary
 
 LOCAL = b"PK\x03\x04"
 CENTRAL = b"PK\x01\x02"
@@ -101,8 +109,11 @@ class AppendZip:
     every member before it; with ``sync`` a thread also syncs the file to the disk after each member
     (the last one synchronously, at :meth:`close`), so that a power cut leaves all but the last few.
 
+    The members go to a temporary file beside ``path`` until :meth:`place` (or :meth:`close`) moves it
+    there: a run that fails before it has anything worth keeping leaves an existing file as it was.
+
     Args:
-        path: the file; an existing one is replaced.
+        path: the file; an existing one is replaced when the new one is placed.
         sync: sync to the disk too (``os.fsync``).
 
     Raises:
@@ -112,7 +123,9 @@ class AppendZip:
     def __init__(self, path, *, sync: bool = True):
         self.path = Path(path)
         self.sync = sync
-        self._file = open(self.path, "wb")  # noqa: SIM115 (kept open while the recording goes on)
+        fd, self._tmp = temporary(self.path)
+        self._file = os.fdopen(fd, "wb")  # kept open while the recording goes on, wherever its name goes
+        self._placed = False
         self._members: list[Member] = []
         self._offset = 0
         self._syncer = _Syncer(self._file.fileno()) if sync else None
@@ -151,8 +164,17 @@ class AppendZip:
         self._offset = end
         return member
 
+    def place(self) -> None:
+        """Put the file at its path (replacing what was there), once what it holds is worth keeping; it goes on
+        growing there. Placing twice does nothing."""
+        if self._file is not None and not self._placed:
+            self._flush()
+            finish(self._tmp, self.path)
+            self._placed = True
+
     def close(self) -> None:
-        """Write the central directory: the file becomes an ordinary zip archive. Closing twice does nothing."""
+        """Write the central directory: the file becomes an ordinary zip archive, at its path. Closing twice
+        does nothing."""
         if self._file is None:
             return
         start = self._offset
@@ -175,15 +197,20 @@ class AppendZip:
         self._stop_syncing()
         if self.sync:
             os.fsync(self._file.fileno())
+        self.place()
         self._file.close()
         self._file = None
 
     def abandon(self) -> None:
-        """Close the file without a central directory (what a crash leaves; for tests and for errors)."""
+        """Close the file without a central directory (what a crash leaves; for tests and for errors); one not
+        placed yet is removed, and a file that was at its path stays."""
         if self._file is not None:
             self._stop_syncing()
             self._file.close()
             self._file = None
+            if not self._placed:
+                with contextlib.suppress(OSError):
+                    os.unlink(self._tmp)
 
     def _flush(self) -> None:
         self._file.flush()
@@ -240,11 +267,12 @@ class DamagedError(ValueError):
     """A whole member whose bytes do not match its CRC-32, or bytes that are no zip member at all."""
 
 
-def scan(data: bytes) -> Scan:
+def scan(data: bytes, stop: int | None = None) -> Scan:
     """Read every whole member of an archive :class:`AppendZip` wrote, closed or not.
 
     Args:
         data: the file's bytes.
+        stop: where its central directory begins, when known (:func:`read_archive`): the members end there.
 
     Raises:
         DamagedError: a whole member fails its CRC-32, or something other than a member or the central
@@ -252,7 +280,7 @@ def scan(data: bytes) -> Scan:
     """
     members = []
     pos = 0
-    n = len(data)
+    n = len(data) if stop is None else stop
     while pos < n:
         signature = data[pos:pos + 4]
         if n - pos < 4:
@@ -279,4 +307,91 @@ def scan(data: bytes) -> Scan:
             raise DamagedError(f"byte {pos}: a member name that is not ASCII") from None
         members.append(Member(name, pos, start + packed, crc, body))
         pos = start + packed
-    return Scan(tuple(members), False, None)
+    return Scan(tuple(members), stop is not None and pos == stop, None)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A member as the central directory lists it."""
+
+    name: str
+    offset: int
+    size: int
+    crc: int
+
+
+def _end_record(data: bytes) -> tuple[int, int, int] | None:
+    """(members, directory offset, directory size) of the end record that closes ``data``, or None when the
+    file does not end with one whose directory lies right before it (an NPZ member's own end record, which ends
+    a file whose writer died after it, lists a directory at offsets of its own and never matches)."""
+    at = len(data) - _END.size
+    if at < 0 or data[at:at + 4] != END:
+        return None
+    _, disk, disk0, n_disk, n, size, offset, comment = _END.unpack_from(data, at)
+    if disk or disk0 or comment or n_disk != n:
+        return None
+    if n == 0xFFFF or offset == _MAX32 or size == _MAX32:  # the zip64 records say
+        loc = at - _LOCATOR64.size
+        if loc < 0 or data[loc:loc + 4] != LOCATOR64:
+            return None
+        _, _, end64, _ = _LOCATOR64.unpack_from(data, loc)
+        if end64 + _END64.size != loc or data[end64:end64 + 4] != END64:
+            return None
+        _, _, _, _, _, _, n_disk, n, size, offset = _END64.unpack_from(data, end64)
+        at = end64
+    if n_disk != n or offset + size != at or data[offset:offset + 4] not in (CENTRAL, END64, END):
+        return None
+    return n, offset, size
+
+
+def _directory(data: bytes, n: int, offset: int, size: int) -> list[Entry]:
+    """The central directory's entries.
+
+    Raises:
+        DamagedError: it is not the directory :class:`AppendZip` writes.
+    """
+    out, pos, stop = [], offset, offset + size
+    for k in range(n):
+        if pos + _CENTRAL_HEADER.size > stop or data[pos:pos + 4] != CENTRAL:
+            raise DamagedError(f"byte {pos}: the central directory is damaged (entry {k} of {n})")
+        (_, _, _, _, method, _, _, crc, packed, length, name_len, extra_len, comment_len, _, _, _,
+         where) = _CENTRAL_HEADER.unpack_from(data, pos)
+        raw = data[pos + _CENTRAL_HEADER.size:pos + _CENTRAL_HEADER.size + name_len]
+        pos += _CENTRAL_HEADER.size + name_len + extra_len + comment_len
+        if method != zipfile.ZIP_STORED or packed != length or pos > stop:
+            raise DamagedError(f"byte {pos}: the central directory is damaged (entry {k} of {n})")
+        out.append(Entry(raw.decode("ascii", "replace"), where, length, crc))
+    if pos != stop:
+        raise DamagedError(f"byte {pos}: the central directory does not end where its end record says")
+    return out
+
+
+def read_archive(data: bytes) -> Scan:
+    """The whole members of a recording's archive, and whether its writer closed it, told from its end.
+
+    A file that ends with its end record was closed: every member must be whole, and the local headers and the
+    directory must agree member for member (a flipped byte in a member's sizes would otherwise read as a cut and
+    drop every later second). A file without one is read from its local headers (:func:`scan`): a writer that
+    died, or a closed file cut inside its directory.
+
+    Raises:
+        DamagedError: a member fails its CRC-32, bytes are no member, or a closed file's members and directory
+            disagree.
+    """
+    end = _end_record(data)
+    if end is None:
+        return scan(data)
+    n, offset, size = end
+    entries = _directory(data, n, offset, size)
+    found = scan(data, offset)  # the members, up to the directory
+    if found.cut is not None or not found.closed:
+        raise DamagedError(f"byte {found.cut}: a member runs past the central directory of a closed recording "
+                           "(its header is damaged)")
+    if len(found.members) != len(entries):
+        raise DamagedError(f"the central directory lists {len(entries)} members, the file holds "
+                           f"{len(found.members)}")
+    for m, e in zip(found.members, entries):
+        if (m.name, m.offset, m.crc, len(m.data)) != (e.name, e.offset, e.crc, e.size):
+            raise DamagedError(f"member {m.name} (byte {m.offset}): its header and the central directory disagree "
+                               f"(directory: {e.name} at byte {e.offset}, {e.size} bytes)")
+    return found

@@ -39,20 +39,29 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.spatial.transform import Rotation
 
+from sim.games import registry
 from sim.names import listing
 from sim.replay.collapse import Collapse, collapses, rest_poses
 from sim.replay.errors import ReplayError
 
-VARIANTS = {"tohuwabohu": ("pro", "basic"), "talo": ("talo", "fantasy"), "babylon": ("tactical", "fast"),
-            "free": (None,)}
-"""The variants each game's penalty knows, the default first."""
+UNRECORDED = {"tohuwabohu": "pro", "talo": "talo", "babylon": "tactical"}
+"""The collapse rule a recording that names no variant is judged by (Tohuwabohu's professional variant: the
+basic game's collapse costs nothing)."""
 
-RULES_OF = {("talo", "green"): "talo", ("talo", "island"): "talo", ("tohuwabohu", "advanced"): "basic",
-            ("babylon", "expert"): "tactical", ("babylon", "fast-expert"): "fast"}
-"""Variants that ``towerlab play`` records -> the variant whose collapse rule they follow: Talo's green and island
-boards are the base game's rules, Tohuwabohu's advanced game is the basic one with a shorter timer, Babylon's
-expert game is the tactical one with one more special move, and the fast game's expert variant only scores
-differently."""
+
+def rules_of(game: str) -> tuple[str | None, ...]:
+    """The collapse rules of ``game``'s registered variants (each variant's ``penalty``: Talo's two boards follow
+    the base game's, Tohuwabohu's advanced game the basic one's, Babylon's expert games those of the game they
+    add to), the one for an unrecorded variant first; ``(None,)`` for a game without rules."""
+    found = [v.penalty for v in registry.variants(game)]
+    if not found:
+        return (None,)
+    return tuple(dict.fromkeys([UNRECORDED.get(game, found[0]), *found]))
+
+
+def _rule(game: str, name: str | None) -> str | None:
+    """The collapse rule a recorded or asked ``name`` means: a registered variant's, else the name itself."""
+    return next((v.penalty for v in registry.variants(game) if v.name == name), name)
 
 
 @dataclass(frozen=True)
@@ -103,11 +112,10 @@ def settle(recording, variant: str | None = None) -> Penalty:
     Raises:
         ReplayError: a variant the game does not have, or recorded game data the rules refuse.
     """
-    game = recording.game if recording.game in VARIANTS else "free"
-    known = VARIANTS[game]
+    game = recording.game if recording.game in registry.games() else "free"
+    known = rules_of(game)
     note = None
-    chosen = variant or recording.variant
-    chosen = RULES_OF.get((game, chosen), chosen)
+    chosen = _rule(game, variant or recording.variant)
     if chosen is None:
         chosen = known[0]
         if game != "free":
@@ -116,8 +124,8 @@ def settle(recording, variant: str | None = None) -> Penalty:
         note = f"recorded as {recording.variant}, judged as {variant} as asked"
     if chosen not in known:
         where = "--variant" if variant is not None else "header.json: variant"  # asked, or recorded
-        raise ReplayError(f"{recording.path}: {where}: {game} has {', '.join(v for v in known if v)}, "
-                          f"got {chosen!r}")
+        has = f"has {', '.join(v for v in known if v)}" if any(known) else "has no variants"  # free: none
+        raise ReplayError(f"{recording.path}: {where}: {game} {has}, got {chosen!r}")
     found = tuple(collapses(recording))
     judge = _JUDGES[(game, chosen)]
     rule, consequence, lines = judge(recording, found)
@@ -139,7 +147,7 @@ def _tohuwabohu_basic(recording, found):
 
 def _tohuwabohu_pro(recording, found):
     from sim.games.tohuwabohu import pro
-    from sim.games.tohuwabohu.table import GameError
+    from sim.games.tohuwabohu.state import GameError
 
     rule = ("Tohuwabohu, professional variant: after a collapse the players choose together to go on with the "
             "round unpunished, or to begin a new round in which whoever caused it puts one fulfilled order card "
@@ -181,7 +189,7 @@ def _tohuwabohu_pro(recording, found):
 def _pro_state(recording, c: Collapse, culprit: str):
     """The professional game just before the collapse: its last recorded state, or its fulfilled cards."""
     from sim.games.tohuwabohu.pro import ProState
-    from sim.games.tohuwabohu.table import Hand
+    from sim.games.tohuwabohu.state import Hand
 
     state = _last_state(recording, c, ProState)
     if state is not None:
@@ -414,4 +422,4 @@ _JUDGES = {("tohuwabohu", "pro"): _tohuwabohu_pro, ("tohuwabohu", "basic"): _toh
            ("talo", "talo"): _talo, ("talo", "fantasy"): _fantasy, ("babylon", "fast"): _babylon_fast,
            ("babylon", "tactical"): _babylon_tactical, ("free", None): _free}
 
-__all__ = ["VARIANTS", "Penalty", "settle"]
+__all__ = ["UNRECORDED", "Penalty", "rules_of", "settle"]

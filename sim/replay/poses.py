@@ -194,6 +194,27 @@ def full_chunk(arrays: dict) -> dict[str, np.ndarray]:
     return {k: arrays[k] if k in arrays else np.zeros(*_SHAPES[k]) for k in ARRAYS}
 
 
+def check_poses(poses: np.ndarray, most: float, slack: float) -> str | None:
+    """What is wrong with (n, 7) poses (None when nothing): a number that is not finite, a position farther than
+    ``most`` (m) from the origin, a quaternion whose length is not 1 within ``slack`` (zero, or not a rotation).
+    """
+    if not len(poses):
+        return None
+    if not np.isfinite(poses).all():
+        row = int(np.flatnonzero(~np.isfinite(poses).all(axis=1))[0])
+        return f"row {row}: a number that is not finite ({poses[row].tolist()})"
+    far = np.abs(poses[:, :3]).max(axis=1) > most
+    if far.any():
+        row = int(np.flatnonzero(far)[0])
+        return f"row {row}: a position farther than {most:g} m ({poses[row, :3].tolist()})"
+    length = np.sqrt(np.einsum("ij,ij->i", poses[:, 3:], poses[:, 3:]))
+    off = np.abs(length - 1.0) > slack
+    if off.any():
+        row = int(np.flatnonzero(off)[0])
+        return f"row {row}: a quaternion of length {length[row]:.6g}, not a rotation ({poses[row, 3:].tolist()})"
+    return None
+
+
 def check_chunk(arrays: dict, roster_size: int, frames_before: int) -> str | None:
     """What is wrong with one chunk's arrays (None when nothing): unknown or missing arrays, dtypes, shapes,
     piece numbers outside the roster, frame numbers outside the chunk or out of order."""
@@ -208,6 +229,8 @@ def check_chunk(arrays: dict, roster_size: int, frames_before: int) -> str | Non
             return f"{k}: expected {np.dtype(dtype).name} rows of shape {shape[1:]}, got {v.dtype.name} {v.shape}"
     a = full_chunk(arrays)
     f = len(a["times"])
+    if f and not np.isfinite(a["times"]).all():
+        return "times: a time that is not finite"
     if f and not np.all(np.diff(a["times"]) >= 0):
         return "times: not in order"
     for rows, poses in (("keys", "key_poses"), ("deltas", "delta_poses")):
@@ -225,6 +248,11 @@ def check_chunk(arrays: dict, roster_size: int, frames_before: int) -> str | Non
         return "roster: expected -1 (leaves) or +1 (joins)"
     if frames_before == 0 and f and (not len(a["keys"]) or a["keys"][0, 0] != 0):
         return "keys: the first frame must be a keyframe"
+    k = a["keys"]
+    if len(k) > 1:  # a keyframe holds each piece once
+        s = k[np.lexsort((k[:, 1], k[:, 0]))]
+        if np.any(np.all(s[1:] == s[:-1], axis=1)):
+            return "keys: a keyframe holds a piece twice"
     return None
 
 
@@ -258,6 +286,29 @@ class PoseTrack:
 
     def __len__(self) -> int:
         return len(self.times)
+
+    def check(self) -> str | None:
+        """What is wrong with the pieces' coming and going (None when nothing): between two keyframes a piece
+        leaves only while present and joins only while absent (decoding removes and appends them), checked
+        in one pass over the keyframes and the roster's changes."""
+        changes = sorted(zip(np.r_[self.leave_frame, self.join_frame].tolist(),
+                             [0] * len(self.leave_frame) + [1] * len(self.join_frame),
+                             np.r_[self.leave_ids, self.join_ids].tolist()))
+        keys = self.key_frame.tolist()
+        k, present = -1, set()
+        for frame, joining, number in changes:
+            while k + 1 < len(keys) and keys[k + 1] <= frame:
+                k += 1
+                a, b = self.key_offsets[k], self.key_offsets[k + 1]
+                present = set(self.key_ids[a:b].tolist())
+            if k >= 0 and keys[k] == frame:
+                continue  # the keyframe lists the frame's pieces itself
+            if joining and number in present:
+                return f"roster: piece {number} joins at frame {frame} while it is there"
+            if not joining and number not in present:
+                return f"roster: piece {number} leaves at frame {frame} while it is not there"
+            (present.add if joining else present.discard)(number)
+        return None
 
     def frame_at(self, t: float) -> int:
         """The number of the last frame at or before time ``t`` (s); the first one before it."""

@@ -29,6 +29,7 @@ import sim
 from sim.replay.errors import RecorderError
 from sim.replay.live import LiveFeed
 from sim.replay.members import json_bytes, npz_bytes
+from sim.replay.meshes import MeshPacker
 from sim.replay.poses import PoseEncoder
 from sim.replay.records import FORMAT, WORLD_ACTIONS, RecordedAction, RecordedEvent, check_kind
 from sim.replay.writer import ChunkWriter
@@ -109,6 +110,8 @@ class Recorder:
         self._chunk_actions: list[RecordedAction] = []  # written as JSON by the writing thread
         self._chunk_events: list[RecordedEvent] = []
         self._live = None  # the live feed, once feed() was called
+        self._meshes = MeshPacker(self._write_mesh)  # mesh files travel inside the recording
+        self._pending_meshes: list[tuple[str, bytes]] | None = []  # written right after the header
 
     # --- starting and stopping -------------------------------------------------------------------
 
@@ -185,17 +188,23 @@ class Recorder:
         Raises:
             RecorderError: started already, or the file cannot be made.
         """
-        from sim.scene.io import piece_to_dict, to_dict
+        from sim.errors import ShapeError
+        from sim.scene.io import to_dict
 
         if self._writer is not None:
             raise RecorderError(f"{self.path}: the recording was started already")
         players = scene.players if players is None else players
+        scene_json = to_dict(scene)
+        try:  # every mesh file a piece names becomes a member (written after the header), named in its place
+            scene_json["pieces"] = [self._meshes.spec(p) for p in scene_json["pieces"]]
+        except ShapeError as e:
+            raise RecorderError(f"{self.path}: cannot record a mesh piece ({e})") from None
         header = {
             "format": FORMAT, "software": "towerlab", "software_version": sim.__version__, "source": source,
             "game": game or scene.game, "variant": variant, "players": None if players is None else list(players),
             "seed": None if seed is None else int(seed), "settings": settings_json(settings),
             "rate_hz": self.rate_hz, "chunk_seconds": self.chunk_seconds, "keyframe_seconds": self.keyframe_seconds,
-            "start_time": float(time), "replayable": bool(replayable), "scene": to_dict(scene),
+            "start_time": float(time), "replayable": bool(replayable), "scene": scene_json,
             "extra": dict(extra or {}),
         }
         exact = scene.poses() if poses is None else np.asarray(poses, dtype=np.float64).reshape(len(scene.pieces), 7)
@@ -207,8 +216,27 @@ class Recorder:
         self._start = self._latest = float(time)
         self._chunk_end = self._start + self.chunk_seconds - 1e-9
         self._write(HEADER, json_bytes(header), chain=True)
+        pending, self._pending_meshes = self._pending_meshes, None
+        for name, data in pending:
+            self._write(name, data)
         self._write(SCENE_POSES, npz_bytes({"poses": exact}))
-        self._roster = [(p.id, piece_to_dict(p)) for p in scene.pieces]  # numbers 0..n-1: the scene's pieces
+        self._roster = [(p.id, spec) for p, spec in zip(scene.pieces, scene_json["pieces"])]  # numbers 0..n-1
+
+    def _write_mesh(self, name: str, data: bytes) -> None:
+        """A mesh file's member: after the header (kept until it is written), else at once."""
+        if self._pending_meshes is not None:
+            self._pending_meshes.append((name, data))
+        else:
+            self._write(name, data)
+
+    def _portable(self, spec: Mapping) -> dict:
+        """A piece's file form as the recording holds it: its mesh files as members of the recording."""
+        from sim.errors import ShapeError
+
+        try:
+            return self._meshes.spec(dict(spec))
+        except ShapeError as e:
+            raise RecorderError(f"{self.path}: cannot record a mesh piece ({e})") from None
 
     def start_live(self, live, seed: int | None = None, game: str | None = None, players=None, *,
                    variant: str | None = None, extra: Mapping | None = None) -> None:
@@ -281,6 +309,8 @@ class Recorder:
         t = self._at(t, "action")
         world = kind in WORLD_ACTIONS if world is None else bool(world)
         args = dict(data.get("args") or {})
+        if kind == "add" and isinstance(args.get("spec"), Mapping):
+            args["spec"] = self._portable(args["spec"])
         a = RecordedAction(len(self._action_log), t, actor, kind, data.get("piece"), data.get("hand"), args, world,
                            (t if world_time is None else float(world_time)) if world else None)
         if kind == "add" and isinstance(args.get("spec"), Mapping):
@@ -295,7 +325,7 @@ class Recorder:
         from sim.scene.io import piece_to_dict
 
         self._catch_up()
-        self._specs[piece.id] = piece_to_dict(piece)
+        self._specs[piece.id] = self._portable(piece_to_dict(piece))
 
     def event(self, t: float, kind: str, pieces=(), cause: int | None = None, data: Mapping | None = None) -> int:
         """Record an event.

@@ -21,27 +21,6 @@ SUPPORTED_FORMATS = (FORMAT,)
 WORLD_ACTIONS = ("add", "remove", "set_pose", "push", "grab", "move_hand", "release", "shake")
 """Action kinds the live world applies (``LiveWorld.apply``): those a re-simulation replays."""
 
-PHYSICS_EVENTS = ("moved", "left_support", "fell", "knocked_down", "came_to_rest", "settled")
-"""Event kinds the physics reports (``sim.physics.tracker.EVENT_KINDS``)."""
-
-SESSION_EVENTS = ("picked", "dropped", "added", "removed", "restored", "engine_reset")
-"""Event kinds of a live session: derived from the live world's actions (a grab is ``picked``, a release
-``dropped``, an add ``added``, a remove ``removed``), a world that went back in time (``restored``, recorded
-by the feed), and ``engine_reset`` ``{"world_time"}``, which a session records when it takes an exact
-snapshot (``LiveWorld.snapshot(exact=True)`` makes every body afresh: a re-simulation does the same there)."""
-
-GAME_EVENTS = ("turn_changed", "card_fulfilled", "round_ended", "collapse_choice", "game_state", "game_over")
-"""Event kinds the games record (any other ``[a-z][a-z0-9_]*`` name is allowed too):
-
-* ``turn_changed`` ``{"player"}``: whose turn it is from now;
-* ``card_fulfilled`` ``{"player", "card"}``: a Tohuwabohu order card set aside;
-* ``round_ended`` ``{"round", "reason"}``;
-* ``collapse_choice`` ``{"choice": "punish" | "continue", "card"?}``: what the Tohuwabohu players chose
-  after a collapse (the professional variant);
-* ``game_state`` ``{"state"}``: a game state's JSON (``sim.games.suite.state_from_json`` reads it back);
-* ``game_over`` ``{"reason", "winners", "loser"}``.
-"""
-
 _KIND = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 
 
@@ -115,7 +94,8 @@ class RecordedEvent:
     Attributes:
         index: its place in the recording's event log, from 0.
         time: recording time (s).
-        kind: see :data:`PHYSICS_EVENTS`, :data:`SESSION_EVENTS`, :data:`GAME_EVENTS`; games may add their own.
+        kind: the physics', a session's or a game's (docs/recording-format.md lists them; any
+            ``[a-z][a-z0-9_]*`` name is allowed).
         pieces: the pieces concerned.
         cause: index of the action that caused it (the last one before it), or None.
         data: anything else, JSON data.

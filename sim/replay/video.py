@@ -32,6 +32,9 @@ FORMATS = (".mp4", ".gif")
 DEFAULT_FPS = {".mp4": 30.0, ".gif": 25.0}
 """Frames per second of video (25 for GIF: its delays count in hundredths of a second)."""
 
+MAX_FRAMES = 100_000
+"""The most frames a video may have (an hour at 30 fps is 108 000: give --from and --to)."""
+
 FOLLOW_SMOOTHING = 0.25
 """Time constant (s of video) with which a following camera catches up with its piece."""
 
@@ -62,10 +65,14 @@ class VideoPlan:
     captions: bool = True
 
     @property
+    def count(self) -> int:
+        """How many video frames it has (counted, not made: a long clip is refused before anything is allocated)."""
+        return int(math.floor((self.end - self.start) * self.fps / self.speed + 1e-9)) + 1
+
+    @property
     def times(self) -> np.ndarray:
         """(N,) the recording time of every video frame (s)."""
-        n = int(math.floor((self.end - self.start) * self.fps / self.speed + 1e-9)) + 1
-        return self.start + np.arange(n) * (self.speed / self.fps)
+        return self.start + np.arange(self.count) * (self.speed / self.fps)
 
 
 def plan_video(recording, path, *, start: float | None = None, end: float | None = None, speed: float = 1.0,
@@ -116,8 +123,8 @@ def plan_video(recording, path, *, start: float | None = None, end: float | None
     elif camera not in CAMERAS:
         raise ReplayError(f"--camera: expected one of {', '.join(CAMERAS)} or follow:ID, got {camera!r}")
     plan = VideoPlan(path, start, end, float(speed), fps, (w, h), name, follow, captions)
-    if len(plan.times) > 100_000:
-        raise ReplayError(f"--speed {speed:g} over {end - start:g} s makes {len(plan.times)} frames; at most 100000")
+    if plan.count > MAX_FRAMES:
+        raise ReplayError(f"--speed {speed:g} over {end - start:g} s makes {plan.count} frames; at most {MAX_FRAMES}")
     return plan
 
 

@@ -23,7 +23,7 @@ class ChunkWriter:
     """Writes the members of a recording, in order.
 
     Args:
-        path: the file (replaced if it exists).
+        path: the file (one that exists is replaced once the first chunk is written, or at :meth:`close`).
         sync: sync members to the disk too (see :class:`~sim.replay.container.AppendZip`).
 
     Attributes:
@@ -120,6 +120,7 @@ class ChunkWriter:
                     body = {**body, "npz_sha256": self.digests[-1][2], "previous_sha256": self._previous}
                     self._append(json_name, json_bytes(body))
                     self._previous = self.digests[-1][2]
+                    self._zip.place()  # a whole chunk (second) is in it: worth replacing an older file for
                     self.cpu += time.thread_time() - start
             except BaseException as e:  # noqa: BLE001 (kept, and raised in the session's thread)
                 self._error = e

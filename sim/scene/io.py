@@ -18,6 +18,7 @@ from sim.atomic import write_text
 from sim.errors import SceneError, ShapeError, UnknownKindError
 from sim.geometry.transforms import canonical_quat, euler_to_quat
 from sim.jsontext import READ_ERRORS, dumps_one_per_line, unreadable
+from sim.limits import FileRefusedError, read_text
 from sim.names import RESERVED_IDS
 from sim.pieces import DEFAULT_BOARD, KINDS, MM
 from sim.pieces import board as catalogue_board
@@ -29,7 +30,6 @@ from sim.scene.overlap import refuse_overlaps
 from sim.scene.schema import got
 from sim.tol import tol
 
-MAX_FILE_BYTES = 50 * 1024 * 1024
 G_CM3 = 1000.0
 SAVE_DIGITS = 6
 """Decimals of the millimetres (and degrees) a saved scene keeps: nanometres, far below any tolerance."""
@@ -58,24 +58,18 @@ def load_scene(path, *, solid: bool = False) -> Scene:
     return refuse_overlaps(scene) if solid else scene
 
 
-def read_json(path):
-    """The parsed content of a JSON file of towerlab's (a scene, a game script).
+def read_json(path, kind: str = "scene"):
+    """The parsed content of a JSON file of towerlab's (a scene, a game script: ``kind``, a key of
+    :data:`sim.limits.LIMITS`), read by the one policy for users' files (a regular file within its limit).
 
     Raises:
-        SceneError: the file cannot be read, is too large, or is not JSON it can hold.
+        SceneError: the file cannot be read, is no regular file, is too large, or is not JSON it can hold.
     """
-    path = Path(path)
     source = str(path)
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise SceneError(source, "", f"file is {size / 2**20:.0f} MiB; a file may be at most "
-                                         f"{MAX_FILE_BYTES // 2**20} MiB")
-        text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise SceneError(source, "", f"cannot read the file ({e.strerror or e})") from None
-    except UnicodeDecodeError:
-        raise SceneError(source, "", "not a text file (expected UTF-8 JSON)") from None
+        text = read_text(path, kind)
+    except FileRefusedError as e:
+        raise SceneError(source, "", e.reason) from None
     return parse_json(text, source)
 
 

@@ -7,6 +7,8 @@ import math
 import numpy as np
 import shapely
 
+from sim.tol import tol
+
 
 def lowest_bound(points: np.ndarray) -> tuple[float, float]:
     """Minimise ``max_i points[i] · d(θ)`` over θ: (θ, value).
@@ -29,8 +31,12 @@ def lowest_directions(points: np.ndarray, count: int, taken=(), apart: float = 0
 
     The candidates are :func:`lowest_bound`'s (crossings and bottoms of the sinusoids) where the
     bound lies under ``below`` (the rest need no evaluation); the lowest first, then each next
-    lowest more than ``apart`` (rad) from every one chosen and from every direction in ``taken``
-    (evaluated already: the bound there is exact).
+    lowest more than ``apart`` (rad) from every one chosen, and not a direction in ``taken``
+    (evaluated already: the bound there is exact; ``tol.direction_apart``). A candidate close to
+    an evaluated direction is not: where the set of withstood accelerations is a thin sliver (an
+    arch, strong across its plane and weak along it), the support function rises eightfold within
+    a degree of the weakest direction, and a search that passed over the minimum a degree off an
+    evaluated direction stopped with the margin eight times too large and its lower bound at 0.
     """
     angles = directions(np.vstack([crossing_normals(points), -points]))
     if len(angles) == 0 or count <= 0:
@@ -41,7 +47,8 @@ def lowest_directions(points: np.ndarray, count: int, taken=(), apart: float = 0
         if not bound[k] < below:
             break
         a = float(angles[k])
-        if all(abs(math.remainder(a - b, 2.0 * math.pi)) > apart for b in [*out, *taken]):
+        if all(abs(math.remainder(a - b, 2.0 * math.pi)) > apart for b in out) and \
+                all(abs(math.remainder(a - b, 2.0 * math.pi)) > tol.direction_apart for b in taken):
             out.append(a)
             if len(out) == count:
                 break

@@ -15,13 +15,22 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 from sim.errors import TowerlabError
 from sim.jsontext import READ_ERRORS, unreadable
-from sim.viewer.fields import REQUIRED, Field, flag, got, number, one_of, text, text_or_none, vector
+from sim.limits import (
+    MAX_ACTIONS,
+    MAX_SCRIPT_SECONDS,
+    PICTURE_SIDES,
+    FileRefusedError,
+    check_depth,
+    read_text,
+    too_deep,
+)
+from sim.scene.schema import MAX_COORD_MM
+from sim.viewer.fields import REQUIRED, Field, flag, got, number, one_of, pixels, text, text_or_none, vector
 
 HANDS = ("right", "left")
 SPEEDS = (1.0, 0.5, 0.25, 0.125)
@@ -63,10 +72,20 @@ def _params(v):
 
 _HAND = Field(one_of(*HANDS), None, "which hand (default: the active one)")
 _MM = Field(number(0.0, 1000.0, "a length 0..1000 (mm)"), 10.0, "how far (mm)")
+_WHERE = vector((2, 3), f"2 or 3 numbers (mm) within ±{MAX_COORD_MM:g}", -MAX_COORD_MM, MAX_COORD_MM)
+"""A place in the scene (mm): as far out as a scene's pieces may be."""
+ORBIT_DEGREES, PAN_FRACTION = 360.0, 10.0
+"""The most one orbit turns (degrees, each way) and one pan moves (view widths and heights)."""
+SCREENSHOT = Field(pixels(*PICTURE_SIDES), None, "[width, height] pixels (default: the window's)")
+"""A screenshot's size: whole numbers, as ``--size`` takes them."""
+ORBIT = Field(vector((2,), f"2 numbers (degrees) within ±{ORBIT_DEGREES:g}", -ORBIT_DEGREES, ORBIT_DEGREES),
+              REQUIRED, "around and up")
+PAN = Field(vector((2,), f"2 numbers within ±{PAN_FRACTION:g}", -PAN_FRACTION, PAN_FRACTION), REQUIRED,
+            "of the view's width and height")
 
 SPECS: dict[str, dict[str, Field]] = {
     "pick": {"piece": Field(text, REQUIRED, "the piece"), "hand": _HAND},
-    "move-to": {"at": Field(vector((2, 3), "2 or 3 numbers (mm)"), REQUIRED, "x, y (and the height of its bottom) mm"),
+    "move-to": {"at": Field(_WHERE, REQUIRED, "x, y (and the height of its bottom) mm"),
                 "hand": _HAND, "free": Field(flag, False, "place freely (no snapping)")},
     "lift": {"mm": _MM, "hand": _HAND},
     "lower": {"mm": _MM, "hand": _HAND},
@@ -78,11 +97,13 @@ SPECS: dict[str, dict[str, Field]] = {
     "drop": {"hand": _HAND, "free": Field(flag, False, "place freely (no snapping)")},
     "cancel": {"hand": _HAND},
     "poke": {"piece": Field(text, REQUIRED, "the piece"),
-             "at": Field(vector((3,), "3 numbers (mm)"), None, "the point pushed (default: its centre)"),
-             "direction": Field(vector((3,), "3 numbers"), (1.0, 0.0, 0.0), "the push's direction"),
+             "at": Field(vector((3,), f"3 numbers (mm) within ±{MAX_COORD_MM:g}", -MAX_COORD_MM, MAX_COORD_MM), None,
+                         "the point pushed (default: its centre)"),
+             "direction": Field(vector((3,), "3 numbers within ±1e6", -1e6, 1e6), (1.0, 0.0, 0.0),
+                               "the push's direction"),
              "speed": Field(number(0.0, 5.0, "a speed 0..5 (m/s)"), 0.3, "the speed it gives the piece (m/s)")},
     "add": {"kind": Field(text, REQUIRED, "a catalogue kind"), "params": Field(_params, {}, "its parameters"),
-            "at": Field(vector((2, 3), "2 or 3 numbers (mm)"), None, "where (default: beside the board)"),
+            "at": Field(_WHERE, None, "where (default: beside the board)"),
             "hand": _HAND},
     "remove": {"piece": Field(text, REQUIRED, "the piece")},
     "undo": {}, "redo": {}, "pause": {}, "resume": {}, "reset": {}, "recover": {},
@@ -92,16 +113,16 @@ SPECS: dict[str, dict[str, Field]] = {
     "save": {"path": Field(text, REQUIRED, "the scene file")},
     "load": {"path": Field(text, REQUIRED, "the scene file")},
     "camera": {"preset": Field(one_of(*CAMERA_PRESETS), REQUIRED, "the view")},
-    "orbit": {"degrees": Field(vector((2,), "2 numbers (degrees)"), REQUIRED, "around and up")},
-    "pan": {"fraction": Field(vector((2,), "2 numbers"), REQUIRED, "of the view's width and height")},
+    "orbit": {"degrees": ORBIT},
+    "pan": {"fraction": PAN},
     "zoom": {"factor": Field(number(0.01, 100.0, "a factor 0.01..100"), REQUIRED, "below 1 comes closer"),
-             "at": Field(vector((2,), "2 numbers (pixels)"), None, "the pixel that stays put")},
+             "at": Field(vector((2,), f"2 numbers (pixels) 0..{PICTURE_SIDES[1]}", 0, PICTURE_SIDES[1]), None,
+                         "the pixel that stays put")},
     "toggle": {"what": Field(one_of(*TOGGLES), REQUIRED, "what to show or hide")},
     "hover": {"piece": Field(text_or_none, None, "the piece under the cursor, or null")},
     "hand": {"name": Field(one_of(*HANDS), REQUIRED, "the hand the mouse works with")},
     "wait": {"seconds": Field(number(0.0, 3600.0, "seconds 0..3600"), REQUIRED, "simulated seconds")},
-    "screenshot": {"path": Field(text, REQUIRED, "a .png or .jpg file"),
-                   "size": Field(vector((2,), "[width, height] pixels"), None, "default: the window's")},
+    "screenshot": {"path": Field(text, REQUIRED, "a .png or .jpg file"), "size": SCREENSHOT},
 }
 """Every action: field -> how it is checked, its default and what it means."""
 
@@ -177,7 +198,7 @@ def action(data: Mapping | str, where: str = "", specs: Mapping[str, Mapping[str
         example = next(iter(specs))
         raise ActionError(where, f"expected an object like {{\"action\": \"{example}\", ...}}, got {got(raw)}")
     name = raw.get("action")
-    if name not in specs:
+    if not isinstance(name, str) or name not in specs:
         if "action" not in raw:
             raise ActionError(f"{where}.action" if where else "action", "missing (the action's name)")
         raise ActionError(f"{where}.action" if where else "action",
@@ -199,33 +220,72 @@ def action(data: Mapping | str, where: str = "", specs: Mapping[str, Mapping[str
             if f.default is REQUIRED:
                 raise ActionError(f"{where}.{key}" if where else key, f"required for {name!r} ({f.help})")
             args[key] = f.default
+    if name == "add" and spec is SPECS["add"]:
+        args["params"] = piece_params(args["kind"], args["params"], f"{where}.params" if where else "params")
     return Action(name, args, where)
 
 
-def parse_actions(text: str, source: str = "<actions>", specs=None) -> list[Action]:
-    """Validate an action file's text: a JSON list of actions (of ``specs``, default :data:`SPECS`).
+def piece_params(kind: str, params: Mapping, where: str) -> dict:
+    """An ``add``'s parameters checked as a scene file's piece of that kind would be (the scene's schema and the
+    catalogue's geometry), so that what is added can be saved and loaded back; returns them as a scene's piece
+    holds them (a mesh's file as an absolute path).
 
     Raises:
-        ActionError: not JSON (with the line and column), not a list, or a bad action
-            (``source:line: actions[i].field: reason``).
+        ActionError: an unknown kind (``where`` is then the kind's), or a parameter the scene format refuses.
+    """
+    from sim.errors import SceneError
+    from sim.pieces import KINDS
+    from sim.scene import from_dict
+
+    kind_where = where.rsplit(".", 1)[0] + ".kind" if "." in where else "kind"
+    if kind not in KINDS:
+        raise ActionError(kind_where, f"not a piece of the catalogue: expected one of {', '.join(KINDS)}, "
+                                      f"got {got(kind)}")
+    known = {p.name for p in KINDS[kind].params}
+    for key in params:
+        if key not in known:
+            raise ActionError(f"{where}.{key}", f"not a parameter of {kind} (its parameters: "
+                                                f"{', '.join(sorted(known)) or 'none'})")
+    try:
+        piece = from_dict({"format": "towerlab-scene/1", "game": "free",
+                           "pieces": [{"id": "new", "kind": kind, **params, "pos": [0, 0, 0]}]}, "").pieces[0]
+    except SceneError as e:
+        field = e.field.split(".", 1)[1] if "." in e.field else ""
+        raise ActionError(f"{where}.{field}" if field else where, e.reason) from None
+    return dict(piece.params)
+
+
+def action_items(text: str, source: str = "<actions>", most: int | None = MAX_ACTIONS):
+    """The items of an action file's JSON list, one at a time, in time linear in the text: ``(value, where)``
+    with ``where`` naming the file, the line and the index (``moves.json:4: actions[3]``).
+
+    Raises:
+        ActionError: not a JSON list (with the line and column), an item nested more than
+            :data:`~sim.limits.MAX_DEPTH` deep, or more than ``most`` items (None: any number).
     """
     decoder = json.JSONDecoder()
+    lines = _Lines(text)
     i = _skip(text, 0)
     if i >= len(text) or text[i] != "[":
-        raise ActionError(f"{source}:{_line(text, i)}",
-                          "expected a JSON list of actions, like [{\"action\": ...}, ...]")
-    out, i = [], _skip(text, i + 1)
+        raise ActionError(f"{source}:{lines.at(i)}", "expected a JSON list of actions, like [{\"action\": ...}, ...]")
+    k, i = 0, _skip(text, i + 1)
     while True:
-        if i < len(text) and text[i] == "]" and not out:
+        if i < len(text) and text[i] == "]" and not k:
             i += 1
             break
+        where = f"{source}:{lines.at(i)}: actions[{k}]"
+        if most is not None and k >= most:
+            raise ActionError(where, f"more than the {most} actions an action file may hold")
         try:
             value, end = decoder.raw_decode(text, i)
         except json.JSONDecodeError as e:
             raise ActionError(f"{source}:{e.lineno}", f"not JSON: {e.msg} (column {e.colno})") from None
         except READ_ERRORS as e:
-            raise ActionError(f"{source}:{_line(text, i)}: actions[{len(out)}]", unreadable(e)) from None
-        out.append(action(value, f"{source}:{_line(text, i)}: actions[{len(out)}]", specs))
+            raise ActionError(where, unreadable(e)) from None
+        if check_depth(value) is not None:
+            raise ActionError(where, f"not valid here: {too_deep()}")
+        yield value, where
+        k += 1
         i = _skip(text, end)
         if i < len(text) and text[i] == ",":
             i = _skip(text, i + 1)
@@ -233,10 +293,45 @@ def parse_actions(text: str, source: str = "<actions>", specs=None) -> list[Acti
         if i < len(text) and text[i] == "]":
             i += 1
             break
-        raise ActionError(f"{source}:{_line(text, i)}", "expected ',' or ']' after an action")
+        raise ActionError(f"{source}:{lines.at(i)}", "expected ',' or ']' after an action")
     if _skip(text, i) < len(text):
-        raise ActionError(f"{source}:{_line(text, _skip(text, i))}", "text after the list of actions")
+        raise ActionError(f"{source}:{lines.at(_skip(text, i))}", "text after the list of actions")
+
+
+def parse_actions(text: str, source: str = "<actions>", specs=None) -> list[Action]:
+    """Validate an action file's text: a JSON list of actions (of ``specs``, default :data:`SPECS`), in time
+    linear in its length.
+
+    Raises:
+        ActionError: not JSON (with the line and column), not a list, a bad action
+            (``source:line: actions[i].field: reason``), more than :data:`~sim.limits.MAX_ACTIONS` actions, or
+            waits and steps of more than :data:`~sim.limits.MAX_SCRIPT_SECONDS` of simulated time.
+    """
+    out = [action(value, where, specs) for value, where in action_items(text, source)]
+    check_script_time(out, "simulated")
     return out
+
+
+def check_script_time(actions, clock: str, *, steps: bool = True) -> None:
+    """Refuse a script whose ``wait`` seconds (and ``step`` frames of 1/60 s, with ``steps``) come to more than
+    :data:`~sim.limits.MAX_SCRIPT_SECONDS` (``clock`` says which seconds: ``simulated``, ``the window's``).
+
+    Raises:
+        ActionError: at the action that passes it.
+    """
+    total = 0.0
+    for a in actions:
+        if a.name == "wait":
+            total += a["seconds"]
+            key = "seconds"
+        elif steps and a.name == "step" and a.args.get("frames") is not None:
+            total += abs(a["frames"]) / 60.0
+            key = "frames"
+        else:
+            continue
+        if total > MAX_SCRIPT_SECONDS + 1e-9:
+            raise a.fail(key, f"the waits and steps so far come to {total:g} s of {clock} time; a scripted session "
+                              f"may run at most {MAX_SCRIPT_SECONDS:g} s")
 
 
 def load_actions(path, specs=None) -> list[Action]:
@@ -249,20 +344,16 @@ def load_actions(path, specs=None) -> list[Action]:
 
 
 def read_action_file(path) -> str:
-    """An action file's text.
+    """An action file's text, read by the one policy for users' files (:func:`sim.limits.read_text`: a regular
+    file of at most 16 MiB).
 
     Raises:
-        ActionError: it does not exist or cannot be read as UTF-8 text.
+        ActionError: it does not exist, is not a regular file, is too large or is not UTF-8 text.
     """
-    path = Path(path)
     try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ActionError(str(path), "no such file") from None
-    except OSError as e:
-        raise ActionError(str(path), f"cannot be read ({e.strerror or e})") from None
-    except UnicodeDecodeError:
-        raise ActionError(str(path), "not a text file (expected UTF-8 JSON)") from None
+        return read_text(path, "actions")
+    except FileRefusedError as e:
+        raise ActionError(str(path), e.reason) from None
 
 
 def dumps_actions(actions) -> str:
@@ -277,5 +368,18 @@ def _skip(text: str, i: int) -> int:
     return i
 
 
-def _line(text: str, i: int) -> int:
-    return text.count("\n", 0, i) + 1
+class _Lines:
+    """Line numbers of places in a text asked for in increasing order (as a parser goes), each found by counting
+    only the newlines since the last: linear in the text however many are asked for."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.pos = 0
+        self.line = 1
+
+    def at(self, i: int) -> int:
+        if i < self.pos:  # backwards (an error's position before the last asked): count from the start
+            self.pos, self.line = 0, 1
+        self.line += self.text.count("\n", self.pos, i)
+        self.pos = i
+        return self.line

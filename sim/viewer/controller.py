@@ -24,7 +24,7 @@ import numpy as np
 
 from sim.names import listing
 from sim.scene import Scene
-from sim.viewer.actions import HANDS, SPECS, UNDOABLE, Action
+from sim.viewer.actions import HANDS, SPECS, UNDOABLE, Action, RefusalError
 from sim.viewer.adapter import WorldAdapter
 from sim.viewer.building import Building
 from sim.viewer.camera import OrbitCamera
@@ -182,6 +182,13 @@ class Controller(Building, Timeline, Files, Viewing):
 
     def say(self, text: str, kind: str = "info") -> None:
         self.messages.append(Message(text, kind, self.world.time))
+
+    def report(self, error: Exception) -> None:
+        """Say why an action asked for in the window was not done: once (a refusal by the rules was said as it
+        was made), its reason without the action's place (a window's action has no file or line)."""
+        if isinstance(error, RefusalError):
+            return
+        self.say(getattr(error, "reason", None) or str(error), "error")
 
     def close(self) -> None:
         """End the session: a last autosave, marked clean, the plug-ins told, and the world freed."""

@@ -9,6 +9,7 @@ poses, scene, moving pieces and time, and ``controller.verdict()``: a live world
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import numpy as np
@@ -46,6 +47,37 @@ def weakest_arrow(pieces, poses: np.ndarray, direction_deg: float) -> tuple[np.n
 
 
 
+def mode_structures(verdict, mode: list[str]) -> list[list[str]]:
+    """The pieces of a weakest ``mode`` by the structure each stands in (connected through the verdict's contact
+    interfaces, the board and fixed pieces not joining them), in the mode's order."""
+    from sim.graphs import components
+
+    inside = set(mode)
+    edges = [(f.a, f.b) for f in verdict.interfaces if f.a in inside and f.b in inside]
+    label = {}
+    for k, group in enumerate(components(mode, edges)):
+        for i in group:
+            label[i] = k
+    groups: dict[int, list[str]] = {}
+    for i in mode:
+        groups.setdefault(label[i], []).append(i)
+    return list(groups.values())
+
+
+LAGGING = 0.95
+"""Below this share of the chosen speed the status line says the physics cannot keep up."""
+
+
+def pace_text(paused: bool, speed: float, factor: float) -> str:
+    """How fast the world runs, as measured: ``PAUSED``; ``speed 1/4: 0.25x real time``; with ``factor`` (simulated
+    over asked-for seconds) below :data:`LAGGING`, ``speed 1: 0.42x real time (the physics cannot keep up)``."""
+    if paused:
+        return "PAUSED"
+    chosen = {1.0: "1", 0.5: "1/2", 0.25: "1/4", 0.125: "1/8"}.get(speed, f"{speed:g}")
+    text = f"speed {chosen}: {factor * speed:.2f}x real time"
+    return text + (" (the physics cannot keep up)" if factor < LAGGING else "")
+
+
 class Drawing:
     """_sync, the marks and the panels (see the module)."""
 
@@ -74,6 +106,8 @@ class Drawing:
         if not (moved or looked or c.dirty or force) and self.look.shadows_stale:  # a piece came to rest
             self.look.place(view, c.scene0 if scene is None else scene, poses)
         if moved or looked or c.dirty or force:
+            if moved or looked or force:  # the still shows the world as it was: back to the live picture at once
+                self.look.go_live()
             if moved:
                 self.look.set_poses(poses)
             self.look.place(view, c.scene0 if scene is None else scene, poses)
@@ -85,12 +119,58 @@ class Drawing:
             self._marks(poses)
             self.look.go_live()
         now = time.monotonic()
-        if now - self._status_at > STATUS_PERIOD or force:
-            self._status_at = now
+        news = (len(c.messages), id(c.verdict()), c.mode, tuple((h, s.piece) for h, s in c.hands.items()),
+                c.active_hand, c.paused, c.speed, c.hovered, dataclasses.astuple(c.toggles))
+        if now - self._status_at > STATUS_PERIOD or force or news != self._panel_news:
+            # what a player did shows at once; the clock and the frame rate a few times a second
+            self._status_at, self._panel_news = now, news
             self._panels()
-        if not self.look.showing_still and now - self._changed_at > STILL_AFTER and not c.hands \
-                and self.overlay.dialog is None and not world.moving():
+        if self.still_due(now) and not world.moving():
             self.look.draw_still(view)
+
+    def still_due(self, now: float | None = None) -> bool:
+        """Whether the full-quality still is to be drawn now, nothing moving: nothing changed for
+        :data:`STILL_AFTER`, no piece in a hand, no dialog open, not the id view, and not drawn already."""
+        now = time.monotonic() if now is None else now
+        return (not self.look.showing_still and not self.look.ids_shown and now - self._changed_at > STILL_AFTER
+                and not self.controller.hands and self.overlay.dialog is None)
+
+    # --- what a test sees (sim.viewer.probe) ---------------------------------------------------------
+
+    def id_view(self, on: bool) -> None:
+        """The probe's id view: the pieces in their id colours, nothing else drawn."""
+        self.look.show_ids(on)
+        (self.marks.root.hide if on else self.marks.root.show)()
+        (self.render2d.hide if on else self.render2d.show)()
+        self._changed_at = time.monotonic()
+
+    def probe_state(self) -> dict:
+        """What the window shows now, for :class:`sim.viewer.probe.WindowProbe`."""
+        c = self.controller
+        view = c.camera.view()
+        poses = c.world.poses()
+        verdict = c.verdict()
+        quality = "still" if self.look.showing_still else "live"
+        hands = {h: s.piece for h, s in c.hands.items()}
+        picture = [view.eye, view.target, view.size, quality, hands, poses.round(7).tolist(), c.hovered,
+                   id(verdict), self.look.ids_shown, self.overlay.dialog is not None]
+        gliding = c.camera.current != c.camera.goal
+        pending = bool(getattr(c.world, "verdict_pending", False))
+        still_coming = not (self.look.showing_still or self.look.ids_shown or c.hands or self.overlay.dialog)
+        scripted = self.runner is not None and not self.runner.done  # a script's actions are still to come
+        busy = gliding or pending or not c.quiet() or still_coming or scripted
+        px = self._mouse_pixel()
+        return {"kind": "view", "picture": picture, "busy": busy, "quality": quality, "scripted": scripted,
+                "view": {"eye": view.eye, "target": view.target, "up": view.up, "size": list(view.size),
+                         "fov_y": view.fov_y, "near": view.near, "far": view.far},
+                "ids": list(c.world.ids), "poses": poses, "hands": hands,
+                "ghosts": {h: k.ghost for h, k in c.carries.items()}, "mode": c.mode, "hovered": c.hovered,
+                "mouse": None if px is None else [round(px[0], 1), round(px[1], 1)],
+                "verdict": None if verdict is None else _verdict_json(verdict), "pending": pending,
+                "paused": c.paused, "speed": c.speed, "time": c.world.time, "session_time": c.session_time,
+                "messages": [m.text for m in c.messages], "events": len(c.events),
+                "game": [p.probe() for p in c.plugins if hasattr(p, "probe")]}
+
 
     def _marks(self, poses) -> None:
         c = self.controller
@@ -108,8 +188,7 @@ class Drawing:
         bad = set(v.unheld) if v is not None else set()
         self.marks.carries(self.look.graph, list(c.carries.values()), bad)
         size = self._scene_size(poses)
-        tail, floor, length = self._weakest_arrow(c.world, poses, v)
-        self.marks.weakest(v, tail, floor, length, t.stability)  # where the mode's pieces stand
+        self.marks.weakest(v, self._weakest_arrows(c.world, poses, v), t.stability)  # where the mode's pieces stand
         forces = c.describer.forces(v) if t.forces else None
         self.marks.contacts(v, forces, t.contacts, 0.25 * size)
         self.marks.centres(c.world, t.centres, 0.006)
@@ -120,29 +199,30 @@ class Drawing:
             return 0.1
         return float(max(np.ptp(poses[:, 0]), np.ptp(poses[:, 1]), 0.05))
 
-    def _weakest_arrow(self, world, poses, verdict) -> tuple[np.ndarray, float, float]:
-        """Where the weakest-direction arrow starts and how long it is (:func:`weakest_arrow`), worked out
+    def _weakest_arrows(self, world, poses, verdict) -> list[tuple[np.ndarray, float, float]]:
+        """Where the weakest-direction arrows start and how long they are (:func:`weakest_arrow`), one for each
+        structure the weakest mode moves (two towers apart: two arrows, each from its own edge), worked out
         again only when the verdict or the poses of the pieces its mode moves change."""
         if verdict is None or verdict.weakest_direction_deg is None:
-            return np.zeros(2), 0.0, 0.0
+            return []
         ids = world.ids
         row = {i: k for k, i in enumerate(ids)}
         mode = [i for i in (verdict.mode or ids) if i in row]
         moved = poses[[row[i] for i in mode]]
         key = (id(verdict), moved.tobytes())
         if self._arrow_key != key:
-            self._arrow = weakest_arrow([world.piece(i) for i in mode], moved, verdict.weakest_direction_deg)
+            self._arrows = [weakest_arrow([world.piece(i) for i in group], poses[[row[i] for i in group]],
+                                          verdict.weakest_direction_deg)
+                            for group in mode_structures(verdict, mode)]
             self._arrow_key = key
-        return self._arrow
+        return self._arrows
 
     def _panels(self) -> None:
         c = self.controller
         fps = self._fps()
         hands = ", ".join(f"{h}: {s.piece}" for h, s in c.hands.items()) or "empty"
-        speed = {1.0: "1", 0.5: "1/2", 0.25: "1/4", 0.125: "1/8"}.get(c.speed, f"{c.speed:g}")
-        state = "PAUSED" if c.paused else f"speed {speed}"
-        status = (f"{c.game} | {c.mode} | {c.active_hand} hand ({hands}) | t {c.world.time:6.2f} s | {state}"
-                  f" | real-time factor {c.real_time_factor:.2f} | {fps:4.0f} fps"
+        status = (f"{c.game} | {c.mode} | {c.active_hand} hand ({hands}) | t {c.world.time:6.2f} s | "
+                  f"{pace_text(c.paused, c.speed, c.real_time_factor)} | {fps:4.0f} fps"
                   + (" | full quality" if self.look.showing_still else "") + "   F1: help")
         self.overlay.show_status(status)
         self.overlay.show_stability(c.verdict(), getattr(c.world, "verdict_pending", False), c.toggles.stability)
@@ -158,3 +238,9 @@ class Drawing:
     def _fps(self) -> float:
         recent = self.frame_times[-30:]
         return len(recent) / max(sum(recent), 1e-6) if recent else 0.0
+
+
+def _verdict_json(v) -> dict:
+    return {"feasible": bool(v.feasible), "stands": bool(v.stands), "margin_g": float(v.margin_g),
+            "direction_deg": v.weakest_direction_deg, "unheld": list(v.unheld), "mode": list(v.mode),
+            "partial": bool(v.partial), "error": v.error, "revision": v.revision}

@@ -10,6 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from sim.limits import finite
+
 REQUIRED = object()
 """The default of a field that must be given."""
 
@@ -24,8 +26,18 @@ class Field:
 
 
 def got(v: Any) -> str:
-    """A value as an error message shows it (JSON where it is JSON)."""
-    return json.dumps(v) if isinstance(v, (str, int, float, bool, type(None), list, dict)) else repr(v)
+    """A value as an error message shows it: JSON where it is JSON and short; a long, deep or odd value shortened
+    (one printable line, never the whole of a huge list)."""
+    from sim.scene.schema import got as shortened
+
+    if isinstance(v, (str, int, float, bool, type(None), list, dict)):
+        try:
+            text = json.dumps(v)
+        except (ValueError, RecursionError):  # nested too deeply, or an integer too long to print
+            return shortened(v)
+        if len(text) <= 80 and text.isprintable():
+            return text
+    return shortened(v)
 
 
 def text(v):
@@ -43,7 +55,7 @@ def text_or_none(v):
 def number(lo: float = -math.inf, hi: float = math.inf, what: str = "a number"):
     """A finite number lo..hi, as a float."""
     def check(v):
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or not lo <= v <= hi:
+        if not finite(v) or not lo <= v <= hi:
             raise ValueError(f"expected {what}, got {got(v)}")
         return float(v)
     return check
@@ -68,10 +80,18 @@ def one_of(*choices):
 def vector(sizes: tuple[int, ...], what: str, lo: float = -math.inf, hi: float = math.inf):
     """A list of finite numbers lo..hi, of one of the lengths ``sizes``, as a tuple of floats."""
     def check(v):
-        ok = isinstance(v, list) and len(v) in sizes and all(
-            isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and lo <= x <= hi
-            for x in v)
+        ok = isinstance(v, list) and len(v) in sizes and all(finite(x) and lo <= x <= hi for x in v)
         if not ok:
             raise ValueError(f"expected {what}, got {got(v)}")
         return tuple(float(x) for x in v)
+    return check
+
+
+def pixels(lo: int, hi: int, what: str = "[width, height] pixels"):
+    """Two whole numbers lo..hi (a picture's width and height), as a tuple of ints."""
+    def check(v):
+        ok = isinstance(v, list) and len(v) == 2 and all(finite(x) and lo <= x <= hi and x == int(x) for x in v)
+        if not ok:
+            raise ValueError(f"expected {what}, whole numbers {lo}..{hi}, got {got(v)}")
+        return (int(v[0]), int(v[1]))
     return check

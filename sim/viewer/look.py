@@ -252,6 +252,7 @@ class LiveLook:
         self._aimed = None
         self._shadow_due = 0
         self.showing_still = False
+        self.ids_shown = False
 
 
     # --- shadows --------------------------------------------------------------------------------
@@ -302,6 +303,8 @@ class LiveLook:
         table = scene.board_info.shape is None
         floor_z = -scene.board_info.thickness
         self.floor.set_z(floor_z - 1e-4)
+        if self.ids_shown:
+            self.show_ids(True)
         color = TABLE.color if table else BACKDROP.bottom  # a board's floor only catches the shadows
         self.root.set_shader_input("u_floor_color", LVecBase3f(*(c * c for c in color)))
         grid = (TABLE.minor, TABLE.major, TABLE.minor_strength, TABLE.major_strength) if table else (1, 1, 0, 0)
@@ -402,15 +405,43 @@ class LiveLook:
     # --- tints -----------------------------------------------------------------------------------
 
     def tint(self, tints: dict) -> None:
-        """Colour pieces over: id -> (r, g, b, strength) sRGB; every other piece plain."""
+        """Colour pieces over: id -> (r, g, b, strength) sRGB; every other piece plain (in the id view, every
+        piece its id colour whatever is asked)."""
+        self._asked = dict(tints)
+        if self.ids_shown:
+            tints = self._id_tints()
         if self.graph is None or tints == self._tints:
             return
-        for pid in set(tints) | set(self._tints):
+        for pid in set(tints) | (set(self._tints) if self._tints is not None else set(self.live_nodes)):
             node = self.live_nodes.get(pid)
             if node is not None:
                 node.set_shader_input("u_tint", LVecBase4f(*tints.get(pid, (0.0, 0.0, 0.0, 0.0))))
         self._tints = dict(tints)
         self.batch.tint(tints)
+
+    # --- the id view (a test's) ---------------------------------------------------------------------
+
+    def _id_tints(self) -> dict:
+        from sim.render.ids import id_colour
+
+        return {pid: id_colour(k) for k, pid in enumerate(self.live_nodes)} if self.graph is not None else {}
+
+    def show_ids(self, on: bool) -> None:
+        """Draw every piece in the flat colour of its row (:func:`sim.render.ids.id_colour`), the board black,
+        no floor, against black: the window's own picture as an id pass (:mod:`sim.viewer.probe`)."""
+        self.ids_shown = bool(on)
+        self.go_live()
+        (self.floor.hide if on else self.floor.show)()
+        self.base.win.set_clear_color((0.0, 0.0, 0.0, 1.0) if on else (*BACKDROP.bottom, 1.0))
+        if self.graph is not None:
+            board = self.live_root.find(BOARD)
+            if not board.is_empty():
+                if on:
+                    board.set_shader_input("u_tint", LVecBase4f(0.0, 0.0, 0.0, 1.0))
+                else:
+                    board.clear_shader_input("u_tint")
+        self._tints = None  # tinted afresh
+        self.tint(getattr(self, "_asked", {}))
 
     # --- still ------------------------------------------------------------------------------------
 

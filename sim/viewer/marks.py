@@ -19,9 +19,11 @@ ARROW_STANDS = (0.10, 0.55, 0.20, 1.0)
 ARROW_WEAK = (0.95, 0.55, 0.05, 1.0)
 ARROW_FALLS = (0.85, 0.12, 0.10, 1.0)
 CONTACT = (0.1, 0.1, 0.1, 1.0)
+CONTACT_RING = (1.0, 0.95, 0.3, 1.0)
+CONTACT_PX, CONTACT_RING_PX = 6.0, 10.0
+"""A contact point's dot and its ring, in pixels whatever the zoom."""
 FORCE = (0.85, 0.15, 0.55, 1.0)
 CENTRE = (0.05, 0.05, 0.05, 1.0)
-NEWTONS_PER_M = 4.0  # force arrows: 1 N is 250 mm long... scaled down to the scene below
 WEAK_G = 0.2  # margins below this (g) draw the arrow in warning colour
 
 
@@ -86,53 +88,60 @@ class Marks:
 
     # --- stability ------------------------------------------------------------------------------
 
-    def weakest(self, verdict: Verdict | None, centre, floor: float, size: float, show: bool) -> None:
-        """The weakest direction as an arrow on the board, from ``centre`` (2,) (m), ``size`` long."""
+    def weakest(self, verdict: Verdict | None, arrows, show: bool) -> None:
+        """The weakest direction as arrows on the board, one per structure the weakest mode moves: ``arrows``
+        (tail (2,) m, height m, length m) each."""
         from sim.statics import MARGIN_CAP_G
 
         if (not show or verdict is None or verdict.weakest_direction_deg is None or not verdict.stands
-                or verdict.empty or verdict.margin_g >= MARGIN_CAP_G):
+                or verdict.empty or verdict.margin_g >= MARGIN_CAP_G or not arrows):
             self._replace("arrow", None)
             return
         a = np.radians(verdict.weakest_direction_deg)
         d = np.array([np.cos(a), np.sin(a)])
         side = np.array([-d[1], d[0]])
-        z = floor + 6e-4
-        tail = np.asarray(centre, dtype=float)
-        tip = tail + d * size
         segs = LineSegs("weakest")
         segs.set_thickness(4.0)
         segs.set_color(*margin_color(verdict))
-        segs.move_to(tail[0], tail[1], z)
-        segs.draw_to(tip[0], tip[1], z)
-        for s in (1.0, -1.0):
-            barb = tip - d * size * 0.22 + side * s * size * 0.14
-            segs.move_to(tip[0], tip[1], z)
-            segs.draw_to(barb[0], barb[1], z)
+        for centre, floor, size in arrows:
+            z = floor + 6e-4
+            tail = np.asarray(centre, dtype=float)
+            tip = tail + d * size
+            segs.move_to(tail[0], tail[1], z)
+            segs.draw_to(tip[0], tip[1], z)
+            for s in (1.0, -1.0):
+                barb = tip - d * size * 0.22 + side * s * size * 0.14
+                segs.move_to(tip[0], tip[1], z)
+                segs.draw_to(barb[0], barb[1], z)
         self._replace("arrow", NodePath(segs.create()))
 
     def contacts(self, verdict: Verdict | None, forces, show_points: bool, scale: float) -> None:
         """The statics' contact points and one set of forces holding the structure (``forces``:
-        (points (k, 3), forces (k, 3) N) or None)."""
+        (points (k, 3), forces (k, 3) N) or None), drawn over the pieces at a size in pixels: a contact lies
+        between two pieces, where the pieces would hide it, and a mark in millimetres vanishes as the camera
+        draws away."""
         if not show_points or verdict is None:
             self._replace("contacts", None)
             return
-        segs = LineSegs("contacts")
-        segs.set_thickness(5.0)
-        segs.set_color(*CONTACT)
-        for f in verdict.interfaces:
-            for p in np.asarray(f.polygon):
-                segs.move_to(*(p + [0, 0, 2e-4]))
-                segs.draw_to(*(p + [0, 0, 6e-4]))
-        if forces is not None:
-            points, vectors = forces
-            segs.set_thickness(2.0)
+        node = NodePath("contacts")
+        points = [p for f in verdict.interfaces for p in np.asarray(f.polygon)]
+        if points:
+            for size, colour in ((CONTACT_RING_PX, CONTACT_RING), (CONTACT_PX, CONTACT)):
+                _screen_points(np.asarray(points), size, colour).reparent_to(node)
+        if forces is not None and len(forces[0]):
+            where, vectors = forces
+            segs = LineSegs("forces")
+            segs.set_thickness(3.0)
             segs.set_color(*FORCE)
-            peak = float(np.max(np.linalg.norm(vectors, axis=1))) if len(vectors) else 1.0
-            for p, v in zip(points, vectors):
+            peak = float(np.max(np.linalg.norm(vectors, axis=1)))
+            for p, v in zip(where, vectors):
                 segs.move_to(*p)
                 segs.draw_to(*(p + v / max(peak, 1e-9) * scale))
-        self._replace("contacts", NodePath(segs.create()))
+            node.attach_new_node(segs.create())
+        node.set_depth_test(False)
+        node.set_depth_write(False)
+        node.set_bin("fixed", 45)
+        self._replace("contacts", node)
 
     def centres(self, world, show: bool, size: float) -> None:
         """A small cross at every piece's centre of mass."""
@@ -156,3 +165,25 @@ class Marks:
 
 
 OVERRIDE_GHOST = 200  # the ghost's flat colour beats the live shader's override
+
+
+def _screen_points(points: np.ndarray, pixels: float, colour) -> NodePath:
+    """Square dots ``pixels`` wide (on screen, at any distance) at world ``points`` (k, 3)."""
+    from panda3d.core import Geom, GeomNode, GeomPoints, GeomVertexData, GeomVertexFormat, GeomVertexWriter
+
+    data = GeomVertexData("points", GeomVertexFormat.get_v3(), Geom.UH_static)
+    data.set_num_rows(len(points))
+    writer = GeomVertexWriter(data, "vertex")
+    for p in points:
+        writer.add_data3(float(p[0]), float(p[1]), float(p[2]))
+    prim = GeomPoints(Geom.UH_static)
+    prim.add_next_vertices(len(points))
+    geom = Geom(data)
+    geom.add_primitive(prim)
+    node = GeomNode("points")
+    node.add_geom(geom)
+    out = NodePath(node)
+    out.set_render_mode_thickness(pixels)
+    out.set_render_mode_perspective(False)
+    out.set_color(*colour)
+    return out

@@ -57,9 +57,8 @@ class MouseInput:
             return False
         try:
             self.controller.apply(action(name, **(fields or {})))
-        except TowerlabError as e:  # any refusal is said in the window, never a crash
-            reason = getattr(e, "reason", None) or str(e)
-            self.controller.say(reason, "error")
+        except TowerlabError as e:  # any refusal is said in the window (once), never a crash
+            self.controller.report(e)
             return False
         self._changed_at = time.monotonic()
         return True

@@ -86,6 +86,8 @@ class Overlay:
         self.hover = OnscreenText(parent=self.hover_frame, pos=(0.03, 0.24), scale=SCALE, fg=TEXT,
                                   align=TextNode.A_left, mayChange=True, text="")
         self.hover_frame.hide()
+        for name, node in (("stability", self.stability_frame), ("hover", self.hover_frame)):
+            node.set_tag("towerlab-panel", name)
         self.messages = OnscreenText(parent=base.a2dBottomRight, pos=(-0.03, 0.22), scale=SCALE, fg=TEXT,
                                      align=TextNode.A_right, mayChange=True, bg=PANEL, text="")
         self.help = DirectFrame(parent=base.aspect2d, frameColor=(0.05, 0.06, 0.07, 0.90),
@@ -98,6 +100,7 @@ class Overlay:
                          align=TextNode.A_left)
         OnscreenText(parent=self.help, text="F1 or Esc closes this help", pos=(0.0, -0.9), scale=0.034,
                      fg=(0.7, 0.8, 1.0, 1.0))
+        self.help.set_tag("towerlab-panel", "help")
         self.help.hide()
         self.dialog = None
         self.entry = None
@@ -147,6 +150,7 @@ class Overlay:
         self.close_dialog()
         frame = DirectFrame(parent=self.base.aspect2d, frameColor=(0.06, 0.07, 0.08, 0.94),
                             frameSize=(-0.9, 0.9, -0.28, 0.28))
+        frame.set_tag("towerlab-panel", "dialog")
         OnscreenText(parent=frame, text=text, pos=(0.0, 0.12), scale=0.045, fg=TEXT, wordwrap=38)
         for k, (label, fn) in enumerate(choices):
             DirectButton(parent=frame, text=label, scale=0.05, pos=(-0.35 + 0.7 * k, 0, -0.17),
@@ -158,6 +162,7 @@ class Overlay:
         self.close_dialog()
         frame = DirectFrame(parent=self.base.aspect2d, frameColor=(0.06, 0.07, 0.08, 0.94),
                             frameSize=(-1.2, 1.2, -0.2, 0.2))
+        frame.set_tag("towerlab-panel", "dialog")
         OnscreenText(parent=frame, text=text, pos=(-1.15, 0.08), scale=0.045, fg=TEXT, align=TextNode.A_left)
         self.entry = DirectEntry(parent=frame, initialText=initial, scale=0.045, width=50, pos=(-1.15, 0, -0.08),
                                  focus=1, command=self._entered, extraArgs=[done], frameColor=(1, 1, 1, 0.9),

@@ -18,6 +18,7 @@ from pathlib import Path
 from sim.atomic import write_text
 from sim.errors import SceneError, TowerlabError
 from sim.jsontext import READ_ERRORS, unreadable
+from sim.limits import FileRefusedError, read_text
 from sim.scene import Scene, from_dict, to_dict
 
 FORMAT = "towerlab-recovery/1"
@@ -103,14 +104,12 @@ class Recovery:
         Raises:
             RecoveryError: it cannot be read or is not a recovery file.
         """
-        try:
-            text = self.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
+        if not os.path.lexists(self.path):
             return None
-        except OSError as e:
-            raise RecoveryError(f"{self.path}: cannot be read ({e.strerror or e})") from None
-        except UnicodeDecodeError:
-            raise RecoveryError(f"{self.path}: not a text file (expected UTF-8 JSON)") from None
+        try:
+            text = read_text(self.path, "autosave")
+        except FileRefusedError as e:
+            raise RecoveryError(str(e)) from None
         try:
             data = json.loads(text)
         except json.JSONDecodeError as e:

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sim.viewer.actions import Action, RefusalError
+from sim.limits import MAX_SCRIPT_SECONDS
+from sim.viewer.actions import Action, ActionError, RefusalError
 from sim.viewer.controller import FRAME, QUIET_FRAMES, QUIET_LIMIT, Controller, Request
 
 VIEW_ONLY = ("camera", "orbit", "pan", "zoom", "toggle", "hover", "hand", "screenshot", "speed", "pause", "save")
@@ -37,6 +38,8 @@ class ScriptRunner:
         self._frames = 0  # frames of a wait still to run
         self._settle_start: float | None = None
         self._calm = 0
+        self._ran = 0  # frames run so far: the session's simulated time is bounded (MAX_SCRIPT_SECONDS)
+        self._most = int(round(MAX_SCRIPT_SECONDS / FRAME))
 
     @property
     def done(self) -> bool:
@@ -51,14 +54,14 @@ class ScriptRunner:
         """
         c = self.controller
         if self._frames > 0:
-            c.frame()
+            self._frame()
             self._frames -= 1
             return True
         if self._settle_start is not None:
             self._calm = self._calm + 1 if c.quiet() else 0
             over = c.world.time - self._settle_start >= QUIET_LIMIT - 1e-9
             if self._calm < QUIET_FRAMES and not over and not c.paused:
-                c.frame()
+                self._frame()
                 return True
             self._settle_start = None
         self._serve()
@@ -79,6 +82,16 @@ class ScriptRunner:
         if a.name not in VIEW_ONLY:
             self._settle_start, self._calm = c.world.time, 0
         return True
+
+    def _frame(self) -> None:
+        """One frame of the session, within the script's bound on simulated time."""
+        if self._ran >= self._most:
+            last = self.actions[self.next - 1] if self.next else None
+            raise ActionError(last.where if last is not None and last.where else "script",
+                              f"the script has run {MAX_SCRIPT_SECONDS:g} s of simulated time (its waits, steps "
+                              "and the settling after its actions), the most a scripted session may")
+        self._ran += 1
+        self.controller.frame()
 
     def _serve(self) -> None:
         c = self.controller
@@ -103,8 +116,6 @@ def check_pieces(actions: list[Action], scene) -> None:
     Raises:
         ActionError: ``file:line: actions[i].piece: no piece 'x' in the scene``.
     """
-    from sim.viewer.actions import ActionError
-
     known = set(scene.ids)
     added: set[str] = set()
     for a in actions:

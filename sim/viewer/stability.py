@@ -191,12 +191,18 @@ def _serve(conn) -> None:
     from sim.scene import from_dict
 
     while True:
-        job = conn.recv()
+        try:
+            job = conn.recv()
+        except (EOFError, OSError):  # the window's process is gone (killed): nobody to answer, nothing to say
+            return
         if job is None:
             return
         data, revision, margin = job
         v = judge(from_dict(data), revision, margin)
-        conn.send({f: getattr(v, f) for f in _FIELDS})
+        try:
+            conn.send({f: getattr(v, f) for f in _FIELDS})
+        except OSError:
+            return
 
 
 class StaticsWorker:

@@ -133,6 +133,7 @@ class ViewerWindow(MouseInput, Commands, Drawing, ShowBase):
         self._drag = None
         self._last_mouse = None
         self._status_at = 0.0
+        self._panel_news = None
         self._messages: list[tuple[str, float]] = []
         self._seen = 0
         self._show_messages = True
@@ -143,6 +144,9 @@ class ViewerWindow(MouseInput, Commands, Drawing, ShowBase):
         for p in self.plugins:
             p.attach(self)
         self._sync(force=True)
+        from sim.viewer.probe import WindowProbe, probe_path
+
+        self.probe = None if probe_path() is None else WindowProbe(self, probe_path())
         if recovery is not None:
             when = time.strftime("%H:%M", time.localtime(recovery.saved_at))
             self.overlay.ask(f"A session did not end cleanly (autosaved at {when}"
@@ -232,6 +236,8 @@ class ViewerWindow(MouseInput, Commands, Drawing, ShowBase):
 
     def close(self) -> None:
         """End: the plug-ins, the controller's last autosave, the renderer's buffers, the window."""
+        if self.probe is not None:
+            self.probe.close()
         for p in self.plugins:
             p.close(self)
         self.controller.close()

@@ -64,6 +64,7 @@ class _Spot:
     tower: str | None  # the tower's id when this is a tower top
     nobles: list = field(default_factory=list)  # (xy, radius, size, colour) of the nobles on it
     covered: bool = False  # a building part stands on it
+    part: str | None = None  # the part whose top it is (None: the table)
 
     @property
     def level(self) -> int:
@@ -152,7 +153,7 @@ def _site(layout: Layout, player: str, hand: Pieces, n_players: int) -> _Site:
                 part.cell_square(k).intersection(o).area > _cover() for o in over)
             loose = part.is_tower and any(i in layout.nobles and layout.tower_of(i) != pid for i in layout.carries(pid))
             spots.append(_Spot(part.cells[k].copy(), part.top, part.yaw, pid if part.is_tower else None,
-                               list(nobles), covered or loose))
+                               list(nobles), covered or loose, pid))
     boxes = [_box(p) for p in scene.pieces]
     return _Site(spots, boxes, dict(layout.parts), {p.id: p for p in scene.pieces}, player, n_players, hand,
                  set(scene.ids))
@@ -167,28 +168,33 @@ def _radius(size: str) -> float:
 
 def _tower_on(site: _Site, spot: _Spot) -> bool:
     """Stand a tower on ``spot`` if it is free and nothing is in the way."""
-    if site.hand.towers < 1 or not spot.takes_part:
-        return False
-    if not site.clear(_square(spot.xy, spot.yaw, CELL / 2 * 0.98), spot.z, spot.z + LEVEL):
+    if site.hand.towers < 1 or not _takes_tower(site, spot):
         return False
     piece = _piece(TOWER, site.new_id("t"), spot.xy, spot.z, spot.yaw, site.player)
     site.add(piece)
     site.parts[piece.id] = read_part(piece)
     spot.covered = True
-    site.spots.append(_Spot(spot.xy.copy(), spot.z + LEVEL, spot.yaw, piece.id))
+    site.spots.append(_Spot(spot.xy.copy(), spot.z + LEVEL, spot.yaw, piece.id, part=piece.id))
     site.hand = site.hand - Pieces(towers=1)
     return True
 
 
-def _noble_on(site: _Site, spot: _Spot, size: str) -> bool:
-    """Stand one of the player's nobles of ``size`` on the tower top ``spot`` if the rules and the room allow."""
-    if spot.tower is None or spot.covered or getattr(site.hand, size) < 1:
-        return False
-    sizes = [n[2] for n in spot.nobles]
-    if any(c == site.player for *_, c in spot.nobles) or "large" in sizes:
-        return False
-    if (size == "large" and spot.nobles) or len(spot.nobles) >= max_small_per_tower(site.n_players):
-        return False
+def _takes_tower(site: _Site, spot: _Spot) -> bool:
+    """Whether a tower may stand on ``spot``: nothing on it, nothing over it up to a level higher."""
+    return spot.takes_part and site.clear(_square(spot.xy, spot.yaw, CELL / 2 * 0.98), spot.z, spot.z + LEVEL)
+
+
+def _noble_room(site: _Site, spot: _Spot, size: str, color: str, limits: bool = True):
+    """Nobles of ``size`` and ``color`` standing on ``spot`` where there is room beside those there, in the order
+    tried (its centre first); with ``limits``, only on a tower top and within the tactical game's rules (a large
+    noble alone, small ones two to a tower, three with five players, never two of a colour)."""
+    if spot.covered or (limits and spot.tower is None):
+        return
+    if limits:
+        if any(c == color for *_, c in spot.nobles) or "large" in [n[2] for n in spot.nobles]:
+            return
+        if (size == "large" and spot.nobles) or len(spot.nobles) >= max_small_per_tower(site.n_players):
+            return
     r = _radius(size)
     c, s = np.cos(np.radians(spot.yaw)), np.sin(np.radians(spot.yaw))
     for dx, dy in _SPOTS_MM:
@@ -198,10 +204,19 @@ def _noble_on(site: _Site, spot: _Spot, size: str) -> bool:
         xy = spot.xy + np.array([c * d[0] - s * d[1], s * d[0] + c * d[1]])
         if any(np.linalg.norm(xy - other) < r + rr + NOBLE_ROOM for other, rr, *_ in spot.nobles):
             continue
-        piece = _piece(NOBLE, f"{site.player}-noble", xy, spot.z, 0.0, None, {"size": size, "color": site.player})
+        piece = _piece(NOBLE, f"{color}-noble", xy, spot.z, 0.0, None, {"size": size, "color": color})
         outline, bottom, top = _box(piece)
-        if not site.clear(outline, bottom + tol.babylon_cell, top, area=0.0):
-            continue
+        if site.clear(outline, bottom + tol.babylon_cell, top, area=0.0):
+            yield piece
+
+
+def _noble_on(site: _Site, spot: _Spot, size: str) -> bool:
+    """Stand one of the player's nobles of ``size`` on the tower top ``spot`` if the rules and the room allow."""
+    if getattr(site.hand, size) < 1:
+        return False
+    for piece in _noble_room(site, spot, size, site.player):
+        r = _radius(size)
+        xy = np.asarray(piece.pos[:2])
         piece = replace(piece, id=site.new_id("n"))
         site.add(piece)
         spot.nobles.append((xy, r, size, site.player))
@@ -210,33 +225,46 @@ def _noble_on(site: _Site, spot: _Spot, size: str) -> bool:
     return False
 
 
-def _bridge_on(site: _Site, a: _Spot, b: _Spot) -> bool:
-    """Lay a bridge from spot ``a`` to spot ``b`` if they are free, in line, at one height and the way is clear."""
-    if site.hand.bridges < 1 or a is b or not (a.takes_part and b.takes_part):
-        return False
+def _bridge_between(site: _Site, a: _Spot, b: _Spot, pid: str | None = None) -> tuple[Piece, float, float] | None:
+    """(a bridge from spot ``a`` to spot ``b``, the height of its bottom (m), its yaw (degrees)), if the spots are
+    free, in line, at one height, the way is clear and it lies over no bridge congruently; else None. Its id is
+    ``pid``, else a new one."""
+    if a is b or not (a.takes_part and b.takes_part):
+        return None
     if abs(a.z - b.z) > tol.babylon_cell:
-        return False
+        return None
     d = b.xy - a.xy
     if abs(float(np.linalg.norm(d)) - 2 * CELL) > tol.babylon_cell:
-        return False
+        return None
     yaw = float(np.degrees(np.arctan2(d[1], d[0]))) % 360.0
     if any(min((yaw - s.yaw) % 90.0, 90.0 - (yaw - s.yaw) % 90.0) > np.degrees(tol.babylon_square) for s in (a, b)):
-        return False
+        return None
     middle = (a.xy + b.xy) / 2
     z = max(a.z, b.z)
     arch = _square(middle, yaw, CELL / 2 * 0.98)
     if any(abs(t - z) <= tol.babylon_cell and poly.intersection(arch).area > _cover() for poly, _, t in site.boxes):
-        return False  # the arch would stand on it
+        return None  # the arch would stand on it
     if not all(site.clear(_square(xy, yaw, CELL / 2 * 0.98), z, z + LEVEL) for xy in (a.xy, middle, b.xy)):
+        return None
+    piece = _piece(BRIDGE, pid or site.new_id("b"), middle, z, yaw, site.player)
+    if congruent_pairs([*site.parts.values(), read_part(piece)], [piece.id]):
+        return None
+    return piece, z, yaw
+
+
+def _bridge_on(site: _Site, a: _Spot, b: _Spot) -> bool:
+    """Lay a bridge from spot ``a`` to spot ``b`` if they are free, in line, at one height and the way is clear."""
+    if site.hand.bridges < 1:
         return False
-    piece = _piece(BRIDGE, site.new_id("b"), middle, z, yaw, site.player)
+    made = _bridge_between(site, a, b)
+    if made is None:
+        return False
+    piece, z, yaw = made
     part = read_part(piece)
-    if congruent_pairs([*site.parts.values(), part], [piece.id]):
-        return False
     site.add(piece)
     site.parts[piece.id] = part
     a.covered = b.covered = True
-    site.spots += [_Spot(part.cells[k].copy(), z + LEVEL, yaw, None) for k in range(3)]
+    site.spots += [_Spot(part.cells[k].copy(), z + LEVEL, yaw, None, part=piece.id) for k in range(3)]
     site.hand = site.hand - Pieces(bridges=1)
     return True
 
@@ -346,3 +374,51 @@ def plan_turn(layout: Layout, player: str, hand: Pieces, n_players: int, first_r
 def placeable(layout: Layout, player: str, hand: Pieces, n_players: int, first_round: bool) -> int:
     """How many pieces (up to five) ``player`` can certainly place in one turn: the length of :func:`plan_turn`."""
     return len(plan_turn(layout, player, hand, n_players, first_round))
+
+
+def spot_placements(layout: Layout, piece: Piece, n_players: int, *, fast: bool = False
+                    ) -> list[tuple[Piece, str, tuple[str, ...]]]:
+    """Every spot of the building as it stands where ``piece`` may go by the placement rules, as the witness's
+    moves find them (the same free spots, the same room), each tried rather than the first.
+
+    - A tower on every free spot: ``tower-top`` or ``bridge-spot``, square to what it stands on (with
+      ``fast``, turned each of the four ways: a tower's opening counts in the fast game's expert scoring).
+    - A bridge across every two free spots at one height, two cells apart in line, square to both, its arch
+      over nothing, not congruent with the bridge below: ``bridge`` (once per pair: turned less than 180°).
+    - A noble on every tower top with room beside the nobles there, by the tactical game's limits (a large
+      one alone, small ones two to a tower, three with five players, never two of a colour):
+      ``noble-on-tower``; with ``fast``, without the limits (the fast game scores them, it does not forbid
+      them), and on the bridges' spots too: ``noble-on-bridge``.
+
+    Table spots are not among them (the caller knows its table).
+
+    Args:
+        layout: the building (the player's pieces owned or not).
+        piece: the piece to place (a tower, a bridge or a noble, with its id and parameters).
+        n_players: 3, 4 or 5.
+        fast: the fast game's nobles.
+
+    Returns:
+        (the piece where it would stand, its id kept; the rule that allows it; the parts it stands on).
+    """
+    site = _site(layout, piece.owner or piece.params.get("color") or "", Pieces(), n_players)
+    out = []
+    if piece.kind == TOWER:
+        for spot in site.spots:
+            if _takes_tower(site, spot):
+                for turn in (0.0, 90.0, 180.0, 270.0) if fast else (0.0,):
+                    placed = _piece(TOWER, piece.id, spot.xy, spot.z, (spot.yaw + turn) % 360.0, piece.owner)
+                    out.append((placed, "tower-top" if spot.tower else "bridge-spot", (spot.part,)))
+    elif piece.kind == BRIDGE:
+        for a in site.spots:
+            for b in site.spots:
+                made = _bridge_between(site, a, b, piece.id)
+                if made is not None and made[2] < 180.0 - 1e-6:
+                    out.append((replace(made[0], owner=piece.owner), "bridge", (a.part, b.part)))
+    elif piece.kind == NOBLE:
+        size, color = piece.params["size"], piece.params["color"]
+        for spot in site.spots:
+            for placed in _noble_room(site, spot, size, color, limits=not fast):
+                rule = "noble-on-tower" if spot.tower else "noble-on-bridge"
+                out.append((replace(placed, id=piece.id), rule, (spot.part,)))
+    return out

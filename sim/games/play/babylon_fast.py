@@ -60,6 +60,7 @@ from sim.games.babylon.supply import NOBLE, BabylonError, player_of, players_of
 from sim.games.contract import Violation
 from sim.games.play import session as play
 from sim.games.play.babylon import with_piece_at
+from sim.games.play.babylon_moves import fast_actions, placements
 from sim.games.play.session import Effect, PlayError, Refused, Session, Table
 from sim.scene import Scene
 
@@ -135,8 +136,44 @@ class FastSession(Session):
                 "seat": self.seat, "stopped": self.stopped, "over": self.over, "winners": list(self.winners),
                 "players": players, "last": self.results[-1] if self.results else None}
 
+    def outcome(self) -> dict:
+        """``{winners, loser: None, scores: {colour: rounds won}}``."""
+        return {"winners": list(self.winners), "loser": None,
+                "scores": {c: self.match.wins.get(c, 0) for c in self.players}}
+
+    # --- what is legal ----------------------------------------------------------------------------------
+
+    def legal_actions(self, table: Table) -> list[dict]:
+        return fast_actions(self, table)
+
+    def candidates(self, table: Table) -> list[str]:
+        mine = [p for p in table.scene().pieces if player_of(p) == self.seat]
+        return [p.id for p in mine if p.id in table.supply or (p.id in self.placed and p.kind == NOBLE)]
+
+    def placements(self, piece: str, table: Table) -> list:
+        areas = self.areas(table)
+
+        def allowed(placed, rule, on) -> bool:
+            xy = placed.pos[:2]
+            if not any(a.contains(xy) and self.seat in a.players for a in areas):
+                return False
+            tower, free = self.lifted.get(piece, (None, True))
+            return tower is None or free or (rule == "noble-on-tower" and tuple(on) == (tower,))
+
+        return placements(self, piece, table, self.built(table), fast=True, check=allowed)
+
+    def ready(self, player: str) -> bool:
+        """Whether ``player`` may build now (the game and the round go on, not out, not done)."""
+        try:
+            self._ready(player)
+        except Refused:
+            return False
+        return True
+
     def to_json(self) -> dict:
         return {"game": "babylon", "variant": self.variant, "players": list(self.players), "time": self.time,
+                "parts": dict(self.parts), "lifted": {k: list(v) for k, v in self.lifted.items()},
+                "pile": {str(k): list(v) for k, v in self.pile.items()},
                 "round": self.round, "seat": self.seat, "wins": dict(self.match.wins),
                 "set_aside": {c: list(v) for c, v in self.set_aside.items()},
                 "placed": {k: list(v) for k, v in self.placed.items()},

@@ -39,6 +39,7 @@ from sim.games.babylon.scoring import TacticalScore, score_tactical
 from sim.games.babylon.supply import NOBLE, TOWER, BabylonError, player_of
 from sim.games.babylon.tactical import IllegalTurnError, TacticalState, new_tactical, play_turn
 from sim.games.play.babylon import building, is_noble, quarter_turn, refuse_placement, with_piece_at
+from sim.games.play.babylon_moves import placements, tactical_actions
 from sim.games.play.session import (
     Effect,
     Place,
@@ -115,7 +116,27 @@ class TacticalSession(Session):
 
     def to_json(self) -> dict:
         return {"game": "babylon", "variant": self.variant, "players": list(self.players), "time": self.time,
-                "placed_now": {k: list(v) for k, v in self.placed_now.items()}, "state": self.state.to_json()}
+                "placed_now": {k: list(v) for k, v in self.placed_now.items()}, "kinds": dict(self.kinds),
+                "special": None if self.special is None else list(self.special),
+                "special_to": {k: list(v) for k, v in self.special_to.items()}, "state": self.state.to_json()}
+
+    def outcome(self) -> dict:
+        """``{winners, loser: None, scores: {colour: points}}`` (the level majorities and bridges left, as they
+        stand; final once the game is over)."""
+        score = self.final or self.score or score_tactical(self.state.layout, self.players)
+        return {"winners": list(self.final.winners) if self.final else [], "loser": None,
+                "scores": {c: p.total for c, p in score.players.items()}}
+
+    # --- what is legal ----------------------------------------------------------------------------------
+
+    def legal_actions(self, table: Table) -> list[dict]:
+        return tactical_actions(self, table)
+
+    def candidates(self, table: Table) -> list[str]:
+        return [p.id for p in table.scene().pieces if p.id in table.supply or p.id in self.placed_now]
+
+    def placements(self, piece: str, table: Table) -> list:
+        return placements(self, piece, table, self.owned(building(table)), fast=False)
 
     # --- the table ------------------------------------------------------------------------------------
 
@@ -142,7 +163,7 @@ class TacticalSession(Session):
 
     def _drop(self, piece: str, pose, table: Table) -> list[Effect]:
         after = with_piece_at(building(table), table, piece, pose)
-        layout = read_layout(self._owned(after))
+        layout = read_layout(self.owned(after))
         refuse_placement(layout, piece, len(self.players))
         self.placed_now[piece] = tuple(pose)
         p = table.scene().piece(piece)
@@ -170,7 +191,7 @@ class TacticalSession(Session):
         return out + [Say(f"knocked down: {', '.join(back)} put back as they were", "collapse")]
 
     def _settled(self, table: Table) -> list[Effect]:
-        after = self._owned(building(table))
+        after = self.owned(building(table))
         self.score = score_tactical(read_layout(after), self.players)
         return []
 
@@ -208,7 +229,7 @@ class TacticalSession(Session):
             raise Refused("special-move", "one special move a turn")
         if any(is_noble(table, p) for p in self.placed_now):
             raise Refused("special-move-after-noble", "the special move is only for a turn that placed no noble")
-        layout = read_layout(self._owned(building(table)))
+        layout = read_layout(self.owned(building(table)))
         poses = {p.id: (*p.pos, *p.quat) for p in table.scene().pieces}
         turned = quarter_turn(layout, tower, poses)
         self.special = ("turn", tower)
@@ -231,7 +252,7 @@ class TacticalSession(Session):
             raise Refused("over", "the game is over")
         if table.carried:
             raise Refused("hand", "set down or put back the piece in hand first")
-        after = self._owned(building(table))
+        after = self.owned(building(table))
         verdict = table.verdict()
         try:
             self.state = play_turn(s, after, verdict)
@@ -274,7 +295,7 @@ class TacticalSession(Session):
 
     # --- helpers --------------------------------------------------------------------------------------
 
-    def _owned(self, scene: Scene) -> Scene:
+    def owned(self, scene: Scene) -> Scene:
         """``scene`` with this game's players (the table's scene may name them differently)."""
         return replace(scene, players=self.players)
 
@@ -283,6 +304,8 @@ class TacticalSession(Session):
         if not isinstance(pair, (list, tuple)) or len(pair) != 2 or not all(isinstance(x, str) for x in pair):
             raise PlayError(f"nobles: expected two noble ids, got {pair!r}")
         placed = self.state.layout.nobles
+        if pair[0] == pair[1]:
+            raise Refused("special-move", f"the special move swaps two nobles, not {pair[0]} with itself")
         for n in pair:
             if n not in placed:
                 raise Refused("special-move", f"{n} is no noble placed in an earlier turn")

@@ -25,6 +25,7 @@ import numpy as np
 
 from sim.games.contract import Judge
 from sim.games.play.session import Effect, PlayError, Refused, Table
+from sim.games.play.talo_moves import fantasy_actions, free_placements
 from sim.games.play.talo_turns import StockTurns, reason
 from sim.games.talo import fantasy
 from sim.games.talo.board import TaloError
@@ -64,16 +65,26 @@ class FantasySession(StockTurns):
     def view(self) -> dict:
         """``{game, variant, phase, current, players: [{name, placed, active}], built, rolls, throws, options, hand,
         stock: {length: left}, together, pending, outcome}``."""
-        placed = {p: 0 for p in self.players}
-        for piece in self.state.scene.pieces:
-            placed[piece.owner] = placed.get(piece.owner, 0) + 1
+        placed = self.scores()
         players = [{"name": p, "placed": placed[p], "active": p == self.current} for p in self.players]
         return {"game": "talo", "variant": "fantasy", "phase": self.phase, "current": self.current,
                 "players": players, "built": len(self.state.scene.pieces), **self.stock_view()}
 
     def to_json(self) -> dict:
         return {"game": "talo", "variant": "fantasy", "players": list(self.players), "time": self.time,
-                "live_of": dict(self.live_of), "state": self.state.to_json()}
+                "live_of": dict(self.live_of), **self.turn_json(), "state": self.state.to_json()}
+
+    def scores(self) -> dict[str, int]:
+        placed = {p: 0 for p in self.players}
+        for piece in self.state.scene.pieces:
+            placed[piece.owner] = placed.get(piece.owner, 0) + 1
+        return placed
+
+    def legal_actions(self, table: Table) -> list[dict]:
+        return fantasy_actions(self)
+
+    def placements(self, piece: str, table: Table) -> list:
+        return free_placements(self, piece, table)
 
     # --- actions --------------------------------------------------------------------------------------
 

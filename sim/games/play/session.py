@@ -257,6 +257,9 @@ class Session:
 
     ACTIONS: tuple[str, ...] = ()
     """The play actions this game answers (their fields are checked by the play mode)."""
+    VIEW_ACTIONS: tuple[str, ...] = ()
+    """Those of :attr:`ACTIONS` that only change what the window shows (Talo's ``select-pawn``): no moves of the
+    game, answered even once it is over."""
 
     def __init__(self, game: str, variant: str, players):
         self.game = game
@@ -282,7 +285,12 @@ class Session:
         if name not in self.ACTIONS:
             raise PlayError(f"{name!r} is not an action of {self.game} (its actions: {', '.join(self.ACTIONS)})")
         handler = getattr(self, "_act_" + name.replace("-", "_"))
-        return self._refusable(lambda: handler(args, table))
+
+        def answer() -> list[Effect]:
+            self._playing(name)
+            return handler(args, table)
+
+        return self._refusable(answer)
 
     def pick(self, piece: str, table: Table) -> tuple[bool, list[Effect]]:
         """A player is about to pick ``piece`` up: whether they may, and the effects (a refusal said)."""
@@ -316,6 +324,44 @@ class Session:
     def view(self) -> dict:
         """What the window's panels show, as JSON data (each game's own keys; see its module)."""
         raise NotImplementedError
+
+    @property
+    def current_player(self) -> str | None:
+        """Who is to act: whose turn it is, or whose hands are at work where everyone builds at once (None once
+        the game is over)."""
+        return None if self.over else self.seat
+
+    def outcome(self) -> dict:
+        """How the game stands or ended: ``{winners: [...], loser, scores: {player: number}}`` (each game's
+        own scores: points, cards fulfilled, levels climbed, rounds won; empty before it has any)."""
+        raise NotImplementedError
+
+    # --- what is legal (asked by the one game interface, sim.games.play.state) --------------------------
+
+    def legal_actions(self, table: Table) -> list[dict]:
+        """Every play action this referee accepts now, as ``{"action": name, **fields}`` with each discrete
+        choice of its fields (the game's own, none of the table's: no placements)."""
+        raise NotImplementedError
+
+    def candidates(self, table: Table) -> list[str]:
+        """The pieces a pick might be accepted for (a pick decides; default: the supply's), table order."""
+        return [p.id for p in table.scene().pieces if p.id in table.supply]
+
+    def placements(self, piece: str, table: Table) -> list:
+        """Where ``piece``, in a hand now, may be set down: :class:`~sim.games.play.spots.Placement` s the
+        referee accepts but for balance, each free on the table."""
+        raise NotImplementedError
+
+    def clone(self) -> Session:
+        """A session of its own in the same state: what one does to it the other never sees.
+
+        A session keeps its bookkeeping in dicts, lists and sets of frozen values and its randomness in a
+        ``numpy.random.Generator``; those are copied, everything else (the game's frozen states, scenes,
+        the judge) is shared.
+        """
+        out = object.__new__(type(self))
+        out.__dict__.update({k: _copied(v) for k, v in self.__dict__.items()})
+        return out
 
     def to_json(self) -> dict:
         """The game as JSON data: ``{game, variant, players, time, state, ...}`` (the game state's own JSON)."""
@@ -355,6 +401,11 @@ class Session:
             raise PlayError(f"{key}: no player {name!r}; players are {', '.join(self.players)}")
         return name
 
+    def _playing(self, name: str) -> None:
+        """Refuse every move once the game is over (what only changes the window is still answered)."""
+        if self.over and name not in self.VIEW_ACTIONS:
+            raise Refused("over", "the game is over")
+
     def _refusable(self, fn) -> list[Effect]:
         try:
             return list(fn())
@@ -371,6 +422,26 @@ class Session:
         self.log("refused", rule=r.rule, reason=r.reason, player=self.seat)
         return [*r.effects, Say(f"refused ({r.rule}): {r.reason}", "refused")]
 
+    def refuse(self, refused: Refused) -> list[Effect]:
+        """A refusal from outside the rules (the table's: a piece that cannot be set down there), logged and said
+        like the rules' own."""
+        return self._refusal(refused)
+
     def refusals(self) -> list[dict]:
         """Every refusal so far: ``{time, rule, reason, player}``."""
         return [{"time": e.time, **e.data} for e in self.journal if e.kind == "refused"]
+
+
+def _copied(value):
+    """``value`` with its mutable containers copied all the way down (a generator's state too)."""
+    if isinstance(value, dict):
+        return {k: _copied(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copied(v) for v in value]
+    if isinstance(value, set):
+        return set(value)
+    if isinstance(value, np.random.Generator):
+        out = np.random.Generator(type(value.bit_generator)())
+        out.bit_generator.state = value.bit_generator.state
+        return out
+    return value

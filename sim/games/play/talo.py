@@ -37,6 +37,7 @@ import numpy as np
 
 from sim.games.contract import Judge
 from sim.games.play.session import Effect, Place, PlayError, Refused, Say, Seat, Table, Walk
+from sim.games.play.talo_moves import grid_placements, talo_actions
 from sim.games.play.talo_turns import StockTurns, reason
 from sim.games.talo import TaloError, free_starts, layout_of, reachable, talo_board
 from sim.games.talo import game as talo
@@ -63,6 +64,7 @@ class TaloSession(StockTurns):
     """
 
     ACTIONS = ("start", "throw", "take", "together", "select-pawn", "move-pawn", "restart", "end-turn")
+    VIEW_ACTIONS = ("select-pawn",)
     AT_REST = ()
     RULES = talo
 
@@ -115,7 +117,18 @@ class TaloSession(StockTurns):
     def to_json(self) -> dict:
         return {"game": "talo", "variant": self.variant, "players": list(self.players), "time": self.time,
                 "starts": {c: list(v) for c, v in self.starts.items()}, "live_of": dict(self.live_of),
+                **self.turn_json(), "selected": None if self.selected is None else self.selected.pawn.color,
                 "state": None if self.state is None else self.state.to_json()}
+
+    def scores(self) -> dict[str, int]:
+        levels = self.state.levels() if self.state is not None else {}
+        return {p: levels.get(p, 0) for p in self.players}
+
+    def legal_actions(self, table: Table) -> list[dict]:
+        return talo_actions(self)
+
+    def placements(self, piece: str, table: Table) -> list:
+        return grid_placements(self, piece, table)
 
     def _cell_of(self, color: str):
         if self.state is None:
@@ -176,6 +189,9 @@ class TaloSession(StockTurns):
         cell, level = _cell(args), int(args["level"])
         if self.pending is not None:
             raise Refused("together", "the pawn may move only before or after placing two blocks together")
+        pawn = s.layout.pawn(s.player)
+        if pawn is not None and (*cell, level) == pawn.spot:
+            raise Refused("move", f"the {s.player} pawn stands on field {list(cell)} at level {level} already")
         try:
             self.state = talo.move(s, cell, level)
         except (IllegalMoveError, TaloError) as e:

@@ -75,6 +75,20 @@ class StockTurns(Session):
         """Whose turn it is."""
         return self.state.player
 
+    @property
+    def current_player(self) -> str | None:
+        return None if self.over else self.current
+
+    def outcome(self) -> dict:
+        """``{winners, loser, scores}``; the scores are :meth:`scores`."""
+        o = None if self.state is None else self.state.outcome
+        return {"winners": [] if o is None else list(o.winners), "loser": None if o is None else o.loser,
+                "scores": self.scores()}
+
+    def scores(self) -> dict[str, int]:
+        """Each player's score as the game counts it (Talo: the level of the pawn; Talo-Fantasy: blocks placed)."""
+        raise NotImplementedError
+
     def stock_view(self) -> dict:
         """``{rolls, throws, options, hand, stock: {length: left}, together, pending, outcome}`` (before the
         game begins: the full stock)."""
@@ -87,6 +101,11 @@ class StockTurns(Session):
                 "stock": stock, "together": self.together,
                 "pending": None if self.pending is None else self.pending[0],
                 "outcome": None if s is None or s.outcome is None else s.outcome.to_json()}
+
+    def turn_json(self) -> dict:
+        """What the turn holds besides the game's state: ``{together, pending: {piece, pose}}``."""
+        return {"together": self.together, "pending": None if self.pending is None else
+                {"piece": self.pending[0], "pose": list(self.pending[2])}}
 
     def _game(self) -> TurnState:
         return self.state
@@ -194,22 +213,46 @@ class StockTurns(Session):
             raise Refused("hand", f"no block of length {length} in hand (holding {have})")
         return []
 
+    def drop_refusal(self, piece: str, pose, table: Table) -> Refused | None:
+        """Why ``piece`` set down at ``pose`` (7,) would be refused now, balance aside (None: it would not be);
+        nothing changes. The drop's own check, asked by the legal placements."""
+        try:
+            self._game()
+            self._checked_puts(self._put(piece, int(table.scene().piece(piece).params["length"]), pose))
+        except Refused as r:
+            return r
+        return None
+
+    def _checked_puts(self, put) -> list:
+        """The placements judged together with ``put`` now (the first of two, if one waits, and ``put``), every
+        building rule but balance checked.
+
+        Raises:
+            Refused: not the time, not in hand, or a rule broken (the waiting block goes home with it).
+        """
+        puts = [put] if self.pending is None else [self.pending[1], put]
+        try:
+            self.RULES.precheck(self._game(), puts)
+        except IllegalMoveError as e:
+            undo = [Unpin(self.pending[0], home=True)] if self.pending is not None else []
+            raise Refused(e.violations[0].rule, reason(e), undo) from None
+        return puts
+
     def _drop(self, piece: str, pose, table: Table) -> list[Effect]:
         s = self._game()
-        n = int(table.scene().piece(piece).params["length"])
-        put = self._put(piece, n, pose)
+        put = self._put(piece, int(table.scene().piece(piece).params["length"]), pose)
+        try:
+            puts = self._checked_puts(put)
+        except Refused:
+            if self.pending is not None:  # the two placed together go back, still in hand
+                self.pending, self.together = None, False
+            raise
         if self.together and self.pending is None:
-            try:
-                self.RULES.precheck(s, [put])
-            except IllegalMoveError as e:
-                raise Refused(e.violations[0].rule, reason(e)) from None
             self.pending = (piece, put, pose)
             return [Pin(piece, pose), Say(f"{piece} is held where it was set down: now the block placed with it")]
         first = self.pending
-        puts = [first[1], put] if first is not None else [put]
         undo = [Unpin(first[0], home=True)] if first is not None else []
         try:
-            self.RULES.precheck(s, puts)
             verdict = self.judge(self.RULES.building_after(s, puts))
             self.state = self.RULES.place(s, puts, verdict)
         except IllegalMoveError as e:

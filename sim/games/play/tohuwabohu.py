@@ -35,6 +35,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from sim.games.play import tohuwabohu_moves as moves
 from sim.games.play.session import (
     Clear,
     Effect,
@@ -50,7 +51,7 @@ from sim.games.play.session import (
 from sim.games.tohuwabohu import CARDS, judgement, pro
 from sim.games.tohuwabohu import analyze as analyze_area
 from sim.games.tohuwabohu import game as basic
-from sim.games.tohuwabohu.table import GameError
+from sim.games.tohuwabohu.state import GameError
 
 VARIANTS = ("basic", "advanced", "pro")
 
@@ -90,7 +91,6 @@ class TohuwabohuSession(Session):
             raise PlayError(str(e)) from None
         self.collapse_by: str | None = None  # pro: a collapse waits for the players' choice
         self.fulfilled_now: tuple[str, ...] = ()  # what the area fulfils at its last judged rest
-        self.last_stop = None
         self.seat = self.state.active if self.basic else self.players[0]
         self.log("turn_changed", player=self.seat)
         self.log("game_state", state=self.state.to_json())
@@ -161,7 +161,6 @@ class TohuwabohuSession(Session):
             self.state, result = pro.stop(self.state, caller, fulfilled)
         except GameError as e:
             raise Refused("stop", str(e)) from None
-        self.last_stop = result
         out: list[Effect] = [EmptyHands()]
         shown = [f"{p}: {', '.join(card_title(c) for c in cards)}" for p, cards in result.set_aside.items() if cards]
         if result.accepted:
@@ -296,7 +295,25 @@ class TohuwabohuSession(Session):
 
     def to_json(self) -> dict:
         return {"game": self.game, "variant": self.variant, "players": list(self.players), "time": self.time,
-                "seat": self.seat, "collapse_by": self.collapse_by, "state": self.state.to_json()}
+                "seat": self.seat, "collapse_by": self.collapse_by, "fulfilled_now": list(self.fulfilled_now),
+                "state": self.state.to_json()}
+
+    def outcome(self) -> dict:
+        """``{winners, loser: None, scores: {player: cards fulfilled}}``."""
+        s = self.state
+        return {"winners": [] if s.winner is None else [s.winner], "loser": None,
+                "scores": {h.name: len(h.done) for h in s.hands}}
+
+    # --- what is legal ----------------------------------------------------------------------------------
+
+    def legal_actions(self, table: Table) -> list[dict]:
+        return moves.actions(self)
+
+    def candidates(self, table: Table) -> list[str]:
+        return [p.id for p in table.scene().pieces]
+
+    def placements(self, piece: str, table: Table) -> list:
+        return moves.placements(self, piece, table)
 
 
 def _turns(state) -> int:

@@ -2,7 +2,8 @@
 
 Pure and seeded: a state is frozen data, each action returns the next state,
 the die's randomness comes in as a generator and the physics verdict on each
-placement comes in as a :class:`~sim.games.talo.verdict.Verdict`.
+placement comes in as a :class:`~sim.verdict.Verdict` (the judge is the caller's: the
+play session asks the statics, the CLI the physics).
 """
 
 from __future__ import annotations

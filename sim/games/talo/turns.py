@@ -10,6 +10,7 @@ from typing import ClassVar, Self
 import numpy as np
 
 from sim.games.contract import Violation, field_of, reading
+from sim.games.log import EventLog
 from sim.games.talo.board import TaloError
 from sim.games.talo.stock import Stock, Throws, recorded_throws, throw_for_blocks
 from sim.scene import Scene, from_dict, to_dict
@@ -105,7 +106,8 @@ class TurnState:
         hand: lengths taken and not yet placed.
         placed: blocks placed so far (numbers their ids).
         outcome: how the game ended, once over.
-        log: everything that happened.
+        log: everything that happened (shared with the states before: :class:`~sim.games.log.EventLog`;
+            any sequence of events given becomes one).
     """
 
     scene: Scene
@@ -119,10 +121,14 @@ class TurnState:
     hand: tuple[int, ...] = ()
     placed: int = 0
     outcome: Outcome | None = None
-    log: tuple[Event, ...] = ()
+    log: EventLog = field(default_factory=EventLog)
 
     VARIANT: ClassVar[str] = ""
     """The game's name in the JSON form (``talo``, ``fantasy``)."""
+
+    def __post_init__(self):
+        if not isinstance(self.log, EventLog):
+            object.__setattr__(self, "log", EventLog.of(self.log))
 
     @property
     def player(self) -> str:
@@ -168,7 +174,7 @@ class TurnState:
 
 def logged(state, action: str, **data):
     """``state`` with an event of the current player appended to its log."""
-    return replace(state, log=state.log + (Event(state.turn, state.player, action, data),))
+    return replace(state, log=state.log.add(Event(state.turn, state.player, action, data)))
 
 
 def require(state, *phases: str) -> None:

@@ -17,14 +17,14 @@ from typing import ClassVar
 
 import numpy as np
 
-from sim.games.tohuwabohu.table import DEAL_PER_COLOR, Event, GameError, Hand, Table, deal
+from sim.games.tohuwabohu.state import DEAL_PER_COLOR, GameError, Hand, LogEntry, TohuwabohuState, deal
 
 TURN_SECONDS = 15.0
 ADVANCED_TURN_SECONDS = 10.0
 
 
 @dataclass(frozen=True)
-class GameState(Table):
+class GameState(TohuwabohuState):
     """The basic game at one moment: one open card each, timed turns in seating order.
 
     Attributes:
@@ -137,5 +137,5 @@ def _begin_turn(state: GameState) -> GameState:
     return state.revealing(state.active, 1)
 
 
-__all__ = ["ADVANCED_TURN_SECONDS", "DEAL_PER_COLOR", "TURN_SECONDS", "Event", "GameError", "GameState", "Hand",
+__all__ = ["ADVANCED_TURN_SECONDS", "DEAL_PER_COLOR", "TURN_SECONDS", "GameError", "GameState", "Hand", "LogEntry",
            "deal", "fulfil", "new_game", "swap", "tick"]

@@ -2,15 +2,10 @@
 
 The layout is game-neutral: a :class:`CardFace` names the card, its frame
 colour and the scene to draw; :func:`tohuwabohu_faces` gives the 36 Tohuwabohu
-faces from their example scenes, which ship with the package. Pictures are
-drawn by :mod:`sim.render` (passed in as arrays, or through a renderer handed
-to :func:`card_view`, so this module never starts an engine); matplotlib is
-imported only when drawing.
-
-A card's picture frames the whole playing area the same way on every card
-(the area and the construction centred, the nearest of them on the same
-margin) from the highest viewpoint at which every piece of the construction
-shows: a brick under a level or a figure behind another is never hidden.
+faces from their example scenes, which ship with the package. The pictures
+come in as arrays: :mod:`sim.render.cards` draws them (the camera that frames
+the playing area and shows every piece), so this module never imports the
+renderer; matplotlib is imported only when drawing.
 """
 
 from __future__ import annotations
@@ -31,12 +26,7 @@ SHEET_GRID = (3, 3)  # cards per row and column of a sheet: 189 x 264 mm of card
 CUT_MARK_MM = 5.0  # length of a cut mark, in the sheet's margin
 CUT_MARK_GAP_MM = 1.5  # between the cards and the start of a cut mark
 PNG_DPI = 300
-CARD_PICTURE_MARGIN = 0.04  # free border around the playing area in the picture (fraction of its size)
 CARD_SCENES: Traversable = files("sim.data").joinpath("cards", "tohuwabohu")
-MIN_VISIBLE = 0.15  # every piece shows at least this fraction of its projected hull (sim.render.views)
-# Highest first: the first elevation from which every piece shows wins. 10 degrees still shows the
-# level plates' tops; lower, a tower of levels would look like a stack of lines.
-CARD_ELEVATIONS = (35.0, 30.0, 25.0, 20.0, 17.5, 15.0, 12.5, 10.0)
 
 _FRAME = 3.0  # mm of coloured frame
 _TITLE = 16.0  # mm of title band
@@ -84,47 +74,6 @@ def load_face_scene(face: CardFace):
     if isinstance(face.scene, Path):
         return load_scene(face.scene)
     return loads(face.scene.read_text(encoding="utf-8"), f"towerlab package file cards/{face.scene.name}")
-
-
-def card_frame(scene) -> np.ndarray:
-    """(k, 3) what every card picture keeps inside its margin: the playing area and every piece (m, world)."""
-    from sim.render.camera import board_corners, piece_corners
-
-    return np.vstack([piece_corners(scene), board_corners(scene)])
-
-
-def card_view(renderer, scene, size):
-    """The camera of a card's picture: the whole playing area framed, every piece visible.
-
-    Args:
-        renderer: a :class:`sim.render.renderer.Renderer`, which draws the id pictures the
-            search judges visibility by.
-        scene: the card's scene.
-        size: (width, height) pixels of the picture.
-
-    Returns:
-        A :class:`sim.render.views.ClearView`: the camera, where it looks from, how much of
-        each piece it shows and whether every piece reaches :data:`MIN_VISIBLE`.
-    """
-    from sim.render.views import ViewSearch, clear_view
-
-    search = ViewSearch(elevations=CARD_ELEVATIONS, min_fraction=MIN_VISIBLE, margin=CARD_PICTURE_MARGIN)
-    return clear_view(renderer, scene, size, card_frame(scene), search)
-
-
-def card_picture(renderer, scene, size):
-    """A card's picture: its scene drawn from :func:`card_view`'s camera.
-
-    Args:
-        renderer: a :class:`sim.render.renderer.Renderer`.
-        scene: the card's scene.
-        size: (width, height) pixels (:func:`picture_size`).
-
-    Returns:
-        (picture (h, w, 4) uint8, the :class:`sim.render.views.ClearView` it was drawn from).
-    """
-    view = card_view(renderer, scene, size)
-    return renderer.render_graph(renderer.graph(scene), view.camera), view
 
 
 def picture_size(scale: float = 1.0, dpi: int = PNG_DPI) -> tuple[int, int]:

@@ -27,8 +27,8 @@ from typing import ClassVar
 
 import numpy as np
 
+from sim.games.tohuwabohu.state import GameError, TohuwabohuState
 from sim.games.tohuwabohu.structure import Analysis
-from sim.games.tohuwabohu.table import GameError, Table
 
 ROUND_SECONDS = 240.0
 OPEN_CARDS = 3
@@ -95,7 +95,7 @@ def removal_problems(analysis: Analysis, removed: Iterable[str]) -> list[str]:
 
 
 @dataclass(frozen=True)
-class ProState(Table):
+class ProState(TohuwabohuState):
     """The professional variant at one moment.
 
     Attributes:

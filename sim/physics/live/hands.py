@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from sim.physics.bodies import GRAVITY, pb
-from sim.physics.live.records import HandState
+from sim.physics.live.records import Grip
 
 DEFAULT_STRENGTH = 10.0
 """A hand's force limit in weights of the piece it carries: it lifts and swings it briskly (10 g), and
@@ -36,7 +36,7 @@ class Hands:
 
     def __init__(self, world):
         self.world = world
-        self._grips: dict[str, HandState] = {}
+        self._grips: dict[str, Grip] = {}
         self._aims: dict[str, tuple] = {}  # hand -> its grip, the piece's body and what they aim at (_aim)
 
     @property
@@ -48,16 +48,16 @@ class Hands:
         """piece id -> the hand carrying it."""
         return {state.piece: name for name, state in self._grips.items()}
 
-    def states(self) -> tuple[HandState, ...]:
+    def states(self) -> tuple[Grip, ...]:
         """Every grip as data, by hand name."""
         return tuple(state for _, state in sorted(self._grips.items()))
 
-    def state(self, name: str) -> HandState | None:
+    def state(self, name: str) -> Grip | None:
         """The grip of hand ``name``, or None when it is empty."""
         return self._grips.get(name)
 
     def grab(self, name: str, piece_id: str, target=None, strength: float = DEFAULT_STRENGTH,
-             player: str | None = None) -> HandState:
+             player: str | None = None) -> Grip:
         """Hand ``name`` takes ``piece_id``, pulling it towards ``target`` (7,) (default: where it is).
 
         Raises:
@@ -73,22 +73,22 @@ class Hands:
         if not (np.isfinite(strength) and strength > 0):
             raise ValueError(f"hand strength: expected a positive number of weights, got {strength!r}")
         target = self.world.pose(piece_id) if target is None else np.asarray(target, dtype=float)
-        state = HandState(name, piece_id, target.copy(), float(strength), player)
+        state = Grip(name, piece_id, target.copy(), float(strength), player)
         self._grips[name] = state
         return state
 
-    def move(self, name: str, target) -> HandState:
+    def move(self, name: str, target) -> Grip:
         """Pull hand ``name``'s piece towards a new target pose (7,).
 
         Raises:
             KeyError: the hand is empty.
         """
         state = self._grips[name]
-        state = HandState(name, state.piece, np.asarray(target, dtype=float).copy(), state.strength, state.player)
+        state = Grip(name, state.piece, np.asarray(target, dtype=float).copy(), state.strength, state.player)
         self._grips[name] = state
         return state
 
-    def release(self, name: str) -> HandState:
+    def release(self, name: str) -> Grip:
         """Hand ``name`` lets go: the piece goes on with the velocity it has.
 
         Raises:
@@ -96,7 +96,7 @@ class Hands:
         """
         return self._grips.pop(name)
 
-    def drop_piece(self, piece_id: str) -> HandState | None:
+    def drop_piece(self, piece_id: str) -> Grip | None:
         """Let go of ``piece_id`` if a hand carries it (it is being removed)."""
         name = self.carried().get(piece_id)
         return None if name is None else self.release(name)
@@ -107,7 +107,7 @@ class Hands:
         for s in states:
             self.grab(s.name, s.piece, s.target, s.strength, s.player)
 
-    def _aim(self, state: HandState, info) -> tuple[np.ndarray, tuple, float]:
+    def _aim(self, state: Grip, info) -> tuple[np.ndarray, tuple, float]:
         """What a grip pulls its piece to, kept while the grip and the piece's body are the same: the goal of
         its centre of mass (3,), the principal axes' goal orientation (x, y, z, w) and the force limit (N)."""
         kept = self._aims.get(state.name)

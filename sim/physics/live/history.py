@@ -124,15 +124,6 @@ class History:
             state = replace(last.state, time=lw.time, steps=lw.world.steps)
             self._snapshots.append(replace(last, state=state))
 
-    def pose_at(self, t: float) -> tuple[tuple[str, ...], np.ndarray] | None:
-        """(ids, poses (n, 7)) of the last frame at or before ``t``, or None before the history begins."""
-        best = None
-        for time, ids, poses in self.frames:
-            if time > t + tol.clock:
-                break
-            best = (ids, poses)
-        return best
-
     def rewind(self, t: float) -> None:
         """Go back to simulated time ``t``: restore the last snapshot at or before it and replay the actions
         made between, step by step (deterministic: the same rewind gives the same world)."""

@@ -8,7 +8,7 @@ import numpy as np
 
 
 @dataclass(frozen=True)
-class Action:
+class WorldAction:
     """One change made to the live world from outside, as plain data.
 
     Attributes:
@@ -49,7 +49,7 @@ class LiveEvent:
     time: float
     kind: str
     pieces: tuple[str, ...]
-    cause: Action | None = None
+    cause: WorldAction | None = None
 
     def to_json(self) -> dict:
         """JSON form, the cause inline."""
@@ -79,7 +79,7 @@ class AdvanceReport:
 
 
 @dataclass(frozen=True)
-class HandState:
+class Grip:
     """A hand's grip, as data: which piece it carries and where it pulls it.
 
     Attributes:

@@ -5,7 +5,7 @@ probe: plain gravity) with
 
 * **actions** (:meth:`LiveWorld.apply`, or the named methods): add, remove,
   set a pose, push (an impulse at a point), grab / move a hand / release,
-  shake the table; each is recorded as plain data (:class:`Action`);
+  shake the table; each is recorded as plain data (:class:`WorldAction`);
 * **statics-certified rest** (:mod:`sim.physics.live.rest`): after every
   change and whenever moving pieces have come to rest, the statics say which
   pieces are held; those are static bodies until something moving or carried
@@ -35,7 +35,7 @@ from scipy.spatial.transform import Rotation
 from sim.physics.bodies import GRAVITY, pb
 from sim.physics.live.hands import DEFAULT_STRENGTH, Hands
 from sim.physics.live.history import History, LiveSnapshot
-from sim.physics.live.records import Action, AdvanceReport, HandState, LiveEvent
+from sim.physics.live.records import AdvanceReport, Grip, LiveEvent, WorldAction
 from sim.physics.live.rest import SETTLE_FALL_STEPS, SETTLE_SPEED, Certification, CertifiedRest, InterfaceCache
 from sim.physics.readout import RayHit
 from sim.physics.settings import TUNED, PhysicsSettings
@@ -82,7 +82,7 @@ class LiveWorld(CertifiedRest):
         self.hands = Hands(self.world)
         self.held: set[str] = set()
         self.parked: set[str] = set()
-        self.actions: list[Action] = []
+        self.actions: list[WorldAction] = []
         self.events: list[LiveEvent] = []
         self.certification: Certification | None = None
         self._clock = clock
@@ -189,11 +189,11 @@ class LiveWorld(CertifiedRest):
 
     # --- actions -----------------------------------------------------------------------------------
 
-    def apply(self, action: Action | dict) -> None:
-        """Make an action given as data (:class:`Action` or its JSON form): the same as calling its method."""
-        a = action if isinstance(action, Action) else Action(0.0, action["kind"], action.get("piece"),
-                                                              action.get("hand"), action.get("player"),
-                                                              dict(action.get("args") or {}))
+    def apply(self, action: WorldAction | dict) -> None:
+        """Make an action given as data (:class:`WorldAction` or its JSON form): the same as calling its method."""
+        a = action if isinstance(action, WorldAction) else WorldAction(
+            0.0, action["kind"], action.get("piece"), action.get("hand"), action.get("player"),
+            dict(action.get("args") or {}))
         args = a.args
         if a.kind == "add":
             from sim.scene import from_dict
@@ -224,8 +224,8 @@ class LiveWorld(CertifiedRest):
                              f"shake, got {a.kind!r}")
 
     def _record(self, kind: str, piece: str | None = None, hand: str | None = None, player: str | None = None,
-                **args) -> Action:
-        action = Action(self.time, kind, piece, hand, player, args)
+                **args) -> WorldAction:
+        action = WorldAction(self.time, kind, piece, hand, player, args)
         self.actions.append(action)
         self._dirty = True
         return action
@@ -293,7 +293,7 @@ class LiveWorld(CertifiedRest):
         self.world.push(piece_id, v[:3] + j / info.mass, v[3:] + inverse @ np.cross(arm, j))
 
     def grab(self, piece_id: str, hand: str = "right", target=None, strength: float = DEFAULT_STRENGTH,
-             player: str | None = None) -> HandState:
+             player: str | None = None) -> Grip:
         """Hand ``hand`` takes a piece (what rests on it is simulated and rides along or slides off)."""
         self._wake({piece_id})
         state = self.hands.grab(hand, piece_id, target, strength, player)
@@ -386,9 +386,11 @@ class LiveWorld(CertifiedRest):
     def _frame(self) -> None:
         """Once a frame: events, the history, and the statics when pieces have come to rest."""
         awake = bool(self.hands.carried() or self.free() or self._shake is not None)
-        if not awake and not self._dirty:
+        if not awake and not self._dirty and not self.tracker.unsettled:
             self.history.repeat()  # nothing moved, nothing changed: the last frame again, for free
             return
+        # pieces the statics just held still owe their tracker its rest: it is fed until it says ``settled``
+        # (else a piece certified before its rest window ended never came to rest, and nothing judged again)
         self._dirty = awake
         poses = self.poses()
         tracked = {i: k for k, i in enumerate(self.ids)}

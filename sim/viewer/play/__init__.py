@@ -1,6 +1,6 @@
 """The viewer's play mode: the three games played on the table, in turn, hot seat, the program as the referee.
 
-- :mod:`.games`: each game set up for play (the table, the referee, the seeded die and deal);
+- :mod:`.games`: each game set up for play, looked up in the games' registry (:mod:`sim.games.registry`);
 - :mod:`.actions`: the games' own actions as validated JSON data;
 - :mod:`.table`: the table as a referee reads it, and the referee's effects carried out on it;
 - :mod:`.mode`: :class:`~.mode.PlayMode`, a referee on the controller (picks, drops, actions, time, events);

@@ -1,7 +1,7 @@
 """Tohuwabohu's order cards for the game panel, drawn as ``towerlab cards`` draws them, once, and kept on disk.
 
 A card is its colour frame, its title and its example construction rendered
-offscreen (:func:`sim.games.tohuwabohu.illustrate.card_picture` and
+offscreen (:func:`sim.render.cards.card_picture` and
 :func:`~sim.games.tohuwabohu.illustrate.card_png`: the command's own drawing),
 at :data:`ART_DPI`. Drawing one takes a second or two, so :class:`CardArt`
 draws the cards a game shows in a worker process of its own, one at a time in
@@ -78,8 +78,9 @@ def draw_cards(cards, folder, dpi: int = ART_DPI) -> list[str]:
         RendererUnavailableError: no offscreen renderer starts here.
     """
     from sim.atomic import write_bytes
-    from sim.games.tohuwabohu.illustrate import card_picture, card_png, load_face_scene, picture_size
+    from sim.games.tohuwabohu.illustrate import card_png, load_face_scene, picture_size
     from sim.render import default_renderer
+    from sim.render.cards import card_picture
 
     out = []
     for card in cards:

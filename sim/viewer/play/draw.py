@@ -204,7 +204,7 @@ class PlayWindow(WindowPlugin):
         try:
             c.apply(action(name, specs=specs_with(c.plugins), **fields))
         except TowerlabError as e:
-            c.say(str(e), "error")
+            c.report(e)
 
     def _pixel(self):
         w = self.window

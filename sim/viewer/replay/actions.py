@@ -11,12 +11,19 @@ recording second). :data:`SPECS` lists every action; docs/recording-format.md to
 
 from __future__ import annotations
 
-import json
-
-from sim.jsontext import READ_ERRORS, unreadable
 from sim.replay.player import SPEEDS
-from sim.viewer.actions import CAMERA_PRESETS, Action, ActionError, action, read_action_file
-from sim.viewer.fields import REQUIRED, Field, got, number, one_of, text, text_or_none, vector
+from sim.viewer.actions import (
+    CAMERA_PRESETS,
+    ORBIT,
+    PAN,
+    SCREENSHOT,
+    Action,
+    action,
+    action_items,
+    check_script_time,
+    read_action_file,
+)
+from sim.viewer.fields import REQUIRED, Field, got, number, one_of, text, text_or_none
 
 JUMPS = ("first-knockdown", "next", "previous", "start", "end")
 COMPARE = ("off", "before", "before-after")
@@ -58,13 +65,12 @@ SPECS: dict[str, dict[str, Field]] = {
     "compare": {"mode": Field(one_of(*COMPARE), REQUIRED, "side by side: off, before (the frame before the "
                                                            "collapse, and now), before-after")},
     "camera": {"preset": Field(one_of(*CAMERA_PRESETS), REQUIRED, "the view")},
-    "orbit": {"degrees": Field(vector((2,), "2 numbers (degrees)"), REQUIRED, "around and up")},
-    "pan": {"fraction": Field(vector((2,), "2 numbers"), REQUIRED, "of the view's width and height")},
+    "orbit": {"degrees": ORBIT},
+    "pan": {"fraction": PAN},
     "zoom": {"factor": Field(number(0.01, 100.0, "a factor 0.01..100"), REQUIRED, "below 1 comes closer")},
     "wait": {"seconds": Field(_seconds(0.0, 3600.0), REQUIRED, "seconds of the window's clock (time plays on "
                                                                 "at the speed when playing)")},
-    "screenshot": {"path": Field(text, REQUIRED, "a .png or .jpg file"),
-                   "size": Field(vector((2,), "[width, height] pixels", 16, 8192), None, "default: the window's")},
+    "screenshot": {"path": Field(text, REQUIRED, "a .png or .jpg file"), "size": SCREENSHOT},
     "resimulate": {},
 }
 """Every replay action: field -> how it is checked, its default and what it means."""
@@ -84,24 +90,21 @@ def replay_action(data, where: str = "", **fields) -> Action:
 
 def parse_replay_actions(text: str, source: str = "<actions>") -> list[Action]:
     """Validate an action file's text: a JSON list of replay actions; after a ``resimulate``, the viewer's
-    actions (:data:`sim.viewer.actions.SPECS`: the session goes on in the viewer's build mode).
+    actions (:data:`sim.viewer.actions.SPECS`: the session goes on in the viewer's build mode). Linear in the
+    text's length; the limits of :func:`sim.viewer.actions.action_items` hold.
 
     Raises:
         ActionError: not JSON (with the line and column), not a list, or a bad action
             (``source:line: actions[i].field: reason``).
     """
-    try:
-        items = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise ActionError(f"{source}:{e.lineno}", f"not JSON: {e.msg} (column {e.colno})") from None
-    except READ_ERRORS as e:
-        raise ActionError(source, unreadable(e)) from None
-    if not isinstance(items, list):
-        raise ActionError(f"{source}:1", "expected a JSON list of actions, like [{\"action\": \"play\"}, ...]")
     out: list[Action] = []
-    for k, (item, line) in enumerate(zip(items, _item_lines(text, len(items)))):
-        live = any(a.name == "resimulate" for a in out)
-        out.append((action if live else replay_action)(item, f"{source}:{line}: actions[{k}]"))
+    live = False
+    for item, where in action_items(text, source):
+        out.append((action if live else replay_action)(item, where))
+        live = live or out[-1].name == "resimulate"
+    replay, viewer = split_script(out)
+    check_script_time(replay, "the window's", steps=False)
+    check_script_time(viewer, "simulated")
     return out
 
 
@@ -120,16 +123,3 @@ def load_replay_actions(path) -> list[Action]:
         ActionError: the file cannot be read, or its content is not a valid action list.
     """
     return parse_replay_actions(read_action_file(path), str(path))
-
-
-def _item_lines(text: str, n: int) -> list[int]:
-    """The line each of the list's ``n`` items begins on (the text is known to be a JSON list)."""
-    decoder = json.JSONDecoder()
-    i = text.index("[") + 1
-    out = []
-    for _ in range(n):
-        while text[i] in " \t\r\n,":
-            i += 1
-        out.append(text.count("\n", 0, i) + 1)
-        _, i = decoder.raw_decode(text, i)
-    return out

@@ -87,6 +87,39 @@ class ReplayWindow(ShowBase):
         self.accept("window-event", self._window_event)
         self.taskMgr.add(self._frame, "towerlab-replay-frame", sort=-10)
         self._sync(force=True)
+        from sim.viewer.probe import WindowProbe, probe_path
+
+        self.probe = None if probe_path() is None else WindowProbe(self, probe_path())
+
+    # --- what a test sees (sim.viewer.probe) ----------------------------------------------------------
+
+    def id_view(self, on: bool) -> None:
+        """The probe's id view of the live pane: its pieces in their id colours, nothing else drawn."""
+        self.look.show_ids(on)
+        (self.render2d.hide if on else self.render2d.show)()
+        if self._pane is not None:
+            self._pane[0].set_active(not on and len(self.controller.panes()) > 1)
+        self._changed_at = time.monotonic()
+
+    def probe_state(self) -> dict:
+        """What the window shows now, for :class:`sim.viewer.probe.WindowProbe`."""
+        c = self.controller
+        panes = c.panes()
+        view = c.view()
+        ids, poses = c.recording.frame(panes[-1].frame)
+        quality = "still" if self.look.showing_still or (self._pane is not None and self._pane[3] is not None
+                                                          and self._pane[3][0] == "both") else "live"
+        still_coming = not (quality == "still" or self.look.ids_shown)
+        busy = c.player.playing or c.camera.current != c.camera.goal or still_coming
+        picture = [view.eye, view.target, view.size, quality, [p.frame for p in panes], self.look.ids_shown]
+        px = self._mouse_pixel()
+        return {"kind": "replay", "picture": picture, "busy": busy, "quality": quality,
+                "view": {"eye": view.eye, "target": view.target, "up": view.up, "size": list(view.size),
+                         "fov_y": view.fov_y, "near": view.near, "far": view.far},
+                "ids": list(ids), "poses": poses, "hands": {}, "frames": [p.frame for p in panes],
+                "time": c.time, "playing": c.player.playing, "following": c.player.following,
+                "mouse": None if px is None else [round(px[0], 1), round(px[1], 1)], "messages":
+                [m.text for m in getattr(c, "messages", [])], "status": c.status(), "caption": c.caption()}
 
     # --- input ---------------------------------------------------------------------------------
 
@@ -415,6 +448,8 @@ class ReplayWindow(ShowBase):
     def close(self) -> None:
         """End: the frame task and the bindings (the task manager outlives the window: the viewer's window may
         open next in this process), the renderer's buffers, the panels, the window."""
+        if self.probe is not None:
+            self.probe.close()
         self.taskMgr.remove("towerlab-replay-frame")
         self.ignoreAll()
         self.panels.destroy()

@@ -28,8 +28,8 @@ class GameError(TowerlabError):
 
 
 @dataclass(frozen=True)
-class Event:
-    """Something that happened in a game.
+class LogEntry:
+    """One entry of a Tohuwabohu state's log: something that happened in the game.
 
     Attributes:
         time: game time (s) since the start.
@@ -49,7 +49,7 @@ class Event:
         return {"time": self.time, "player": self.player, "action": self.action, "card": self.card}
 
     @classmethod
-    def from_json(cls, data: Mapping) -> Event:
+    def from_json(cls, data: Mapping) -> LogEntry:
         """The inverse of :meth:`to_json`."""
         return cls(float(data["time"]), str(data["player"]), str(data["action"]), data.get("card"))
 
@@ -132,7 +132,7 @@ _JSON_KINDS = {"players": list, "hands": list, "time": (int, float), "clock": (i
 
 
 @dataclass(frozen=True)
-class Table:
+class TohuwabohuState:
     """A Tohuwabohu game at one moment, whatever the variant.
 
     Attributes:
@@ -152,7 +152,7 @@ class Table:
     time: float = 0.0
     clock: float = 0.0
     winner: str | None = None
-    log: tuple[Event, ...] = ()
+    log: tuple[LogEntry, ...] = ()
 
     @classmethod
     def dealt(cls, players: Sequence[str], rng: np.random.Generator, **state) -> Self:
@@ -182,7 +182,7 @@ class Table:
 
     def logged(self, action: str, player: str, card: str | None = None) -> Self:
         """This state with an event appended to its log, at the current time."""
-        return replace(self, log=self.log + (Event(self.time, player, action, card),))
+        return replace(self, log=self.log + (LogEntry(self.time, player, action, card),))
 
     def revealing(self, player: str, up_to: int) -> Self:
         """This state after ``player`` turns cards over until ``up_to`` are open, each reveal logged."""
@@ -233,7 +233,7 @@ class Table:
                 if f.name == "hands":
                     value = tuple(Hand.from_json(h) for h in value)
                 elif f.name == "log":
-                    value = tuple(Event.from_json(e) for e in value)
+                    value = tuple(LogEntry.from_json(e) for e in value)
                 elif isinstance(value, list):
                     value = tuple(value)
                 values[f.name] = value

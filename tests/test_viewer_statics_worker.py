@@ -1,0 +1,38 @@
+"""The viewer's statics worker process ends quietly when the window's process is killed."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.helpers import ROOT
+
+PARENT = """
+import sys, time
+from sim.viewer.stability import StaticsWorker
+from sim.viewer.setup import setup
+worker = StaticsWorker("process")
+worker.submit(setup("talo"), 1)
+print("ready", flush=True)
+time.sleep(120)
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="kill -9 semantics")
+def test_a_killed_window_leaves_no_traceback_from_its_statics_worker():
+    """The worker waited on its pipe; the window killed with -9 closed it, and the EOFError was printed."""
+    parent = subprocess.Popen([sys.executable, "-c", PARENT], cwd=ROOT, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        assert parent.stdout.readline() == "ready\n"
+        time.sleep(0.5)
+        parent.kill()
+        parent.wait()
+        _, err = parent.communicate(timeout=60)  # its stderr ends when the worker, which shares it, has ended
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+    assert "Traceback" not in err and "EOFError" not in err, err
