@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+import trimesh
 
 from sim.physics import TUNED
 from sim.physics.bodies import pb, place_body
@@ -69,6 +70,33 @@ def test_a_tuned_scale_holds_a_box_exactly():
     assert np.abs(_loaded(box, scale) - box * scale).max() < 1e-9
 
 
+def _holds_ends(points, scale, axis, passes) -> bool:
+    """Whether the replay of Bullet's rounding keeps ``points``' coordinates at both ends of ``axis``."""
+    want = points.astype(np.float32).astype(np.float64)[:, axis] * scale[axis]
+    held = bullet_points(points, scale, passes)[:, axis]
+    ends = (want == want.max()) | (want == want.min())
+    return bool(np.abs(held[ends] - want[ends]).max() <= 1e-12 * np.ptp(want))
+
+
+@pytest.mark.parametrize("passes", [1, 2])
+def test_a_tuned_scale_is_the_nearest_nudge_that_holds_both_ends_of_every_axis(passes):
+    """Every nudge of every axis is tried at once: the scale found holds the ends (as the replay rounds them), and
+    no nudge nearer the wanted scale (0, +1, -1, +2 ... units in the last place) does."""
+    rng = np.random.default_rng(7)
+    for _ in range(60):
+        points = rng.normal(size=(int(rng.integers(4, 10)), 3)) * rng.uniform(1.0, 400.0)
+        wanted = rng.uniform(0.5, 1.5, 3)
+        got = tuned_scale(points, wanted, passes)
+        for axis in range(3):
+            nearer, up, down = [], wanted[axis], wanted[axis]
+            while len(nearer) < 64 and got[axis] not in (up, down):
+                nearer += [up, down]
+                up, down = np.nextafter(up, np.inf), np.nextafter(down, -np.inf)
+            assert _holds_ends(points, got, axis, passes) or got[axis] == wanted[axis]
+            for x in nearer[1:]:
+                assert not _holds_ends(points, np.where(np.arange(3) == axis, x, got), axis, passes)
+
+
 def test_quads_cut_a_polygon_into_pieces_of_at_most_four_corners_that_cover_it():
     for k in range(3, 11):
         pieces = quads(k)
@@ -98,6 +126,10 @@ def test_face_pyramids_hold_every_face_in_its_plane_within_its_polygon():
         assert np.abs(base @ faces.normals[k] - faces.offsets[k] * 1000).max() < 1e-9  # in its plane
         assert (points @ faces.normals.T - faces.offsets * 1000 <= 1e-9).all()
         assert (base @ faces.normals.T - faces.offsets * 1000 <= 1e-9).all()  # inside every other face's plane
+        tri = pyr.faces  # its hull's triangles as built, no hull computed: closed, outward, the hull's volume
+        mesh = trimesh.Trimesh(pyr.vertices, tri, process=False)
+        assert mesh.is_watertight and mesh.volume > 0
+        assert mesh.volume == pytest.approx(trimesh.convex.convex_hull(pyr.vertices).volume, rel=1e-9)
 
 
 def _arch_pair(exact: bool):

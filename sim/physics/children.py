@@ -82,7 +82,7 @@ class _Faces:
     centre: np.ndarray
 
     def pyramids(self, shrink: float, sat: bool, gap: float) -> list[Child]:
-        return [Child(p.vertices, None, self.centre + p.position, p.quat, sat, True)
+        return [Child(p.vertices, p.faces, self.centre + p.position, p.quat, sat, True)
                 for p in face_pyramids(self.polygons, self.normals, self.inner, shrink, gap)]
 
 

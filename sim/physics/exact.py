@@ -71,12 +71,34 @@ def bullet_points(points: np.ndarray, scale=(1.0, 1.0, 1.0), passes: int = 1) ->
     return p
 
 
-def _ends_held(points: np.ndarray, scale: np.ndarray, passes: int, axis: int) -> bool:
-    """Whether Bullet keeps the coordinates at both ends of ``axis`` where they are (to 1e-12 of the extent)."""
-    want = points.astype(np.float32).astype(np.float64)[:, axis] * scale[axis]
-    got = bullet_points(points, scale, passes)[:, axis]
-    ends = (want == want.max()) | (want == want.min())
-    return bool(np.abs(got[ends] - want[ends]).max() <= 1e-12 * max(float(np.ptp(want)), 1e-300))
+_STEPS = np.array([0] + [k * sign for k in range(1, NUDGES // 2 + 1) for sign in (1, -1)][:NUDGES - 1])
+"""0, +1, -1, +2, -2 ... units in the last place."""
+
+
+def _nudges(value: float) -> np.ndarray:
+    """(NUDGES,) ``value`` moved by 0, +1, -1, +2, -2 ... units in the last place (neighbours of a positive float
+    are its bit pattern's neighbours)."""
+    if value > 0 and np.isfinite(value):
+        return (np.array(value, dtype=np.float64).view(np.int64) + _STEPS).view(np.float64)
+    out = []
+    for k in _STEPS:
+        x = value
+        for _ in range(abs(int(k))):
+            x = np.nextafter(x, np.inf if k > 0 else -np.inf)
+        out.append(x)
+    return np.array(out)
+
+
+def _round_rows(p: np.ndarray, passes: int) -> np.ndarray:
+    """Bullet's rounding of coordinates along one axis, each row (..., k) a hull's (the operations of
+    :func:`bullet_points`, axis by axis: they are independent)."""
+    for _ in range(passes):
+        lo, hi = p.min(axis=-1, keepdims=True), p.max(axis=-1, keepdims=True)
+        step = (hi - lo) / QUANTA
+        inverse = np.divide(1.0, step, out=np.zeros_like(step), where=step != 0)
+        centre = (lo + hi) * 0.5
+        p = np.trunc((p - centre) * inverse) * step + centre
+    return p
 
 
 def tuned_scale(points: np.ndarray, scale=(1.0, 1.0, 1.0), passes: int = 1) -> np.ndarray:
@@ -91,20 +113,17 @@ def tuned_scale(points: np.ndarray, scale=(1.0, 1.0, 1.0), passes: int = 1) -> n
     Returns:
         (3,) the scale to load them with (the wanted one where no nearby scale does).
     """
-    points = np.asarray(points, dtype=float)
+    read = np.asarray(points, dtype=np.float64).astype(np.float32).astype(np.float64)  # as pybullet reads them
     out = np.asarray(scale, dtype=float).copy()
-    for axis in range(3):
-        wanted = out[axis]
-        for k in range(NUDGES):  # 0, +1, -1, +2, -2 ... units in the last place
-            trial = out.copy()
-            trial[axis] = wanted
-            for _ in range((k + 1) // 2):
-                trial[axis] = np.nextafter(trial[axis], np.inf if k % 2 else -np.inf)
-            if _ends_held(points, trial, passes, axis):
-                out = trial
-                break
-        else:
-            out[axis] = wanted
+    trials = np.array([_nudges(float(x)) for x in out])  # (3, NUDGES): every nudge of every axis at once
+    want = trials[:, :, None] * read.T[:, None, :]  # (3, NUDGES, k)
+    got = _round_rows(want, passes)
+    ends = (want == want.max(axis=-1, keepdims=True)) | (want == want.min(axis=-1, keepdims=True))
+    error = np.where(ends, np.abs(got - want), 0.0).max(axis=-1)
+    held = error <= 1e-12 * np.maximum(np.ptp(want, axis=-1), 1e-300)
+    for axis in range(3):  # the first nudge that holds both ends, else the scale wanted
+        if held[axis].any():
+            out[axis] = trials[axis, int(np.argmax(held[axis]))]
     return out
 
 
@@ -138,6 +157,15 @@ class Pyramid:
     vertices: np.ndarray
     position: np.ndarray
     quat: np.ndarray
+
+    @property
+    def faces(self) -> np.ndarray:
+        """(2k - 2, 3) int triangles of its hull, outward: its face fanned from corner 0, and a side from each of
+        its edges to the apex (so no hull need be computed for it)."""
+        k = len(self.vertices) - 1
+        fan = [(0, i, i + 1) for i in range(1, k - 1)]  # counter-clockwise about +z, the face's outward normal
+        sides = [((i + 1) % k, i, k) for i in range(k)]
+        return np.array(fan + sides, dtype=np.int64)
 
 
 def face_frame(normal: np.ndarray, along: np.ndarray) -> np.ndarray:
