@@ -166,3 +166,34 @@ def test_two_voussoirs_touching_exactly_touch_in_bullet_only_with_exact_hulls(ex
         assert max(abs(g) for g in gaps) < 1e-3
     else:
         assert max(gaps) > 5.0  # the joint gapes by Bullet's rounding
+
+
+@pytest.mark.parametrize("size_mm, kept_mm, lost_mm", [(10.0, 0.01, 0.05), (100.0, 0.2, 1.0), (1000.0, 4.0, 20.0)])
+def test_bullets_contact_breaking_threshold_is_relative_to_the_bodys_size(size_mm, kept_mm, lost_mm):
+    """Bullet keeps a contact point while the surfaces are within the threshold times the body's bounding radius
+    (0.005 units: 0.043 mm on a 10 mm cube, 0.43 mm on a 100 mm one), not within the threshold itself
+    (``PhysicsSettings.contact_breaking_threshold``); the cubes are turned so that their boxes overlap apart."""
+    half = size_mm / 2
+    corners = np.array([[x, y, z] for x in (-half, half) for y in (-half, half) for z in (-half, half)])
+    turn = [math.sin(math.radians(15)), 0.0, 0.0, math.cos(math.radians(15))]
+    normal = np.array([0.0, -math.sin(math.radians(30)), math.cos(math.radians(30))])
+    kept = {}
+    for gap in (kept_mm, lost_mm):
+        client = pb.connect(pb.DIRECT)
+        try:
+            pb.setPhysicsEngineParameter(contactBreakingThreshold=TUNED.contact_breaking_threshold * TUNED.length_scale,
+                                         enableSAT=1, physicsClientId=client)
+            shape = pb.createCollisionShapeArray([pb.GEOM_MESH], fileNames=[hull_file(corners)],
+                                                 collisionFramePositions=[[0, 0, 0]], meshScales=[[1, 1, 1]],
+                                                 flags=[pb.URDF_INITIALIZE_SAT_FEATURES], physicsClientId=client)
+            a = pb.createMultiBody(0, shape, basePosition=[0, 0, 0], baseOrientation=turn, physicsClientId=client)
+            b = pb.createMultiBody(1, shape, basePosition=list(normal * (size_mm - 0.002)), baseOrientation=turn,
+                                   physicsClientId=client)
+            pb.performCollisionDetection(physicsClientId=client)
+            assert len(pb.getContactPoints(a, b, physicsClientId=client)) == 4  # pressed in: the face's corners
+            pb.resetBasePositionAndOrientation(b, list(normal * (size_mm + gap)), turn, physicsClientId=client)
+            pb.performCollisionDetection(physicsClientId=client)
+            kept[gap] = len(pb.getContactPoints(a, b, physicsClientId=client))
+        finally:
+            pb.disconnect(client)
+    assert kept == {kept_mm: 4, lost_mm: 0}

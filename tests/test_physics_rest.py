@@ -136,3 +136,16 @@ def test_deep_stacks_get_a_finer_solver_than_their_margin_alone_asks_for():
     shallow, deep = precision_for(0.1), precision_for(0.1, depth=10)
     assert deep[0] < shallow[0] and deep[1] > shallow[1]
     assert precision_for(0.1, depth=3) == shallow  # below 6 levels the margin decides alone
+
+
+def test_the_contacts_of_some_pieces_are_those_the_whole_world_reads_for_them():
+    """``contact_state(ids=...)`` reads only those pieces' contacts (the live world reads those of the pieces it
+    simulates, not the thousands a held vault keeps): each of them touches what the full read says, and what it
+    touches has it too."""
+    s = cube_tower(4)
+    with World(s, TUNED) as w:
+        w.step(2)
+        whole, some = w.contact_state(), w.contact_state(ids=["c2"])
+        assert some["c2"] == whole["c2"] and whole["c2"][0] == {"c1", "c3"} and whole["c2"][1] == {"c1"}
+        assert some["c1"] == (frozenset({"c2"}), frozenset()) and some["c3"] == (frozenset({"c2"}), frozenset({"c2"}))
+        assert some["c0"] == (frozenset(), frozenset())

@@ -7,7 +7,8 @@ beyond a few micrometres (an edge lying on a face about 1 µm; some box pairs
 toss). A contact missing at the first step lets what it should hold fall
 freely for a step (43 µm at 1/480 s) and land with an impact, which topples
 a structure a few thousandths of a g from its edge. Once made, Bullet keeps a
-contact while the surfaces stay within its breaking threshold (20 µm). So the
+contact while the surfaces stay within its breaking threshold (``PhysicsSettings.contact_breaking_threshold``:
+some 0.4 mm between 100 mm blocks). So the
 world primes its contacts (``World``, ``PhysicsSettings.prime_depth``): every
 piece is pressed, by the least translation here, ``depth`` into each of its
 supports and into the board or any fixed piece it touches, lower pieces

@@ -105,10 +105,17 @@ class PhysicsSettings:
             harmonic stacks fall and ran 5-10 times slower.
         contact_slop: penetration (m) tolerated without correction; 10 nm, so
             that pieces rest on their faces, not sunk into each other.
-        contact_breaking_threshold: separation (m) at which a contact point
-            leaves its manifold: 20 µm (pybullet's 0.02 units, in millimetres).
-            Larger values (0.2 mm) make the face clipping keep only two
-            diagonal corners of a long block on a board, which then rocks.
+        contact_breaking_threshold: Bullet's contact breaking threshold (m, given
+            as 0.005 units in millimetres). Bullet takes it relative to the bodies'
+            size (its dispatcher's default, which pybullet keeps): a contact point
+            leaves its manifold, and the face clipping makes new points, up to this
+            times the smaller body's bounding radius in units, so 0.04 mm for a
+            10 mm cube, 0.4 mm for a 100 mm one and 2 mm for a vault block of
+            400 mm (tests/test_physics_exact.py). Four times this (0.02 units) made
+            the face pyramids of a voussoir's neighbouring faces touch the next
+            voussoir's face near their edges (24-30 points on a joint instead of
+            4); 40 times (0.2 units) made the face clipping keep only two diagonal
+            corners of a long block on a board, which then rocked.
         warm_starting: fraction of the last step's impulses each step starts
             from. Bullet's 0.85: a factor of 1 makes tall stacks rock with a
             growing amplitude.
@@ -145,9 +152,9 @@ class PhysicsSettings:
             the ends of every axis are held exactly (boxes are exact), and other parts are cut into one
             pyramid per face (:mod:`sim.physics.children`).
         face_gap: each face pyramid's face is inset by this (m) from its edges, so that the pyramids of two
-            faces of one body meeting at an edge lie farther from a neighbour's face there than
-            ``contact_breaking_threshold`` and make no contact with it (with none, a voussoir's joint had 24-30
-            contact points instead of 4, some off its faces and pressed in, and thin arches broke).
+            faces of one body meeting at an edge do not reach past it into a neighbour's face there (with none,
+            a voussoir's joint had 24-30 contact points instead of 4, some off its faces and pressed in, and thin
+            arches broke).
         exact_faces: a part of more faces than this keeps its hull whole (rounds: a cylinder's 50 faces move
             by 2.5 µm at most, and a pyramid per face would multiply its contacts).
         exact_parts: a piece of more parts than this keeps its parts whole (decomposed meshes).
@@ -167,7 +174,7 @@ class PhysicsSettings:
             back to their exact poses (:mod:`sim.physics.seating`): 10 µm.
             Bullet makes a new contact only between overlapping hulls, for some
             pairs only beyond 4 µm, and keeps a contact it has made within its
-            breaking threshold (20 µm); without priming, exactly touching
+            breaking threshold (see ``contact_breaking_threshold``); without priming, exactly touching
             pieces missed contacts at the first step, fell freely for a step and
             landed with an impact (a block 0.002 g from tipping on a slope
             turned over; 16 of 28 random towers at 0.002-0.01 g fell).

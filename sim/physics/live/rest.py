@@ -263,7 +263,7 @@ class CertifiedRest:
     def _neighbours(self, piece_id: str) -> set[str]:
         """What ``piece_id`` touched at the last certification (and what touches it now)."""
         near = set(self.certification.neighbours.get(piece_id, ())) if self.certification else set()
-        near |= {j for j in self.world.contact_state().get(piece_id, (frozenset(), frozenset()))[0]
+        near |= {j for j in self.world.contact_state(ids=[piece_id]).get(piece_id, (frozenset(), frozenset()))[0]
                  if j in self.world.bodies}
         return near
 
