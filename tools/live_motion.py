@@ -12,10 +12,11 @@ wall seconds, the pieces knocked down, those held at the end.
   through the blocks beside it in 1.2 s, lets go, 0.8 s more;
 * ``vault-collapse``: the same vault with the fixed blocks under one of its feet taken away: what they
   carried comes down, 2 s;
-* ``babylon-struck``: the Babylon bench (140 pieces) struck by a 60 × 60 × 40 mm block thrown at 3 m/s
-  through its middle, 2 s;
-* ``talo-knocked``: the Talo stock built up (55 blocks, ``scenes/talo/all-55-blocks.json``) struck the
-  same way at its middle, 2 s.
+* ``babylon-struck``: the Babylon bench (140 pieces, 15 cm high) struck through its upper half: a beam of
+  60 × 220 × 70 mm (2 g/cm³) carried by a hand at 1 m/s across its whole width, 100-170 mm above the board,
+  and let go, 2 s (two thirds of the bench come down);
+* ``talo-knocked``: the Talo stock built up (55 blocks, ``scenes/talo/all-55-blocks.json``) knocked over by
+  a beam of 60 × 220 × 60 mm (8 g/cm³, 6.3 kg) thrown at 3 m/s through it 120 mm above the board, 2 s.
 """
 
 from __future__ import annotations
@@ -38,15 +39,15 @@ def frames(lw, seconds):
 def fallen(lw):
     return len({{p for e in lw.events if e.kind == "knocked_down" for p in e.pieces}})
 
-def thrown(scene, at, velocity, size=(60.0, 60.0, 40.0)):
+def thrown(scene, at, velocity, size=(60.0, 60.0, 40.0), density=2.0):
     # a block beside the structure, its centre level with ``at`` (m), thrown along ``velocity`` (m/s)
     v = np.asarray(velocity, dtype=float)
     lo = np.min([p.pos for p in scene.pieces], axis=0)
     hi = np.max([p.pos for p in scene.pieces], axis=0)
-    reach = 0.5 * float(np.linalg.norm(hi - lo)) + 0.08
+    reach = 0.5 * float(np.linalg.norm(hi - lo)) + 0.5 * max(size) / 1000 + 0.03
     start = np.asarray(at, dtype=float) - v / np.linalg.norm(v) * reach
     spec = {{"id": "striker", "kind": "box", "size": list(size), "pos": [float(x) * 1000 for x in start],
-             "density": 2.0}}
+             "density": density}}
     return from_dict({{"format": "towerlab-scene/1", "game": "free", "board": "table", "pieces": [spec]}},
                      "<striker>").pieces[0]
 """
@@ -54,11 +55,30 @@ def thrown(scene, at, velocity, size=(60.0, 60.0, 40.0)):
 STRIKE = """
 centre = np.mean([p.pos for p in scene.pieces], axis=0)
 start = time.perf_counter(); t0 = lw.time
-lw.add(thrown(scene, (centre[0], centre[1], {z}), (3.0, {vy}, 0.0)), player="bench",
-       velocity=[3.0, {vy}, 0.0, 0.0, 0.0, 0.0])
+lw.add(thrown(scene, (centre[0], centre[1], {z}), (3.0, 0.0, 0.0), {size}, {density}), player="bench",
+       velocity=[3.0, 0.0, 0.0, 0.0, 0.0, 0.0])
 frames(lw, 2.0)
 """
-"""A block thrown at 3 m/s through the middle of a structure, ``z`` (m) above the table, 2 s."""
+"""A beam (``size`` mm, ``density`` g/cm³) thrown at 3 m/s through a structure, its centre ``z`` (m) above the
+table, across the structure's whole width; 2 s."""
+
+SWEEP = """
+centre = np.mean([p.pos for p in scene.pieces], axis=0)
+beam = thrown(scene, (centre[0], centre[1], {z}), (1.0, 0.0, 0.0), {size}, {density})
+start = time.perf_counter(); t0 = lw.time
+lw.add(beam, player="bench")
+lw.grab(beam.id, "right", player="bench")
+target = lw.hands.state("right").target.copy()
+x0 = target[0]
+for k in range(1, 31):  # through the structure and out beyond it, 1 m/s for 0.5 s
+    target[0] = x0 + 0.5 * k / 30
+    lw.move_hand("right", target)
+    lw.advance(1 / 60)
+lw.release("right")
+frames(lw, 1.5)
+"""
+"""A beam (``size`` mm, ``density`` g/cm³) carried by a hand at 1 m/s through a structure across its whole width,
+its centre ``z`` (m) above the table, 0.5 s, and let go; 2 s in all."""
 
 SCENARIOS = {
     "vault-carry": ("load_scene({vault!r})", """
@@ -89,8 +109,10 @@ for i in foot:
     lw.remove(i, player="bench")
 frames(lw, 2.0)
 """),
-    "babylon-struck": ("load_scene({root!r} + '/scenes/babylon/bench-140.json')", STRIKE.format(z=0.03, vy=0.4)),
-    "talo-knocked": ("load_scene({root!r} + '/scenes/talo/all-55-blocks.json')", STRIKE.format(z=0.06, vy=0.5)),
+    "babylon-struck": ("load_scene({root!r} + '/scenes/babylon/bench-140.json')",
+                       SWEEP.format(z=0.135, size=(60.0, 220.0, 70.0), density=2.0)),
+    "talo-knocked": ("load_scene({root!r} + '/scenes/talo/all-55-blocks.json')",
+                     STRIKE.format(z=0.12, size=(60.0, 220.0, 60.0), density=8.0)),
 }
 
 EPILOGUE = """
