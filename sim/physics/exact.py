@@ -115,16 +115,25 @@ def tuned_scale(points: np.ndarray, scale=(1.0, 1.0, 1.0), passes: int = 1) -> n
     """
     read = np.asarray(points, dtype=np.float64).astype(np.float32).astype(np.float64)  # as pybullet reads them
     out = np.asarray(scale, dtype=float).copy()
-    trials = np.array([_nudges(float(x)) for x in out])  # (3, NUDGES): every nudge of every axis at once
-    want = trials[:, :, None] * read.T[:, None, :]  # (3, NUDGES, k)
-    got = _round_rows(want, passes)
-    ends = (want == want.max(axis=-1, keepdims=True)) | (want == want.min(axis=-1, keepdims=True))
-    error = np.where(ends, np.abs(got - want), 0.0).max(axis=-1)
-    held = error <= 1e-12 * np.maximum(np.ptp(want, axis=-1), 1e-300)
+    trials = np.array([_nudges(float(x)) for x in out])  # (3, NUDGES): every nudge of every axis
+    for tried in (3, NUDGES):  # the nearest three first: most land there
+        held = _ends_held(read, trials[:, :tried], passes)
+        if held.any(axis=1).all() or tried == NUDGES:
+            break
     for axis in range(3):  # the first nudge that holds both ends, else the scale wanted
         if held[axis].any():
             out[axis] = trials[axis, int(np.argmax(held[axis]))]
     return out
+
+
+def _ends_held(read: np.ndarray, trials: np.ndarray, passes: int) -> np.ndarray:
+    """(3, t) bool: whether each trial scale (3, t) keeps the coordinates of ``read`` (k, 3) at both ends of its
+    axis where they are (to 1e-12 of the extent)."""
+    want = trials[:, :, None] * read.T[:, None, :]  # (3, t, k)
+    got = _round_rows(want, passes)
+    ends = (want == want.max(axis=-1, keepdims=True)) | (want == want.min(axis=-1, keepdims=True))
+    error = np.where(ends, np.abs(got - want), 0.0).max(axis=-1)
+    return error <= 1e-12 * np.maximum(np.ptp(want, axis=-1), 1e-300)
 
 
 def face_error(points: np.ndarray, faces, scale=(1.0, 1.0, 1.0), passes: int = 1) -> float:
