@@ -7,6 +7,7 @@ written this way: a change to one piece or one turn is a change to one line.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 
 def dumps_one_per_line(data: dict, key: str) -> str:
@@ -46,3 +47,32 @@ def unreadable(e: Exception) -> str:
     if isinstance(e, RecursionError):
         return "not valid here: lists or objects nested too deeply to read"
     return f"not valid here: a number with too many digits ({str(e).split(';')[0]})"
+
+
+class JSONFileError(ValueError):
+    """A JSON file that cannot be read: why, in words that follow its name."""
+
+
+def read_json_file(path, max_bytes: int):
+    """The parsed content of a JSON file that came from outside: a regular file of at most ``max_bytes`` of UTF-8
+    JSON.
+
+    Raises:
+        JSONFileError: why not (``no such file``, ``not a regular file``, too large, not UTF-8, not JSON).
+    """
+    path = Path(path)
+    try:
+        if not path.is_file():
+            raise JSONFileError("no such file" if not path.exists() else "not a regular file")
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise JSONFileError(f"the file is {size / 2**20:.0f} MiB; at most {max_bytes // 2**20} MiB are read")
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise JSONFileError(f"cannot be read ({e.strerror or e})") from None
+    except UnicodeDecodeError:
+        raise JSONFileError("not a text file (expected UTF-8 JSON)") from None
+    try:
+        return json.loads(text)
+    except READ_ERRORS as e:
+        raise JSONFileError(unreadable(e)) from None

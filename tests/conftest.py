@@ -24,27 +24,44 @@ def pytest_configure(config):
     os.environ.setdefault("TOWERLAB_CACHE", tempfile.mkdtemp(prefix="towerlab-test-cache-"))
 
 
+def _lock_holder(number: int) -> int | None:
+    """The process id that holds the lock of X display ``number`` (its server), or None."""
+    try:
+        return int(Path(f"/tmp/.X{number}-lock").read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
 @pytest.fixture(scope="module")
 def display(request):
     """A fresh Xvfb server on a free display number, a little larger than the module's ``SIZE``: its DISPLAY.
 
     Each pytest-xdist worker takes its numbers from a range of its own, so that two window tests running in
-    parallel never start their servers on the same display.
+    parallel never start their servers on the same display; a number another test session took meanwhile (its
+    server holds the display's lock, ours gave up) is passed over.
     """
     missing = [tool for tool in ("Xvfb", "xdotool") if shutil.which(tool) is None]
     if missing:
         pytest.skip(f"needs {' and '.join(missing)} (make test installs them)")
     width, height = request.module.SIZE
     worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").lstrip("gw") or 0)
-    number = next(n for n in range(140 + 40 * worker, 400 + 40 * worker) if not Path(f"/tmp/.X{n}-lock").exists()
-                  and not Path(f"/tmp/.X11-unix/X{n}").exists())
-    server = subprocess.Popen(["Xvfb", f":{number}", "-screen", "0", f"{width + 100}x{height + 100}x24",
-                               "-nolisten", "tcp"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 20
-    while not Path(f"/tmp/.X11-unix/X{number}").exists():
-        if server.poll() is not None or time.monotonic() > deadline:
-            pytest.skip(f"Xvfb :{number} did not start")
-        time.sleep(0.1)
+    server = number = None
+    for n in range(140 + 40 * worker, 400 + 40 * worker):
+        if Path(f"/tmp/.X{n}-lock").exists() or Path(f"/tmp/.X11-unix/X{n}").exists():
+            continue
+        server = subprocess.Popen(["Xvfb", f":{n}", "-screen", "0", f"{width + 100}x{height + 100}x24",
+                                   "-nolisten", "tcp"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 20
+        while server.poll() is None and not Path(f"/tmp/.X11-unix/X{n}").exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        if server.poll() is None and _lock_holder(n) == server.pid:
+            number = n
+            break
+        # another run (a test session of its own) took this number meanwhile: the next one
+        server.kill()
+        server.wait(timeout=10)
+    if number is None:
+        pytest.skip("no Xvfb server could start")
     try:
         yield f":{number}"
     finally:

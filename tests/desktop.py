@@ -42,6 +42,17 @@ def launch(display: str, cwd: Path, *args: str) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
+def _brief(state: dict | None) -> str:
+    """A probe state for a failure's message: what tells most first (the poses and texts last, cut)."""
+    if state is None:
+        return "none"
+    first = ("idle", "steady", "busy", "quality", "frame", "inputs", "mode", "hands", "ghosts", "hovered", "mouse",
+             "messages", "verdict", "game")
+    head = {k: state[k] for k in first if k in state}
+    rest = {k: v for k, v in state.items() if k not in head}
+    return json.dumps(head)[:3000] + " ... " + json.dumps(rest)[:1500]
+
+
 class Desktop:
     """The window of a running towerlab process, found by its title.
 
@@ -107,7 +118,7 @@ class Desktop:
             if state is not None and ready(state):
                 return state
             time.sleep(0.05)
-        raise AssertionError(f"waited {timeout:.0f} s for {what}; last probe: {json.dumps(state)[:1500]}")
+        raise AssertionError(f"waited {timeout:.0f} s for {what}; last probe: {_brief(state)}")
 
     def idle(self, after: dict | None = None, inputs: int = 0, ready=None, timeout: float = WAIT) -> dict:
         """Wait until the window is idle (:mod:`sim.viewer.probe`), has drawn a frame since ``after`` (a state)

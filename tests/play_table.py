@@ -69,7 +69,7 @@ class StillTable:
 
     def drop(self, session, pose, hand: str = "right") -> bool:
         piece = self.hands[hand]
-        ok, effects = session.drop(piece, pose, self)
+        ok, effects = session.drop(self.scene0.piece(piece).moved(pose[:3], pose[3:]), self)
         del self.hands[hand]
         if ok:
             self.poses[piece] = tuple(pose)

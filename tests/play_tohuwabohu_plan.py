@@ -161,9 +161,12 @@ class HandBuilder:
                     raise AssertionError(f"{card} built but not fulfilled: {[m.text for m in self.c.messages][-4:]}")
 
 
-def opening_for_the_mouse(card: str, players, seed: int):
+def opening_for_the_mouse(card: str, players, seed: int, turn_seconds: float | None = None,
+                          left: float = 100.0):
     """The viewer's actions that build ``card``'s example but its last piece in the first player's turns, then
-    wait for that player's next turn to begin; with the piece left to place by hand and where it goes.
+    wait until that player's turn has ``left`` seconds on the clock (more than a turn: till the player's next
+    turn begins); with the piece left to place by hand and where it goes. ``turn_seconds``: a house rule's
+    turn length (``--turn-seconds``), None for the rulebook's.
 
     Returns:
         (actions, piece id, target pose (7,)): the same actions offscreen and in a window give the same table.
@@ -172,7 +175,7 @@ def opening_for_the_mouse(card: str, players, seed: int):
     from sim.viewer.play.games import new_game
     from sim.viewer.play.mode import Referee
 
-    g = new_game("tohuwabohu", players, None, seed)
+    g = new_game("tohuwabohu", players, None, seed, turn_seconds)
     referee = Referee(g)
     c = Controller(g.scene, threaded=False, supply=g.supply, plugins=[referee])
     hands = HandBuilder(c, referee)
@@ -184,7 +187,7 @@ def opening_for_the_mouse(card: str, players, seed: int):
         p = next(p for p in c.scene().pieces if p.id not in used and p.kind == q.kind and p.params == q.params)
         used.add(p.id)
         hands.place(p, (*q.pos, *q.quat), player)
-    hands.wait_for(player, 100.0)  # to the start of the player's next turn: the whole turn left
+    hands.wait_for(player, left)
     last = pieces[-1]
     piece = next(p.id for p in c.scene().pieces if p.id not in used and p.kind == last.kind and p.params == last.params)
     c.close()

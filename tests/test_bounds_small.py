@@ -15,7 +15,7 @@ from tests.test_penalty import record, scene
 @pytest.mark.parametrize("at", [[1e300, 1e300], [0, 0, -1e300], [100_001, 0]])
 def test_move_to_beyond_any_scene_is_refused_with_the_action(at):
     """Overflowed on its way (a RuntimeWarning, exit 0): a point further than a scene's 100 m is no place."""
-    with pytest.raises(ActionError, match=r"^at: expected 2 or 3 numbers \(mm\), each within ±100000, got \["):
+    with pytest.raises(ActionError, match=r"^at: expected 2 or 3 numbers \(mm\) within ±100000, got \["):
         action({"action": "move-to", "at": at})
     assert action({"action": "move-to", "at": [100_000, -100_000, 5]}).args["at"] == (1e5, -1e5, 5.0)
 

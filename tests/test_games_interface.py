@@ -319,14 +319,17 @@ def test_a_talo_block_sticking_out_over_the_waiting_pawns_is_no_legal_placement(
         p = block_piece(GridBlock("probe", n, cell, layer, axis), session.board)
         return (*p.pos, *p.quat)
 
-    assert session.pick("b1-1", table)[0] and session.drop("b1-1", pose(1, (5, 0), 0, "z"), table)[0]
+    def block(pid, *where):
+        return game.scene.piece(pid).moved(pose(*where)[:3], pose(*where)[3:])
+
+    assert session.pick("b1-1", table)[0] and session.drop(block("b1-1", 1, (5, 0), 0, "z"), table)[0]
     table.set_pose("b1-1", pose(1, (5, 0), 0, "z"))  # a post on the front row, over the green pawn's place
     assert session.pick("b4-1", table)[0]
     table.hand = ("right", "b4-1")
     listed = {tuple(np.round(p.pose, 6)) for p in session.placements("b4-1", table)}
     assert tuple(np.round(pose(4, (5, -1), 1, "y"), 6)) in listed  # one field out: over the table, clear
     assert tuple(np.round(pose(4, (5, -2), 1, "y"), 6)) not in listed  # two: inside the green pawn waiting there
-    assert session.drop_refusal("b4-1", pose(4, (5, -2), 1, "y"), table) is None  # which the grid rules allow
+    assert session.drop_refusal(block("b4-1", 4, (5, -2), 1, "y"), table) is None  # which the grid rules allow
 
 def test_babylons_witness_turns_are_among_the_legal_placements():
     from dataclasses import replace

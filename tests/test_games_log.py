@@ -12,7 +12,7 @@ import pytest
 from sim.games.log import EventLog
 from sim.games.talo import fantasy
 from sim.games.talo import game as talo
-from sim.games.talo.turns import TAKE, Event
+from sim.games.talo.turns import TAKE, TurnEvent
 
 
 def every_state(throws: int, seed: int = 0) -> list:
@@ -66,7 +66,7 @@ def test_states_round_trip_through_json_equal_to_themselves():
 
 
 def test_a_log_reads_as_the_tuple_of_its_entries():
-    entries = tuple(Event(k, "red", "throw", {"rolls": [k]}) for k in range(6))
+    entries = tuple(TurnEvent(k, "red", "throw", {"rolls": [k]}) for k in range(6))
     log = EventLog.of(entries[:4]) + entries[4:]
     assert len(log) == 6 and tuple(log) == entries and log == entries and list(reversed(log)) == list(entries[::-1])
     assert log[0] == entries[0] and log[-1] == entries[-1] and log[-2] == entries[-2] and log[2:4] == entries[2:4]

@@ -71,3 +71,13 @@ def test_importing_every_game_module_loads_no_engine():
             "             or n.startswith(('sim.physics', 'sim.render', 'sim.viewer'))))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_importing_the_viewers_controller_loads_no_engine():
+    """The controller is the viewer's pure side: the live physics comes with its first session (the default world,
+    :mod:`sim.viewer.adapter`), Panda3D with a window."""
+    code = ("import sys, sim.viewer.controller, sim.viewer.play.mode, sim.viewer.play.legal\n"
+            "print(sorted(n for n in sys.modules if n.split('.')[0] in ('pybullet', 'panda3d', 'direct')\n"
+            "             or n.startswith(('sim.physics', 'sim.render.renderer', 'sim.render.graph'))))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -86,7 +87,15 @@ def test_ctrl_c_ends_a_coacd_decomposition_at_once(tmp_path):
 
 
 def own_children() -> list[int]:
-    return [c for c in children(os.getpid()) if alive(c)]
+    """This process's live CoACD processes (other tests in the same worker may leave children of their own)."""
+    return [c for c in children(os.getpid()) if alive(c) and "coacd_child" in cmdline(c)]
+
+
+def cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+    except OSError:
+        return ""
 
 
 def bumpy_ball(folder):

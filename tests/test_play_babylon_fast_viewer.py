@@ -103,8 +103,10 @@ def test_the_windows_keys_are_panda3d_buttons_on_the_docs_page_and_the_panel():
     registry = ButtonRegistry.ptr()
     doc = (Path(__file__).resolve().parents[1] / "docs" / "play.md").read_text(encoding="utf-8")
     fast = doc[doc.index("## Babylon (fast)"):]
-    controls = FastWindow(Referee(new_game("babylon", PLAYERS, "fast"))).controls()
-    assert [c.keys for c in controls] == ["Tab", "Enter", "D", "G"]
+    window = FastWindow(Referee(new_game("babylon", PLAYERS, "fast")))
+    controls = window.game_controls()
+    assert [c.keys for c in controls] == ["Tab", "Enter", "End", "G"]
+    assert [c.keys for c in window.controls()] == ["Tab", "Enter", "End", "G", "F5"]  # and every game's save
     for c in controls:
         assert all(registry.find_button(e) != registry.find_button("no-such-button") for e in c.events), c.events
         assert f"**{c.keys}**" in fast and f"{c.keys} " in KEYS

@@ -2,8 +2,8 @@
 keys (xdotool) like three people at one desktop.
 
 Red picks a tower from its supply with the mouse and sets it down in its area with blue; Tab passes the hands to
-blue, who says D (done), then to green (D), then back to red, whose Enter ("stop") is refused with two of eight
-nobles unplaced... red says D too: nobody builds any further, the round is scored (red has placed a piece more:
+blue, who says End (done), then to green (End), then back to red, whose Enter ("stop") is refused with two of
+eight nobles unplaced... red says End too: nobody builds any further, the round is scored (red has placed a piece more:
 red wins), G begins round 2 on a cleared table. The window's pictures are grabbed from the X server at each step
 (the panel, the construction areas drawn in the seated player's colour); what the game recorded is read back.
 """
@@ -76,13 +76,13 @@ def test_a_fast_round_worked_by_mouse_and_keys_in_a_window(display, tmp_path):
         placed = table.picture(tmp_path / "2-placed.png")
         table.key("Tab")  # blue's hands
         blue = table.picture(tmp_path / "3-blue.png")
-        table.key("d")
+        table.key("End")
         table.key("Tab")  # green's
-        table.key("d")
+        table.key("End")
         table.key("Tab")  # red's again
         table.key("Return")  # stop!, refused: not every noble is placed
         refused = table.picture(tmp_path / "4-stop-refused.png")
-        table.key("d")  # nobody builds any further: the round is over
+        table.key("End")  # nobody builds any further: the round is over
         scored = table.picture(tmp_path / "5-scored.png")
         table.key("g")  # the next round
         cleared = table.picture(tmp_path / "6-round-2.png")

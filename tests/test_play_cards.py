@@ -129,3 +129,13 @@ def test_the_tray_shows_each_players_face_up_cards_and_pile():
     assert groups[0]["caption"] == "> ann: 17 in pile, 0 done"
     pro = TohuwabohuSession(("ann", "bob", "cy"), np_.random.default_rng(3), variant="pro").view()
     assert [len(g["cards"]) for g in tohuwabohu_cards(pro)] == [3, 3, 3]
+
+
+def test_a_players_group_of_a_pile_alone_has_room_for_its_caption():
+    """The README's picture cut 'bob: 18 in pile, 0 done' to 'bob: 18 in pil ...': his group held only his pile."""
+    from sim.viewer.play.tray import CAPTION, CAPTION_EM, HEIGHT, group_width
+
+    caption = "bob: 18 in pile, 0 done"
+    pile_only = {"cards": [], "pile": 18, "caption": caption}
+    assert group_width(pile_only, HEIGHT["basic"]) >= CAPTION_EM * CAPTION * len(caption)
+    assert group_width(dict(pile_only, caption=""), HEIGHT["basic"]) < CAPTION_EM * CAPTION * len(caption)

@@ -118,6 +118,30 @@ def test_balance_is_judged_by_the_statics_and_the_four_and_one_go_on_together():
     assert [len(e.data["blocks"]) for e in s.state.log if e.action == "place"] == [1, 2]
 
 
+def test_a_refusal_for_balance_names_the_blocks_that_would_fall_as_the_table_names_them():
+    """The game numbers its blocks as they are built (b1, b2 ...); the players see the table's names: a 5 set
+    off-centre on a cube is "b5-6", never the game's "b2" (a block of length 2, to a player)."""
+    s, t = started(rolls=[1, 5, 5])
+    t.act(s, "throw")
+    assert t.pick(s, "b1-1") and t.drop(s, grid_pose(1, (1, 0)))  # the cube
+    t.act(s, "end-turn")
+    t.act(s, "throw")
+    t.act(s, "take", blocks=[5])
+    off_centre = grid_pose(5, (1, 0), 1, "y")  # fields (1, 0)..(1, 4) at level 1: only its end on the cube
+    assert t.pick(s, "b5-6") and not t.drop(s, off_centre)
+    refusal = t.last("refused")
+    assert "b5-6 would fall" in refusal and "b2" not in refusal.replace("b5-6", ""), refusal
+    assert s.refusals()[-1]["rule"] == "balance"
+    # two set down together: both named, the one set down last first
+    t.act(s, "end-turn")
+    t.act(s, "throw")  # red throws 5 again: 1 + 4 together, the 4 off the cube and the 1 on its far end
+    t.act(s, "take", blocks=[1, 4])
+    t.act(s, "together")
+    assert t.pick(s, "b4-1") and t.drop(s, grid_pose(4, (1, 0), 1, "y"))
+    assert t.pick(s, "b1-2") and not t.drop(s, grid_pose(1, (1, 3), 2))
+    assert "b1-2, b4-1 would fall" in t.last("refused"), t.last("refused")
+
+
 def test_a_pawn_shows_its_routes_and_walks_one_step_by_step():
     s, t = started(rolls=[3])
     t.act(s, "throw")

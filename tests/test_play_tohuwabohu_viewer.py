@@ -54,6 +54,12 @@ def test_a_turn_ends_by_time_with_a_piece_in_hand_the_building_stays():
     hands.run([{"action": "wait", "seconds": round(s.state.time_left + 0.05, 3)}])
     assert s.seat == "bob" and c.player == "bob" and not c.hands  # the turn passed: the hand emptied
     assert "level-tri-1" in c.supply  # back where it was picked up
+    home = c.scene0.piece("level-tri-1")
+    assert np.allclose(c.world.pose("level-tri-1"), [*home.pos, *home.quat], atol=1e-6)
+    assert c.mode == "build"  # the status line says no carry
+    # a piece in a hand is never knocked down: the put-back is no event, no collapse, no culprit
+    assert not [e for e in c.events if e.kind == "knocked_down"] and not events(referee, "knocked")
+    assert not [m for m in c.messages if m.kind == "collapse"]
     assert all(np.allclose(c.world.pose(pid), pose, atol=1e-4) for pid, pose in standing.items())
     assert referee.view()["players"][1]["open"] and events(referee, "turn_changed")[-1] == {"player": "bob"}
     assert any("time is up: bob's turn" in m.text for m in c.messages)

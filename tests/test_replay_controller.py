@@ -12,7 +12,7 @@ from sim.viewer.actions import ActionError
 from sim.viewer.replay.actions import parse_replay_actions, replay_action, split_script
 from sim.viewer.replay.controller import FRAME, ReplayController
 from sim.viewer.replay.script import ReplayScript
-from sim.viewer.replay.timeline import MARK_COLORS, Timeline
+from sim.viewer.replay.timeline import MARK_COLORS, TimelineBar
 from tests.test_replay_live import CARRY_INTO_THE_TOWER, same_bits, tower_scene
 
 
@@ -172,7 +172,7 @@ def test_the_timeline_marks_knockdowns_in_red_and_merges_crowded_marks(c):
     assert [m.kind for m in marks][:2] == ["picked", "knocked_down"]
     assert next(m for m in marks if m.kind == "knocked_down").color == MARK_COLORS["knocked_down"] == \
         (0.95, 0.18, 0.12, 1.0)
-    crowded = Timeline(0.0, 10.0, [type("M", (), {"time": t, "kind": k, "label": k})()
+    crowded = TimelineBar(0.0, 10.0, [type("M", (), {"time": t, "kind": k, "label": k})()
                                    for t, k in ((5.0, "picked"), (5.001, "knocked_down"), (5.002, "moved"))])
     (one,) = crowded.marks(resolution=100)
     assert (one.kind, one.count, one.time) == ("knocked_down", 3, 5.001)

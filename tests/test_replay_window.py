@@ -171,7 +171,9 @@ def test_jump_to_the_first_knockdown_and_scrub_the_timeline_in_a_real_window(dis
 def test_resimulate_from_here_goes_on_in_the_viewers_window(display, collapse, tmp_path):
     window = Window(display, [str(collapse), "--size", f"{SIZE[0]}x{SIZE[1]}", "--at", "1.6"], tmp_path)
     try:
-        window.keys("Return", idle=False)
+        # Enter closes the replay's window as it goes down: its release reaches neither window, so the new
+        # window is waited for, not the key's two inputs
+        window.xdotool("key", "--window", window.window, "Return")
         window.find("towerlab view: re-simulated from", settle=0)
         window.wait(lambda s: s["kind"] == "view" and s["session_time"] > 1.5, what="the viewer going on")
         window.key("F4")

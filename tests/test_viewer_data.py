@@ -23,7 +23,8 @@ def test_every_action_has_a_handler_and_round_trips_through_its_file_form():
                 "remove": {"piece": "a"}, "speed": {"factor": 0.5}, "save": {"path": "x"}, "load": {"path": "x"},
                 "camera": {"preset": "top"}, "orbit": {"degrees": [1, 2]}, "pan": {"fraction": [0, 1]},
                 "zoom": {"factor": 2}, "toggle": {"what": "help"}, "hand": {"name": "left"}, "wait": {"seconds": 1},
-                "screenshot": {"path": "x.png"}}
+                "screenshot": {"path": "x.png"}, "pick-group": {"pieces": ["a", "b"]},
+                "pull": {"piece": "a", "to": [0, 0, 10]}}
     actions = [action(name, **required.get(name, {})) for name in SPECS]
     for a in actions:
         assert hasattr(Controller, "_do_" + a.name.replace("-", "_")), a.name

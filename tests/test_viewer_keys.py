@@ -20,6 +20,13 @@ def test_every_control_is_on_the_docs_page_and_in_the_help():
         assert c.keys in lines and c.help in lines
 
 
+def test_every_control_is_in_the_readme():
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    controls = readme[readme.index("Controls (F1 shows them"):]
+    for c in CONTROLS:
+        assert f"`{c.keys}`" in controls, c.keys
+
+
 def test_every_control_calls_a_method_of_the_window():
     from sim.viewer.window import ViewerWindow
 

@@ -13,7 +13,7 @@ from tests.helpers import ROOT
 PARENT = """
 import sys, time
 from sim.viewer.stability import StaticsWorker
-from sim.viewer.setup import setup
+from sim.games.setup import setup
 worker = StaticsWorker("process")
 worker.submit(setup("talo"), 1)
 print("ready", flush=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from sim.scene import from_dict
+from sim.scene.io import params_to_dict
 from sim.viewer.actions import action
 from sim.viewer.controller import Controller
 
@@ -23,7 +24,8 @@ def _falls(c: Controller) -> list:
 
 def test_a_piece_taken_with_n_and_carried_is_never_knocked_down():
     c = Controller(_tower(), threaded=False)
-    c.apply(action("add", kind="box", params={"size": [20, 20, 20]}))
+    like = c.world.piece("c3")  # N asks for a piece like the one under the cursor, its parameters as a file has them
+    c.apply(action("add", kind=like.kind, params=params_to_dict(like)))
     (held,) = [s.piece for s in c.hands.values()]
     for x in np.linspace(60, 140, 9):  # carried about, up and over, for two seconds
         c.apply(action("move-to", at=[float(x), 40.0]))

@@ -89,7 +89,8 @@ def test_pick_carry_drop_undo_and_save_with_the_mouse(display, tmp_path):
         viewer.click(*at_base)  # set it down on the base; it settles, the full-quality picture comes
         viewer.move(5, SIZE[1] - 5)
         stacked = viewer.picture(tmp_path / "stacked.png")
-        viewer.key("ctrl+s")  # saved over its own file
+        eye = viewer.state()["view"]["eye"]
+        saved = viewer.key("ctrl+s")  # saved over its own file, and the camera not moved back by its S
         built = load_scene(path)
         viewer.key("ctrl+z")
         undone = viewer.picture(tmp_path / "undone.png")
@@ -99,6 +100,7 @@ def test_pick_carry_drop_undo_and_save_with_the_mouse(display, tmp_path):
         if viewer.proc.poll() is None:
             viewer.proc.kill()
     assert code == 0, viewer.proc.stderr.read()[-2000:]
+    assert saved["view"]["eye"] == eye
     # the saved scenes: the cube on the base's middle field, one level up; after the undo, back where it was
     np.testing.assert_allclose(built.piece("cube").pos, [-0.01, -0.01, 0.03], atol=5e-4)
     np.testing.assert_allclose(built.piece("base").pos, base.pos, atol=5e-4)
@@ -127,16 +129,17 @@ from sim.scene import load_scene
 from sim.viewer.controller import Controller, Request
 from sim.viewer.keys import Control
 from sim.viewer.plugins import SessionPlugin, WindowPlugin
-from sim.viewer.posed import PosedWorld
 from sim.viewer.window import ViewerWindow
 
 scene = load_scene(sys.argv[1])
 
-class Driver(SessionPlugin):  # a replay's driver: it hands the world the poses to show
+class Driver(SessionPlugin):  # a referee's way: it moves a piece through the controller's port
     def tick(self, controller, dt):
-        poses = scene.poses()
-        poses[scene.ids.index("cube"), 0] += 0.05
-        controller.world.show(controller.session_time, scene.ids, poses)
+        if controller.session_time > 0.0 and not getattr(self, "done", False):
+            self.done = True
+            pose = scene.poses()[scene.ids.index("cube")]
+            pose[1] += 0.05
+            controller.place("cube", pose)
 
 class Panel(WindowPlugin):
     def __init__(self):
@@ -151,7 +154,7 @@ class Panel(WindowPlugin):
         self.frames += 1
 
 panel = Panel()
-c = Controller(scene, world_factory=PosedWorld, plugins=[Driver()], size=(400, 260))
+c = Controller(scene, threaded=False, plugins=[Driver()], size=(400, 260))
 w = ViewerWindow(c, "towerlab plugged", plugins=[panel])
 for _ in range(6):
     w.taskMgr.step()
@@ -166,7 +169,7 @@ w.close()
 """
 
 
-def test_window_plugins_add_panels_keys_in_the_help_drawing_and_a_world_of_handed_poses(display, tmp_path):
+def test_window_plugins_add_panels_keys_in_the_help_drawing_and_a_piece_placed_through_the_port(display, tmp_path):
     import json
 
     path = _scene(tmp_path)
@@ -180,10 +183,10 @@ def test_window_plugins_add_panels_keys_in_the_help_drawing_and_a_world_of_hande
     assert any("F6" in t for t in out["help"]) and any("end the turn" in t for t in out["help"])
     assert any("GAME" in t for t in out["help"])  # its group has a heading of its own
     assert "TURN OF ANN" in out["texts"]
-    # the window drew the poses it was handed (the cube 50 mm along x), with the viewer's own look and camera
+    # the window drew the cube where the plug-in placed it (50 mm along y), with the viewer's own look and camera
     scene = load_scene(path)
     moved = scene.with_poses({"cube": np.array(out["cube"])})
-    assert moved.piece("cube").pos[0] == pytest.approx(scene.piece("cube").pos[0] + 0.05)
+    assert moved.piece("cube").pos[1] == pytest.approx(scene.piece("cube").pos[1] + 0.05, abs=1e-4)
     camera = OrbitCamera((400, 260))
     camera.start(scene)
     from sim.render.image import load_png
@@ -275,7 +278,8 @@ def test_a_tower_knocked_over_with_the_mouse_is_announced_with_its_pieces_and_ca
     knocked = [e for e in rec.events if e.kind == "knocked_down"]
     assert knocked and "high" in knocked[0].pieces
     assert rec.cause(knocked[0]).kind == "poke" and rec.cause(knocked[0]).piece == "high"
-    # the message is in the picture's lower right corner (white text on the dark panel)
+    # the message is in the picture's lower right corner (white text on the dark panel; brighter than the
+    # backdrop, which is 207 at most live and 222 in the full-quality still, which once passed for it here)
     h, w = announced.shape[:2]
-    corner = announced[int(0.55 * h):int(0.85 * h), int(0.55 * w):]
+    corner = announced[int(0.7 * h):, int(0.55 * w):]
     assert (corner.min(axis=2) > 200).mean() > 0.002

@@ -268,7 +268,7 @@ def test_a_carried_block_is_drawn_where_it_is_at_every_step(display, tmp_path):
     """Talo's stock: a block picked up and carried over the board, looked at (the window's id view against the
     renderer's id pass of the poses it says it shows) at each step of the way; its pixels leave the stock.
     Then set down: the panel's verdict is `towerlab check`'s of the saved scene."""
-    from sim.viewer.setup import setup
+    from sim.games.setup import setup
 
     scene = setup("talo")
     viewer = Desktop(display, tmp_path, launch(display, tmp_path, "view", "--game", "talo", "--no-record",

@@ -1,6 +1,8 @@
 """Frame rate and undo time of the viewer at 1280 x 800 with physics live: empty table, the full Talo
 stock, the 140-piece Babylon bench, a piece carried round in circles (the live quality; the camera turns a
-little every frame so the full-quality still never steps in).
+little every frame so the full-quality still never steps in); and two games played in the play window, a
+piece carried round in circles while the window draws its legal places and judges its ghost (Talo's block
+over the board, snapping field to field; Babylon's tower round red's first turn).
 
 Each case runs in a process of its own, in a real window: on the desktop's display, else under an
 Xvfb this script starts. Prints frames per second (wall), CPU milliseconds per frame (both of the
@@ -8,6 +10,10 @@ process's threads: Python and llvmpipe's), the real-time factor and the ratio to
 The machine is shared: read the ratios, and the CPU time, before the wall-clock figures. Talo's block
 is carried from its stock to circles over the board; Babylon's noble from the top of the city in
 circles over it.
+
+The camera's lag: an orbit as a drag applies it, a wheel click as its button event, a pan over the table as
+the held W key applies it; frames counted from the frame that takes the input until a frame draws the camera
+where it was sent (0: that very frame draws it; a camera that glides takes 20 frames and more).
 
 Then the carried piece is set down and, once everything rests, undone: at once (the undo makes its
 engine then), and again (after a redo) once the window has made the undo ahead in its quiet frames
@@ -19,6 +25,7 @@ took to make it, from the first in which the window starts.
 e.g. main), alternating, and prints the ratios of this code's figures to those.
 
     python tools/bench_view.py [--frames 150] [--size 1280x800] [--json] [--against DIR] [--rounds 1]
+        [--cases talo-play babylon-play ...]
 """
 
 from __future__ import annotations
@@ -43,28 +50,45 @@ CASES = {  # what is set up, the piece carried, the centre of its circle (mm; No
     "talo": ("talo", "b2-8", (0.0, 0.0)),  # from the stock to circles over the board
     "babylon": (str(ROOT / "scenes" / "babylon" / "bench-140.json"), "n-red-small-28", None),  # over the city
 }
+PLAYED = {  # a game played with its referee and play window (the legal places drawn, the ghost judged): its
+    # variant, players, seed, the actions before the piece is picked up and the centre of its circle (mm)
+    "talo-play": ("talo", "green", None, 7, [{"action": "start", "cell": [0, 0]}, {"action": "start", "cell": [0, 9]},
+                                             {"action": "throw"}, {"action": "take", "blocks": [1, 3]}],
+                  "b3-1", (0.0, 0.0)),  # seed 7: red throws 4
+    "babylon-play": ("babylon", "tactical", ["red", "blue", "green"], 0, "babylon-first-turn.json",
+                     "blue-tower-1", (10.0, 25.0)),  # red's first turn built; blue's tower round it
+}
+CASES.update({name: (game, piece, around) for name, (game, _, _, _, _, piece, around) in PLAYED.items()})
 LABELS = {"empty": "empty table", "talo": "Talo: board and full stock (61 pieces)",
-          "babylon": "Babylon bench (140 pieces)"}
+          "babylon": "Babylon bench (140 pieces)", "talo-play": "Talo played: a block over the board",
+          "babylon-play": "Babylon played: a tower over red's first turn"}
 
 
 def run_case(name: str, frames: int, size: tuple[int, int]) -> dict:
     """One case, in this process: the window, a piece picked up and carried round."""
     import numpy as np
 
-    from sim.games.setup import setup
+    try:
+        from sim.games.setup import setup
+    except ImportError:  # --against a checkout from before the set-ups moved into sim.games
+        from sim.viewer.setup import setup
     from sim.scene import load_scene
     from sim.viewer.actions import action
     from sim.viewer.controller import Controller
     from sim.viewer.window import ViewerWindow
 
     what, piece, around = CASES[name]
-    if what.endswith(".json"):
-        scene, supply = load_scene(what), ()
+    if name in PLAYED:
+        controller, window = _played(name, size)
     else:
-        scene = setup(what)
-        supply = tuple(p.id for p in scene.pieces)
-    controller = Controller(scene, threaded=True, size=size, supply=supply)
-    window = ViewerWindow(controller, f"towerlab view bench {name}")
+        if what.endswith(".json"):
+            scene, supply = load_scene(what), ()
+        else:
+            scene = setup(what)
+            supply = tuple(p.id for p in scene.pieces)
+        controller = Controller(scene, threaded=True, size=size, supply=supply)
+        window = ViewerWindow(controller, f"towerlab view bench {name}")
+    scene = controller.scene0
     step = window.taskMgr.step
     for _ in range(10):
         step()
@@ -94,10 +118,73 @@ def run_case(name: str, frames: int, size: tuple[int, int]) -> dict:
               "cpu_ms_per_frame": (time.process_time() - cpu) / frames * 1e3,
               "real_time_factor": (controller.world.time - simulated) / wall,
               "physics_ms_per_frame": float(np.mean(window.work_times[-frames:])) * 1e3}
-    if piece is not None:
+    result.update(_camera_lag(controller, window))
+    if piece is not None and name not in PLAYED:  # a game has no undo
         result.update(_undo_times(controller, window))
     window.close()
     return result
+
+
+def _played(name: str, size: tuple[int, int]):
+    """A game of :data:`PLAYED` in a window with its referee and play window, its opening actions played (each
+    until the table rests)."""
+    from sim.viewer.actions import action, specs_with
+    from sim.viewer.controller import Controller
+    from sim.viewer.play.draw import PlayWindow
+    from sim.viewer.play.games import new_game
+    from sim.viewer.play.mode import Referee
+    from sim.viewer.window import ViewerWindow
+
+    game, variant, players, seed, opening, _, _ = PLAYED[name]
+    if isinstance(opening, str):
+        opening = json.loads((ROOT / "tests" / "data" / "play" / opening).read_text())
+    g = new_game(game, players, variant, seed)
+    referee = Referee(g)
+    controller = Controller(g.scene, threaded=True, size=size, supply=g.supply, plugins=[referee])
+    window = ViewerWindow(controller, f"towerlab play bench {name}", plugins=[PlayWindow(referee)])
+    specs = specs_with(controller.plugins)
+    for _ in range(10):
+        window.taskMgr.step()
+    for a in opening:
+        controller.apply(action(a["action"], specs=specs, **{k: v for k, v in a.items() if k != "action"}))
+        deadline = time.monotonic() + 30
+        while not controller.quiet() and time.monotonic() < deadline:
+            window.taskMgr.step()
+    return controller, window
+
+
+LAG_INPUTS = {  # name -> how the input reaches the window: an event (as a button's), or an action of its frame
+    "drag": ("action", "orbit", {"degrees": [6.0, 2.0]}),  # a drag: the frame's _follow_mouse applies it
+    "wheel": ("event", "wheel_up", None),
+    "keys": ("action", "pan", {"fraction": [0.0, 0.02], "plane": "table"}),  # W held: the frame's own keys
+}
+
+
+def _camera_lag(controller, window, limit: int = 120) -> dict:
+    """Frames from each kind of camera input until a frame draws the camera where the input sent it: 0 when the
+    frame that takes the input draws it. The drawn camera is the window's Panda3D camera after the frame;
+    where it was sent is the controller's goal. An input this code does not know (an older window) is None."""
+    step = window.taskMgr.step
+    out = {}
+    for name, (how, what, fields) in LAG_INPUTS.items():
+        for _ in range(3):
+            step()
+        was = np.asarray(controller.camera.view(controller.camera.goal).eye)
+        if how == "event":
+            window.messenger.send(what)  # handled by the event manager in the next frame, as a button is
+        elif not window._act(what, fields):  # what the frame's input code applies before it draws
+            out[f"lag_{name}_frames"] = None  # an older window without this input
+            continue
+        frames = None
+        for k in range(limit):
+            step()
+            goal = np.asarray(controller.camera.view(controller.camera.goal).eye)
+            drawn = np.asarray(window.camera.get_pos(window.render))
+            if not np.allclose(goal, was) and np.allclose(drawn, goal, atol=1e-6):
+                frames = k
+                break
+        out[f"lag_{name}_frames"] = frames
+    return out
 
 
 def _undo_times(controller, window) -> dict:
@@ -156,7 +243,9 @@ def _display() -> tuple[dict, subprocess.Popen | None]:
 
 
 FIGURES = (("fps", "fps", ".1f"), ("cpu_ms_per_frame", "CPU ms/frame", ".1f"),
-           ("real_time_factor", "real-time", ".2f"), ("undo_ms", "undo ms", ".0f"),
+           ("real_time_factor", "real-time", ".2f"), ("lag_drag_frames", "lag drag", ".0f"),
+           ("lag_wheel_frames", "lag wheel", ".0f"), ("lag_keys_frames", "lag keys", ".0f"),
+           ("undo_ms", "undo ms", ".0f"),
            ("undo_cpu_ms", "undo CPU ms", ".0f"), ("undo_ahead_ms", "made ahead ms", ".0f"),
            ("made_ahead_in_s", "ahead in s", ".1f"))
 
@@ -191,6 +280,8 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--against", type=Path, help="another checkout to measure alternately (e.g. /work/main)")
     parser.add_argument("--rounds", type=int, default=1, help="runs of every case (medians are printed)")
+    parser.add_argument("--cases", nargs="+", choices=list(CASES), default=list(CASES),
+                        help="the cases to run (the empty table is always run: the ratios are to it)")
     parser.add_argument("--case", choices=list(CASES), help=argparse.SUPPRESS)
     args = parser.parse_args()
     size = tuple(int(v) for v in args.size.lower().split("x"))
@@ -203,7 +294,7 @@ def main() -> None:
     runs: dict = {}
     try:
         for _ in range(args.rounds):
-            for name in CASES:
+            for name in dict.fromkeys(["empty", *args.cases]):
                 for code in codes:  # alternating, so that both meet the same load
                     runs.setdefault((str(code), name), []).append(_run(name, code, args, env))
     finally:
@@ -211,9 +302,10 @@ def main() -> None:
             server.terminate()
     load.append(os.getloadavg()[0])
     results = {key: _median(r) for key, r in runs.items()}
+    names = list(dict.fromkeys(["empty", *args.cases]))
     for code in codes:
         empty = results[(str(code), "empty")]["fps"]
-        for name in CASES:
+        for name in names:
             results[(str(code), name)]["ratio_to_empty"] = results[(str(code), name)]["fps"] / empty
     if args.json:
         print(json.dumps({"size": args.size, "load": load, "rounds": args.rounds,
@@ -222,7 +314,7 @@ def main() -> None:
     print(f"viewer at {args.size}, a piece carried round in circles, physics live; then set down and undone "
           f"(load average {load[0]:.1f} to {load[1]:.1f} on {os.cpu_count()} cores; medians of {args.rounds})")
     print(f"{'case':42s} {'code':>6s}" + "".join(f" {label:>13s}" for _, label, _ in FIGURES) + f" {'vs empty':>9s}")
-    for name in CASES:
+    for name in names:
         rows = [results[(str(code), name)] for code in codes]
         for code, r in zip(codes, rows):
             tag = "this" if code == ROOT else "other"

@@ -1,11 +1,14 @@
-"""The README's pictures of the three games in play: ``towerlab play`` in a window under an Xvfb of its own, a
-scripted position, the window (panels and all) grabbed from the X server.
+"""The README's pictures of the viewer and of the three games in play: ``towerlab view`` / ``towerlab play`` in a
+window under an Xvfb of its own, a scripted position, the window (panels and all) grabbed from the X server.
 
-    python tools/picture_play.py [OUT_DIR [GAME ...]]   # docs/images by default: play-talo.png,
-                                               # play-tohuwabohu.png, play-babylon.png, play-babylon-fast.png
+    python tools/picture_play.py [OUT_DIR [NAME ...]]   # docs/images by default: viewer.png, play-talo.png,
+                                               # play-tohuwabohu.png, play-babylon.png, play-babylon-fast.png,
+                                               # play-legal.png (Babylon: a carried tower's legal places)
 
-Needs Xvfb and xdotool. Each game runs its script, then waits a few seconds for the full-quality picture, then the
-window is grabbed and closed.
+Needs Xvfb and xdotool. Each runs its script; the window's probe (``sim.viewer.probe``) says when the script is
+done and the picture is the one to keep (idle at full quality; steady with a piece in hand and its legal moves
+worked out), then the window is
+grabbed and closed.
 """
 
 from __future__ import annotations
@@ -41,6 +44,16 @@ def _babylon() -> list:
         {"action": "pick", "piece": "blue-tower-1"}, {"action": "move-to", "at": [60, -40]}]
 
 
+def _legal() -> list:
+    """Blue's turn after red's first: a tower carried over red's building, onto a bridge off its spots (refused:
+    the ghost red, the rule written over it), every place it may go ringed: tower tops, bridge spots, the table
+    beside the building."""
+    return json.loads((DATA / "babylon-first-turn.json").read_text()) + [
+        {"action": "follow", "piece": "red-bridge-3"}, {"action": "zoom", "factor": 0.5},
+        {"action": "orbit", "degrees": [-25.0, 10.0]},
+        {"action": "pick", "piece": "blue-tower-1"}, {"action": "move-to", "at": [-40, 60]}]
+
+
 def _put(piece: str, x: float, y: float, free: bool = False, turn: float = 0.0) -> list:
     return ([{"action": "pick", "piece": piece}] + ([{"action": "rotate", "degrees": turn}] if turn else [])
             + [{"action": "move-to", "at": [x, y], "free": free}, {"action": "drop", "free": free}])
@@ -60,52 +73,70 @@ def _babylon_fast() -> list:
             + [green, {"action": "pick", "piece": "green-tower-3"}, {"action": "move-to", "at": [60, 130]}])
 
 
-GAMES = {"talo": (_talo, ["--seed", "7"]), "tohuwabohu": (_tohuwabohu, ["--players", "ann,bob", "--seed", "3"]),
+def _viewer() -> list:
+    """Talo's set-up in the viewer: a bridge of a 7 on two 3s, a cube beside it, a 3 carried over the board."""
+    return (_put("b3-1", -40, 0) + _put("b3-2", 40, 0) + _put("b7-1", 0, 0) + _put("b1-1", -64, 0)
+            + [{"action": "pick", "piece": "b3-3"}, {"action": "move-to", "at": [70, 60]},
+               {"action": "zoom", "factor": 0.7}])
+
+
+VIEWER = ["view", "--game", "talo", "--no-recovery"]
+"""The viewer's picture: ``towerlab view`` (every other name is ``towerlab play`` of that game)."""
+GAMES = {"viewer": (_viewer, VIEWER), "talo": (_talo, ["--seed", "7"]),
+         "tohuwabohu": (_tohuwabohu, ["--players", "ann,bob", "--seed", "3"]),
          "babylon": (_babylon, ["--players", "red,blue,green"]),
-         "babylon-fast": (_babylon_fast, ["--players", "red,blue,green", "--variant", "fast"])}
+         "babylon-fast": (_babylon_fast, ["--players", "red,blue,green", "--variant", "fast"]),
+         "legal": (_legal, ["--players", "red,blue,green"])}
+"""Each picture: its script and the command's arguments (``towerlab play`` of the game that is the name's first
+word; ``legal`` is Babylon's)."""
 
 
 def _run(env, *args, **kw):
     return subprocess.run(list(args), env=env, capture_output=True, text=True, timeout=60, **kw).stdout
 
 
-def _wait_for_script(rec: Path, n: int, proc) -> None:
-    """Until the recording (written a chunk a second as the game goes) holds the script's ``n`` actions."""
-    from sim.replay import RecordingError, load_recording
-
+def _wait_for_picture(probe: Path, proc) -> None:
+    """Until the window's script has run and its picture is the one to keep: idle (the full-quality still), or
+    steady for a while with a piece in hand (a carried piece keeps the live picture) and nothing left to work out
+    (its legal moves); then a second more (the panels are written four times a second)."""
     deadline = time.monotonic() + 900
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise SystemExit(f"the window closed: {proc.stderr.read()[-1500:]}")
         try:
-            if len(load_recording(rec).actions) >= n:
-                return
-        except RecordingError:
-            pass
-        time.sleep(2.0)
-    raise SystemExit(f"{rec}: the script did not finish")
+            state = json.loads(probe.read_text())
+        except (OSError, ValueError):
+            state = {}
+        if state and not state.get("scripted", True) and (state.get("idle") or (
+                state.get("hands") and state.get("steady", 0) > 30 and not state.get("busy", True))):
+            time.sleep(1.0)
+            return
+        time.sleep(0.2)
+    raise SystemExit(f"{probe}: the script did not finish")
 
 
-def picture(game: str, out: Path, display: str, work: Path) -> None:
-    make, args = GAMES[game]
-    script = work / f"{game}.json"
+def picture(name: str, out: Path, display: str, work: Path) -> None:
+    make, args = GAMES[name]
+    script = work / f"{name}.json"
     script.write_text(json.dumps(make()))
-    env = dict(os.environ, DISPLAY=display, TOWERLAB_RECORDINGS=str(work / "recordings"),
+    probe = work / f"{name}.probe.json"
+    env = dict(os.environ, DISPLAY=display, TOWERLAB_RECORDINGS=str(work / "recordings"), TOWERLAB_PROBE=str(probe),
                PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
-    rec = work / f"{game}.tlrec"
-    proc = subprocess.Popen([sys.executable, "-m", "sim", "play", game.split("-")[0], *args, "--actions", str(script),
-                             "--size", f"{SIZE[0]}x{SIZE[1]}", "--record", str(rec)], env=env, cwd=work,
+    game = "babylon" if name == "legal" else name.split("-")[0]
+    command = args if args is VIEWER else ["play", game, *args, "--record", str(work / f"{name}.tlrec")]
+    proc = subprocess.Popen([sys.executable, "-m", "sim", *command, "--actions", str(script),
+                             "--size", f"{SIZE[0]}x{SIZE[1]}"], env=env, cwd=work,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    title = "towerlab view" if args is VIEWER else "towerlab play"
     try:
         window = None
         while window is None:
             if proc.poll() is not None:
-                raise SystemExit(f"{game}: the window closed: {proc.stderr.read()[-1500:]}")
-            found = _run(env, "xdotool", "search", "--name", "towerlab play").split()
+                raise SystemExit(f"{name}: the window closed: {proc.stderr.read()[-1500:]}")
+            found = _run(env, "xdotool", "search", "--name", title).split()
             window = found[0] if found else None
             time.sleep(0.5)
-        _wait_for_script(rec, len(make()), proc)
-        time.sleep(6.0)  # the last frames settle, then the full-quality picture
+        _wait_for_picture(probe, proc)
         geometry = _run(env, "xdotool", "getwindowgeometry", window)
         x, y = next(line for line in geometry.splitlines() if "Position" in line).split()[1].split(",")
         import imageio_ffmpeg
@@ -129,8 +160,9 @@ def main(argv: list[str]) -> int:
         while not Path(f"/tmp/.X11-unix/X{number}").exists():
             time.sleep(0.1)
         with tempfile.TemporaryDirectory() as work:
-            for game in (argv[1:] or GAMES):
-                picture(game, out_dir / f"play-{game}.png", display, Path(work))
+            for name in (argv[1:] or GAMES):
+                picture(name, out_dir / ("viewer.png" if name == "viewer" else f"play-{name}.png"), display,
+                        Path(work))
     finally:
         server.terminate()
         server.wait(timeout=10)

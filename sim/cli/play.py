@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 from typing import Annotated
@@ -28,26 +29,39 @@ class PlayArgumentError(TowerlabError):
     """A play option that cannot be used."""
 
 
+TURN_SECONDS = (3.0, 600.0)
+"""The shortest and the longest turn (s) ``--turn-seconds`` allows."""
+
+
 def register(app: typer.Typer) -> None:
     app.command()(play)
 
 
 def play(
-    game: Annotated[str, typer.Argument(help=GAMES_HELP)],
+    game: Annotated[str | None, typer.Argument(help=GAMES_HELP[:-1] + " (with --resume: the saved game's, or "
+                                                     "nothing).", show_default=False)] = None,
     players: Annotated[str | None, typer.Option("--players", help="The players in turn (seat) order, e.g. "
                                                                   "red,blue,green (Talo: pawn colours, Fantasy: any "
                                                                   "names; Babylon: noble colours; Tohuwabohu: any "
                                                                   "names).")] = None,
     variant: Annotated[str | None, typer.Option("--variant", help=VARIANTS_HELP)] = None,
-    seed: Annotated[int, typer.Option("--seed", min=0, help="The die, the deal and the set-up's shuffle (an integer "
-                                                           ">= 0).")] = 0,
+    seed: Annotated[int | None, typer.Option("--seed", min=0, help="The die, the deal and the set-up's shuffle (an "
+                                                                  "integer >= 0; default 0).")] = None,
+    turn_seconds: Annotated[float | None, typer.Option(
+        "--turn-seconds", min=TURN_SECONDS[0], max=TURN_SECONDS[1],
+        help=f"Tohuwabohu: a turn lasts this long (s, {TURN_SECONDS[0]:g} to {TURN_SECONDS[1]:g}), a house rule; "
+             "default the rulebook's 15 s (advanced 10 s).")] = None,
+    resume: Annotated[Path | None, typer.Option("--resume", help="Go on with a saved game (F5 in the window, or the "
+                                                                 "save-game action) exactly where it was saved.")
+                      ] = None,
     actions: Annotated[Path | None, typer.Option("--actions", help="Play these actions (a JSON list: the viewer's "
                                                                    "and the game's own) through the viewer: at most "
                                                                    f"{MAX_ACTIONS} actions and "
                                                                    f"{MAX_SCRIPT_SECONDS:g} s of simulated time "
                                                                    "(docs/limits.md).")] = None,
-    screenshot: Annotated[Path | None, typer.Option("--screenshot", help="Save a full-quality picture (.png/.jpg) "
-                                                                         "once the actions are done.")] = None,
+    screenshot: Annotated[Path | None, typer.Option("--screenshot", help="Save the window's picture (.png/.jpg), "
+                                                                         "panels and all, once the actions are "
+                                                                         "done.")] = None,
     exit_after: Annotated[bool, typer.Option("--exit", help="Close once the actions and the screenshot are done."
                                              )] = False,
     size: Annotated[str, typer.Option("--size", help="Window size WIDTHxHEIGHT.")] = "1280x800",
@@ -57,20 +71,55 @@ def play(
                                                                  "a new file in the recordings folder, "
                                                                  "~/.local/share/towerlab/recordings).")] = None,
     no_record: Annotated[bool, typer.Option("--no-record", help="Do not record the game.")] = False,
+    join: Annotated[str | None, typer.Option("--join", help="Play a seat of a served table (towerlab serve): the "
+                                                            "seat's link, ws://HOST:PORT/seat/NAME?token=... "
+                                                            "(docs/network.md).")] = None,
+    watch: Annotated[str | None, typer.Option("--watch", help="Watch a served table: its spectators' link, "
+                                                              "ws://HOST:PORT/watch?token=...")] = None,
 ) -> None:
     """Play a game on the desktop, hot seat, with the program as the referee (docs/play.md).
 
     Players take turns at one screen; the program deals, rolls, times the
-    turns and referees every placement, collapse and score. Every game is
-    recorded for replay."""
+    turns and referees every placement, collapse and score. F5 saves the
+    game; --resume FILE goes on with it exactly (the turn, the timer, the
+    die, the cards). Every game is recorded for replay. The run ends with
+    one line: the turns played and the result. --join LINK plays a seat of a
+    table served by towerlab serve from another machine, --watch LINK watches
+    it (docs/network.md)."""
     from sim.cli.render import parse_size
     from sim.viewer.actions import load_actions, specs_with
     from sim.viewer.play.games import new_game
     from sim.viewer.play.mode import Referee
 
     w, h = parse_size(size)
-    names = tuple(p.strip() for p in players.split(",") if p.strip()) if players else None
-    g = new_game(game, names, variant, seed)
+    if join is not None or watch is not None:
+        given = [name for name, v in (("GAME", game), ("--players", players), ("--variant", variant),
+                                      ("--seed", seed), ("--turn-seconds", turn_seconds), ("--resume", resume),
+                                      ("--record", record)) if v is not None]
+        if join is not None and watch is not None:
+            given.insert(0, "--watch")
+        if given:
+            raise PlayArgumentError(f"{given[0]} and --{'join' if join is not None else 'watch'}: a served table "
+                                    "is the server's game (its set-up, its recording)")
+        from sim.net.joining import play_at_table
+
+        code = play_at_table(join, watch, actions, screenshot, exit_after, offscreen, (w, h))
+        if code:
+            raise typer.Exit(code)
+        return
+    saved = saved_game(resume, game, players, variant, seed, turn_seconds)
+    if saved is not None:
+        game, names, variant, seed, turn_seconds = (saved.game, saved.players, saved.variant, saved.seed,
+                                                    saved.turn_seconds)
+    else:
+        if game is None:
+            raise PlayArgumentError("GAME: give the game to play (tohuwabohu, talo or babylon), or --resume FILE")
+        names = tuple(p.strip() for p in players.split(",") if p.strip()) if players else None
+        if turn_seconds is not None and not math.isfinite(turn_seconds):
+            raise PlayArgumentError(f"--turn-seconds: expected seconds from {TURN_SECONDS[0]:g} to "
+                                    f"{TURN_SECONDS[1]:g}, got {turn_seconds}")
+        seed = 0 if seed is None else seed
+    g = new_game(game, names, variant, seed, turn_seconds)
     if record is not None and no_record:
         raise PlayArgumentError("--record and --no-record: give one of them")
     if screenshot is not None:
@@ -87,7 +136,7 @@ def play(
 
         if record is not None:
             writable_output(record, "--record")
-            distinct_files(("--actions", actions), ("--record", record))
+            distinct_files(("--actions", actions), ("--record", record), ("--resume", resume))
         recording = SessionRecording(record if record is not None else default_recording(game), seed,
                                      g.session.players, g.session.variant)
     referee = Referee(g, recording)
@@ -97,28 +146,76 @@ def play(
         from sim.viewer.script import check_pieces
 
         check_pieces(script, g.scene)
+    controller = game_controller(g, referee, recording, saved, threaded=not headless and script is None, size=(w, h))
     title = f"towerlab play: {game} ({g.session.variant}, {', '.join(g.session.players)})"
     if headless:
-        _offscreen(g, plugins, script or [], screenshot, (w, h))
+        from sim.viewer.script import run_offscreen
+
+        run_offscreen(controller, script or [], screenshot)
+        code = 0
     else:
-        _window(g, plugins, referee, script, screenshot, exit_after, (w, h), title)
+        code = _window(controller, g, referee, script, screenshot, exit_after, title)
+    _said(referee, recording, screenshot)
+    if code:
+        raise typer.Exit(code)
 
 
-def _offscreen(g, plugins, script, screenshot, size) -> None:
+def saved_game(resume, game, players, variant, seed, turn_seconds):
+    """The saved game ``--resume`` names (None without it); the set-up is its own."""
+    if resume is None:
+        return None
+    from sim.viewer.play.save import read_game
+
+    given = [name for name, v in (("--players", players), ("--variant", variant), ("--seed", seed),
+                                  ("--turn-seconds", turn_seconds)) if v is not None]
+    if given:
+        raise PlayArgumentError(f"{given[0]}: a resumed game is played as it was saved (its players, variant, "
+                                "seed and turn length are the file's)")
+    saved = read_game(resume)
+    if game is not None and game != saved.game:
+        raise PlayArgumentError(f"--resume {resume}: a saved game of {saved.game}, not {game}")
+    return saved
+
+
+def game_controller(g, referee, recording, saved, threaded: bool, size):
+    """The session's controller: the game set up, or, resumed, the saved game restored on it (then recorded from
+    there on). A networked table makes its own the same way (:mod:`sim.net.table`)."""
+    from sim.fieldcheck import FieldError
     from sim.viewer.controller import Controller
-    from sim.viewer.script import run_offscreen
+    from sim.viewer.play.save import file_error, restore
 
-    run_offscreen(Controller(g.scene, threaded=False, size=size, supply=g.supply, plugins=plugins), script, screenshot)
+    if saved is None:
+        plugins = ([recording] if recording is not None else []) + [referee]  # the recording starts first
+        return Controller(g.scene, threaded=threaded, size=size, supply=g.supply, plugins=plugins)
+    controller = Controller(g.scene, threaded=threaded, size=size, supply=g.supply, plugins=[referee])
+    try:
+        restore(controller, referee, saved.data)
+    except FieldError as e:
+        controller.close()
+        raise file_error(saved.path, e) from None
+    if recording is not None:  # recorded from the game as it was saved
+        controller.plugins.insert(0, recording)
+        recording.attach(controller)
+        referee.resumed(saved.path)
+    return controller
 
 
-def _window(g, plugins, referee, script, screenshot, exit_after, size, title) -> None:
-    from sim.viewer.controller import Controller
+def _said(referee, recording, screenshot) -> None:
+    """The run's last line: what happened in the game, and where its recording and picture went."""
+    from sim.errors import printable
+
+    line = referee.summary()
+    if recording is not None:
+        line += f"; recorded in {recording.path}"
+    if screenshot is not None and screenshot.is_file():
+        line += f"; picture {screenshot}"
+    print(printable(line))
+
+
+def _window(controller, g, referee, script, screenshot, exit_after, title) -> int:
     from sim.viewer.play.draw import PlayWindow
     from sim.viewer.play.draw_fast import FastWindow
     from sim.viewer.window import run_window
 
-    controller = Controller(g.scene, threaded=script is None, size=size, supply=g.supply, plugins=plugins)
     window_plugin = (FastWindow if g.session.variant.startswith("fast") else PlayWindow)(referee)
-    code = run_window(controller, title, script, screenshot, exit_after, plugins=[window_plugin])
-    if code:
-        raise typer.Exit(code)
+    return run_window(controller, title, script, screenshot, exit_after, plugins=[window_plugin], window_picture=True)

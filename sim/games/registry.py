@@ -64,22 +64,40 @@ class Variant:
 
         return rules(self.game)
 
-    def start(self, players: Sequence[str] | None = None, seed: int = 0) -> Game:
+    @property
+    def timed(self) -> bool:
+        """Whether its turns run on a clock whose length a house rule may set (Tohuwabohu's basic and advanced
+        games)."""
+        return self.game == "tohuwabohu" and self.name != "pro"
+
+    def start(self, players: Sequence[str] | None = None, seed: int = 0,
+              turn_seconds: float | None = None) -> Game:
         """This variant set up for ``players`` (default :attr:`default_players`) with ``seed``.
 
+        Args:
+            turn_seconds: a turn's length (s) as a house rule (only a :attr:`timed` variant's); None for the
+                rulebook's.
+
         Raises:
-            PlayError: players the game does not allow.
+            PlayError: players the game does not allow, or a turn length for a game without timed turns.
         """
         from sim.games.play.session import PlayError
         from sim.games.setup import SetupError
 
+        if turn_seconds is not None and not self.timed:
+            raise PlayError(f"--turn-seconds: {self.game} {self.name}'s turns are not timed (only the basic and "
+                            "advanced Tohuwabohu's are)")
         players = tuple(players or self.default_players)
         try:
             scene = self.table(players, seed)
         except SetupError as e:
             raise PlayError(str(e)) from None
-        session = self.referee(players, seed)
-        return Game(scene, tuple(p.id for p in scene.pieces), session, self.rules.physics_scene, self)
+
+        def remake():
+            return self.referee(players, seed, turn_seconds) if self.timed else self.referee(players, seed)
+
+        return Game(scene, tuple(p.id for p in scene.pieces), remake(), self.rules.physics_scene, self, remake,
+                    seed, turn_seconds)
 
 
 @dataclass
@@ -92,6 +110,10 @@ class Game:
         session: the referee.
         prepare: the scene the statics judge, from the pieces built (the game's ``physics_scene``).
         variant: the registered variant (None for a game composed by hand).
+        remake: a new session of the same set-up, as ``session`` was when it was made (a saved game's is made
+            again from its record of calls).
+        seed: the seed it was set up with.
+        turn_seconds: the turn's length as a house rule, or None for the rulebook's.
     """
 
     scene: Scene
@@ -99,6 +121,9 @@ class Game:
     session: Session
     prepare: Callable[[Scene], Scene] | None = None
     variant: Variant | None = None
+    remake: Callable[[], Session] | None = None
+    seed: int = 0
+    turn_seconds: float | None = None
 
 
 _VARIANTS: dict[tuple[str, str], Variant] = {}
@@ -148,13 +173,16 @@ def variant(game: str, name: str | None = None) -> Variant:
 _find = variant  # for the functions below, whose argument of that name is the variant's name
 
 
-def new_game(game: str, players: Sequence[str] | None = None, variant: str | None = None, seed: int = 0) -> Game:
-    """``game`` in ``variant`` (default the game's first) set up for ``players`` with ``seed``.
+def new_game(game: str, players: Sequence[str] | None = None, variant: str | None = None, seed: int = 0,
+             turn_seconds: float | None = None) -> Game:
+    """``game`` in ``variant`` (default the game's first) set up for ``players`` with ``seed`` (and a turn's
+    length as a house rule, where turns are timed).
 
     Raises:
-        PlayError: an unknown game or variant, or players the game does not allow.
+        PlayError: an unknown game or variant, players the game does not allow, or a turn length for a game
+            without timed turns.
     """
-    return _find(game, variant).start(players, seed)
+    return _find(game, variant).start(players, seed, turn_seconds)
 
 
 def new_state(game: str, variant: str | None = None, players: Sequence[str] | None = None, seed: int = 0):
@@ -235,10 +263,10 @@ def _fantasy(players, seed):
 
 
 def _tohuwabohu(name: str):
-    def referee(players, seed):
+    def referee(players, seed, turn_seconds=None):
         from sim.games.play.tohuwabohu import TohuwabohuSession
 
-        return TohuwabohuSession(players, game_rng(seed), name)
+        return TohuwabohuSession(players, game_rng(seed), name, turn_seconds=turn_seconds)
 
     return referee
 

@@ -190,6 +190,74 @@ class MotionTracker:
             out.__dict__[name] = value
         return out
 
+    # --- as data ---------------------------------------------------------------------------------
+
+    def to_json(self) -> dict:
+        """Everything it goes on from, as JSON data (:meth:`from_json` reads it back bit for bit; the events
+        it reported are not kept: nothing it does next depends on them)."""
+        from sim.fieldcheck import number_json
+
+        def opt(t):
+            return None if t is None else number_json(t)
+        return {"ids": list(self.ids), "corners": self._corners.tolist(), "start": self.start.tolist(),
+                "start_corners": self._start_corners.tolist(),
+                "below0": {i: sorted(v) for i, v in self._below0.items()},
+                "grounded0": dict(self._grounded0), "flags": {k: sorted(v) for k, v in self._flags.items()},
+                "began": {i: number_json(t) for i, t in self.began.items()}, "rested": sorted(self._rested),
+                "rest_since_each": {i: opt(t) for i, t in self._rest_since.items()},
+                "last": None if self._last is None else np.asarray(self._last).tolist(), "blind": self._blind,
+                "rest_since": opt(self.rest_since), "settled_reported": self._settled_reported}
+
+    @classmethod
+    def from_json(cls, field, thresholds: MotionThresholds, *, piece_rest: bool, known) -> MotionTracker:
+        """A tracker from :meth:`to_json`'s data, checked field by field.
+
+        Args:
+            field: the data, a :class:`sim.fieldcheck.Field`.
+            thresholds, piece_rest: as the constructor's (the caller's own, never the data's).
+            known: the ids of the world's pieces.
+
+        Raises:
+            sim.fieldcheck.FieldError: a field is not what :meth:`to_json` writes.
+        """
+        f = field.object(("ids", "corners", "start", "start_corners", "below0", "grounded0", "flags", "began",
+                          "rested", "rest_since_each", "last", "blind", "rest_since", "settled_reported"))
+        ids = f["ids"].ids(known)
+        n = len(ids)
+        out = cls([], [], np.zeros((0, 7)), {}, thresholds, piece_rest=piece_rest)
+        out.ids = ids
+        shapes = {"corners": (8, 3), "start": (7,), "start_corners": (8, 3)}
+        arrays = {k: f[k].floats((-1, *shape)) for k, shape in shapes.items()}
+        for k, a in arrays.items():
+            if len(a) != n:
+                raise f[k].fail(f"expected {n} rows (one a tracked piece)")
+        out._corners, out.start, out._start_corners = arrays["corners"], arrays["start"], arrays["start_corners"]
+        tracked = set(ids)
+        ground = tracked | set(known) | set(GROUND)
+
+        def per_piece(key: str, read) -> dict:
+            rows = dict(f[key].entries(n))
+            if set(rows) != tracked:
+                raise f[key].fail("expected one entry a tracked piece")
+            return {i: read(rows[i]) for i in ids}
+        out._below0 = per_piece("below0", lambda g: frozenset(g.ids(ground)))
+        out._grounded0 = per_piece("grounded0", lambda g: g.flag())
+        flags = dict(f["flags"].entries(len(out._flags)))
+        if set(flags) != set(out._flags):
+            raise f["flags"].fail(f"expected the kinds {', '.join(out._flags)}")
+        out._flags = {k: set(flags[k].ids(tracked)) for k in out._flags}
+        began = dict(f["began"].entries(n))
+        if not set(began) <= tracked:
+            raise f["began"].fail("expected tracked pieces")
+        out.began = {i: g.number() for i, g in began.items()}
+        out._rested = set(f["rested"].ids(tracked))
+        out._rest_since = per_piece("rest_since_each", lambda g: None if g.is_null() else g.number(infinite=True))
+        out._last = None if f["last"].is_null() else f["last"].floats((n, 7))
+        out._blind = f["blind"].flag()
+        out.rest_since = None if f["rest_since"].is_null() else f["rest_since"].number(infinite=True)
+        out._settled_reported = f["settled_reported"].flag()
+        return out
+
     # --- membership ----------------------------------------------------------------------------
 
     def add(self, ids, bounds, poses, contacts: Contacts, time: float) -> None:

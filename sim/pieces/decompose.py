@@ -41,6 +41,7 @@ import sys
 import time
 import zipfile
 from collections.abc import Callable
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -64,7 +65,7 @@ scanned block takes CoACD seconds to a minute on this project's 2-core machine (
 triangles: 9 CPU-seconds), a mesh at the 200 000 triangles a file may have far longer."""
 BUDGET_ENV = "TOWERLAB_DECOMPOSE_SECONDS"
 """Environment variable: the decomposition budget (s) instead of :data:`BUDGET`."""
-CHILD = Path(__file__).with_name("coacd_child.py")
+CHILD = resources.files("sim.pieces").joinpath("coacd_child.py")
 """The script that runs CoACD in a process of its own (run by path: it imports neither sim nor trimesh)."""
 
 

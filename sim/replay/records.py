@@ -18,7 +18,8 @@ FORMAT = "towerlab-recording/1"
 SUPPORTED_FORMATS = (FORMAT,)
 """Every format this version reads."""
 
-WORLD_ACTIONS = ("add", "remove", "set_pose", "push", "grab", "move_hand", "release", "shake")
+WORLD_ACTIONS = ("add", "remove", "set_pose", "push", "grab", "move_hand", "release", "shake", "pull",
+                 "release_pull")
 """Action kinds the live world applies (``LiveWorld.apply``): those a re-simulation replays."""
 
 _KIND = re.compile(r"^[a-z][a-z0-9_]{0,63}$")

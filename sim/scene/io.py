@@ -242,12 +242,16 @@ def _file_name(path: str, base) -> str:
         return path
 
 
+def params_to_dict(p: Piece, base=None) -> dict:
+    """A piece's parameters as a file writes them (lists, not tuples; file names relative to ``base``, the folder
+    it is saved in, absolute if None): what an ``add`` action or a scene file takes back."""
+    files = {q.name for q in KINDS[p.kind].params if q.value == "file"}
+    return {k: _file_name(v, base) if k in files else _value(v) for k, v in p.params.items()}
+
+
 def piece_to_dict(p: Piece, base=None) -> dict:
     """The file form of one piece; file names relative to ``base`` (the folder it is saved in), absolute if None."""
-    d: dict = {"id": p.id, "kind": p.kind}
-    files = {q.name for q in KINDS[p.kind].params if q.value == "file"}
-    for k, v in p.params.items():
-        d[k] = _file_name(v, base) if k in files else _value(v)
+    d: dict = {"id": p.id, "kind": p.kind, **params_to_dict(p, base)}
     if p.grid is not None:
         d["cell"] = list(p.grid.cell)
         d["layer"] = p.grid.layer

@@ -64,6 +64,13 @@ def _count(v):
     return v
 
 
+def _pieces(v):
+    if (not isinstance(v, list) or not 2 <= len(v) <= 1000 or not all(isinstance(x, str) and x for x in v)
+            or len(set(v)) != len(v)):
+        raise ValueError(f"expected a list of 2..1000 different piece ids, got {got(v)}")
+    return tuple(v)
+
+
 def _params(v):
     if not isinstance(v, dict):
         raise ValueError(f"expected an object of the kind's parameters, got {got(v)}")
@@ -74,6 +81,8 @@ _HAND = Field(one_of(*HANDS), None, "which hand (default: the active one)")
 _MM = Field(number(0.0, 1000.0, "a length 0..1000 (mm)"), 10.0, "how far (mm)")
 _WHERE = vector((2, 3), f"2 or 3 numbers (mm) within ±{MAX_COORD_MM:g}", -MAX_COORD_MM, MAX_COORD_MM)
 """A place in the scene (mm): as far out as a scene's pieces may be."""
+_POINT = vector((3,), f"3 numbers (mm) within ±{MAX_COORD_MM:g}", -MAX_COORD_MM, MAX_COORD_MM)
+"""A point in the scene (mm), as far out as :data:`_WHERE`."""
 ORBIT_DEGREES, PAN_FRACTION = 360.0, 10.0
 """The most one orbit turns (degrees, each way) and one pan moves (view widths and heights)."""
 SCREENSHOT = Field(pixels(*PICTURE_SIDES), None, "[width, height] pixels (default: the window's)")
@@ -82,11 +91,17 @@ ORBIT = Field(vector((2,), f"2 numbers (degrees) within ±{ORBIT_DEGREES:g}", -O
               REQUIRED, "around and up")
 PAN = Field(vector((2,), f"2 numbers within ±{PAN_FRACTION:g}", -PAN_FRACTION, PAN_FRACTION), REQUIRED,
             "of the view's width and height")
+PAN_PLANE = Field(one_of("view", "table"), "view",
+                  "view: right and up in the picture; table: right and forward over the table")
 
 SPECS: dict[str, dict[str, Field]] = {
     "pick": {"piece": Field(text, REQUIRED, "the piece"), "hand": _HAND},
     "move-to": {"at": Field(_WHERE, REQUIRED, "x, y (and the height of its bottom) mm"),
                 "hand": _HAND, "free": Field(flag, False, "place freely (no snapping)")},
+    "pick-group": {"pieces": Field(_pieces, REQUIRED, "the pieces, carried as one group"), "hand": _HAND,
+                   "at": Field(vector((2,), f"2 numbers (mm) within ±{MAX_COORD_MM:g}", -MAX_COORD_MM,
+                                      MAX_COORD_MM), None,
+                               "the point the group is held by (default: its anchor's origin)")},
     "lift": {"mm": _MM, "hand": _HAND},
     "lower": {"mm": _MM, "hand": _HAND},
     "rotate": {"degrees": Field(number(-360.0, 360.0, "an angle -360..360 (degrees)"), 90.0,
@@ -94,14 +109,19 @@ SPECS: dict[str, dict[str, Field]] = {
     "tip": {"axis": Field(one_of("across", "x", "y"), "across",
                           "the world axis to tip it over about (across: the one across its heading)"),
             "hand": _HAND},
+    "flip": {"hand": _HAND},
     "drop": {"hand": _HAND, "free": Field(flag, False, "place freely (no snapping)")},
     "cancel": {"hand": _HAND},
     "poke": {"piece": Field(text, REQUIRED, "the piece"),
-             "at": Field(vector((3,), f"3 numbers (mm) within ±{MAX_COORD_MM:g}", -MAX_COORD_MM, MAX_COORD_MM), None,
-                         "the point pushed (default: its centre)"),
+             "at": Field(_POINT, None, "the point pushed (default: its centre)"),
              "direction": Field(vector((3,), "3 numbers within ±1e6", -1e6, 1e6), (1.0, 0.0, 0.0),
                                "the push's direction"),
              "speed": Field(number(0.0, 5.0, "a speed 0..5 (m/s)"), 0.3, "the speed it gives the piece (m/s)")},
+    "pull": {"piece": Field(text, REQUIRED, "the piece"),
+             "to": Field(_POINT, REQUIRED, "where the spring pulls the point to"),
+             "at": Field(_POINT, None,
+                     "the point of the piece pulled, where it is now (starts a pull; default: the pull under way)")},
+    "release-pull": {"piece": Field(text_or_none, None, "the piece (default: every pull)")},
     "add": {"kind": Field(text, REQUIRED, "a catalogue kind"), "params": Field(_params, {}, "its parameters"),
             "at": Field(_WHERE, None, "where (default: beside the board)"),
             "hand": _HAND},
@@ -114,7 +134,8 @@ SPECS: dict[str, dict[str, Field]] = {
     "load": {"path": Field(text, REQUIRED, "the scene file")},
     "camera": {"preset": Field(one_of(*CAMERA_PRESETS), REQUIRED, "the view")},
     "orbit": {"degrees": ORBIT},
-    "pan": {"fraction": PAN},
+    "pan": {"fraction": PAN, "plane": PAN_PLANE},
+    "follow": {"piece": Field(text_or_none, None, "the piece the camera follows, or null to stop")},
     "zoom": {"factor": Field(number(0.01, 100.0, "a factor 0.01..100"), REQUIRED, "below 1 comes closer"),
              "at": Field(vector((2,), f"2 numbers (pixels) 0..{PICTURE_SIDES[1]}", 0, PICTURE_SIDES[1]), None,
                          "the pixel that stays put")},
@@ -126,7 +147,8 @@ SPECS: dict[str, dict[str, Field]] = {
 }
 """Every action: field -> how it is checked, its default and what it means."""
 
-UNDOABLE = ("pick", "rotate", "tip", "lift", "lower", "drop", "cancel", "poke", "add", "remove", "reset")
+UNDOABLE = ("pick", "pick-group", "rotate", "tip", "flip", "lift", "lower", "drop", "cancel", "poke", "pull", "add",
+            "remove", "reset")
 """Actions the undo stack records (a pick and everything until its drop are undone as one)."""
 
 

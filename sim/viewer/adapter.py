@@ -1,4 +1,4 @@
-"""The seam: the viewer's :class:`~sim.viewer.live.LiveWorld` protocol kept on the live world of the physics,
+"""The seam: the viewer's :class:`~sim.viewer.live.ViewerWorld` protocol kept on the live world of the physics,
 :class:`sim.physics.live.LiveWorld`, and the statics' verdict.
 
 This file is the only place the viewer touches ``sim.physics``. The live world
@@ -37,14 +37,24 @@ from dataclasses import replace
 import numpy as np
 from scipy.spatial.transform import Rotation
 
+from sim.geometry.transforms import rotate
 from sim.physics import RayHit
-from sim.physics.live import LiveWorld as PhysicsLive
-from sim.physics.live import beside
+from sim.physics.live import LiveWorld, beside
 from sim.physics.tracker import MotionThresholds
 from sim.physics.world import GRAVITY, HULL_MARGIN
 from sim.scene import Piece, Scene
 from sim.tol import tol
-from sim.viewer.live import HAND_STRENGTH, Advance, LastAction, LiveEvent, Snapshot, Verdict
+from sim.viewer.live import (
+    HAND_STRENGTH,
+    PULL_LIMIT,
+    PULL_STIFFNESS,
+    Advance,
+    LastAction,
+    LiveEvent,
+    LiveVerdict,
+    Snapshot,
+    Spring,
+)
 from sim.viewer.stability import StaticsWorker
 
 JUDGE_AFTER = frozenset({"came_to_rest", "settled", "knocked_down", "fell"})
@@ -66,9 +76,9 @@ class WorldAdapter:
     """
 
     def __init__(self, scene: Scene, settings=None, *, threaded_statics: bool = True):
-        self._attach(PhysicsLive(scene, settings), threaded_statics)
+        self._attach(LiveWorld(scene, settings), threaded_statics)
 
-    def _attach(self, live: PhysicsLive, threaded_statics: bool) -> None:
+    def _attach(self, live: LiveWorld, threaded_statics: bool) -> None:
         """Keep ``live`` (what happened in it before is told already) and judge it."""
         self.live = live
         live.drain_events()
@@ -199,6 +209,42 @@ class WorldAdapter:
         self._watch(piece)
         self._changed()
 
+    def pull(self, piece_id: str, target, point=None, stiffness: float | None = None,
+             limit: float | None = None) -> None:
+        """A spring pulls a piece (:meth:`sim.physics.live.LiveWorld.pull`): from ``point`` (m, world; turned
+        into the piece's frame) or, without it, the pull under way, towards a new target."""
+        live = self.live
+        weight = live.world.bodies[piece_id].mass * GRAVITY
+        if point is None:
+            was = next((p for p in live.pulls.states() if p.piece == piece_id), None)
+            if was is None:
+                raise ValueError(f"piece {piece_id!r} is not pulled: give the point it is pulled by")
+            local, k, f = was.point, was.stiffness, was.limit
+        else:
+            pose = live.pose(piece_id)
+            q = pose[3:]
+            local = rotate(np.array([-q[0], -q[1], -q[2], q[3]]), np.asarray(point, dtype=float) - pose[:3])
+            k = PULL_STIFFNESS * weight if stiffness is None else float(stiffness)
+            f = PULL_LIMIT * weight if limit is None else float(limit)
+        live.pull(piece_id, local, np.asarray(target, dtype=float), k, f, player=self._player())
+        if point is not None:
+            self._changed()
+
+    def release_pull(self, piece_id: str) -> None:
+        if piece_id in self.live.pulls.pieces():
+            self.live.release_pull(piece_id, player=self._player())
+            self._changed()
+
+    def pulls(self) -> dict[str, Spring]:
+        out = {}
+        for p in self.live.pulls.states():
+            pose = self.live.pose(p.piece)
+            at = pose[:3] + rotate(pose[3:], np.asarray(p.point))
+            target = np.asarray(p.target)
+            out[p.piece] = Spring(p.piece, at, target, min(1.0, p.stiffness * float(np.linalg.norm(target - at))
+                                                           / p.limit))
+        return out
+
     def _watch(self, piece_id: str) -> None:
         """Watch a piece let go that the statics do not hold: it may fall (see the module docstring)."""
         if piece_id not in self.live.held and piece_id not in self.live.parked:
@@ -294,9 +340,51 @@ class WorldAdapter:
         self._watched = {}
         self._changed()
 
+    # --- as data (a saved game) ------------------------------------------------------------------
+
+    def data(self) -> dict:
+        """The world's state as JSON data: the live world's (:meth:`sim.physics.live.LiveWorld.data`) and this
+        adapter's own (the viewer's last action, the hands' targets, the pieces watched for a fall, the
+        revision); :meth:`restore_data` goes on from it."""
+        last = self._last
+        return {"live": self.live.data(),
+                "last": None if last is None else {"name": last.name, "piece": last.piece, "hand": last.hand,
+                                                   "player": last.player, "time": last.time},
+                "targets": {h: t.tolist() for h, t in self._targets.items()},
+                "watched": {i: p.tolist() for i, p in self._watched.items()}, "revision": self._revision}
+
+    def restore_data(self, field, scene: Scene) -> None:
+        """Go on from :meth:`data`'s data (a :class:`sim.fieldcheck.Field`) on the pieces of ``scene``: here as
+        in a new adapter, bit for bit.
+
+        Raises:
+            sim.fieldcheck.FieldError: the data is not what :meth:`data` writes.
+        """
+        f = field.object(("live", "last", "targets", "watched", "revision"))
+        self.live.restore_data(f["live"], scene)
+        self.live.drain_events()  # what came before was told already
+        known = set(self.live.ids)
+        last = f["last"]
+        if last.is_null():
+            self._last = None
+        else:
+            last.object(("name", "piece", "hand", "player", "time"))
+            self._last = LastAction(last["name"].text(40), *(None if last[k].is_null() else last[k].text()
+                                                             for k in ("piece", "hand", "player")),
+                                    last["time"].number(0.0, 1e9))
+        self._targets = {h: g.floats((7,)) for h, g in f["targets"].entries(8)}
+        watched = f["watched"].entries(len(known))
+        if any(i not in known for i, _ in watched):
+            raise f["watched"].fail("expected pieces of the world")
+        self._watched = {i: g.floats((7,)) for i, g in watched}
+        self._revision = f["revision"].integer(0, 10**12)
+        self._debt = 0.0
+        self._supply = frozenset()  # the controller sets it again (judged then, here as in a new adapter)
+        self._changed()
+
     # --- statics -------------------------------------------------------------------------------
 
-    def verdict(self, wait: bool = False) -> Verdict | None:
+    def verdict(self, wait: bool = False) -> LiveVerdict | None:
         return self._statics.wait() if wait else self._statics.latest()
 
     @property
@@ -305,9 +393,9 @@ class WorldAdapter:
         return self._statics.pending
 
     def _judged_scene(self) -> Scene:
-        """The scene now without the carried pieces and the supply's (but those touching what is built, fixed:
-        part of the table)."""
-        carried = set(self.live.carried())
+        """The scene now without the carried and the pulled pieces and the supply's (but those touching what is
+        built, fixed: part of the table)."""
+        carried = set(self.live.carried()) | self.live.pulls.pieces()  # a pulled piece is held by its spring
         scene = self.scene()
         if not carried and not self._supply:
             return scene

@@ -12,9 +12,11 @@ from typing import NamedTuple
 import numpy as np
 
 from sim.errors import TowerlabError
+from sim.names import listing
 from sim.scene import Piece, Scene
 from sim.viewer.actions import Action
-from sim.viewer.carry import CLEARANCE, footprint, support_height, tip_over, turn_about_vertical
+from sim.viewer.carry import CLEARANCE, flip_over, footprint, support_height, tip_over, turn_about_vertical
+from sim.viewer.group import group_middle, member_hand, plan_group
 from sim.viewer.hands import SET_DOWN_TIME, HandState, arrived, plan
 from sim.viewer.history import Entry
 
@@ -31,7 +33,7 @@ class Building:
         if hand in self.hands:
             raise a.fail("hand", f"the {hand} hand already holds {self.hands[hand].piece!r}; set it down first")
         for h, s in self.hands.items():
-            if s.piece == pid:
+            if pid in s.pieces:
                 raise a.fail("piece", f"{pid!r} is already in the {h} hand")
         if self.world.piece(pid).fixed:
             raise a.fail("piece", f"{pid!r} is fixed to the board")
@@ -45,7 +47,7 @@ class Building:
         self._lift_clear(pid, pose)
         self.world.grab(hand, pid)
         self.hands[hand] = HandState(pid, pose[:2].copy(), pose[3:].copy(), pose.copy(), self._carry_ids)
-        self._from_supply[self._carry_ids] = pid in self.supply
+        self._from_supply[self._carry_ids] = frozenset({pid} & self.supply)
         self.supply.discard(pid)
         self.world.set_supply(self.supply)
         self._note(name, pid, hand)
@@ -82,7 +84,7 @@ class Building:
     def _do_move_to(self, a: Action) -> None:
         _, s = self._carrying(a)
         at = np.asarray(a["at"], dtype=float) / 1000.0
-        s.xy = at[:2].copy()
+        s.xy = at[:2] + (0.0 if s.grip is None else s.grip)  # a group: the point it is held by goes there
         s.height = float(at[2]) if len(at) == 3 else None
         s.free = a["free"]
 
@@ -100,13 +102,33 @@ class Building:
 
     def _do_rotate(self, a: Action) -> None:
         _, s = self._step_entry(a, f"rotate {a['degrees']:g}°")
-        s.quat = turn_about_vertical(s.quat, a["degrees"])
+        turned = turn_about_vertical(s.quat, a["degrees"])
+        if s.group:  # a group turns in place, about its middle; the hand holds it where it did
+            middle = s.xy + group_middle(s.quat, s.group)
+            xy = middle - group_middle(turned, s.group)
+            s.grip = s.grip + (xy - s.xy)
+            s.xy = xy
+        s.quat = turned
         self._plan_hands()
 
     def _do_tip(self, a: Action) -> None:
+        self._one_piece(a, "tipped over")
         _, s = self._step_entry(a, "tip over")
         s.quat = tip_over(s.quat, a["axis"])
         self._plan_hands()
+
+    def _do_flip(self, a: Action) -> None:
+        self._one_piece(a, "flipped")
+        _, s = self._step_entry(a, "flip over")
+        s.quat = flip_over(s.quat)
+        self._plan_hands()
+
+    def _one_piece(self, a: Action, what: str) -> None:
+        """Refuse a turn a group does not take (it turns about the vertical only)."""
+        hand, s = self._carrying(a)
+        if s.group:
+            raise a.fail("hand", f"the {hand} hand holds a group of {len(s.pieces)}: it turns with R only "
+                                 f"(one piece at a time is {what})")
 
     def _do_drop(self, a: Action) -> None:
         hand, s = self._carrying(a)
@@ -114,19 +136,38 @@ class Building:
             return
         s.free = s.free or a["free"]
         s.lowering = self.world.time
-        self._drops[s.carry] = self.undo.fold(s.carry, f"pick-and-drop of {s.piece}")
-        self._note("drop", s.piece, hand)
+        what = listing(s.pieces) if s.group else s.piece
+        self._drops[s.carry] = self.undo.fold(s.carry, f"pick-and-drop of {what}")
+        self._note("drop", what, hand)
         self._plan_hands()
 
     def _do_cancel(self, a: Action) -> None:
-        hand, s = self._carrying(a)
-        self.world.release(hand, s.start)  # let go exactly where it was picked
+        hand, _ = self._carrying(a)
+        self.put_back(hand)
+
+    def put_back(self, hand: str) -> str:
+        """The piece (or group) in ``hand`` goes back exactly where it was picked up (into the supply if it came
+        from there), held until it is there: it never falls, so nothing is knocked down and no event is told (a
+        cancel; a referee's put-back when a turn's time runs out). Its carry leaves no undo step.
+
+        Returns:
+            The piece (a group's anchor).
+        """
+        s = self.hands[hand]
+        if s.group:
+            self._cancel_group(hand, s)
+        else:
+            self.world.release(hand, s.start)  # let go exactly where it was picked
+            self.supply |= self._from_supply.pop(s.carry, frozenset())
+            self.world.set_supply(self.supply)
         del self.hands[hand]
         self.carries.pop(hand, None)
+        entry = self._drops.pop(s.carry, None)
+        if entry is not None:
+            self.undo.forget(entry)  # it was being set down: that drop did not happen
         self.undo.drop_carry(s.carry)
-        if self._from_supply.pop(s.carry, False):
-            self.supply.add(s.piece)
-            self.world.set_supply(self.supply)
+        self._update_mode()
+        return s.piece
 
     def _do_poke(self, a: Action) -> None:
         pid = self._piece_id(a)
@@ -172,13 +213,35 @@ class Building:
         pose = self.world.pose(pid)
         self.world.grab(hand, pid)
         self.hands[hand] = HandState(pid, pose[:2].copy(), pose[3:].copy(), pose.copy(), self._carry_ids)
-        self._from_supply[self._carry_ids] = False
+        self._from_supply[self._carry_ids] = frozenset()
         self._note("add", pid, hand)
         self._session_event("picked", (pid,), "add", pid, hand)
         self._plan_hands()
 
     def _held(self) -> set[str]:
-        return {s.piece for s in self.hands.values()}
+        return {pid for s in self.hands.values() for pid in s.pieces}
+
+    def in_hand(self) -> set[str]:
+        """Every piece a hand holds (a group's too)."""
+        return self._held()
+
+    def carry_plans(self) -> list:
+        """Every carried piece's plan this frame (:class:`~sim.viewer.hands.Carry`, a group's one a piece):
+        its ghost, its footprint."""
+        return [c for k in self.carries.values() for c in k.all]
+
+    def ghost_refusals(self) -> dict[str, str]:
+        """Carried piece -> why a plug-in would reject it set down where its ghost is now (asked of
+        :meth:`~sim.viewer.plugins.SessionPlugin.judge_ghost`: the window draws those ghosts red); the pieces it
+        would accept, and those not yet judged, are not in it."""
+        out = {}
+        for c in self.carry_plans():
+            for p in self.plugins:
+                reason = p.judge_ghost(self, c.hand, c.piece, c.ghost)
+                if reason:
+                    out[c.piece] = reason
+                    break
+        return out
 
     def _new_id(self, kind: str) -> str:
         stem = kind.split(".")[-1]
@@ -196,6 +259,9 @@ class Building:
 
     def _do_remove(self, a: Action) -> None:
         pid = self._piece_id(a)
+        for hand, s in self.hands.items():
+            if s.group and pid in s.pieces:
+                raise a.fail("piece", f"{pid!r} is in the {hand} hand's group: set the group down first")
         self._may_use(a, pid, None)
         self.undo.push(Entry(f"remove {pid}", self._moment()))
         for hand, s in list(self.hands.items()):
@@ -220,48 +286,59 @@ class Building:
         skip = self._held()
         self.carries = {}
         for hand, s in self.hands.items():
-            c = plan(scene, hand, s, self.world.pose(s.piece), self.world.ray_tests, skip, self.camera.floor,
-                     self.world.revision)
+            if s.group:
+                c = plan_group(scene, hand, s, {pid: self.world.pose(pid) for pid in s.pieces},
+                               self.world.ray_tests, skip, self.camera.floor, self.world.revision)
+                for m in c.members:
+                    self.world.move_hand(member_hand(hand, m.piece), m.target)
+            else:
+                c = plan(scene, hand, s, self.world.pose(s.piece), self.world.ray_tests, skip, self.camera.floor,
+                         self.world.revision)
             self.carries[hand] = c
             self.world.move_hand(hand, c.target)
 
     def _settle_hands(self) -> None:
         """Let go of pieces that reached their landing place (or were blocked long enough)."""
         for hand, s in list(self.hands.items()):
-            if s.lowering is None:
+            if s.lowering is None or self.hands.get(hand) is not s:  # (a plug-in may have emptied it meanwhile)
                 continue
             c = self.carries.get(hand)
-            pose = self.world.pose(s.piece)
-            there = c is not None and arrived(c, pose)
+            there = c is not None and all(arrived(k, self.world.pose(k.piece)) for k in c.all)
             if there or self.world.time - s.lowering >= SET_DOWN_TIME:
-                landing = c.ghost if there else None  # set down exactly on its support
-                self._set_down(hand, s, landing)
+                if s.group:
+                    self._set_down_group(hand, s, c, there)
+                else:
+                    self._set_down(hand, s, c.ghost if there else None)  # set down exactly on its support
                 self.hands.pop(hand, None)
                 self.carries.pop(hand, None)
                 self._update_mode()
 
     def _set_down(self, hand: str, s: HandState, landing) -> None:
         """A hand lets its piece go at ``landing`` (7,) (None: where it is). The plug-ins judge the drop
-        first, at the pose it lands at: a rejected one is let go where it was picked instead."""
-        entry = self._drops.pop(s.carry, None)
-        from_supply = self._from_supply.pop(s.carry, False)
+        first, at the pose it lands at: a rejected one goes back where it was picked instead (:meth:`put_back`:
+        the plug-in's own put-back, or the controller's), and the drop leaves no undo step."""
         pose = self.world.pose(s.piece) if landing is None else np.asarray(landing, dtype=float)
-        for p in self.plugins:
-            reason = p.judge_drop(self, hand, s.piece, pose)
-            if reason:
-                self.world.release(hand, s.start)
-                if from_supply:
-                    self.supply.add(s.piece)
-                    self.world.set_supply(self.supply)
-                if entry is not None:
-                    self.undo.forget(entry)  # the drop did not happen: nothing to undo
-                self._note("rejected drop", s.piece, hand)
-                self.say(reason, "refused")
-                self._session_event("rejected", (s.piece,), "drop", s.piece, hand, {"reason": reason})
-                return
+        if self._rejected(hand, s, (s.piece,), lambda p: p.judge_drop(self, hand, s.piece, pose)):
+            return
+        self._drops.pop(s.carry, None)
+        self._from_supply.pop(s.carry, None)
         if hand in self.world.held():  # a plug-in may have taken the piece over as it judged the drop
             self.world.release(hand, landing)
         self._session_event("dropped", (s.piece,), "drop", s.piece, hand)
+
+    def _rejected(self, hand: str, s: HandState, pieces, judge) -> bool:
+        """Whether a plug-in rejects the drop of ``hand``'s ``pieces`` (``judge(plugin)``: its reason or None); a
+        rejected drop is put back (unless the plug-in did that itself), said and told."""
+        for p in self.plugins:
+            reason = judge(p)
+            if reason:
+                if self.hands.get(hand) is s:  # no plug-in put it back as it judged
+                    self.put_back(hand)
+                self._note("rejected drop", s.piece, hand)
+                self.say(reason, "refused")
+                self._session_event("rejected", tuple(pieces), "drop", s.piece, hand, {"reason": reason})
+                return True
+        return False
 
 
 class _Placed(NamedTuple):

@@ -1,10 +1,15 @@
-"""The viewer's camera as plain numbers: orbit, pan, zoom to a point, presets, framing, smoothing.
+"""The viewer's camera as plain numbers: orbit, pan, zoom to a point, presets, framing, following a point.
 
 Pure numpy: the controller moves it, the window reads :meth:`OrbitCamera.view`
 (a :class:`sim.render.camera.Camera`, the very object the renderer places its
 lens from) and turns pixels into rays with :meth:`OrbitCamera.ray`. The eye
 never goes below the table: the elevation is kept above
 :data:`MIN_ELEVATION_DEG` and the eye above the table top.
+
+Direct manipulation (a drag's orbit and pan, the wheel, the keyboard's pan and
+turn, a followed piece) moves the view at once: the frame that reads the input
+draws its result. Only jumps (the presets, Home, framing) glide, over
+:data:`SMOOTHING`, so that the eye sees where it went.
 """
 
 from __future__ import annotations
@@ -19,7 +24,9 @@ MIN_ELEVATION_DEG = 2.0
 MAX_ELEVATION_DEG = 89.5  # straight down would leave the heading undefined
 MIN_EYE_HEIGHT = 0.005  # m above the table top
 MIN_DISTANCE, MAX_DISTANCE = 0.03, 30.0  # m
-SMOOTHING = 0.12  # s: the camera closes about 63 % of the way to where it is sent in this time
+SMOOTHING = 0.12
+"""Seconds in which a jump (a preset, Home, framing) closes about 63 % of the way to where it is sent; direct
+manipulation does not glide."""
 
 
 @dataclass(frozen=True)
@@ -107,20 +114,36 @@ class OrbitCamera:
             self.current = self.goal
 
     def orbit(self, d_azimuth: float, d_elevation: float) -> None:
+        """Turn about the target (degrees around, anticlockwise seen from above, and up), at once."""
         g = self.goal
-        self.send(replace(g, azimuth=g.azimuth + d_azimuth, elevation=g.elevation + d_elevation))
+        self.send(replace(g, azimuth=g.azimuth + d_azimuth, elevation=g.elevation + d_elevation), at_once=True)
+
+    def _view_extent(self) -> tuple[float, float]:
+        """(width, height) in m of what the view shows at the target's distance."""
+        h = 2.0 * self.goal.distance * np.tan(np.radians(FOV_Y_DEG) / 2.0)
+        return h * self.size[0] / self.size[1], h
 
     def pan(self, dx: float, dy: float) -> None:
-        """Move sideways by fractions of the view's width (dx, right) and height (dy, up) at the target."""
-        cam = self.view(self.goal)
-        r, u, _ = cam.basis
-        h = 2.0 * self.goal.distance * np.tan(np.radians(cam.fov_y) / 2.0)
-        w = h * self.size[0] / self.size[1]
-        shift = dx * w * r + dy * h * u
-        self.send(replace(self.goal, target=tuple(float(x) for x in np.asarray(self.goal.target) + shift)))
+        """Move sideways by fractions of the view's width (dx, right) and height (dy, up) at the target, at once."""
+        r, u, _ = self.view(self.goal).basis
+        w, h = self._view_extent()
+        self.look_at(np.asarray(self.goal.target) + dx * w * r + dy * h * u)
+
+    def pan_table(self, dx: float, dy: float) -> None:
+        """Move over the table, at once: by fractions of the view's width to the right (dx) and of its height
+        forward, away from the eye along the table (dy); the height of the target stays (the keyboard's pan)."""
+        a = np.radians(self.goal.azimuth)
+        forward = -np.array([np.cos(a), np.sin(a), 0.0])  # from the eye towards the target, on the table
+        right = np.array([forward[1], -forward[0], 0.0])
+        w, h = self._view_extent()
+        self.look_at(np.asarray(self.goal.target) + dx * w * right + dy * h * forward)
+
+    def look_at(self, target) -> None:
+        """Look at ``target`` (3,) (m) from the same distance and direction, at once (a pan, a followed piece)."""
+        self.send(replace(self.goal, target=tuple(float(x) for x in target)), at_once=True)
 
     def zoom(self, factor: float, about=None) -> None:
-        """Come closer (``factor`` < 1) or go away, keeping the world point ``about`` (m) where it is
+        """Come closer (``factor`` < 1) or go away, at once, keeping the world point ``about`` (m) where it is
         in the picture (default: the target).
 
         Eye and target are scaled about that point together, so the direction of view is
@@ -129,11 +152,11 @@ class OrbitCamera:
         g = self.goal
         f = float(np.clip(factor, MIN_DISTANCE / g.distance, MAX_DISTANCE / g.distance))
         if about is None:
-            self.send(replace(g, distance=g.distance * f))
+            self.send(replace(g, distance=g.distance * f), at_once=True)
             return
         p = np.asarray(about, dtype=float)
         target = p + (np.asarray(g.target) - p) * f
-        self.send(replace(g, target=tuple(float(x) for x in target), distance=g.distance * f))
+        self.send(replace(g, target=tuple(float(x) for x in target), distance=g.distance * f), at_once=True)
 
     def preset(self, name: str, scene) -> None:
         """A named view (``iso``, ``front``, ``side``, ``top``) framing the scene."""

@@ -27,8 +27,6 @@ EDGE_INSET = 5e-4
 """The outermost rays start this far (m) inside the footprint: a wall the piece only touches is not under it."""
 RAY_TOP = 3.0
 RAY_BOTTOM = -1.0
-FINE_STEP_DEG = 5.0
-"""One step of fine rotation about the vertical (degrees)."""
 
 
 @dataclass(frozen=True)
@@ -227,6 +225,15 @@ def tip_over(quat, axis: str = "across") -> np.ndarray:
     if axis not in ("x", "y"):
         raise ValueError(f"tip axis must be x, y or across, got {axis!r}")
     return canonical_quat((Rotation.from_euler(axis, 90.0, degrees=True) * Rotation.from_quat(quat)).as_quat())
+
+
+def flip_over(quat) -> np.ndarray:
+    """``quat`` turned upside down: half a turn about the world's horizontal axis along the piece's heading, so
+    that what was its top is its bottom and its outline seen from above is mirrored in place (an arch stands on
+    its crown, a figure on its head)."""
+    h = np.radians(heading(quat))
+    axis = np.array([np.cos(h), np.sin(h), 0.0])
+    return canonical_quat((Rotation.from_rotvec(np.pi * axis) * Rotation.from_quat(quat)).as_quat())
 
 
 def square_up(quat) -> np.ndarray:

@@ -1,5 +1,5 @@
 """The window's small named methods the controls call (:data:`sim.viewer.keys.CONTROLS`): each turns a key
-into an action of the controller (or opens a prompt for one).
+into an action of the controller (or opens a dialog for one).
 
 A mixin of :class:`sim.viewer.window.ViewerWindow`.
 """
@@ -7,10 +7,16 @@ A mixin of :class:`sim.viewer.window.ViewerWindow`.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import numpy as np
 
+from sim.scene.io import params_to_dict
 from sim.viewer.actions import SPEEDS
+from sim.viewer.keycam import toggle_follow
+
+SCENE_FILES = (".json",)
+"""What the file list offers to open and save: scene files."""
 
 
 class Commands:
@@ -28,6 +34,24 @@ class Commands:
             return
         if self.controller.active_hand in self.controller.hands:
             self._act("cancel", {"hand": self.controller.active_hand})
+
+    def flip(self):
+        self._act("flip", {"hand": self.controller.active_hand})
+
+    def escape_key(self):
+        """Esc: close a dialog or the help, or put what is in hand back (:meth:`escape`); else stop following."""
+        c = self.controller
+        busy = self.overlay.dialog is not None or not self.overlay.help.is_hidden() or c.active_hand in c.hands
+        if busy or c.following is None:
+            self.escape()
+        elif self._act("follow", {"piece": None}):
+            c.say("the camera stays where it is")
+
+    def follow_hovered(self):
+        """L: the camera follows the piece under the cursor; again, it stops."""
+        c = self.controller
+        px = self._mouse_pixel()
+        toggle_follow(self._act, c.say, c.following, None if px is None else c.piece_at(*px))
 
     def switch_hand(self):
         names = self.controller.hand_names
@@ -60,7 +84,7 @@ class Commands:
             c.say("hover over a piece to take another like it")
             return
         p = c.world.piece(pid)
-        self._act("add", {"kind": p.kind, "params": dict(p.params), "hand": c.active_hand})
+        self._act("add", {"kind": p.kind, "params": params_to_dict(p), "hand": c.active_hand})
 
     def remove_hovered(self):
         if self.controller.hovered is not None:
@@ -93,15 +117,34 @@ class Commands:
         self._act("camera", {"preset": "reset"})
 
     def save(self):
-        self._act("save", {"path": self.controller.source or "towerlab-scene.json"})
+        path = self.controller.source or "towerlab-scene.json"
+        if self._act("save", {"path": path}):
+            self.overlay.remember(path)
 
     def save_as(self):
-        self.overlay.prompt("Save the scene as:", self.controller.source or "towerlab-scene.json",
-                            lambda path: path and self._act("save", {"path": path}))
+        folder, name = self._file_place()
+        self.overlay.choose_file("Save the scene as", folder, SCENE_FILES, True, self._save_to, name=name)
 
     def open(self):
-        self.overlay.prompt("Open the scene file:", self.controller.source or "",
-                            lambda path: path and self._act("load", {"path": path}))
+        folder, _ = self._file_place()
+        self.overlay.choose_file("Open a scene file", folder, SCENE_FILES, False, self._open_from)
+
+    def _file_place(self) -> tuple[Path, str]:
+        """The folder the file list opens on and the name it offers: the scene's own file, else the working
+        folder and ``towerlab-scene.json``."""
+        source = self.controller.source
+        if source:
+            path = Path(source).absolute()
+            return path.parent, path.name
+        return Path.cwd(), "towerlab-scene.json"
+
+    def _save_to(self, path: Path):
+        if self._act("save", {"path": str(path)}):
+            self.overlay.remember(path)
+
+    def _open_from(self, path: Path):
+        if self._act("load", {"path": str(path)}):
+            self.overlay.remember(path)
 
     def screenshot(self):
         self._act("screenshot", {"path": time.strftime("towerlab-shot-%Y%m%d-%H%M%S.png")})
@@ -127,7 +170,7 @@ class Commands:
         self._act("recover")
 
     def _recover_key(self):
-        """Y: recover, while the offer to recover is open (a Y typed into a prompt is only a letter)."""
+        """Y: recover, while the offer to recover is open (a Y typed into a name is only a letter)."""
         if self._offer is not None and self.overlay.dialog is self._offer:
             self._end_offer()
             self._recover()

@@ -8,8 +8,11 @@ verdict, the messages. Requests only a front end can serve (a screenshot) wait
 in :attr:`Controller.requests`.
 
 The actions themselves are done by concept in mixins: :mod:`sim.viewer.building`
-(hands and pieces), :mod:`sim.viewer.timeline` (undo, time), :mod:`sim.viewer.files`
-(save, load, recover), :mod:`sim.viewer.viewing` (camera, toggles, pixels).
+(hands and pieces), :mod:`sim.viewer.grouping` (groups of pieces in one hand),
+:mod:`sim.viewer.pulling` (a spring pulling a piece), :mod:`sim.viewer.timeline` (undo, time),
+:mod:`sim.viewer.files` (save, load, recover), :mod:`sim.viewer.viewing` (camera, toggles, pixels),
+:mod:`sim.viewer.saving` (the session as data: a saved game), :mod:`sim.viewer.port` (the named operations a
+game's referee changes the table by).
 Plug-ins (:class:`~sim.viewer.plugins.SessionPlugin`: a game's referee, the
 session's recording) watch, veto and extend them (docs/viewer.md, "Extending the viewer").
 """
@@ -22,21 +25,25 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sim.dispatch import handler_table
 from sim.names import listing
 from sim.scene import Scene
 from sim.viewer.actions import HANDS, SPECS, UNDOABLE, Action, RefusalError
-from sim.viewer.adapter import WorldAdapter
 from sim.viewer.building import Building
 from sim.viewer.camera import OrbitCamera
 from sim.viewer.files import Files
+from sim.viewer.grouping import Grouping
 from sim.viewer.hands import Carry, HandState
 from sim.viewer.history import Entry, Moment, TimeHistory, UndoStack
 from sim.viewer.inspect import Describer
-from sim.viewer.live import LastAction, LiveEvent, LiveWorld
+from sim.viewer.live import LastAction, LiveEvent, ViewerWorld
 from sim.viewer.modes import ModeMachine, mode_of
 from sim.viewer.plugins import SessionPlugin
+from sim.viewer.port import Port
+from sim.viewer.pulling import Pulling
 from sim.viewer.recovery import Recovery
-from sim.viewer.timeline import FRAME, Timeline
+from sim.viewer.saving import Saving
+from sim.viewer.timeline import FRAME, TimeActions
 from sim.viewer.viewing import Request, Viewing
 
 __all__ = ["FRAME", "Controller", "Message", "Request", "Toggles"]
@@ -77,13 +84,13 @@ class Toggles:
     stability: bool = True
 
 
-class Controller(Building, Timeline, Files, Viewing):
+class Controller(Building, Grouping, Pulling, TimeActions, Files, Viewing, Saving, Port):
     """A viewer session on a live world.
 
     Args:
         scene: the scene to start with.
         source: the file it came from (saves and autosaves name it), or None.
-        world_factory: ``world_factory(scene) -> LiveWorld`` (default :class:`WorldAdapter`, statics threaded
+        world_factory: ``world_factory(scene) -> ViewerWorld`` (default :class:`WorldAdapter`, statics threaded
             unless ``threaded`` is False).
         threaded: judge the statics on a worker thread (the window); scripts and tests judge at once.
         recovery: the autosave file, or None for none.
@@ -104,6 +111,7 @@ class Controller(Building, Timeline, Files, Viewing):
                  player: str | None = None, clock: Callable[[], float] = time.monotonic,
                  plugins: tuple[SessionPlugin, ...] | list[SessionPlugin] = ()):
         self.plugins: list[SessionPlugin] = list(plugins)
+        self._handlers = handler_table(type(self), SPECS, "_do_")  # the built-in actions, checked both ways
         self._own_actions: dict[str, SessionPlugin] = {}
         for p in self.plugins:
             for name in p.actions:
@@ -112,7 +120,7 @@ class Controller(Building, Timeline, Files, Viewing):
                 self._own_actions[name] = p
         self.session_time = 0.0
         self.applying: Action | None = None  # the action being done (its events come before applied())
-        self._factory = world_factory or (lambda s: WorldAdapter(s, threaded_statics=threaded))
+        self._factory = world_factory or (lambda s: _live_world(s, threaded))
         self.recovery = recovery
         self.clock = clock
         self.player = player
@@ -128,7 +136,7 @@ class Controller(Building, Timeline, Files, Viewing):
         self._rtf: list[tuple[float, float]] = []
         self.hovered: str | None = None
         self.active_hand = HANDS[0]
-        self.world: LiveWorld | None = None
+        self.world: ViewerWorld | None = None
         self._start(scene, source, frozenset(supply))
 
     # --- the session ---------------------------------------------------------------------------
@@ -142,12 +150,13 @@ class Controller(Building, Timeline, Files, Viewing):
         self.hands: dict[str, HandState] = {}
         self.carries: dict[str, Carry] = {}
         self.supply = set(supply)
+        self.following: str | None = None  # the piece the camera follows (sim.viewer.viewing)
         self.undo = UndoStack()
         self.history = TimeHistory()
         self.describer = Describer()
         self._carry_ids = 0
         self._drops: dict[int, Entry | None] = {}  # carry -> its folded undo step, while it is set down
-        self._from_supply: dict[int, bool] = {}  # carry -> its piece was taken from the supply
+        self._from_supply: dict[int, frozenset] = {}  # carry -> its pieces taken from the supply
         self.world.set_supply(self.supply)
         self.camera.floor = -scene.board_info.thickness
         self.camera.start(scene)
@@ -177,7 +186,7 @@ class Controller(Building, Timeline, Files, Viewing):
     def saved_scene(self) -> Scene:
         """What a save writes: the pieces now, each carried piece where it would land."""
         scene = self.world.scene()
-        ghosts = {c.piece: c.ghost for c in self.carries.values()}
+        ghosts = {c.piece: c.ghost for c in self.carry_plans()}
         return scene.with_poses(ghosts) if ghosts else scene
 
     def say(self, text: str, kind: str = "info") -> None:
@@ -222,7 +231,7 @@ class Controller(Building, Timeline, Files, Viewing):
                     self.undo.push(Entry(action.name, self._moment()))
                 owner.perform(self, action)
             elif action.name in _BUILT_IN:
-                getattr(self, "_do_" + action.name.replace("-", "_"))(action)
+                self._handlers[action.name](self, action)
             else:
                 raise action.fail(None, f"no plug-in of this session does {action.name!r}")
         finally:
@@ -333,7 +342,7 @@ class Controller(Building, Timeline, Files, Viewing):
         if any(s.lowering is not None for s in self.hands.values()) or any(p.busy(self) for p in self.plugins):
             return False
         carried = self._held()
-        for c in self.carries.values():
+        for c in self.carry_plans():
             if np.linalg.norm(self.world.pose(c.piece)[:3] - c.target[:3]) > 2e-3:
                 return False
         return not [i for i in self.world.moving() if i not in carried]
@@ -352,6 +361,7 @@ class Controller(Building, Timeline, Files, Viewing):
             self.history.record(self._moment())
         for p in self.plugins:
             p.advanced(self, adv)
+        self._follow_camera()
         return adv
 
     def _may_step_back(self) -> bool:
@@ -375,12 +385,20 @@ class Controller(Building, Timeline, Files, Viewing):
     # --- reading ---------------------------------------------------------------------------------
 
     def verdict(self, wait: bool = False):
-        """The statics' latest verdict (see :meth:`LiveWorld.verdict`)."""
+        """The statics' latest verdict (see :meth:`ViewerWorld.verdict`)."""
         return self.world.verdict(wait)
 
     def describe(self, piece_id: str) -> dict:
         """What the hover panel says of a piece: kind, mass, owner, what it rests on and what it carries."""
         return self.describer.describe(self.world, self.verdict(), piece_id)
+
+
+def _live_world(scene: Scene, threaded: bool) -> ViewerWorld:
+    """The default world: the live physics (:class:`~sim.viewer.adapter.WorldAdapter`), imported when the first
+    session starts, so that importing the controller loads no physics engine."""
+    from sim.viewer.adapter import WorldAdapter
+
+    return WorldAdapter(scene, threaded_statics=threaded)
 
 
 _STEP_BACK = Action("step-back", {"seconds": 0.1})

@@ -3,8 +3,9 @@ tints, the weakest direction, contacts, centres) and the text panels; the full-q
 has moved for :data:`STILL_AFTER`.
 
 A mixin of :class:`sim.viewer.window.ViewerWindow`. It reads ``controller.world`` only through its ids,
-poses, scene, moving pieces and time, and ``controller.verdict()``: a live world or a
-:class:`~sim.viewer.posed.PosedWorld` whose poses a replay hands in are drawn alike.
+poses, scene, moving pieces and time (any :class:`~sim.viewer.live.ViewerWorld` is drawn alike), the controller's
+hands, carry plans and ghosts (red where a plug-in would reject the drop: ``controller.ghost_refusals()``) and
+``controller.verdict()``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import time
 import numpy as np
 
 from sim.viewer.inspect import describe_text
+from sim.viewer.marks import arrows_shown
 
 STILL_AFTER = 0.5
 """Seconds without any change before the full-quality picture is drawn."""
@@ -100,7 +102,7 @@ class Drawing:
         looked = view != self._last_view
         self.quiet_frames = 0 if looked or force or c.hands else self.quiet_frames + 1  # pieces may still fall
         self.look.shadows()
-        self.look.hold(s.piece for s in c.hands.values())
+        self.look.hold(c.in_hand())
         if not moved:
             self.look.idle()
         if not (moved or looked or c.dirty or force) and self.look.shadows_stale:  # a piece came to rest
@@ -118,6 +120,8 @@ class Drawing:
         elif c.verdict() is not self._marked_verdict:  # the statics answered after the pieces came to rest
             self._marks(poses)
             self.look.go_live()
+        elif c.hands and c.ghost_refusals() != self._marked_refusals:  # a plug-in judged a ghost since
+            self._marks(poses)
         now = time.monotonic()
         news = (len(c.messages), id(c.verdict()), c.mode, tuple((h, s.piece) for h, s in c.hands.items()),
                 c.active_hand, c.paused, c.speed, c.hovered, dataclasses.astuple(c.toggles))
@@ -152,24 +156,30 @@ class Drawing:
         verdict = c.verdict()
         quality = "still" if self.look.showing_still else "live"
         hands = {h: s.piece for h, s in c.hands.items()}
+        game = [p.probe() for p in c.plugins if hasattr(p, "probe")]
         picture = [view.eye, view.target, view.size, quality, hands, poses.round(7).tolist(), c.hovered,
-                   id(verdict), self.look.ids_shown, self.overlay.dialog is not None]
+                   id(verdict), self.look.ids_shown, self.overlay.dialog is not None,
+                   [g.get("legal") for g in game]]  # what a game marks on the table (its legal places)
         gliding = c.camera.current != c.camera.goal
         pending = bool(getattr(c.world, "verdict_pending", False))
         still_coming = not (self.look.showing_still or self.look.ids_shown or c.hands or self.overlay.dialog)
         scripted = self.runner is not None and not self.runner.done  # a script's actions are still to come
-        busy = gliding or pending or not c.quiet() or still_coming or scripted
+        busy = gliding or pending or not c.quiet() or still_coming or scripted or any(g.get("busy") for g in game)
         px = self._mouse_pixel()
         return {"kind": "view", "picture": picture, "busy": busy, "quality": quality, "scripted": scripted,
                 "view": {"eye": view.eye, "target": view.target, "up": view.up, "size": list(view.size),
                          "fov_y": view.fov_y, "near": view.near, "far": view.far},
                 "ids": list(c.world.ids), "poses": poses, "hands": hands,
                 "ghosts": {h: k.ghost for h, k in c.carries.items()}, "mode": c.mode, "hovered": c.hovered,
+                "groups": {h: list(s.pieces) for h, s in c.hands.items() if s.group},
+                "pulls": {k: {"point": v.point, "target": v.target, "load": v.load}
+                          for k, v in c.world.pulls().items()},
+                "following": c.following,
                 "mouse": None if px is None else [round(px[0], 1), round(px[1], 1)],
                 "verdict": None if verdict is None else _verdict_json(verdict), "pending": pending,
                 "paused": c.paused, "speed": c.speed, "time": c.world.time, "session_time": c.session_time,
                 "messages": [m.text for m in c.messages], "events": len(c.events),
-                "game": [p.probe() for p in c.plugins if hasattr(p, "probe")]}
+                "game": game}
 
 
     def _marks(self, poses) -> None:
@@ -186,9 +196,11 @@ class Drawing:
             tints[c.hovered] = (0.3, 0.6, 1.0, 0.35)
         self.look.tint(tints)
         bad = set(v.unheld) if v is not None else set()
-        self.marks.carries(self.look.graph, list(c.carries.values()), bad)
+        self._marked_refusals = c.ghost_refusals()  # a ghost where a plug-in would reject the drop: red too
+        self.marks.carries(self.look.graph, c.carry_plans(), bad | set(self._marked_refusals))
         size = self._scene_size(poses)
-        self.marks.weakest(v, self._weakest_arrows(c.world, poses, v), t.stability)  # where the mode's pieces stand
+        arrows = self._weakest_arrows(c.world, poses, v) if arrows_shown(v, t.stability) else []
+        self.marks.weakest(v, arrows, t.stability)  # where the mode's pieces stand
         forces = c.describer.forces(v) if t.forces else None
         self.marks.contacts(v, forces, t.contacts, 0.25 * size)
         self.marks.centres(c.world, t.centres, 0.006)
@@ -220,7 +232,8 @@ class Drawing:
     def _panels(self) -> None:
         c = self.controller
         fps = self._fps()
-        hands = ", ".join(f"{h}: {s.piece}" for h, s in c.hands.items()) or "empty"
+        hands = ", ".join(f"{h}: {s.piece}" + (f" +{len(s.group)}" if s.group else "") for h, s in c.hands.items())
+        hands = hands or "empty"
         status = (f"{c.game} | {c.mode} | {c.active_hand} hand ({hands}) | t {c.world.time:6.2f} s | "
                   f"{pace_text(c.paused, c.speed, c.real_time_factor)} | {fps:4.0f} fps"
                   + (" | full quality" if self.look.showing_still else "") + "   F1: help")

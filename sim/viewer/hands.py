@@ -52,6 +52,11 @@ class HandState:
         carry: which carry it is (for the undo stack).
         way: (destination, height) of the highest surface on the way there, looked up once.
         travel: the height (m) of its bottom while it travels (never lowered on the way), or None.
+        group: the other pieces it carries with ``piece`` as one group (:class:`sim.viewer.group.Member`:
+            ``piece`` is their anchor), or none.
+        grip: (2,) for a group, from the point the hand holds it by to the anchor's origin (m, world xy;
+            ``move-to`` takes that point where it is sent; the group turns in place about its middle, the
+            hand holding it where it did), else None.
     """
 
     piece: str
@@ -65,11 +70,19 @@ class HandState:
     lowering: float | None = None
     way: tuple | None = None
     travel: float | None = None
+    group: tuple = ()
+    grip: np.ndarray | None = None
+
+    @property
+    def pieces(self) -> tuple[str, ...]:
+        """Every piece the hand holds: ``piece``, then its group's."""
+        return (self.piece, *(m.piece for m in self.group))
 
     def copy(self) -> HandState:
         """A copy whose arrays are its own (kept in a moment of the undo stack)."""
         return HandState(self.piece, self.xy.copy(), self.quat.copy(), self.start.copy(), self.carry, self.lift,
-                         self.height, self.free, self.lowering, self.way, self.travel)
+                         self.height, self.free, self.lowering, self.way, self.travel, self.group,
+                         None if self.grip is None else self.grip.copy())
 
 
 @dataclass(frozen=True)
@@ -83,6 +96,8 @@ class Carry:
         outline: (4, 3) its footprint on the surface under it (m, world).
         under: what it would land on (piece ids, ``board``, ``table``).
         snapped: what it snapped to, or None.
+        pose: (7,) where the piece is now.
+        members: a group's other pieces' own plans (the same fields), or none.
     """
 
     hand: str
@@ -93,6 +108,21 @@ class Carry:
     under: tuple[str, ...] = ()
     snapped: str | None = None
     pose: np.ndarray = field(default_factory=lambda: np.zeros(7))
+    members: tuple = ()
+
+    @property
+    def all(self) -> tuple[Carry, ...]:
+        """This plan and its members': one a piece."""
+        return (self, *self.members)
+
+
+def snapped(scene, piece, state: HandState, skip) -> tuple[np.ndarray, np.ndarray, str | None]:
+    """Where a hand's piece goes, snapped to the game's places unless it is placed freely: its origin's (2,)
+    and orientation (4,), and what it snapped to (None: placed freely)."""
+    if state.free:
+        return np.asarray(state.xy, dtype=float), np.asarray(state.quat, dtype=float), None
+    placed = snap(scene, piece, state.xy, state.quat, skip)
+    return placed.xy, placed.quat, placed.label
 
 
 def plan(scene, hand: str, state: HandState, pose, rays: Callable, skip, floor: float, revision: int = 0) -> Carry:
@@ -109,9 +139,7 @@ def plan(scene, hand: str, state: HandState, pose, rays: Callable, skip, floor: 
         revision: the live world's change counter: what lies on the way is looked up again after a change.
     """
     piece = scene.piece(state.piece)
-    placed = snap(scene, piece, state.xy, state.quat, skip) if not state.free else None
-    xy = placed.xy if placed is not None else np.asarray(state.xy, dtype=float)
-    quat = placed.quat if placed is not None else np.asarray(state.quat, dtype=float)
+    xy, quat, label = snapped(scene, piece, state, skip)
     fp = footprint(piece.shape.vertices, quat)
     now_bottom, now_outline = silhouette(piece.shape.vertices, pose[3:])  # as it is now (not kept: it moves)
     # rays under the piece start inside it, at its centre's height: what it carries lies above that,
@@ -127,7 +155,7 @@ def plan(scene, hand: str, state: HandState, pose, rays: Callable, skip, floor: 
     # what lies on the way, looked up once per destination (the piece comes nearer along the same way)
     key = (tuple(np.round(xy, 5)), tuple(np.round(quat, 4)), revision)
     if state.way is None or state.way[0] != key:
-        state.way = (key, _path_height(rays, here, xy, fp, now_outline + here, float(pose[2]), skip, floor))
+        state.way = (key, path_height(rays, here, xy, fp, now_outline + here, float(pose[2]), skip, floor))
     way = max(state.way[1], surface)
     travel = way + CLEARANCE + float(np.clip(state.lift, -CLEARANCE + SET_DOWN_GAP, MAX_LIFT))
     if state.lowering is not None:
@@ -147,11 +175,10 @@ def plan(scene, hand: str, state: HandState, pose, rays: Callable, skip, floor: 
         state.travel = None
     target = np.concatenate([at, [bottom - fp.bottom], quat])
     outline = np.column_stack([fp.outline + xy, np.full(4, surface)])
-    return Carry(hand, state.piece, target, ghost, outline, tuple(under), placed.label if placed else None,
-                 np.asarray(pose, dtype=float))
+    return Carry(hand, state.piece, target, ghost, outline, tuple(under), label, np.asarray(pose, dtype=float))
 
 
-def _path_height(rays, here: np.ndarray, there: np.ndarray, fp, outline: np.ndarray, middle: float, skip,
+def path_height(rays, here: np.ndarray, there: np.ndarray, fp, outline: np.ndarray, middle: float, skip,
                  floor: float) -> float:
     """The highest surface under a footprint, and a ring :data:`PATH_MARGIN` around it, moved from ``here`` to
     ``there`` (the far end's own footprint the caller looks at fully). Rays under the piece's own ``outline``

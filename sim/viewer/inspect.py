@@ -4,7 +4,7 @@ forces of the latest verdict (computed once per verdict, on demand)."""
 from __future__ import annotations
 
 from sim.analysis import support_graph
-from sim.viewer.live import Verdict
+from sim.viewer.live import LiveVerdict
 from sim.viewer.stability import contact_forces
 
 
@@ -17,7 +17,7 @@ class Describer:
         self._forces_of = None
         self._forces = None
 
-    def graph(self, verdict: Verdict | None):
+    def graph(self, verdict: LiveVerdict | None):
         """The support graph of the verdict's configuration (None before the first verdict)."""
         if verdict is None or verdict.error is not None:
             return None
@@ -25,7 +25,7 @@ class Describer:
             self._graph_of, self._graph = verdict, support_graph(verdict.scene, verdict.interfaces)
         return self._graph
 
-    def forces(self, verdict: Verdict | None):
+    def forces(self, verdict: LiveVerdict | None):
         """(points (k, 3), forces (k, 3) N) holding the verdict's configuration, or None."""
         if verdict is None or verdict.error is not None or not verdict.feasible:
             return None
@@ -33,7 +33,7 @@ class Describer:
             self._forces_of, self._forces = verdict, contact_forces(verdict.scene, verdict.interfaces)
         return self._forces
 
-    def describe(self, world, verdict: Verdict | None, piece_id: str) -> dict:
+    def describe(self, world, verdict: LiveVerdict | None, piece_id: str) -> dict:
         """``{"id", "kind", "params", "mass_g", "owner", "rests_on", "carries", "held"}`` of a piece.
 
         ``rests_on`` and ``carries`` come from the support graph of the latest verdict (None while

@@ -1,13 +1,16 @@
 """What the viewer needs from a live world: the seam between the viewer and the physics.
 
 The viewer's controller and window talk to the physics only through
-:class:`LiveWorld`, a ``typing.Protocol`` named after the live-physics issue's
+:class:`ViewerWorld`, a ``typing.Protocol`` named after the live-physics issue's
 own words (add a piece, remove one, set a pose, push a piece at a point, carry
 one in a hand with a force limit, advance with a frame budget and the
 real-time factor, events with the last action, snapshots, a statics verdict
-of the current configuration). Today :class:`sim.viewer.adapter.WorldAdapter`
-keeps it on :class:`sim.physics.World` and :func:`sim.statics.analyze`; the
-live world of ``sim.physics`` replaces that one file.
+of the current configuration). :class:`sim.viewer.adapter.WorldAdapter` keeps
+it on the live world of the physics (:class:`sim.physics.live.LiveWorld`) and
+the statics' verdict worked out off the frame path
+(:class:`sim.viewer.stability.StaticsWorker`); it is the only file of the
+viewer that imports ``sim.physics``, and the controller imports it only when a
+session starts on its default world.
 
 Everything is SI: metres, kilograms, seconds, newtons; poses are (7,) xyz +
 quaternion xyzw.
@@ -28,6 +31,12 @@ if TYPE_CHECKING:  # the physics' own answer to a ray (piece, point, normal, dis
 HAND_STRENGTH = 3.0
 """A hand's default force limit, in multiples of the carried piece's weight: enough to lift it
 briskly, too little to hold a tower up against a careless sweep."""
+PULL_STIFFNESS = 50.0
+"""A pull's default spring, in weights of the pulled piece per metre: stretched 20 mm it pulls with the
+piece's weight (a piece pulled straight up hangs 20 mm below the cursor)."""
+PULL_LIMIT = 5.0
+"""A pull's default force limit, in weights of the pulled piece: it lifts a piece, drags one out of a stack
+that holds it with a little friction, and knocks a small tower over; it cannot tear a city apart."""
 
 
 @dataclass(frozen=True)
@@ -75,7 +84,7 @@ class LiveEvent:
 
 @dataclass(frozen=True)
 class Advance:
-    """What one :meth:`LiveWorld.advance` did.
+    """What one :meth:`ViewerWorld.advance` did.
 
     Attributes:
         steps: fixed physics steps taken.
@@ -93,7 +102,7 @@ class Advance:
 
 
 @dataclass(frozen=True, eq=False)
-class Verdict:
+class LiveVerdict:
     """The statics' verdict of a configuration of the live world.
 
     Attributes:
@@ -140,6 +149,23 @@ class Verdict:
                                                          or self.margin_g > 0.0)
 
 
+@dataclass(frozen=True)
+class Spring:
+    """A pull as the window draws it: a spring from a point of a piece to a point in space.
+
+    Attributes:
+        piece: the piece pulled.
+        point: (3,) the point pulled, where it is now (m, world).
+        target: (3,) the spring's other end (m, world).
+        load: the spring's force over its limit (1: pulling as hard as it may).
+    """
+
+    piece: str
+    point: np.ndarray
+    target: np.ndarray
+    load: float
+
+
 @dataclass(frozen=True, eq=False)
 class Snapshot:
     """The full state of a live world at one instant (opaque to the viewer; in memory only).
@@ -154,7 +180,7 @@ class Snapshot:
 
 
 @runtime_checkable
-class LiveWorld(Protocol):
+class ViewerWorld(Protocol):
     """A world that runs in real time while the viewer changes it.
 
     Pieces are addressed by their scene id; hands by name (``left``, ``right``).
@@ -214,6 +240,20 @@ class LiveWorld(Protocol):
     def held(self) -> dict[str, str]:
         """hand -> the piece it holds."""
 
+    def pull(self, piece_id: str, target, point=None, stiffness: float | None = None,
+             limit: float | None = None) -> None:
+        """Pull a piece with a spring towards ``target`` (3,) (m), as MuJoCo's viewer perturbs a body: from
+        ``point`` (3,) (m, world, of the piece now; it moves with the piece from then on), of ``stiffness`` N/m
+        and at most ``limit`` N (defaults: :data:`PULL_STIFFNESS` and :data:`PULL_LIMIT` times the piece's
+        weight); without ``point``, the piece's pull goes on towards a new target. The piece is simulated
+        while it is pulled."""
+
+    def release_pull(self, piece_id: str) -> None:
+        """End the pull of a piece (nothing when it is not pulled)."""
+
+    def pulls(self) -> dict[str, Spring]:
+        """piece -> its :class:`Spring` now, for every piece pulled."""
+
     def advance(self, seconds: float, budget: float | None = None) -> Advance:
         """Step as many fixed steps as fit in ``seconds``, spending at most ``budget`` wall seconds."""
 
@@ -242,7 +282,7 @@ class LiveWorld(Protocol):
     def note_action(self, action: LastAction) -> None:
         """Remember the action events that follow are blamed on."""
 
-    def verdict(self, wait: bool = False) -> Verdict | None:
+    def verdict(self, wait: bool = False) -> LiveVerdict | None:
         """The statics' verdict of the latest configuration judged (None before the first);
         with ``wait``, of the configuration now."""
 

@@ -10,7 +10,7 @@ import numpy as np
 from panda3d.core import LineSegs, NodePath, TransparencyAttrib
 
 from sim.render.graph import SHADOW_MASK
-from sim.viewer.live import Verdict
+from sim.viewer.live import LiveVerdict
 
 GHOST = (0.35, 0.65, 1.0, 0.38)
 GHOST_BAD = (1.0, 0.35, 0.25, 0.38)
@@ -27,11 +27,21 @@ CENTRE = (0.05, 0.05, 0.05, 1.0)
 WEAK_G = 0.2  # margins below this (g) draw the arrow in warning colour
 
 
-def margin_color(verdict: Verdict | None):
+def margin_color(verdict: LiveVerdict | None):
     """The colour of the stability verdict: green stands, orange weak (below :data:`WEAK_G`), red falls."""
     if verdict is None or not verdict.stands:
         return ARROW_FALLS
     return ARROW_WEAK if verdict.margin_g < WEAK_G else ARROW_STANDS
+
+
+def arrows_shown(verdict: LiveVerdict | None, show: bool) -> bool:
+    """Whether the weakest direction's arrows are drawn: stability marks on, and a verdict of a structure that
+    stands with a weakest direction and a margin below the cap (worked out only then: see
+    ``Drawing._weakest_arrows``)."""
+    from sim.statics import MARGIN_CAP_G
+
+    return bool(show and verdict is not None and verdict.weakest_direction_deg is not None and verdict.stands
+                and not verdict.empty and verdict.margin_g < MARGIN_CAP_G)
 
 
 class Marks:
@@ -88,13 +98,10 @@ class Marks:
 
     # --- stability ------------------------------------------------------------------------------
 
-    def weakest(self, verdict: Verdict | None, arrows, show: bool) -> None:
+    def weakest(self, verdict: LiveVerdict | None, arrows, show: bool) -> None:
         """The weakest direction as arrows on the board, one per structure the weakest mode moves: ``arrows``
         (tail (2,) m, height m, length m) each."""
-        from sim.statics import MARGIN_CAP_G
-
-        if (not show or verdict is None or verdict.weakest_direction_deg is None or not verdict.stands
-                or verdict.empty or verdict.margin_g >= MARGIN_CAP_G or not arrows):
+        if not arrows_shown(verdict, show) or not arrows:
             self._replace("arrow", None)
             return
         a = np.radians(verdict.weakest_direction_deg)
@@ -115,7 +122,7 @@ class Marks:
                 segs.draw_to(barb[0], barb[1], z)
         self._replace("arrow", NodePath(segs.create()))
 
-    def contacts(self, verdict: Verdict | None, forces, show_points: bool, scale: float) -> None:
+    def contacts(self, verdict: LiveVerdict | None, forces, show_points: bool, scale: float) -> None:
         """The statics' contact points and one set of forces holding the structure (``forces``:
         (points (k, 3), forces (k, 3) N) or None), drawn over the pieces at a size in pixels: a contact lies
         between two pieces, where the pieces would hide it, and a mark in millimetres vanishes as the camera

@@ -13,9 +13,12 @@ in scripts and in tests):
   :meth:`~SessionPlugin.judge_drop` as a hand sets a piece down (with the pose it
   lands at), to reject the drop: the piece is let go where it was picked (to the supply, if it came from
   there), the reason is said as a message, and the drop leaves no undo step;
+  :meth:`~SessionPlugin.judge_ghost` answers the same question beforehand, for the ghost of a carried piece
+  (drawn red where the drop would be rejected);
 * :meth:`~SessionPlugin.may_use` limits the pieces and hands the player may use
-  now (hot seat): a pick, add, poke or remove of another piece, or a switch to
-  another hand, is refused with its reason;
+  now (hot seat): a pick, add, poke, pull or remove of another piece, or a switch to
+  another hand, is refused with its reason; :meth:`~SessionPlugin.may_group` may refuse
+  several pieces picked up at once, as one group;
 * :meth:`~SessionPlugin.tick` once per frame with the session clock
   (:attr:`Controller.session_time`: wall seconds in a window, frames of 1/60 s in
   a script, so a scripted game's timers are the same every run);
@@ -29,10 +32,13 @@ in scripts and in tests):
 A :class:`WindowPlugin` lives beside the :class:`~sim.viewer.window.ViewerWindow`:
 it builds its DirectGUI panels in :meth:`~WindowPlugin.attach`, lists its key
 bindings in :meth:`~WindowPlugin.controls` (bound by the window, listed in the
-F1 help), and draws each frame in :meth:`~WindowPlugin.frame`. What the window
-draws comes from ``controller.world``: a replay gives the controller a
-:class:`~sim.viewer.posed.PosedWorld` (``world_factory``), whose poses it hands
-in, instead of a live world; the look, camera, marks and panels are the same.
+F1 help), draws each frame in :meth:`~WindowPlugin.frame` and says when what it
+draws is complete (:meth:`~WindowPlugin.settled`). What the window draws comes
+from ``controller.world`` (any :class:`~sim.viewer.live.ViewerWorld`, given by the
+controller's ``world_factory``) and the controller's hands, ghosts and verdict.
+
+A game's referee changes the table only through the controller's named
+operations (:mod:`sim.viewer.port`), never by writing its fields.
 
 Every hook has a default that does nothing, so a plug-in defines only what it
 needs. Hooks that may refuse return a reason (one line) or None.
@@ -76,6 +82,12 @@ class SessionPlugin:
         a reason why not, or None."""
         return None
 
+    def may_group(self, controller: Controller, pieces: tuple[str, ...], hand: str) -> str | None:
+        """Whether the player may pick ``pieces`` up at once, as one group in ``hand`` (the window's box
+        selection): a reason why not (a game whose pieces are placed one at a time names its rule), or None.
+        Asked before :meth:`may_use` is asked of each piece."""
+        return None
+
     def perform(self, controller: Controller, action: Action) -> None:
         """Do one of its own :attr:`actions` (raise ``action.fail(field, reason)`` when it cannot)."""
         raise action.fail(None, f"{self.name} declares {action.name!r} but does not perform it")
@@ -86,6 +98,12 @@ class SessionPlugin:
     def judge_drop(self, controller: Controller, hand: str, piece: str, pose) -> str | None:
         """A hand is letting its piece go, set down at ``pose`` (7,) (its resting place on what is under it):
         a reason to reject the drop (the piece is let go where it was picked instead), or None."""
+        return None
+
+    def judge_ghost(self, controller: Controller, hand: str, piece: str, pose) -> str | None:
+        """Asked before, not when, a piece is set down: the reason it would be rejected (:meth:`judge_drop`) if
+        the hand set it down at ``pose`` (7,) now, where its ghost shows it (the window draws that ghost red), or
+        None (also when not known yet). Nothing changes."""
         return None
 
     def event(self, controller: Controller, event: LiveEvent) -> None:
@@ -126,6 +144,11 @@ class WindowPlugin:
 
     def frame(self, window, dt: float) -> None:
         """Once per frame, after the window drew the controller's state."""
+
+    def settled(self, window) -> bool:
+        """Whether what it draws is complete (nothing of it still drawn in the background): a picture of the
+        window waits for it."""
+        return True
 
     def close(self, window) -> None:
         """The window closes."""

@@ -1,6 +1,6 @@
 """A world whose poses are handed in: what a window draws when no physics runs (a replay).
 
-:class:`PosedWorld` keeps the :class:`~sim.viewer.live.LiveWorld` protocol, so the
+:class:`PosedWorld` keeps the :class:`~sim.viewer.live.ViewerWorld` protocol, so the
 controller, the window, its look, camera, marks and panels work on it unchanged;
 but nothing moves by itself: the driver (a replay plug-in's ``tick``) calls
 :meth:`PosedWorld.show` with the time, the pieces present and their poses, and
@@ -19,7 +19,7 @@ import numpy as np
 from sim.errors import TowerlabError
 from sim.geometry.transforms import quat_to_matrix
 from sim.scene import Piece, Scene
-from sim.viewer.live import Advance, LastAction, LiveEvent, Snapshot, Verdict
+from sim.viewer.live import Advance, LastAction, LiveEvent, LiveVerdict, Snapshot
 
 STILL = 1e-7
 """A piece whose pose changed by more than this (m, or quaternion components) since the last
@@ -41,7 +41,7 @@ class PosedHit:
 
 
 class PosedWorld:
-    """The :class:`~sim.viewer.live.LiveWorld` protocol over handed-in poses.
+    """The :class:`~sim.viewer.live.ViewerWorld` protocol over handed-in poses.
 
     Args:
         scene: the pieces it starts with, at their poses (more may come with :meth:`show`).
@@ -57,7 +57,7 @@ class PosedWorld:
         self._time = 0.0
         self._dt = float(dt)
         self._revision = 0
-        self._verdict: Verdict | None = None
+        self._verdict: LiveVerdict | None = None
         self.events: list[LiveEvent] = []
         self.last_action: LastAction | None = None
 
@@ -86,11 +86,11 @@ class PosedWorld:
             self._revision += 1
         self._ids, self._poses, self._time = ids, poses.copy(), float(time)
 
-    def show_verdict(self, verdict: Verdict | None) -> None:
+    def show_verdict(self, verdict: LiveVerdict | None) -> None:
         """The verdict the panel shows (None: none)."""
         self._verdict = verdict
 
-    # --- the LiveWorld protocol -------------------------------------------------------------------
+    # --- the ViewerWorld protocol -------------------------------------------------------------------
 
     @property
     def time(self) -> float:
@@ -145,6 +145,15 @@ class PosedWorld:
     def release(self, hand: str, pose=None) -> None:
         self._refuse("set down")
 
+    def pull(self, piece_id: str, target, point=None, stiffness=None, limit=None) -> None:
+        self._refuse("pull")
+
+    def release_pull(self, piece_id: str) -> None:
+        self._refuse("release-pull")
+
+    def pulls(self) -> dict:
+        return {}
+
     def held(self) -> dict[str, str]:
         return {}
 
@@ -194,7 +203,7 @@ class PosedWorld:
     def note_action(self, action: LastAction) -> None:
         self.last_action = action
 
-    def verdict(self, wait: bool = False) -> Verdict | None:
+    def verdict(self, wait: bool = False) -> LiveVerdict | None:
         return self._verdict
 
     def close(self) -> None:

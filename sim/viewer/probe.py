@@ -75,8 +75,18 @@ def panel_boxes(base) -> list[dict]:
     window pixels."""
     out = []
     for np_ in base.render2d.find_all_matches("**/=towerlab-panel"):
-        if not np_.is_hidden():
-            out.append({"name": np_.get_tag("towerlab-panel"), "box": _item_box(base, np_)})
+        if np_.is_hidden():
+            continue
+        node = np_.node()  # a DirectFrame draws its frame itself (no bounds in the graph)
+        box = _item_box(base, np_) if hasattr(node, "has_frame") and node.has_frame() else None
+        lo, hi = np_.get_tight_bounds(base.render2d) or (None, None)
+        if lo is not None:  # what is drawn in it (texts, buttons) may reach past the frame
+            w, h = base.win.get_x_size(), base.win.get_y_size()
+            drawn = [(lo[0] + 1) * w / 2, (1 - hi[2]) * h / 2, (hi[0] + 1) * w / 2, (1 - lo[2]) * h / 2]
+            box = drawn if box is None else [min(box[0], drawn[0]), min(box[1], drawn[1]),
+                                             max(box[2], drawn[2]), max(box[3], drawn[3])]
+        if box is not None:
+            out.append({"name": np_.get_tag("towerlab-panel"), "box": [round(float(v), 1) for v in box]})
     return out
 
 

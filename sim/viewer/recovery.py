@@ -26,10 +26,15 @@ INTERVAL = 30.0
 """Seconds between autosaves."""
 
 
+def state_folder() -> Path:
+    """The user's towerlab state folder: ``$XDG_STATE_HOME/towerlab`` (``~/.local/state/towerlab``)."""
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "towerlab"
+
+
 def default_path() -> Path:
     """``$XDG_STATE_HOME/towerlab/recovery.json`` (``~/.local/state/towerlab/recovery.json``)."""
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "towerlab" / "recovery.json"
+    return state_folder() / "recovery.json"
 
 
 class RecoveryError(TowerlabError):

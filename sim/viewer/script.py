@@ -17,8 +17,10 @@ from sim.limits import MAX_SCRIPT_SECONDS
 from sim.viewer.actions import Action, ActionError, RefusalError
 from sim.viewer.controller import FRAME, QUIET_FRAMES, QUIET_LIMIT, Controller, Request
 
-VIEW_ONLY = ("camera", "orbit", "pan", "zoom", "toggle", "hover", "hand", "screenshot", "speed", "pause", "save")
-"""Actions after which nothing needs to settle."""
+VIEW_ONLY = ("camera", "orbit", "pan", "zoom", "toggle", "hover", "hand", "screenshot", "speed", "pause", "save",
+             "save-game")
+"""Actions after which nothing needs to settle (``save-game``: a played game's save, which changes nothing: a
+game resumed from it goes on at once, as the game saved goes on)."""
 
 
 class ScriptRunner:

@@ -22,7 +22,7 @@ from sim.scene import Scene
 from sim.statics import MARGIN_CAP_G, analyze, equilibrium
 from sim.statics.model import G
 from sim.statics.tilt import TiltTest
-from sim.viewer.live import Verdict
+from sim.viewer.live import LiveVerdict
 
 MODE_BEYOND = (1.05, 1.25, 1.6)
 """Loads, as multiples of the margin, at which the weakest mode is looked for: just past the
@@ -32,7 +32,7 @@ MODE_EXTRA_G = 0.005
 """... plus this much (g), so that a tiny margin still gets a load that breaks it."""
 
 
-def judge(scene: Scene, revision: int = 0, margin: bool = True) -> Verdict:
+def judge(scene: Scene, revision: int = 0, margin: bool = True) -> LiveVerdict:
     """The statics' verdict of ``scene``: stands or falls, margin, weakest direction, what moves.
 
     Never raises for a configuration the statics cannot judge (a numerical failure on poses
@@ -55,7 +55,7 @@ def judge(scene: Scene, revision: int = 0, margin: bool = True) -> Verdict:
                 raise
             result, margin_error = analyze(scene, interfaces, margin=False), str(e)
         if margin_error is not None:
-            return Verdict(revision, scene, result.feasible, float("nan"), None, tuple(result.unheld),
+            return LiveVerdict(revision, scene, result.feasible, float("nan"), None, tuple(result.unheld),
                            tuple(result.unheld) if not result.feasible else (), interfaces,
                            elapsed_ms=(time.perf_counter() - start) * 1e3, margin_error=margin_error)
         if not result.feasible:
@@ -65,9 +65,9 @@ def judge(scene: Scene, revision: int = 0, margin: bool = True) -> Verdict:
         else:
             mode = weakest_mode(scene, interfaces, result.margin_g, result.weakest_direction_deg)
     except (RuntimeError, ValueError, ArithmeticError, TowerlabError) as e:
-        return Verdict(revision, scene, False, 0.0, None, error=f"the statics could not judge this: {e}",
+        return LiveVerdict(revision, scene, False, 0.0, None, error=f"the statics could not judge this: {e}",
                        elapsed_ms=(time.perf_counter() - start) * 1e3)
-    return Verdict(revision, scene, result.feasible, result.margin_g, result.weakest_direction_deg,
+    return LiveVerdict(revision, scene, result.feasible, result.margin_g, result.weakest_direction_deg,
                    tuple(result.unheld), tuple(mode), interfaces, elapsed_ms=(time.perf_counter() - start) * 1e3,
                    partial=result.feasible and not margin)
 
@@ -226,7 +226,7 @@ class StaticsWorker:
         self._lock = threading.Lock()
         self._request: tuple | None = None  # (scene, revision[, margin]) waiting to be sent
         self._flight = None  # (scene, revision, margin) being judged
-        self._latest: Verdict | None = None
+        self._latest: LiveVerdict | None = None
         self._conn = self._proc = self._pool = self._future = None
         if mode == "process":
             from multiprocessing import get_context
@@ -273,7 +273,7 @@ class StaticsWorker:
                 if fields is not None:
                     scene, revision, margin = self._flight
                     self._flight = None
-                    verdict = Verdict(revision, scene, **fields)
+                    verdict = LiveVerdict(revision, scene, **fields)
                     if self._latest is None or revision >= self._latest.revision:
                         self._latest = verdict
                     if not margin and self._request is None and verdict.feasible and verdict.error is None:
@@ -290,7 +290,7 @@ class StaticsWorker:
                     self._future = self._pool.submit(judge, scene, revision, margin)
                 self._flight = (scene, revision, margin)
 
-    def latest(self) -> Verdict | None:
+    def latest(self) -> LiveVerdict | None:
         """The newest verdict reached (None before the first; inline: of the newest configuration)."""
         if self.mode == "inline":
             if self._request is not None:
@@ -309,7 +309,7 @@ class StaticsWorker:
         self._pump()
         return self._request is not None or self._flight is not None
 
-    def wait(self, timeout: float | None = None) -> Verdict | None:
+    def wait(self, timeout: float | None = None) -> LiveVerdict | None:
         """Wait until every request is judged, margin included (at most ``timeout`` s); the newest verdict."""
         if self.mode == "inline":
             return self.latest()

@@ -13,7 +13,7 @@ FRAME = 1.0 / 60.0
 """Simulated seconds per frame of a scripted run (and of a single step)."""
 
 
-class Timeline:
+class TimeActions:
     """Undo, redo, reset, pause, resume, step, speed and step-back (see the module)."""
 
     def _do_undo(self, a: Action) -> None:

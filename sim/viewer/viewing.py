@@ -1,7 +1,8 @@
-"""The controller's view actions and what a pixel shows: the camera, the toggles, the hovered piece, the
-active hand, waits and screenshot requests; the rays through pixels (picking).
+"""The controller's view actions and what a pixel shows: the camera (and the piece it follows), the toggles,
+the hovered piece, the active hand, waits and screenshot requests; the rays through pixels (picking).
 
-A mixin of :class:`sim.viewer.controller.Controller`; it holds no state of its own.
+A mixin of :class:`sim.viewer.controller.Controller`; its one state is the controller's ``following`` (the
+piece the camera follows, or None).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from sim.geometry.transforms import rotate
 from sim.viewer.actions import Action
 
 
@@ -37,11 +39,40 @@ class Viewing:
         self.camera.orbit(*a["degrees"])
 
     def _do_pan(self, a: Action) -> None:
-        self.camera.pan(*a["fraction"])
+        if self.following is not None:  # the camera goes where it is sent, no longer with the piece
+            self.say(f"no longer following {self.following}")
+            self.following = None
+        (self.camera.pan_table if a["plane"] == "table" else self.camera.pan)(*a["fraction"])
 
     def _do_zoom(self, a: Action) -> None:
-        about = None if a["at"] is None else self.point_at(*a["at"])
+        # about the point under the cursor, but about the followed piece (the target) while one is followed
+        about = None if a["at"] is None or self.following is not None else self.point_at(*a["at"])
         self.camera.zoom(a["factor"], about)
+
+    def _do_follow(self, a: Action) -> None:
+        pid = a["piece"]
+        if pid is not None and pid not in self.world.ids:
+            raise a.fail("piece", f"no piece {pid!r} in the scene")
+        self.following = pid
+        self._follow_camera()
+
+    def _follow_camera(self) -> None:
+        """Keep the followed piece where the camera looks (distance and direction kept), at once; a piece that
+        left the table is no longer followed. While the piece is in a hand or pulled the camera holds still:
+        the mouse moves it there, and a camera that went with it would move the point under the cursor, and so
+        the piece, again (it would run away from under the cursor)."""
+        pid = self.following
+        if pid is None:
+            return
+        if pid not in self.world.ids:
+            self.following = None
+            self.say(f"{pid} left the table: no longer followed")
+            return
+        if pid in self._held() or pid in self.world.pulls():
+            return
+        target = self.world.pose(pid)[:3]
+        if not np.array_equal(np.asarray(self.camera.goal.target), target):
+            self.camera.look_at(target)
 
     def _do_toggle(self, a: Action) -> None:
         what = a["what"]
@@ -78,11 +109,11 @@ class Viewing:
             return origin + d * ((self.camera.floor - origin[2]) / d[2])
         return np.asarray(self.camera.goal.target, dtype=float)
 
-    def surface_at(self, px: float, py: float) -> np.ndarray | None:
+    def surface_at(self, px: float, py: float, skip=None) -> np.ndarray | None:
         """Where the ray through a pixel meets a piece, the board or the table, passing through the
-        carried pieces (the point a carried piece is taken to), or None."""
+        carried pieces (or those of ``skip``; the point a carried piece is taken to), or None."""
         origin, d = self.camera.ray(px, py)
-        carried = self._held()
+        carried = self._held() if skip is None else set(skip)
         start = origin
         for _ in range(4):
             hit = self.world.ray_test(start, origin + d * 50.0)
@@ -98,6 +129,36 @@ class Viewing:
         origin, d = self.camera.ray(px, py)
         hit = self.world.ray_test(origin, origin + d * 50.0)
         return hit.piece if hit is not None and hit.piece in self.world.ids else None
+
+    def pieces_in_box(self, corner, other) -> list[str]:
+        """The pieces whose middle (the centre of their bounding box) the view shows inside the rectangle between
+        two pixels: movable, in front of the eye, in no hand; in the scene's order."""
+        cam = self.camera.view()
+        lo, hi = np.minimum(corner, other), np.maximum(corner, other)
+        held = self._held()
+        ids = [pid for pid in self.world.ids if pid not in held and not self.world.piece(pid).fixed]
+        if not ids:
+            return []
+        row = {pid: k for k, pid in enumerate(self.world.ids)}
+        poses = self.world.poses()[[row[pid] for pid in ids]]
+        bounds = np.array([self.world.piece(pid).shape.bounds for pid in ids])  # (k, 2, 3)
+        middles = poses[:, :3] + rotate(poses[:, 3:], bounds.mean(axis=1))
+        ahead = cam.to_camera(middles)[:, 2] > cam.near
+        px = cam.project(np.where(ahead[:, None], middles, np.asarray(cam.target)))
+        inside = ahead & np.all((px >= lo) & (px <= hi), axis=1)
+        return [pid for pid, yes in zip(ids, inside) if yes]
+
+    def piece_rect(self, piece_id: str) -> tuple[float, float, float, float] | None:
+        """The rectangle (x0, y0, x1, y1, pixels) round a piece's bounding box as the view shows it, or None when
+        a corner of it is behind the eye."""
+        cam = self.camera.view()
+        pose = self.world.pose(piece_id)
+        corners = pose[:3] + rotate(pose[3:], self.world.piece(piece_id).shape.box_corners)
+        if (cam.to_camera(corners)[:, 2] <= cam.near).any():
+            return None
+        px = cam.project(corners)
+        (x0, y0), (x1, y1) = px.min(axis=0), px.max(axis=0)
+        return float(x0), float(y0), float(x1), float(y1)
 
     def table_point(self, px: float, py: float, height: float) -> np.ndarray | None:
         """Where the ray through a pixel meets the horizontal plane at ``height`` (m), or None."""

@@ -9,10 +9,11 @@ physics within a budget, follow the mouse, copy poses to the scene graph,
 update the marks and panels, and switch between the live quality and the
 full-quality still (:mod:`sim.viewer.look`).
 
-By concept: :mod:`sim.viewer.mouse` (bindings and the mouse), :mod:`sim.viewer.commands`
-(what each control does), :mod:`sim.viewer.drawing` (the scene graph, marks and
-panels). :class:`~sim.viewer.plugins.WindowPlugin` s add panels, keys (listed in
-the F1 help) and per-frame drawing (docs/viewer.md, "Extending the viewer").
+By concept: :mod:`sim.viewer.mouse` (bindings, the mouse, the keyboard's camera),
+:mod:`sim.viewer.commands` (what each control does), :mod:`sim.viewer.drawing` (the scene
+graph, marks and panels), :mod:`sim.viewer.gestures` (a box selection's box, a pull's spring).
+:class:`~sim.viewer.plugins.WindowPlugin` s add panels, keys (listed in the F1 help) and per-frame
+drawing (docs/viewer.md, "Extending the viewer").
 """
 
 from __future__ import annotations
@@ -20,15 +21,19 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import numpy as np
 from direct.fsm.FSM import FSM
 from direct.showbase.ShowBase import ShowBase
 from panda3d.core import loadPrcFileData
 
 from sim.errors import TowerlabError
 from sim.render.image import save_image
+from sim.viewer.browse import RecentFiles
 from sim.viewer.commands import Commands
 from sim.viewer.controller import Controller, Request
 from sim.viewer.drawing import STILL_AFTER, Drawing
+from sim.viewer.gestures import Gestures
+from sim.viewer.keycam import KeyCamera
 from sim.viewer.keys import CONTROLS
 from sim.viewer.look import LiveLook
 from sim.viewer.marks import Marks
@@ -36,8 +41,13 @@ from sim.viewer.mouse import MouseInput
 from sim.viewer.overlay import Overlay
 from sim.viewer.plugins import WindowPlugin
 
-__all__ = ["PHYSICS_BUDGET", "PREPARE_AFTER", "PREPARE_BUDGET", "STILL_AFTER", "ViewerWindow", "configure"]
+__all__ = ["FRAME_SORT", "PHYSICS_BUDGET", "PREPARE_AFTER", "PREPARE_BUDGET", "STILL_AFTER", "ViewerWindow",
+           "configure"]
 
+FRAME_SORT = 10
+"""Where the frame's task runs among Panda3D's: after the event manager (0), which hands the keys and buttons
+to their controls, and before the scene is drawn (50): the frame that sees an input draws what it did (a
+camera moved by the wheel or a key is drawn in that frame, not the next)."""
 PHYSICS_BUDGET = 0.012
 """Wall seconds a frame may spend on physics: beyond it the simulation slows down (the real-time
 factor shows it) rather than the window."""
@@ -50,6 +60,14 @@ PREPARE_AFTER = 10
 """Frames in a row with no piece in a hand and the camera still before the next undo is made ahead (a frame
 of it costs up to :data:`PREPARE_BUDGET`, one step some 80 ms on a Babylon city). Pieces may be falling: the
 undo of what knocked them down is the one most wanted at once."""
+
+
+SHOT_SETTLE = 0.3
+"""Wall seconds the window's picture must have been complete before a ``--screenshot`` of the window takes it
+(the panels are written again four times a second)."""
+SHOT_LIMIT = 15.0
+"""Wall seconds at most that a ``--screenshot`` of the window waits for its picture to be complete (then it takes
+what shows)."""
 
 
 class Modes(FSM):
@@ -92,6 +110,8 @@ class ViewerWindow(MouseInput, Commands, Drawing, ShowBase):
         recovery: a pending recovery to offer (a :class:`~sim.viewer.recovery.Recovered`), or None.
         plugins: :class:`~sim.viewer.plugins.WindowPlugin` s: their panels, keys and drawing.
         visible: an onscreen window (False: offscreen, for benchmarks and tests).
+        window_picture: the ``screenshot`` is the window's own picture, panels, marks and all, once it is
+            complete (:meth:`picture_complete`); else the renderer's full-quality picture of the pieces.
 
     Attributes:
         controls: every control bound: :data:`~sim.viewer.keys.CONTROLS` and the plug-ins' (the F1 help lists
@@ -100,7 +120,7 @@ class ViewerWindow(MouseInput, Commands, Drawing, ShowBase):
 
     def __init__(self, controller: Controller, title: str = "towerlab", runner=None, screenshot: str | None = None,
                  exit_after: bool = False, recovery=None, plugins: tuple[WindowPlugin, ...] | list = (),
-                 visible: bool = True):
+                 visible: bool = True, window_picture: bool = False):
         configure(controller.camera.size, title, visible)
         ShowBase.__init__(self)
         self.disableMouse()
@@ -108,13 +128,17 @@ class ViewerWindow(MouseInput, Commands, Drawing, ShowBase):
         self.plugins: list[WindowPlugin] = list(plugins)
         self.controls = CONTROLS + tuple(c for p in self.plugins for c in p.controls())
         self.look = LiveLook(self)
+        self.keycam = KeyCamera()
         self.marks = Marks(self.render)
-        self.overlay = Overlay(self, self.controls)
+        self.gestures = Gestures(self, self.marks.root)
+        self.overlay = Overlay(self, self.controls, RecentFiles())
         self.modes = Modes(self)
         self.modes.request(controller.mode.capitalize())
         controller.modes.listen(lambda old, new: self.modes.request(new.capitalize()))
         self.runner = runner
         self.screenshot_path = screenshot
+        self.window_picture = window_picture
+        self._shot_wait: tuple[float, float | None] | None = None  # since when it waits, since when complete
         self.exit_after = exit_after
         self.exit_code = 0
         self.error: str | None = None
@@ -126,21 +150,22 @@ class ViewerWindow(MouseInput, Commands, Drawing, ShowBase):
         self._last_poses = None
         self._last_view = None
         self._marked_verdict = None  # the verdict the marks (tints, arrow, contacts) were drawn from
+        self._marked_refusals: dict = {}  # the ghosts the plug-ins would reject, as the marks drew them
         self._arrow_key = None  # the verdict and poses the weakest-direction arrow was worked out for
         self.quiet_frames = 0  # frames in a row with no piece in a hand and the camera still
         self._changed_at = time.monotonic()
         self._press = None
         self._drag = None
+        self._box = None  # a box selection under way: (corner pixel, other corner)
         self._last_mouse = None
         self._status_at = 0.0
         self._panel_news = None
         self._messages: list[tuple[str, float]] = []
         self._seen = 0
-        self._show_messages = True
         self._offer = None
         self._bind()
         self.accept("window-event", self._window_event)
-        self.taskMgr.add(self._frame, "towerlab-frame", sort=-10)
+        self.taskMgr.add(self._frame, "towerlab-frame", sort=FRAME_SORT)
         for p in self.plugins:
             p.attach(self)
         self._sync(force=True)
@@ -157,12 +182,13 @@ class ViewerWindow(MouseInput, Commands, Drawing, ShowBase):
             self.accept("n", self._decline_key)
 
     def _window_event(self, win):
-        if win is not self.win:
+        if win != self.win:  # (another wrapper of the same window is not `is` it: compare the windows)
             return
         props = win.get_properties()
         if not props.get_open():
             self.userExit()
             return
+        ShowBase.windowEvent(self, win)  # the 2D layers follow the new aspect ratio
         size = (props.get_x_size(), props.get_y_size())
         if size != self.controller.camera.size and min(size) > 0:
             self.controller.camera.resize(size)
@@ -188,6 +214,8 @@ class ViewerWindow(MouseInput, Commands, Drawing, ShowBase):
             self.userExit()
             return task.done
         self._follow_mouse()
+        self._keyboard_camera(dt)
+        self.gestures.springs(c.world.pulls())
         self._serve_requests()
         self._sync()
         if self.quiet_frames >= PREPARE_AFTER:  # no hand busy, the camera still: make the next undo ahead
@@ -203,7 +231,12 @@ class ViewerWindow(MouseInput, Commands, Drawing, ShowBase):
         if self.frames < 2:
             return  # a drawn frame first
         if self.screenshot_path is not None:
-            self.shoot(Request("screenshot", {"path": self.screenshot_path, "size": None}))
+            if self.window_picture:
+                if not self._picture_due():
+                    return
+                self.shoot_window(Path(self.screenshot_path))
+            else:
+                self.shoot(Request("screenshot", {"path": self.screenshot_path, "size": None}))
             self.screenshot_path = None
         self.runner = None
         if self.exit_after:
@@ -231,6 +264,45 @@ class ViewerWindow(MouseInput, Commands, Drawing, ShowBase):
         self.look.go_live()
         self._changed_at = time.monotonic()
 
+    def picture_complete(self) -> bool:
+        """Whether what the window shows is whole and final: the full-quality still (or, a piece held in a hand,
+        the live picture with nothing else moving) and every plug-in's drawing done
+        (:meth:`~sim.viewer.plugins.WindowPlugin.settled`)."""
+        c = self.controller
+        shown = self.look.showing_still or (bool(c.hands) and c.quiet())
+        return shown and all(p.settled(self) for p in self.plugins)
+
+    def _picture_due(self) -> bool:
+        """Whether the window's picture is to be taken now: complete for :data:`SHOT_SETTLE` (the frame on
+        screen shows it, panels and all), or waited for :data:`SHOT_LIMIT`."""
+        now = time.monotonic()
+        since, complete = self._shot_wait or (now, None)
+        complete = (complete or now) if self.picture_complete() else None
+        self._shot_wait = (since, complete)
+        return (complete is not None and now - complete >= SHOT_SETTLE) or now - since >= SHOT_LIMIT
+
+    def window_image(self) -> np.ndarray:
+        """The window's own picture as it was last drawn (panels, marks and all): (h, w, 4) uint8, top row
+        first."""
+        tex = self.win.get_screenshot()
+        if tex is None:
+            raise OSError("the window's picture cannot be read back")
+        data = np.frombuffer(bytes(tex.get_ram_image_as("RGBA")), np.uint8)
+        image = data.reshape(tex.get_y_size(), tex.get_x_size(), 4)[::-1].copy()
+        image[..., 3] = 255  # the framebuffer's alpha is no transparency of the picture
+        return image
+
+    def shoot_window(self, path: Path) -> None:
+        """Save the window's own picture (:meth:`window_image`) to ``path``."""
+        c = self.controller
+        try:
+            save_image(self.window_image(), path)
+        except (OSError, ValueError) as e:
+            c.say(f"could not save the screenshot {path}: {getattr(e, 'strerror', None) or e}", "error")
+            self.error, self.exit_code = f"{path}: cannot be written ({e})", 2
+            return
+        c.say(f"screenshot saved: {path}")
+
     def finalizeExit(self):  # noqa: N802 - ShowBase's name; stop the loop instead of exiting the process
         self.taskMgr.stop()
 
@@ -241,14 +313,16 @@ class ViewerWindow(MouseInput, Commands, Drawing, ShowBase):
         for p in self.plugins:
             p.close(self)
         self.controller.close()
+        self.keycam.close()
         self.look.close()
         self.destroy()
 
 
 def run_window(controller: Controller, title: str, script=None, screenshot=None, exit_after: bool = False,
-               recovery=None, plugins=()) -> int:
+               recovery=None, plugins=(), window_picture: bool = False) -> int:
     """Open a :class:`ViewerWindow` on ``controller``, run ``script`` (actions) in it a step a frame, and
     keep it open until it is closed; the controller is closed with it (or at once when no window opens).
+    ``window_picture``: the ``screenshot`` is the window's own picture (see :class:`ViewerWindow`).
 
     Returns:
         The window's exit code (0, or 130 after Ctrl-C).
@@ -263,7 +337,7 @@ def run_window(controller: Controller, title: str, script=None, screenshot=None,
     runner = None if script is None else ScriptRunner(controller, script, lambda request: None)
     try:
         window = ViewerWindow(controller, title, runner, None if screenshot is None else str(screenshot), exit_after,
-                              recovery, plugins=plugins)
+                              recovery, plugins=plugins, window_picture=window_picture)
     except Exception as e:
         controller.close()
         if "open window" not in str(e):  # ShowBase's "Could not open window.": one line; anything else is a bug

@@ -11,7 +11,7 @@ from sim.games.babylon.placement import congruent_bridges, noble_violations, par
 from sim.games.babylon.supply import NOBLE, player_of
 from sim.games.contract import Violation
 from sim.games.play.session import Refused, Table
-from sim.scene import Scene
+from sim.scene import Piece, Scene
 
 
 def building(table: Table) -> Scene:
@@ -21,10 +21,9 @@ def building(table: Table) -> Scene:
     return scene.with_pieces(p for p in scene.pieces if p.id not in out)
 
 
-def with_piece_at(scene: Scene, table: Table, piece: str, pose) -> Scene:
-    """``scene`` with ``piece`` (from the table) added at ``pose`` (7,)."""
-    p = table.scene().piece(piece).moved(tuple(pose[:3]), tuple(pose[3:]))
-    return scene.with_pieces([*(q for q in scene.pieces if q.id != piece), p])
+def with_piece(scene: Scene, piece: Piece) -> Scene:
+    """``scene`` with ``piece`` where it lies (in place of the scene's piece of its id, if any)."""
+    return scene.with_pieces([*(q for q in scene.pieces if q.id != piece.id), piece])
 
 
 def placement_violations(layout: Layout, piece: str, n_players: int) -> list[Violation]:

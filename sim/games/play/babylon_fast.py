@@ -59,10 +59,10 @@ from sim.games.babylon.fast import (
 from sim.games.babylon.supply import NOBLE, BabylonError, player_of, players_of
 from sim.games.contract import Violation
 from sim.games.play import session as play
-from sim.games.play.babylon import with_piece_at
+from sim.games.play.babylon import with_piece
 from sim.games.play.babylon_moves import fast_actions, placements
-from sim.games.play.session import Effect, PlayError, Refused, Session, Table
-from sim.scene import Scene
+from sim.games.play.session import Effect, PlayError, Refused, Session, Table, pose_of
+from sim.scene import Piece, Scene
 
 VARIANTS = ("fast", "fast-expert")
 PILE_GAP = 0.03
@@ -81,6 +81,7 @@ class FastSession(Session):
     """
 
     ACTIONS = ("seat", "stop", "done", "next-round")
+    GROUP_RULE = ("one-by-one", "pieces are placed one by one, each judged in its construction area")
 
     def __init__(self, players, variant: str = "fast"):
         super().__init__("babylon", _variant(variant), _players(players))
@@ -202,9 +203,10 @@ class FastSession(Session):
         self.lifted[piece] = (tower, p.params["size"] == "small" and large)
         return []
 
-    def _drop(self, piece: str, pose, table: Table) -> list[Effect]:
+    def _drop(self, p: Piece, table: Table) -> list[Effect]:
         self._ready(self.seat)
-        layout = read_layout(with_piece_at(self.built(table), table, piece, pose))
+        piece, pose = p.id, pose_of(p)
+        layout = read_layout(with_piece(self.built(table), p))
         broken = placement_violations(layout, piece, self.seat, self.areas(table))
         if piece in self.lifted and not broken:
             tower, free = self.lifted[piece]

@@ -38,7 +38,7 @@ from sim.games.babylon.building import read_layout
 from sim.games.babylon.scoring import TacticalScore, score_tactical
 from sim.games.babylon.supply import NOBLE, TOWER, BabylonError, player_of
 from sim.games.babylon.tactical import IllegalTurnError, TacticalState, new_tactical, play_turn
-from sim.games.play.babylon import building, is_noble, quarter_turn, refuse_placement, with_piece_at
+from sim.games.play.babylon import building, is_noble, quarter_turn, refuse_placement, with_piece
 from sim.games.play.babylon_moves import placements, tactical_actions
 from sim.games.play.session import (
     Effect,
@@ -50,8 +50,9 @@ from sim.games.play.session import (
     Session,
     Table,
     ToSupply,
+    pose_of,
 )
-from sim.scene import Scene
+from sim.scene import Piece, Scene
 
 TURN_MAX = 5
 VARIANTS = ("tactical", "expert")
@@ -69,6 +70,7 @@ class TacticalSession(Session):
     """
 
     ACTIONS = ("end-turn", "swap-nobles", "turn-tower", "take-back")
+    GROUP_RULE = ("one-by-one", "a turn places its pieces one by one, each judged where it is set down")
 
     def __init__(self, players, variant: str = "tactical"):
         if variant not in VARIANTS:
@@ -148,12 +150,12 @@ class TacticalSession(Session):
             return []
         if piece not in table.supply:
             raise Refused("relocated", f"{piece} was placed in an earlier turn and stays; the special move swaps "
-                                       "two nobles (S)" + (" or turns a tower (T)" if s.expert else ""))
+                                       "two nobles (M)" + (" or turns a tower (U)" if s.expert else ""))
         who = player_of(table.scene().piece(piece))
         if who != s.player:
             raise Refused("not-yours", f"{piece} belongs to {who}; it is {s.player}'s turn")
         if len(self.placed_now) >= TURN_MAX:
-            raise Refused("too-many", f"{TURN_MAX} pieces are down: a turn places 4 or 5; end the turn (E)")
+            raise Refused("too-many", f"{TURN_MAX} pieces are down: a turn places 4 or 5; end the turn (Enter)")
         if is_noble(table, piece):
             if s.first_round:
                 raise Refused("first-round-noble", "no nobles in the first round")
@@ -161,12 +163,11 @@ class TacticalSession(Session):
                 raise Refused("special-move-after-noble", "the special move was made: no noble this turn")
         return []
 
-    def _drop(self, piece: str, pose, table: Table) -> list[Effect]:
-        after = with_piece_at(building(table), table, piece, pose)
-        layout = read_layout(self.owned(after))
+    def _drop(self, p: Piece, table: Table) -> list[Effect]:
+        piece = p.id
+        layout = read_layout(self.owned(with_piece(building(table), p)))
         refuse_placement(layout, piece, len(self.players))
-        self.placed_now[piece] = tuple(pose)
-        p = table.scene().piece(piece)
+        self.placed_now[piece] = pose_of(p)
         self.kinds[piece] = p.params["size"] if p.kind == NOBLE else "towers" if p.kind == TOWER else "bridges"
         return [Say(f"{self.state.player}: {len(self.placed_now)} of 4-5 pieces this turn")]
 

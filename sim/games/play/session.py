@@ -4,7 +4,7 @@ A session is the referee of one game being played on the viewer's table. It
 is pure: it never touches an engine or a window. The viewer's play mode
 (:mod:`sim.viewer.play`) hands it what happens on the table as plain data — a
 play action (``throw``, ``end-turn``, ``stop`` ...), a piece picked up, a piece
-about to be set down at a pose, pieces knocked down by a player, the table at
+about to be set down (the piece as it would lie), pieces knocked down by a player, the table at
 rest with the statics' verdict, time passing — and the session answers with
 :class:`Effect` values the play mode carries out on the table (say something,
 put a piece back, place one at a pose, clear the table for a new round ...).
@@ -26,9 +26,10 @@ from typing import Protocol
 
 import numpy as np
 
+from sim.dispatch import handler_table
 from sim.errors import TowerlabError
 from sim.games.contract import Verdict
-from sim.scene import Scene
+from sim.scene import Piece, Scene
 
 
 class PlayError(TowerlabError):
@@ -260,6 +261,9 @@ class Session:
     VIEW_ACTIONS: tuple[str, ...] = ()
     """Those of :attr:`ACTIONS` that only change what the window shows (Talo's ``select-pawn``): no moves of the
     game, answered even once it is over."""
+    GROUP_RULE: tuple[str, str] | None = None
+    """(rule, reason) of a game whose pieces are picked up one at a time: a group picked up at once is refused
+    with it (:meth:`pick_group`); None lets a group be picked up, each piece asked as it would be alone."""
 
     def __init__(self, game: str, variant: str, players):
         self.game = game
@@ -284,11 +288,11 @@ class Session:
         """
         if name not in self.ACTIONS:
             raise PlayError(f"{name!r} is not an action of {self.game} (its actions: {', '.join(self.ACTIONS)})")
-        handler = getattr(self, "_act_" + name.replace("-", "_"))
+        handler = handler_table(type(self), self.ACTIONS, "_act_")[name]
 
         def answer() -> list[Effect]:
             self._playing(name)
-            return handler(args, table)
+            return handler(self, args, table)
 
         return self._refusable(answer)
 
@@ -296,15 +300,37 @@ class Session:
         """A player is about to pick ``piece`` up: whether they may, and the effects (a refusal said)."""
         return self._allowed(lambda: self._pick(piece, table))
 
-    def drop(self, piece: str, pose, table: Table) -> tuple[bool, list[Effect]]:
-        """A piece is about to be set down at ``pose`` (7,): whether it may be, and the effects.
+    def pick_group(self, pieces, table: Table) -> tuple[bool, list[Effect]]:
+        """A player is about to pick several pieces up at once, as one group (the viewer's box selection):
+        whether the rules let them (:attr:`GROUP_RULE`), and the effects (a refusal said). Each piece is then
+        asked of :meth:`pick` as it would be alone."""
+        def check():
+            if self.GROUP_RULE is not None:
+                raise Refused(*self.GROUP_RULE)
+            return []
+        return self._allowed(check)
+
+    def drop(self, piece: Piece, table: Table) -> tuple[bool, list[Effect]]:
+        """A piece is about to be set down: ``piece`` as it would lie there (its pose the landing's: the session
+        does not read it back from the table). Whether it may be, and the effects.
 
         A refused piece is put back where it was picked up (:class:`PutBack` among the effects).
         """
-        ok, effects = self._allowed(lambda: self._drop(piece, tuple(float(x) for x in pose), table))
+        ok, effects = self._allowed(lambda: self._drop(piece, table))
         if not ok:
-            effects = [PutBack(piece), *effects]
+            effects = [PutBack(piece.id), *effects]
         return ok, effects
+
+    def drop_refusal(self, piece: Piece, table: Table) -> Refused | None:
+        """Why ``piece`` set down as it lies would be refused now, balance aside (None: it would not be); nothing
+        changes. The drop's own check, asked of a copy of the session (what the legal placements and the
+        window's ghost ask). A game whose drop asks the statics (Talo's balance) overrides it to leave them out:
+        whether a building stands is known only once the piece is down."""
+        try:
+            self.clone()._drop(piece, table)
+        except Refused as r:
+            return r
+        return None
 
     def knocked(self, pieces, player: str | None, table: Table) -> list[Effect]:
         """The physics saw ``pieces`` knocked down after an action of ``player`` (None: nobody's)."""
@@ -320,6 +346,11 @@ class Session:
             raise PlayError(f"time runs forward, got {seconds} s")
         self.time += seconds
         return self._refusable(lambda: self._tick(seconds, table))
+
+    def announce(self) -> list[Effect]:
+        """The game begins on the table (the window is ready, the clock about to run): what the players are
+        told first (a timed game: whose turn it is and how long it lasts). Default: nothing."""
+        return []
 
     def view(self) -> dict:
         """What the window's panels show, as JSON data (each game's own keys; see its module)."""
@@ -372,7 +403,7 @@ class Session:
     def _pick(self, piece: str, table: Table) -> list[Effect]:
         return []
 
-    def _drop(self, piece: str, pose: tuple[float, ...], table: Table) -> list[Effect]:
+    def _drop(self, piece: Piece, table: Table) -> list[Effect]:
         return []
 
     def _knocked(self, pieces: tuple[str, ...], player: str | None, table: Table) -> list[Effect]:
@@ -430,6 +461,11 @@ class Session:
     def refusals(self) -> list[dict]:
         """Every refusal so far: ``{time, rule, reason, player}``."""
         return [{"time": e.time, **e.data} for e in self.journal if e.kind == "refused"]
+
+
+def pose_of(piece: Piece) -> tuple[float, ...]:
+    """(7,) where ``piece`` lies: position (m) + quaternion xyzw."""
+    return (*piece.pos, *piece.quat)
 
 
 def _copied(value):

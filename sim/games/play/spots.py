@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from shapely.geometry import MultiPoint, Point, Polygon
+from shapely.geometry import MultiPoint, Polygon
 
 from sim.games.play.session import Refused
 from sim.geometry.transforms import euler_to_quat, transform_points
@@ -126,18 +126,58 @@ def piece_tops(piece: Piece) -> list[Top]:
 
 
 def spread(shape: Polygon, step: float, most: int) -> list[tuple[float, float]]:
-    """Up to ``most`` points of ``shape``: its centre first, then a square lattice of spacing ``step`` (m)
-    inside it, the points nearest the centre first."""
-    if shape.is_empty:
+    """Up to ``most`` points spread over the whole of ``shape``: its centre first, then the points of a square
+    lattice through the centre inside the shape, the nearest the centre first. The lattice's spacing is ``step``
+    (m) or, where that gives more points, the coarsest whole multiple of ``step`` that still gives enough."""
+    import shapely
+
+    if shape.is_empty or most < 1:
         return []
     c = shape.representative_point() if not shape.contains(shape.centroid) else shape.centroid
-    out = [(float(c.x), float(c.y))]
+    if most == 1:
+        return [(float(c.x), float(c.y))]
     lo_x, lo_y, hi_x, hi_y = shape.bounds
-    xs = np.arange(np.floor((lo_x - c.x) / step), np.ceil((hi_x - c.x) / step) + 1) * step + c.x
-    ys = np.arange(np.floor((lo_y - c.y) / step), np.ceil((hi_y - c.y) / step) + 1) * step + c.y
-    grid = [(float(x), float(y)) for x in xs for y in ys if (x, y) != (c.x, c.y) and shape.contains(Point(x, y))]
+
+    def lattice(at: float) -> list[tuple[float, float]]:
+        xs = np.arange(np.floor((lo_x - c.x) / at), np.ceil((hi_x - c.x) / at) + 1) * at + c.x
+        ys = np.arange(np.floor((lo_y - c.y) / at), np.ceil((hi_y - c.y) / at) + 1) * at + c.y
+        x, y = (v.ravel() for v in np.meshgrid(xs, ys, indexing="ij"))
+        keep = shapely.contains_xy(shape, x, y) & ((x != c.x) | (y != c.y))
+        return [(float(a), float(b)) for a, b in zip(x[keep], y[keep])]
+
+    grid = lattice(step)
+    k = 1
+    while len(grid) > most - 1:  # coarser while enough points remain
+        coarser = lattice(step * (k + 1))
+        if len(coarser) < most - 1:
+            break
+        grid, k = coarser, k + 1
     grid.sort(key=lambda p: ((p[0] - c.x) ** 2 + (p[1] - c.y) ** 2, p))
-    return out + grid[:max(0, most - 1)]
+    return [(float(c.x), float(c.y))] + grid[:max(0, most - 1)]
+
+
+STANDS_ON = 0.002
+"""A piece whose lowest point lies within this (m) of a top's height stands on that top."""
+
+
+def free_tops(tops, pieces, clearance: float) -> list[Top]:
+    """``tops`` less what stands on them: the outlines, grown by ``clearance`` (m), of the ``pieces`` whose
+    lowest point lies on a top's height (within :data:`STANDS_ON`). With ``clearance`` half the smaller side of
+    a piece to set down, no point cut away is a place for that piece's middle (it would be inside what stands
+    there); tops left with nothing are dropped."""
+    from shapely.ops import unary_union
+
+    standing = []
+    for p in pieces:
+        world = transform_points(p.shape.vertices, p.pos, p.quat)
+        standing.append((float(world[:, 2].min()), MultiPoint(world[:, :2]).convex_hull))
+    out = []
+    for top in tops:
+        cut = [shape for z, shape in standing if abs(z - top.z) <= STANDS_ON and shape.intersects(top.shape)]
+        shape = top.shape.difference(unary_union(cut).buffer(clearance)) if cut else top.shape
+        if not shape.is_empty and shape.area > 0:
+            out.append(Top(top.on, top.z, shape))
+    return out
 
 
 def on_tops(piece: Piece, quats, tops, obstacles: Obstacles, rule_of, step: float, most: int) -> list[Placement]:
@@ -173,5 +213,5 @@ def lying(rot_deg=(0.0, 0.0, 0.0)) -> tuple[float, ...]:
     return tuple(float(q) for q in euler_to_quat(rot_deg))
 
 
-__all__ = ["Placement", "Top", "on_tops", "outline", "piece_tops", "resting_pose", "spread", "table_refusal",
-           "turned", "yawed"]
+__all__ = ["Placement", "STANDS_ON", "Top", "free_tops", "on_tops", "outline", "piece_tops", "resting_pose",
+           "spread", "table_refusal", "turned", "yawed"]

@@ -271,7 +271,7 @@ class PlayState:
         if problem is not None:
             return said + table.carry_out(session.refuse(problem))
         table.hand = (HAND, piece)
-        ok, effects = session.drop(piece, pose, table)
+        ok, effects = session.drop(self._piece(piece).moved(pose[:3], pose[3:]), table)
         table.hand = None
         if ok:
             table.set_pose(piece, pose)

@@ -166,7 +166,7 @@ class TaloSession(StockTurns):
             raise PlayError(str(e)) from None
         self.log("turn_changed", player=self.current)
         self.log("game_state", state=self.state.to_json())
-        return out + [Seat(self.current), Say(f"{self.current}'s turn: throw the die (D)", "turn")]
+        return out + [Seat(self.current), Say(f"{self.current}'s turn: throw the die (X)", "turn")]
 
     def _next_turn(self, said: str) -> list[Effect]:
         self.selected = None

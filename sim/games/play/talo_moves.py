@@ -8,13 +8,14 @@ no pawn's room filled; and clear of what lies in the supply beside the board
 (a block sticking out at level 1 over the pawns waiting in front of it would
 be inside them), so free on the table.
 Talo-Fantasy's are the block resting on the table's free middle or on a
-block's top, lying or standing, turned square or at 45 degrees, each free on
-the table (:func:`~sim.games.play.spots.table_refusal`).
+block's top (what stands there cut away: :func:`~sim.games.play.spots.free_tops`),
+lying or standing, turned square or at 45 degrees, each free on the table
+(:func:`~sim.games.play.spots.table_refusal`).
 """
 
 from __future__ import annotations
 
-from sim.games.play.spots import Placement, on_tops, piece_tops, turned
+from sim.games.play.spots import Placement, free_tops, on_tops, piece_tops, turned
 from sim.games.talo.board import MAX_LEVEL
 from sim.games.talo.layout import GridBlock, block_piece
 from sim.games.talo.turns import BUILD, TAKE, THROW
@@ -84,7 +85,7 @@ def grid_placements(session, piece: str, table) -> list[Placement]:
     for block in _grid_candidates(session.board, n, occ):
         p = block_piece(block, session.board)
         pose = (*p.pos, *p.quat)
-        if session.drop_refusal(piece, pose, table) is not None or loose.overlap(probe, pose) is not None:
+        if session.drop_refusal(probe.moved(p.pos, p.quat), table) is not None or loose.overlap(probe, pose):
             continue
         under = sorted({live.get(occ[(i, j, block.layer - 1)]) for i, j in block.footprint()
                         if (i, j, block.layer - 1) in occ} - {None}) if block.layer else ["board"]
@@ -132,12 +133,14 @@ def free_placements(session, piece: str, table) -> list[Placement]:
     n = int(probe.params["length"])
     flat = turned(lying(), (0.0, 45.0, 90.0, 135.0)) if n > 1 else [lying()]
     standing = turned(lying((0.0, 90.0, 0.0)), (0.0, 45.0)) if n > 1 else []
-    site = Top("table", 0.0, Point(0.0, 0.0).buffer(SITE_RADIUS, 16))
     unit = probe.shape.extent[1]
-    tops = [t for p in built for t in piece_tops(p)]
-    out = on_tops(probe, flat + standing, [site], obstacles, lambda t: "table", 2 * unit, 5)
+    free = free_tops([Top("table", 0.0, Point(0.0, 0.0).buffer(SITE_RADIUS, 16)),
+                      *(t for p in built for t in piece_tops(p))], built, unit / 2)
+    site = [t for t in free if t.on == "table"]
+    tops = [t for t in free if t.on != "table"]
+    out = on_tops(probe, flat + standing, site, obstacles, lambda t: "table", 2 * unit, 5)
     out += on_tops(probe, flat + standing, tops, obstacles, lambda t: "on-piece", unit, 3)
-    return [p for p in out if session.drop_refusal(piece, p.pose, table) is None]
+    return [p for p in out if session.drop_refusal(probe.moved(p.pose[:3], p.pose[3:]), table) is None]
 
 
 __all__ = ["fantasy_actions", "free_placements", "grid_placements", "stock_actions", "talo_actions"]

@@ -20,16 +20,18 @@ stock) and the game's its own, so the session maps one to the other (``live_of``
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from types import ModuleType
 
 import numpy as np
 
 from sim.games.contract import Judge
-from sim.games.play.session import Effect, Pin, Refused, Say, Seat, Session, Table, Unpin
+from sim.games.play.session import Effect, Pin, Refused, Say, Seat, Session, Table, Unpin, pose_of
 from sim.games.talo.board import TaloError
 from sim.games.talo.turns import BUILD, OVER, TAKE, THROW, IllegalMoveError, TurnState
 from sim.pieces import dimensions as dim
+from sim.scene import Piece
 
 
 class StockTurns(Session):
@@ -49,6 +51,8 @@ class StockTurns(Session):
     RULES: ModuleType
     """The game's rules: ``throw``, ``take``, ``precheck``, ``building_after``, ``place``, ``end_turn``,
     ``collapse``."""
+    GROUP_RULE = ("one-at-a-time", "the blocks a throw gives are built one at a time (G: two placed together, "
+                                   "the first held where it is set down)")
 
     def __init__(self, game: str, variant: str, players, rng: np.random.Generator, judge: Judge):
         super().__init__(game, variant, players)
@@ -166,7 +170,7 @@ class StockTurns(Session):
         self.together = False
         self.log("turn_changed", player=self.current)
         self.log("game_state", state=self.state.to_json())
-        return [Seat(self.current), Say(f"{said}. {self.current}'s turn: throw the die (D){self._turn_hint()}",
+        return [Seat(self.current), Say(f"{said}. {self.current}'s turn: throw the die (X){self._turn_hint()}",
                                         "turn")]
 
     def _turn_hint(self) -> str:
@@ -197,7 +201,7 @@ class StockTurns(Session):
             raise Refused("placed", f"{piece} is built in; placed blocks stay where they are")
         s = self._game()
         if s.phase == THROW:
-            raise Refused("turn", f"{s.player}: throw the die first (D)")
+            raise Refused("turn", f"{s.player}: throw the die first (X)")
         if s.phase == TAKE:
             combo = next((o for o in s.options if length in o), None)
             if combo is None:
@@ -213,12 +217,12 @@ class StockTurns(Session):
             raise Refused("hand", f"no block of length {length} in hand (holding {have})")
         return []
 
-    def drop_refusal(self, piece: str, pose, table: Table) -> Refused | None:
-        """Why ``piece`` set down at ``pose`` (7,) would be refused now, balance aside (None: it would not be);
-        nothing changes. The drop's own check, asked by the legal placements."""
+    def drop_refusal(self, piece: Piece, table: Table) -> Refused | None:
+        """Why ``piece`` set down as it lies would be refused now, balance aside (None: it would not be); nothing
+        changes. The drop's own check but the statics (asked by the legal placements and the window's ghost)."""
         try:
             self._game()
-            self._checked_puts(self._put(piece, int(table.scene().piece(piece).params["length"]), pose))
+            self._checked_puts(self._put(piece.id, int(piece.params["length"]), pose_of(piece)))
         except Refused as r:
             return r
         return None
@@ -238,9 +242,10 @@ class StockTurns(Session):
             raise Refused(e.violations[0].rule, reason(e), undo) from None
         return puts
 
-    def _drop(self, piece: str, pose, table: Table) -> list[Effect]:
+    def _drop(self, block: Piece, table: Table) -> list[Effect]:
         s = self._game()
-        put = self._put(piece, int(table.scene().piece(piece).params["length"]), pose)
+        piece, pose = block.id, pose_of(block)
+        put = self._put(piece, int(block.params["length"]), pose)
         try:
             puts = self._checked_puts(put)
         except Refused:
@@ -257,7 +262,8 @@ class StockTurns(Session):
             self.state = self.RULES.place(s, puts, verdict)
         except IllegalMoveError as e:
             self.pending, self.together = None, False
-            raise Refused(e.violations[0].rule, reason(e), undo) from None
+            pieces = ([first[0]] if first is not None else []) + [piece]
+            raise Refused(e.violations[0].rule, self._table_reason(e, s, puts, pieces), undo) from None
         self.pending, self.together = None, False
         pieces = ([first[0]] if first is not None else []) + [piece]
         self.live_of.update(zip(self._new_ids(s, puts), pieces))
@@ -267,6 +273,24 @@ class StockTurns(Session):
         if self.over:
             return out + self._ended()
         return out + [Say(f"{s.player} placed {self._where(pieces, puts)}")]
+
+    def _table_reason(self, e: IllegalMoveError, state, puts, pieces) -> str:
+        """The players' sentence for a refused placement of ``pieces`` (the table's ids, in the order set
+        down), with every block named as the table names it: the game numbers its own as they are built
+        (``b2``: the second), which a player would read as a block of length 2. A balance refusal names the
+        blocks that would fall because of this placement, the one set down last first."""
+        names = dict(self.live_of)
+        names.update(zip(self._new_ids(state, puts), pieces))
+        out = []
+        for v in e.violations:
+            fallen = [names.get(g, g) for g in v.pieces]
+            if v.rule == "balance" and any(g in names for g in v.pieces) and "would fall" in v.reason:
+                first = [p for p in reversed(pieces) if p in fallen]
+                out.append("the building does not stand on its own: "
+                           f"{', '.join(first + sorted(set(fallen) - set(first)))} would fall")
+            else:
+                out.append(re.sub(r"(?<![\w-])b\d+(?![\w-])", lambda m: names.get(m.group(0), m.group(0)), v.reason))
+        return "; ".join(out)
 
     # --- what the games fill in --------------------------------------------------------------------------
 

@@ -32,6 +32,7 @@ verdict on it. Readings of the rulebook made here:
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 import numpy as np
 
@@ -52,6 +53,7 @@ from sim.games.tohuwabohu import CARDS, judgement, pro
 from sim.games.tohuwabohu import analyze as analyze_area
 from sim.games.tohuwabohu import game as basic
 from sim.games.tohuwabohu.state import GameError
+from sim.scene import Piece
 
 VARIANTS = ("basic", "advanced", "pro")
 
@@ -69,24 +71,33 @@ class TohuwabohuSession(Session):
         rng: the deal's shuffles.
         variant: ``basic``, ``advanced`` or ``pro``.
         starter: who begins (basic and advanced); default the first.
+        turn_seconds: a turn's length (s) as a house rule (basic and advanced); default the rulebook's (15 s,
+            advanced 10 s).
 
     Raises:
-        PlayError: an unknown variant, or players the deal does not allow.
+        PlayError: an unknown variant, players the deal does not allow, or a turn length for the professional
+            variant (it plays four-minute rounds, not timed turns).
     """
 
     ACTIONS = ("swap", "stop", "continue", "punish", "seat")
+    GROUP_RULE = ("hands", "a player builds with both hands, each holding at most one piece")
     AT_REST = ("stop",)
     """Actions the table must be at rest for, hands emptied, before the referee answers."""
 
-    def __init__(self, players, rng: np.random.Generator, variant: str = "basic", starter: str | None = None):
+    def __init__(self, players, rng: np.random.Generator, variant: str = "basic", starter: str | None = None,
+                 turn_seconds: float | None = None):
         if variant not in VARIANTS:
             raise PlayError(f"--variant: Tohuwabohu plays {', '.join(VARIANTS)}, got {variant!r}")
+        if turn_seconds is not None and variant == "pro":
+            raise PlayError("--turn-seconds: the professional variant plays four-minute rounds, not timed turns")
         super().__init__("tohuwabohu", variant, players)
         try:
             if variant == "pro":
                 self.state = pro.new_pro_game(self.players, rng)
             else:
                 self.state = basic.new_game(self.players, rng, advanced=variant == "advanced", starter=starter)
+                if turn_seconds is not None:  # a house rule: the turn's length is the game's, dealt the same
+                    self.state = replace(self.state, turn_seconds=float(turn_seconds))
         except GameError as e:
             raise PlayError(str(e)) from None
         self.collapse_by: str | None = None  # pro: a collapse waits for the players' choice
@@ -126,6 +137,16 @@ class TohuwabohuSession(Session):
         self.log("round_ended", round=round_before, reason="the time is up")
         return [EmptyHands(), Clear(), Say(f"round {round_before} is over (the time is up): round {self.state.round} "
                                            "begins on a cleared area", "turn")]
+
+    def announce(self) -> list[Effect]:
+        if self.over:
+            return []
+        if self.basic:
+            card = card_title(self.state.order_card())
+            return [Say(f"{self.seat}'s turn ({seconds_text(self.state.time_left)} on the clock)"
+                        + (f" - order: {card}" if card else ""), "turn")]
+        return [Say(f"round {self.state.round}: {seconds_text(self.state.time_left)} for everyone; {self.seat}'s "
+                    "hands (Tab: the next player's)", "turn")]
 
     # --- actions ------------------------------------------------------------------------------------
 
@@ -226,7 +247,7 @@ class TohuwabohuSession(Session):
             raise Refused("highest-level", f"only the highest level may be taken apart: {'; '.join(problems)}")
         return []
 
-    def _drop(self, piece: str, pose, table: Table) -> list[Effect]:
+    def _drop(self, piece: Piece, table: Table) -> list[Effect]:
         if self.over:
             raise Refused("over", "the game is over")
         return []

@@ -4,8 +4,9 @@ and where a piece may be set down.
 The referee refuses no piece set down (a card is judged once the area is at
 rest), so a piece's placements are where it can rest: on the playing area and
 on the tops of the pieces built (bricks lying or on end, arches on their feet,
-levels flat, each turned square both ways), spread over each free top at about
-the piece's own size, and a figure on every free figure point of a level
+levels flat, each turned square both ways), spread over the whole of each top's
+free part (what stands on it cut away: :func:`~sim.games.play.spots.free_tops`)
+at about the piece's own size or coarser, and a figure on every free figure point of a level
 (:data:`~sim.pieces.model.Anchor` ``figure_point``). Each is free on the
 table (:func:`~sim.games.play.spots.table_refusal`).
 """
@@ -14,7 +15,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.games.play.spots import Placement, Top, lying, on_tops, piece_tops, resting_pose, table_refusal, turned
+from sim.games.play.spots import (
+    Placement,
+    Top,
+    free_tops,
+    lying,
+    on_tops,
+    piece_tops,
+    resting_pose,
+    table_refusal,
+    turned,
+)
 from sim.scene.overlap import Obstacles
 
 AREA_POINTS = 16
@@ -49,11 +60,12 @@ def placements(session, piece: str, table) -> list[Placement]:
     out_of_play = set(table.supply) | set(table.carried.values())
     built = [p for p in scene.pieces if p.id not in out_of_play]
     obstacles = Obstacles(scene, ignore=(piece,))
-    area = Top("board", 0.0, _area(scene))
-    tops = [t for p in built for t in piece_tops(p)]
     size = float(min(probe.shape.extent[:2]))
+    free = free_tops([Top("board", 0.0, _area(scene)), *(t for p in built for t in piece_tops(p))], built, size / 2)
+    area = [t for t in free if t.on == "board"]
+    tops = [t for t in free if t.on != "board"]
     quats = _orientations(probe)
-    out = on_tops(probe, quats, [area], obstacles, lambda t: "area", 2 * size, AREA_POINTS)
+    out = on_tops(probe, quats, area, obstacles, lambda t: "area", 2 * size, AREA_POINTS)
     rule_of = {p.id: "level" if p.kind == _LEVEL_TOP else "on-piece" for p in built}
     out += on_tops(probe, quats, tops, obstacles, lambda t: rule_of[t.on], size, TOP_POINTS)
     if probe.kind == "tohuwabohu.figure":

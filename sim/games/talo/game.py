@@ -1,9 +1,12 @@
 """The Talo game: pawns climb a building raised together on the grid; first on level 10 wins.
 
 Pure and seeded: a state is frozen data, each action returns the next state,
-the die's randomness comes in as a generator and the physics verdict on each
-placement comes in as a :class:`~sim.verdict.Verdict` (the judge is the caller's: the
-play session asks the statics, the CLI the physics).
+the die's randomness comes in as a generator and the balance verdict on each
+placement comes in as a :class:`~sim.verdict.Verdict`. The judge is the caller's: the
+play session (:mod:`sim.games.play.talo`, which the viewer's play mode and the one
+game interface run) asks the exact statics (:func:`sim.games.play.judge.statics_judge`),
+``towerlab talo`` and a scripted game (:mod:`sim.games.talo.script`) the physics
+(:func:`sim.physics.judge.judge`).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from sim.games.talo.placement import placement_violations
 from sim.games.talo.report import physics_scene
 from sim.games.talo.stock import Stock
 from sim.games.talo.surfaces import Terrain
-from sim.games.talo.turns import BUILD, OVER, THROW, Event, IllegalMoveError, Outcome, TurnState
+from sim.games.talo.turns import BUILD, OVER, THROW, IllegalMoveError, Outcome, TurnEvent, TurnState
 from sim.pieces import dimensions as dim
 from sim.scene import Scene
 
@@ -103,7 +106,7 @@ def new_game(starts: Mapping[str, Sequence[int]], board: str = "talo-green",
         pieces.append(pawn_piece(GridPawn(pawn_id(color), color, cell, 0), site))
     players = tuple(starts)
     scene = Scene("talo", board, tuple(pieces), title="Talo", players=players)
-    log = tuple(Event(0, p.params["color"], "start", {"cell": list(p.grid.cell)}) for p in pieces)
+    log = tuple(TurnEvent(0, p.params["color"], "start", {"cell": list(p.grid.cell)}) for p in pieces)
     return TaloState(scene, players, Stock.full() if stock is None else stock, log=log)
 
 
@@ -118,14 +121,15 @@ def new_blocks(state: TaloState, puts: Sequence[Put]) -> tuple[GridBlock, ...]:
 
 
 def building_after(state: TaloState, puts: Sequence[Put]) -> Scene:
-    """The building (no pawns) once ``puts`` are placed: what the physics verdict is asked about."""
+    """The building (no pawns) once ``puts`` are placed: what the balance verdict is asked about."""
     site = state.board
     added = [block_piece(b, site) for b in new_blocks(state, puts)]
     return physics_scene(state.scene.with_pieces(state.scene.pieces + tuple(added)))
 
 
 def precheck(state: TaloState, puts: Sequence[Put]) -> tuple[int, ...]:
-    """Every rule of a placement but balance, so that the physics is asked only about legal ones.
+    """Every rule of a placement but balance, so that the judge is asked only about legal ones (and the legal
+    placements are listed without it: :func:`sim.games.play.talo_moves.grid_placements`).
 
     Returns:
         The hand once the blocks are placed.
@@ -152,7 +156,8 @@ def place(state: TaloState, puts: Sequence[Put], verdict: Verdict) -> TaloState:
     Args:
         state: in the ``build`` phase.
         puts: the blocks and where they go.
-        verdict: the physics verdict on :func:`building_after` ``(state, puts)``.
+        verdict: the judge's verdict on :func:`building_after` ``(state, puts)`` (the statics', or the
+            physics').
 
     Returns:
         The state with the blocks placed; or, if the verdict has blocks that

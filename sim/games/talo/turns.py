@@ -36,7 +36,7 @@ class IllegalMoveError(TaloError):
 
 
 @dataclass(frozen=True)
-class Event:
+class TurnEvent:
     """One entry of a game's log.
 
     Attributes:
@@ -60,7 +60,7 @@ class Event:
         return {"turn": self.turn, "player": self.player, "action": self.action, **self.data}
 
     @classmethod
-    def from_json(cls, data: Mapping) -> Event:
+    def from_json(cls, data: Mapping) -> TurnEvent:
         """The inverse of :meth:`to_json`."""
         rest = {k: v for k, v in data.items() if k not in ("turn", "player", "action")}
         return cls(int(data["turn"]), str(data["player"]), str(data["action"]), rest)
@@ -169,12 +169,12 @@ class TurnState:
                        tuple(tuple(int(n) for n in o) for o in get("options", list)),
                        tuple(int(n) for n in get("hand", list)), get("placed", int),
                        None if outcome is None else Outcome.from_json(outcome),
-                       tuple(Event.from_json(e) for e in get("log", list)))
+                       tuple(TurnEvent.from_json(e) for e in get("log", list)))
 
 
 def logged(state, action: str, **data):
     """``state`` with an event of the current player appended to its log."""
-    return replace(state, log=state.log.add(Event(state.turn, state.player, action, data)))
+    return replace(state, log=state.log.add(TurnEvent(state.turn, state.player, action, data)))
 
 
 def require(state, *phases: str) -> None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from sim.physics.live.rest import InterfaceCache
 from sim.physics.world import WorldState
 from sim.tol import tol
 
@@ -34,6 +35,7 @@ class LiveSnapshot:
         held: the pieces the statics held.
         parked: the pieces set aside.
         hands: the hands' grips.
+        pulls: the pulls (:class:`~sim.physics.live.pulls.Pull`).
         actions: how many actions had been made; ``events``: how many events seen.
     """
 
@@ -48,6 +50,7 @@ class LiveSnapshot:
     rest_since: dict
     shake: tuple | None
     last_certified: float
+    pulls: tuple = ()
 
     @property
     def time(self) -> float:
@@ -78,7 +81,7 @@ class History:
         lw = self.live
         return LiveSnapshot(lw.world.get_state(), frozenset(lw.held), frozenset(lw.parked), lw.hands.states(),
                             len(lw.actions), len(lw.events), copy.deepcopy(lw.tracker), lw.certification,
-                            dict(lw._rest_since), lw._shake, lw._last_certified)
+                            dict(lw._rest_since), lw._shake, lw._last_certified, lw.pulls.states())
 
     def restore(self, snap: LiveSnapshot) -> None:
         """Put the live world back to ``snap`` (bodies made afresh; later frames, actions and events dropped)."""
@@ -89,12 +92,15 @@ class History:
         lw.held, lw.parked = set(snap.held), set(snap.parked)
         lw._static_poses = dict(zip(static, lw.world.poses(static)))
         lw.hands.restore(snap.hands)
+        lw.pulls.restore(snap.pulls)
         lw.tracker = copy.deepcopy(snap.tracker)
         lw.certification = snap.certification
         lw._rest_since = dict(snap.rest_since)
         lw._shake = snap.shake
         lw._last_certified = snap.last_certified
         lw._dirty = True  # the next frame looks at everything
+        lw._stale = True  # a new engine has found no contacts yet
+        lw._interfaces = InterfaceCache()  # found afresh: what follows depends on the snapshot alone
         del lw.actions[snap.actions:]
         del lw.events[snap.events:]
         lw._drained = min(lw._drained, snap.events)

@@ -13,7 +13,8 @@ class WorldAction:
 
     Attributes:
         time: simulated time (s) it was made at.
-        kind: ``add``, ``remove``, ``set_pose``, ``push``, ``grab``, ``move_hand``, ``release``, ``shake``.
+        kind: ``add``, ``remove``, ``set_pose``, ``push``, ``grab``, ``move_hand``, ``release``, ``shake``,
+            ``pull``, ``release_pull``.
         piece: the piece it concerned (None for a shake).
         hand: the hand that did it, if any.
         player: who did it, if known.
@@ -34,7 +35,7 @@ class WorldAction:
 
 
 @dataclass(frozen=True)
-class LiveEvent:
+class WorldEvent:
     """Something that happened in the live world, with the last action before it.
 
     Attributes:

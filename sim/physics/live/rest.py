@@ -76,6 +76,35 @@ class Certification:
     below: dict
     timings_ms: dict
 
+    def to_json(self) -> dict:
+        """The certification as JSON data (:meth:`from_json` reads it back; the timings, wall-clock measures,
+        are no part of it)."""
+        return {"held": sorted(self.held), "unheld": sorted(self.unheld),
+                "neighbours": {i: sorted(v) for i, v in self.neighbours.items()},
+                "below": {i: sorted(v) for i, v in self.below.items()}}
+
+    @classmethod
+    def from_json(cls, field, known) -> Certification:
+        """A certification from :meth:`to_json`'s data (a :class:`sim.fieldcheck.Field`), its pieces among
+        ``known``.
+
+        Raises:
+            sim.fieldcheck.FieldError: a field is not what :meth:`to_json` writes.
+        """
+        f = field.object(("held", "unheld", "neighbours", "below"))
+        known = set(known)
+        ground = known | set(GROUND)
+
+        def per_piece(key, ids) -> dict:
+            out = {}
+            for i, g in f[key].entries(len(known)):
+                if i not in known:
+                    raise g.fail("expected an entry of a piece of the world")
+                out[i] = frozenset(g.ids(ids))
+            return out
+        return cls(frozenset(f["held"].ids(known)), frozenset(f["unheld"].ids(known)), per_piece("neighbours", known),
+                   per_piece("below", ground), {})
+
 
 class InterfaceCache:
     """The contact interfaces of the last configuration, so that only those of pieces that moved are found
@@ -179,7 +208,7 @@ class CertifiedRest:
         if self._shake is not None or (not force and self.time - self._last_certified < RECERTIFY_SECONDS):
             return
         self._last_certified = self.time
-        carried = set(self.carried())
+        carried = set(self.carried()) | self.pulls.pieces()  # a pulled piece is simulated, never held
         unsettled = {i for i in self.free() if not self._rested(i)}
         cert = certify(self.scene_now(), carried | unsettled, self._interfaces, self.parked)
         self.certification = cert
@@ -271,7 +300,7 @@ class CertifiedRest:
         """Held and parked pieces touched by a moving or carried piece wake, with their neighbours."""
         if not self.held and not self.parked:
             return
-        carried = set(self.carried())
+        carried = set(self.carried()) | self.pulls.pieces()
         movers = carried | set(self.moving(TOUCH_SPEED))
         if not movers:
             return

@@ -5,6 +5,7 @@ probe: plain gravity) with
 
 * **actions** (:meth:`LiveWorld.apply`, or the named methods): add, remove,
   set a pose, push (an impulse at a point), grab / move a hand / release,
+  pull a point of a piece with a spring / release the pull (:mod:`.pulls`),
   shake the table; each is recorded as plain data (:class:`WorldAction`);
 * **statics-certified rest** (:mod:`sim.physics.live.rest`): after every
   change and whenever moving pieces have come to rest, the statics say which
@@ -14,7 +15,7 @@ probe: plain gravity) with
   game's supply beside the board) are static bodies that neither the statics
   nor the motion tracker look at, so that they cost nothing however many wait;
   a hand, a move, a push or a touch wakes them;
-* **events as they happen** (:class:`LiveEvent`: moved, left its support,
+* **events as they happen** (:class:`WorldEvent`: moved, left its support,
   fell, knocked down, came to rest), each with the last action before it;
 * **snapshots** (:mod:`sim.physics.live.history`) and stepping back;
 * **fixed steps with a real-time driver**: :meth:`LiveWorld.advance` steps
@@ -35,7 +36,8 @@ from scipy.spatial.transform import Rotation
 from sim.physics.bodies import GRAVITY, pb
 from sim.physics.live.hands import DEFAULT_STRENGTH, Hands
 from sim.physics.live.history import History, LiveSnapshot
-from sim.physics.live.records import AdvanceReport, Grip, LiveEvent, WorldAction
+from sim.physics.live.pulls import Pull, Pulls, check_pull
+from sim.physics.live.records import AdvanceReport, Grip, WorldAction, WorldEvent
 from sim.physics.live.rest import SETTLE_FALL_STEPS, SETTLE_SPEED, Certification, CertifiedRest, InterfaceCache
 from sim.physics.readout import RayHit
 from sim.physics.settings import TUNED, PhysicsSettings
@@ -69,6 +71,7 @@ class LiveWorld(CertifiedRest):
     Attributes:
         world: the underlying world (read poses, rays and contacts from it).
         hands: who carries what.
+        pulls: which pieces are pulled by a spring, from which point to where (:meth:`pull`).
         held: ids of the pieces the statics hold (static bodies).
         parked: ids of the pieces set aside (static bodies nobody judges or watches; :meth:`park`).
         actions: every action so far, in order.
@@ -80,10 +83,11 @@ class LiveWorld(CertifiedRest):
                  clock: Callable[[], float] = _time.perf_counter):
         self.world = World(scene, settings or live_settings())
         self.hands = Hands(self.world)
+        self.pulls = Pulls(self.world)
         self.held: set[str] = set()
         self.parked: set[str] = set()
         self.actions: list[WorldAction] = []
-        self.events: list[LiveEvent] = []
+        self.events: list[WorldEvent] = []
         self.certification: Certification | None = None
         self._clock = clock
         self._drained = 0
@@ -190,38 +194,27 @@ class LiveWorld(CertifiedRest):
     # --- actions -----------------------------------------------------------------------------------
 
     def apply(self, action: WorldAction | dict) -> None:
-        """Make an action given as data (:class:`WorldAction` or its JSON form): the same as calling its method."""
+        """Make an action given as data (:class:`WorldAction` or its JSON form): the same as calling its method
+        (:data:`APPLY`, one entry a kind).
+
+        Raises:
+            ValueError: not a kind of :data:`APPLY`.
+        """
         a = action if isinstance(action, WorldAction) else WorldAction(
             0.0, action["kind"], action.get("piece"), action.get("hand"), action.get("player"),
             dict(action.get("args") or {}))
-        args = a.args
-        if a.kind == "add":
-            from sim.scene import from_dict
+        do = APPLY.get(a.kind)
+        if do is None:
+            raise ValueError(f"action kind: expected one of {', '.join(APPLY)}, got {a.kind!r}")
+        do(self, a, a.args)
 
-            s = self.world.scene
-            piece = from_dict({"format": "towerlab-scene/1", "game": s.game, "board": s.board,
-                               "pieces": [args["spec"]]}, "<action>").pieces[0]
-            self.add(piece.moved(args["pose"][:3], args["pose"][3:]), player=a.player,
-                     velocity=args.get("velocity"))
-        elif a.kind == "remove":
-            self.remove(a.piece, player=a.player)
-        elif a.kind == "set_pose":
-            self.set_pose(a.piece, args["pose"], player=a.player)
-        elif a.kind == "push":
-            self.push(a.piece, args["impulse"], args.get("point"), player=a.player)
-        elif a.kind == "grab":
-            self.grab(a.piece, a.hand or "right", args.get("target"), args.get("strength", DEFAULT_STRENGTH),
-                      player=a.player)
-        elif a.kind == "move_hand":
-            self.move_hand(a.hand, args["target"])
-        elif a.kind == "release":
-            self.release(a.hand)
-        elif a.kind == "shake":
-            self.shake(args["amplitude"], args["frequency"], args.get("direction_deg", 0.0), args["seconds"],
-                       player=a.player)
-        else:
-            raise ValueError(f"action kind: expected one of add, remove, set_pose, push, grab, move_hand, release, "
-                             f"shake, got {a.kind!r}")
+    def _add_data(self, a: WorldAction, args: dict) -> None:
+        from sim.scene import from_dict
+
+        s = self.world.scene
+        piece = from_dict({"format": "towerlab-scene/1", "game": s.game, "board": s.board,
+                           "pieces": [args["spec"]]}, "<action>").pieces[0]
+        self.add(piece.moved(args["pose"][:3], args["pose"][3:]), player=a.player, velocity=args.get("velocity"))
 
     def _record(self, kind: str, piece: str | None = None, hand: str | None = None, player: str | None = None,
                 **args) -> WorldAction:
@@ -250,6 +243,7 @@ class LiveWorld(CertifiedRest):
         """Take a piece away (back to the supply); what it held up is released and falls."""
         self._record("remove", piece_id, player=player)
         self.hands.drop_piece(piece_id)
+        self.pulls.release(piece_id)
         self._wake(self._neighbours(piece_id), judged=True)
         self.world.remove_piece(piece_id)
         self.held.discard(piece_id)
@@ -294,7 +288,10 @@ class LiveWorld(CertifiedRest):
 
     def grab(self, piece_id: str, hand: str = "right", target=None, strength: float = DEFAULT_STRENGTH,
              player: str | None = None) -> Grip:
-        """Hand ``hand`` takes a piece (what rests on it is simulated and rides along or slides off)."""
+        """Hand ``hand`` takes a piece (what rests on it is simulated and rides along or slides off); a pull of
+        it ends first."""
+        if piece_id in self.pulls.pieces():
+            self.release_pull(piece_id, player=player)
         self._wake({piece_id})
         state = self.hands.grab(hand, piece_id, target, strength, player)
         self._record("grab", piece_id, hand, player, target=[float(x) for x in state.target], strength=strength)
@@ -313,6 +310,43 @@ class LiveWorld(CertifiedRest):
         self._record("release", state.piece, hand, state.player)
         self._rest_since[state.piece] = -np.inf if state.piece not in self.moving() else self.time
         self._certify(force=True)  # tracked from where it first rests: being set down is no fall
+
+    def pull(self, piece_id: str, point, target, stiffness: float, limit: float, player: str | None = None) -> Pull:
+        """Pull a point of a piece with a spring towards ``target``, every step until :meth:`release_pull`
+        (see :mod:`.pulls`: a critically damped spring of ``stiffness`` N/m, at most ``limit`` N). Pulling a
+        pulled piece again moves the spring (its point, its target). The piece is simulated while it is pulled
+        (the statics never hold it, and what it touches wakes as a hand's piece's touch wakes it); once let go it
+        is held again when it rests where the statics hold it.
+
+        Args:
+            piece_id: the piece.
+            point: (3,) the point pulled, in the piece's own frame (m).
+            target: (3,) the spring's other end, in the world (m).
+            stiffness: N/m. limit: N.
+            player: who pulls.
+
+        Raises:
+            ValueError: the piece is fixed or in a hand, or a number is not finite or not positive.
+        """
+        point, target, stiffness, limit = check_pull(point, target, stiffness, limit)
+        if self.world.bodies[piece_id].fixed:
+            raise ValueError(f"piece {piece_id!r} is fixed")
+        if piece_id in self.carried():
+            raise ValueError(f"piece {piece_id!r} is in a hand: let it go before pulling it")
+        self._record("pull", piece_id, player=player, point=list(point), target=list(target), stiffness=stiffness,
+                     limit=limit)
+        if piece_id not in self.pulls.pieces():
+            self._wake({piece_id})
+        pull = Pull(piece_id, point, target, stiffness, limit, player)
+        self.pulls.set(pull)
+        return pull
+
+    def release_pull(self, piece_id: str, player: str | None = None) -> None:
+        """End the pull of ``piece_id`` (nothing when it is not pulled): it goes on as the simulation takes it."""
+        if piece_id not in self.pulls.pieces():
+            return
+        self._record("release_pull", piece_id, player=player)
+        self.pulls.release(piece_id)
 
     def shake(self, amplitude: float, frequency: float, direction_deg: float, seconds: float,
               player: str | None = None) -> None:
@@ -359,9 +393,10 @@ class LiveWorld(CertifiedRest):
         shaking = self._shake is not None
         if shaking:
             self._shake_gravity()
-        carrying = self.hands.busy
+        carrying = self.hands.busy or bool(self.pulls)
         if carrying or shaking or self.free():
             self.hands.apply()
+            self.pulls.apply()
             if shaking or carrying:
                 # a hand or the table does work each step (a light piece lifted fast gains more in a frame than
                 # the blow-up watch allows): the watch counts from the step before
@@ -403,7 +438,7 @@ class LiveWorld(CertifiedRest):
             resting[awake] = self.world.at_rest(awake_ids)
             quiet[awake] = self.world.at_rest(awake_ids, self._settle_speed)
         for kind_event in self.tracker.frame(self.time, poses[rows], self._contacts, resting[rows]):
-            self.events.append(LiveEvent(kind_event.time, kind_event.kind, kind_event.pieces,
+            self.events.append(WorldEvent(kind_event.time, kind_event.kind, kind_event.pieces,
                                          self.actions[-1] if self.actions else None))
         self.history.record(poses)
         for i, rest in zip(self.ids, quiet):
@@ -459,12 +494,34 @@ class LiveWorld(CertifiedRest):
         """Go back to a snapshot: poses, velocities, held pieces, hands, events and actions as they were."""
         self.history.restore(snapshot)
 
+    def data(self) -> dict:
+        """The world's state now as JSON data (:mod:`sim.physics.live.data`): a file that
+        :meth:`restore_data` reads back, here or in a new live world of the same scene, to go on exactly."""
+        from sim.physics.live.data import snapshot_json
+
+        return snapshot_json(self.history.capture(), self.actions[-1] if self.actions else None)
+
+    def restore_data(self, field, scene: Scene) -> None:
+        """Go on from :meth:`data`'s data (a :class:`sim.fieldcheck.Field`, checked as untrusted input) on the
+        pieces of ``scene`` (the scene this world, or the one the data came from, was made of): every body made
+        afresh, so that this world goes on as any other restored from the same data, bit for bit.
+
+        Raises:
+            sim.fieldcheck.FieldError: the data is not what :meth:`data` writes.
+        """
+        from sim.physics.live.data import snapshot_from_json
+
+        snap, last = snapshot_from_json(field, scene, self.tracker.thresholds, piece_rest=self.tracker.piece_rest)
+        self.restore(snap)
+        self.actions[:] = [] if last is None else [last]  # the cause the next events name
+        self.history = History(self, self.history.seconds)  # a rewind reaches back to here, not before
+
     def rewind(self, seconds: float) -> None:
         """Go back ``seconds`` of simulated time (at most ``history_seconds``): restore the last periodic
         snapshot before then and replay the actions made since, step by step."""
         self.history.rewind(self.time - seconds)
 
-    def drain_events(self) -> list[LiveEvent]:
+    def drain_events(self) -> list[WorldEvent]:
         """The events since the last call."""
         out = self.events[self._drained:]
         self._drained = len(self.events)
@@ -479,3 +536,22 @@ class LiveWorld(CertifiedRest):
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+APPLY: dict[str, Callable[[LiveWorld, WorldAction, dict], None]] = {
+    "add": LiveWorld._add_data,
+    "remove": lambda w, a, args: w.remove(a.piece, player=a.player),
+    "set_pose": lambda w, a, args: w.set_pose(a.piece, args["pose"], player=a.player),
+    "push": lambda w, a, args: w.push(a.piece, args["impulse"], args.get("point"), player=a.player),
+    "grab": lambda w, a, args: w.grab(a.piece, a.hand or "right", args.get("target"),
+                                      args.get("strength", DEFAULT_STRENGTH), player=a.player),
+    "move_hand": lambda w, a, args: w.move_hand(a.hand, args["target"]),
+    "release": lambda w, a, args: w.release(a.hand),
+    "shake": lambda w, a, args: w.shake(args["amplitude"], args["frequency"], args.get("direction_deg", 0.0),
+                                        args["seconds"], player=a.player),
+    "pull": lambda w, a, args: w.pull(a.piece, args["point"], args["target"], args["stiffness"], args["limit"],
+                                      player=a.player),
+    "release_pull": lambda w, a, args: w.release_pull(a.piece, player=a.player),
+}
+"""What :meth:`LiveWorld.apply` does for each kind of :class:`WorldAction`: the method it calls with the action's
+fields (a recording's world actions are replayed through it)."""

@@ -97,6 +97,13 @@ variants such as Talo-Fantasy and Babylon's fast game have actions of their own)
 
 
 
+SAVE_GAME = "save-game"
+"""The referee's own action in every game: the game saved to a file (``towerlab play --resume FILE``)."""
+SAVE_SPEC = {"path": Field(lambda v: None if v is None else _name(v), None,
+                           "the file (default: towerlab-<game>-<date>-<time>.json in the current folder)")}
+
+
 def specs_of(session) -> dict[str, dict[str, Field]]:
-    """The play actions ``session`` answers (its game's that are among its ``ACTIONS``), with their fields."""
-    return {k: v for k, v in SPECS[session.game].items() if k in session.ACTIONS}
+    """The play actions ``session`` answers (its game's that are among its ``ACTIONS``), with their fields, and
+    :data:`SAVE_GAME`."""
+    return {**{k: v for k, v in SPECS[session.game].items() if k in session.ACTIONS}, SAVE_GAME: SAVE_SPEC}

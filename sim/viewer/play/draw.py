@@ -1,14 +1,16 @@
 """The play mode in the window (Panda3D): the game panel, the die as it rolls, the selected pawn's routes,
-Tohuwabohu's order cards (:mod:`.tray`).
+Tohuwabohu's order cards (:mod:`.tray`), the legal places of a carried piece (:mod:`.draw_legal`).
 
 Only the window imports this module. The panel's text is
-:meth:`sim.viewer.play.mode.PlayMode.panel`; the routes are
-:meth:`~sim.viewer.play.mode.PlayMode.routes`, drawn as lines from the pawn's
+:meth:`sim.viewer.play.mode.Referee.panel`; the routes are
+:meth:`~sim.viewer.play.mode.Referee.routes`, drawn as lines from the pawn's
 field up and down the levels it steps through, a ring on each spot it can
 reach.
 """
 
 from __future__ import annotations
+
+import time
 
 import numpy as np
 from direct.gui.DirectGui import DirectFrame
@@ -16,24 +18,31 @@ from direct.gui.OnscreenText import OnscreenText
 from panda3d.core import LineSegs, NodePath, TextNode
 
 from sim.render.graph import SHADOW_MASK
+from sim.viewer import theme
 from sim.viewer.keys import Control
+from sim.viewer.layout import fit
+from sim.viewer.play.draw_legal import LegalDrawing
 from sim.viewer.plugins import WindowPlugin
 
-PANEL = (0.08, 0.09, 0.10, 0.80)
-TEXT = (0.96, 0.96, 0.96, 1.0)
-REFUSED = (1.0, 0.55, 0.45, 1.0)
+PANEL = theme.PANEL
+TEXT = theme.TEXT
+REFUSED = theme.ALERT
 ROUTE = (1.0, 0.85, 0.15, 1.0)
 SPOT = (0.15, 0.9, 0.35, 1.0)
 SCALE = 0.036
-LINE = 0.039
 ROLL_SECONDS = 0.8
 """How long the die is shown rolling before it shows the throw."""
-WRAP_CHARS = 100
-"""About how many characters of the panel's font fit in its width (for the frame's height)."""
+WIDTH = 1.9
+"""The panel's width at most (``aspect2d`` units); less in a narrow window (the overlay's :meth:`column`)."""
+PAD = 0.03
 REFRESH = 8.0
 """Times a second the panel asks the referee for its view."""
 LIFT = 0.002
 """How far (m) the route lines float over the surfaces."""
+READY_FRAMES = 3
+"""Frames a window draws before it counts as ready for the game's clock (its first frames are on screen)."""
+READY_LIMIT = 30.0
+"""Wall seconds at most that the game's clock waits for the window's order cards to be drawn."""
 
 
 class PlayDrawing:
@@ -41,16 +50,18 @@ class PlayDrawing:
 
     Args:
         base: the ShowBase.
-        mode: the :class:`~sim.viewer.play.mode.PlayMode`.
+        mode: the :class:`~sim.viewer.play.mode.Referee`.
     """
 
     def __init__(self, base, mode):
         self.base = base
         self.mode = mode
-        self.frame = DirectFrame(parent=base.a2dTopLeft, frameColor=PANEL, frameSize=(0.0, 1.9, -0.5, 0.0),
-                                 pos=(0.02, 0, -0.11))
-        self.text = OnscreenText(parent=self.frame, pos=(0.03, -0.05), scale=SCALE, fg=TEXT, align=TextNode.A_left,
-                                 mayChange=True, text="", wordwrap=50)
+        self.frame = DirectFrame(parent=base.a2dTopLeft, frameColor=PANEL, frameSize=(0.0, WIDTH, -0.5, 0.0),
+                                 pos=(0.02, 0, -0.11), suppressMouse=0)  # a panel to read: clicks go through
+        self.frame.set_tag("towerlab-panel", "game")
+        self.text = OnscreenText(parent=self.frame, pos=(PAD, -0.05), scale=SCALE, fg=TEXT, align=TextNode.A_left,
+                                 mayChange=True, text="")
+        self._laid_out = None  # (text, top, room) the panel was last laid out for
         self.routes = base.render.attach_new_node("play-routes")
         self.routes.hide(SHADOW_MASK)
         self.routes.set_light_off(1)
@@ -63,6 +74,7 @@ class PlayDrawing:
         self._rng = np.random.default_rng()  # the rolling faces only: the throw itself is the referee's
         self.tray = None
         self._art_error = None
+        self.legal = LegalDrawing(base, mode)
         if mode.session.game == "tohuwabohu":
             from sim.viewer.play.cards import CardArt
             from sim.viewer.play.tray import CardTray
@@ -79,11 +91,7 @@ class PlayDrawing:
         view = self.mode.view()
         if view["game"] == "talo":
             text = self._die(text, view, seconds)
-        if self.text.text != text:
-            self.text.setText(text)
-            lines = sum(1 + len(t) // WRAP_CHARS for t in text.split("\n"))
-            self.frame["frameSize"] = (0.0, 1.9, -0.03 - LINE * lines, 0.0)
-            self.text.setFg(REFUSED if "REFUSED" in text else TEXT)
+        self._place(text)
         routes = self.mode.routes()
         if routes != self._shown_routes:
             self._draw_routes(routes)
@@ -93,6 +101,31 @@ class PlayDrawing:
             if self.tray.art.error and self.tray.art.error != self._art_error:
                 self._art_error = self.tray.art.error
                 self.mode.c.say(self._art_error, "error")
+
+    def _place(self, text: str) -> None:
+        """The panel under the status line, as wide as the room left of the stability panel, its text broken to
+        that width; hidden while the help or a dialog shows."""
+        overlay = self.base.overlay
+        if overlay.modal:
+            self.frame.hide()
+            if self.tray is not None:
+                self.tray.root.hide()
+            return
+        self.frame.show()
+        if self.tray is not None:
+            self.tray.root.show()
+        top, room = overlay.column()
+        key = (text, round(top, 4), round(room, 4))
+        if key == self._laid_out:
+            return
+        self._laid_out = key
+        width = min(WIDTH, room)
+        lines = fit(text, width - 2 * PAD, lambda line: self.text.textNode.calc_width(line) * SCALE)
+        self.text.setText("\n".join(lines))
+        self.text.setFg(REFUSED if "REFUSED" in text else TEXT)
+        self.frame.setPos(0.02, 0, top)
+        line = self.text.textNode.get_line_height() * SCALE
+        self.frame["frameSize"] = (0.0, width, -(0.05 + line * (len(lines) - 1) + 0.35 * line + 0.02), 0.0)
 
     def _die(self, text: str, view, seconds: float) -> str:
         """The die rolling for a moment after each throw (faces at random, for the eye), then the throw."""
@@ -138,6 +171,7 @@ class PlayDrawing:
     def destroy(self) -> None:
         self.frame.destroy()
         self.routes.remove_node()
+        self.legal.destroy()
         if self.tray is not None:
             self.tray.destroy()
 
@@ -158,39 +192,73 @@ class PlayWindow(WindowPlugin):
     def attach(self, window) -> None:
         self.window = window
         self.drawing = PlayDrawing(window, self.referee)
+        self.referee.legal.start()  # the legal moves worked out off the frame path
+        self._first_frame: float | None = None
+        if window.runner is None:  # a person plays: no turn runs out before its player sees the game
+            self.referee.wait_for_window()
 
     def controls(self) -> tuple[Control, ...]:
+        return self.game_controls() + (Control("F5", ("f5",), self.save_game, "save the game (towerlab play "
+                                               "--resume FILE goes on with it)", "Game"),)
+
+    def save_game(self, path=None) -> None:
+        """Save the game to ``path`` (default: a new file in the current folder, said in the window); the
+        in-window file list calls it with the file chosen."""
+        self._act("save-game", path=None if path is None else str(path))
+
+    def game_controls(self) -> tuple[Control, ...]:
+        """The game's own keys."""
         game, variant = self.referee.session.game, self.referee.session.variant
         g = "Game"
         if game == "talo" and variant == "fantasy":
-            return (Control("D", ("d",), lambda: self._act("throw"), "throw the die", g),
+            return (Control("X", ("x",), lambda: self._act("throw"), "throw the die", g),
                     Control("G", ("g",), lambda: self._act("together"), "place the next two blocks together", g),
-                    Control("E", ("e",), lambda: self._act("end-turn"), "end the turn", g),
-                    Control("Enter", ("enter",), lambda: self._act("finish"), "the goal is reached: end the game", g))
+                    Control("Enter", ("enter",), lambda: self._act("end-turn"), "end the turn", g),
+                    Control("End", ("end",), lambda: self._act("finish"), "the goal is reached: end the game", g))
         if game == "talo":
-            return (Control("D", ("d",), lambda: self._act("throw"), "throw the die", g),
+            return (Control("X", ("x",), lambda: self._act("throw"), "throw the die", g),
                     Control("G", ("g",), lambda: self._act("together"), "place the next two blocks together", g),
                     Control("V", ("v",), lambda: self._act("select-pawn"), "show where your pawn can go", g),
-                    Control("W", ("w",), self._walk, "your pawn to the field under the cursor (start, walk, "
+                    Control("M", ("m",), self._walk, "your pawn to the field under the cursor (start, walk, "
                                                      "restart)", g),
-                    Control("E", ("e",), lambda: self._act("end-turn"), "end the turn", g))
+                    Control("Enter", ("enter",), lambda: self._act("end-turn"), "end the turn", g))
         if game == "tohuwabohu":
             if variant == "pro":
                 return (Control("Tab", ("tab",), self._next_seat, "the next player's hands", g),
                         Control("Enter", ("enter",), lambda: self._act("stop"), "Stop! (claim your cards)", g),
                         Control("C", ("c",), lambda: self._act("continue"), "after a collapse: go on", g),
                         Control("X", ("x",), lambda: self._act("punish"), "after a collapse: punish", g))
-            return (Control("S", ("s",), lambda: self._act("swap"), "swap your order card (once a turn)", g),)
-        return (Control("E", ("e",), lambda: self._act("end-turn"), "end the turn", g),
-                Control("S", ("s",), self._mark_noble, "mark the noble under the cursor; two: the special move",
+            return (Control("O", ("o",), lambda: self._act("swap"), "swap your order card (once a turn)", g),)
+        return (Control("Enter", ("enter",), lambda: self._act("end-turn"), "end the turn", g),
+                Control("M", ("m",), self._mark_noble, "mark the noble under the cursor; two: the special move",
                         g),
                 Control("U", ("u",), self._turn_tower, "turn the tower under the cursor (expert special move)", g),
                 Control("B", ("b",), lambda: self._act("take-back"), "take this turn's pieces back", g))
 
     def frame(self, window, dt: float) -> None:
         self.drawing.update(dt)
+        self.drawing.legal.update()
+        self.referee.hold("a dialog", window.overlay.dialog is not None)
+        clock = self.referee.session.view().get("clock") if self.referee.clock_stands() == "help" else None
+        window.overlay.help_note(None if clock is None else f"the game's clock stands at {clock}")
+        if self.referee.waiting and self.ready(window):
+            self.referee.window_ready()
+
+    def settled(self, window) -> bool:
+        """The order cards it shows are drawn (or cannot be drawn here)."""
+        return self.drawing.tray is None or self.drawing.tray.ready
+
+    def ready(self, window) -> bool:
+        """Whether the window is ready for the game's clock: its first :data:`READY_FRAMES` frames drawn and
+        the order cards it shows drawn (at most :data:`READY_LIMIT` wall seconds after its first frame)."""
+        now = time.monotonic()
+        if self._first_frame is None:
+            self._first_frame = now
+        cards = self.settled(window) or now - self._first_frame >= READY_LIMIT
+        return window.frames >= READY_FRAMES and cards
 
     def close(self, window) -> None:
+        self.referee.legal.close()
         if self.drawing is not None:
             self.drawing.destroy()
 
@@ -249,7 +317,7 @@ class PlayWindow(WindowPlugin):
             self.marked = []
             self._act("swap-nobles", nobles=[a, b])
         else:
-            self.window.controller.say(f"{piece} marked: mark the noble it swaps with (S)")
+            self.window.controller.say(f"{piece} marked: mark the noble it swaps with (M)")
 
     def _turn_tower(self) -> None:
         piece = self._under_cursor()

@@ -16,6 +16,7 @@ from shapely.geometry import MultiPoint, Polygon
 from sim.geometry.transforms import transform_points
 from sim.pieces import dimensions as dim
 from sim.render.graph import SHADOW_MASK
+from sim.viewer import theme
 from sim.viewer.keys import Control
 from sim.viewer.play.draw import PlayWindow
 
@@ -71,11 +72,11 @@ class FastWindow(PlayWindow):
         self.areas.set_light_off(1)
         self.areas.set_bin("fixed", 44)
 
-    def controls(self) -> tuple[Control, ...]:
+    def game_controls(self) -> tuple[Control, ...]:
         g = "Game"
         return (Control("Tab", ("tab",), self._next_seat, "the next player's hands", g),
                 Control("Enter", ("enter",), lambda: self._act("stop"), "stop! (all your nobles are placed)", g),
-                Control("D", ("d",), lambda: self._act("done"), "done: you can build no further this round", g),
+                Control("End", ("end",), lambda: self._act("done"), "done: you can build no further this round", g),
                 Control("G", ("g",), lambda: self._act("next-round"), "go on: the next round", g))
 
     def frame(self, window, dt: float) -> None:
@@ -87,7 +88,7 @@ class FastWindow(PlayWindow):
 
     def _draw_areas(self, seat: str) -> None:
         self.areas.node().remove_all_children()
-        areas = self.referee.session.areas(self.referee.table)
+        areas = self.referee.areas()
         c = self.window.controller
         if self._supplies is None:  # where the set-up put the supplies (they stay there, round after round)
             self._supplies = supply_ground(c.scene0)
@@ -105,7 +106,10 @@ class FastWindow(PlayWindow):
             text = TextNode(f"label-{'-'.join(a.players)}")
             text.set_text(" + ".join(a.players))
             text.set_align(TextNode.A_center)
-            text.set_text_color(*colour)
+            text.set_text_color(*theme.legible(colour))  # on a dark plate: read on any table
+            text.set_card_color(*theme.PANEL)
+            text.set_card_as_margin(0.3, 0.3, 0.15, 0.15)
+            text.set_card_decal(True)  # the letters on the plate without fighting it for depth
             label = self.areas.attach_new_node(text)
             centre = Polygon(a.polygon).centroid
             label.set_pos(centre.x, centre.y, LIFT)

@@ -16,13 +16,13 @@ from collections.abc import Mapping
 from sim.viewer.play import panels_fast
 
 KEYS = {
-    "talo": "D throw  |  pick a block: take  |  G two together  |  V your pawn's routes  |  W pawn to the field "
-            "under the cursor  |  E end turn",
-    "talo-fantasy": "D throw  |  pick a block: take  |  G two together  |  E end turn  |  Enter the goal is "
+    "talo": "X throw  |  pick a block: take  |  G two together  |  V your pawn's routes  |  M pawn to the field "
+            "under the cursor  |  Enter end turn",
+    "talo-fantasy": "X throw  |  pick a block: take  |  G two together  |  Enter end turn  |  End the goal is "
                     "reached: finish",
-    "tohuwabohu": "S swap the card (once a turn)  |  H the other hand",
+    "tohuwabohu": "O swap the card (once a turn)  |  H the other hand",
     "tohuwabohu-pro": "Tab next player's hands  |  Enter stop!  |  C continue  |  X punish",
-    "babylon": "E end turn  |  S on two nobles: the special move  |  U turn the tower under the cursor (expert)  "
+    "babylon": "Enter end turn  |  M on two nobles: the special move  |  U turn the tower under the cursor (expert)  "
                "|  B take this turn's pieces back",
 }
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-KEYS = ("Tab next player's hands  |  Enter stop! (all nobles placed)  |  D done: can build no further  |  "
+KEYS = ("Tab next player's hands  |  Enter stop! (all nobles placed)  |  End done: can build no further  |  "
         "G the next round")
 
 

@@ -7,34 +7,35 @@ built (the table without the supply and the hands: :func:`statics_judge`, the
 same exact statics the stability panel shows, answered at once so that a
 turn's end is judged on the configuration now and never on a stale one).
 
-:class:`Effects` carries out what a session asks: set a piece down at a pose
-at rest (a pawn's step, a swapped noble, a piece put back as it was), walk a
-pawn along its route a step at a time, hold a block where it was set down
-until the block placed with it has come to rest (Talo's 4 + 1), send pieces
-back to the supply, clear the table for a new round, empty the hands.
+:class:`Effects` carries out what a session asks, each effect one of the named
+operations of the controller's port (:mod:`sim.viewer.port`; the referee never
+writes the controller's fields): put a piece in a hand back, set a piece down at
+a pose at rest (a pawn's step, a swapped noble, a piece put back as it was), walk
+a pawn along its route a step at a time, hold a block where it was set down until
+the block placed with it has come to rest (Talo's 4 + 1), send pieces back to the
+supply, set pieces aside, clear the table for a new round, empty the hands, seat
+the player.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-import numpy as np
-
 from sim.games.contract import Verdict
 from sim.games.play import session as play
 from sim.games.play.judge import statics_judge
-from sim.scene import Scene
+from sim.scene import Piece, Scene
+from sim.viewer.port import PIN_HAND
 
 STEP_SECONDS = 0.25
 """Simulated seconds a walking pawn takes per step of its route."""
-PIN_HAND = "referee"
-"""The live world's hand that holds a block set down to be placed together with the next."""
 KIND = {"refused": "refused", "collapse": "collapse", "turn": "info", "score": "info", "win": "info", "info": "info"}
 """A session's kinds of message as the controller's."""
 
 
 class ControllerTable:
-    """What a session reads of the table, on a viewer controller.
+    """What a session reads of the table, on a viewer controller (read only: changes go through the controller's
+    port, :mod:`sim.viewer.port`, as :class:`Effects` asks for them).
 
     Args:
         controller: the viewer's controller.
@@ -48,8 +49,6 @@ class ControllerTable:
         self.c = controller
         self.judge = judge
         self.prepare = prepare or (lambda s: s)
-        self._homes = {p.id: tuple(float(x) for x in (*p.pos, *p.quat)) for p in controller.scene0.pieces}
-        self.pinned: str | None = None  # the block the referee's hand holds (Talo's 4 + 1), set by Effects
 
     def scene(self) -> Scene:
         return self.c.scene()
@@ -61,16 +60,25 @@ class ControllerTable:
     @property
     def carried(self) -> Mapping[str, str]:
         out = {h: s.piece for h, s in self.c.hands.items()}
-        if self.pinned is not None:
-            out[PIN_HAND] = self.pinned
+        if self.c.pinned is not None:
+            out[PIN_HAND] = self.c.pinned
         return out
 
+    @property
+    def pinned(self) -> str | None:
+        """The block the referee's hand holds (Talo's 4 + 1), or None."""
+        return self.c.pinned
+
     def home(self, piece_id: str) -> tuple[float, ...]:
-        return self._homes[piece_id]
+        return self.c.home(piece_id)
+
+    def setup_piece(self, piece_id: str) -> Piece:
+        """The set-up's piece of that id: its kind and parameters (a piece set down is it, where it lands)."""
+        return self.c.scene0.piece(piece_id)
 
     def has_home(self, piece_id: str) -> bool:
         """Whether the set-up put ``piece_id`` on the table."""
-        return piece_id in self._homes
+        return piece_id in self.c.scene0.ids
 
     def built(self) -> Scene:
         """The pieces built: the table without the supply and without what is in a hand."""
@@ -83,7 +91,8 @@ class ControllerTable:
 
 
 class Effects:
-    """Carries out a session's effects on a controller, some at once, some over the frames that follow.
+    """Carries out a session's effects through the controller's port (:mod:`sim.viewer.port`), some at once, some
+    over the frames that follow. It never writes the controller's fields.
 
     Args:
         controller: the viewer's controller.
@@ -106,7 +115,7 @@ class Effects:
     def run(self, effects) -> None:
         """Carry out ``effects`` in order."""
         for e in effects:
-            getattr(self, "_" + type(e).__name__.lower())(e)
+            self._DO[type(e)](self, e)
 
     def tick(self, seconds: float) -> None:
         """Time passed: walking pawns take their next steps; a held block is let go once the block placed with
@@ -114,105 +123,81 @@ class Effects:
         for w in list(self.walks):
             w[2] -= seconds
             while w[2] <= 1e-9 and w[1]:
-                self._set(w[0], w[1].pop(0))
+                self.c.place(w[0], w[1].pop(0))
                 w[2] += STEP_SECONDS
             if not w[1]:
                 self.walks.remove(w)
         if self.unpins and not self.c.hands:
             pending, self.unpins = self.unpins, []
             for u in pending:
-                self._release(u)
+                self.c.unpin(u.piece, u.home)
 
-    # --- the effects ---
+    def data(self) -> dict:
+        """What is under way, as JSON data: the pawns walking (their steps to come), the blocks to let go, the
+        block the referee's hand holds."""
+        return {"walks": [[w[0], [list(map(float, p)) for p in w[1]], float(w[2])] for w in self.walks],
+                "unpins": [[u.piece, u.home] for u in self.unpins], "pinned": self.c.pinned}
+
+    def restore_data(self, field, known) -> None:
+        """Go on from :meth:`data`'s data (a :class:`~sim.fieldcheck.Field`), its pieces among ``known``; the
+        controller's session (the world, and so the referee's hand) restored first.
+
+        Raises:
+            sim.fieldcheck.FieldError: a field is not what :meth:`data` writes, or the block it says the referee's
+                hand holds is not the one the world's holds.
+        """
+        f = field.object(("walks", "unpins", "pinned"))
+
+        def piece(g):
+            if g.text() not in known:
+                raise g.fail("expected a piece of the game")
+            return g.value
+        walks = []
+        for w in f["walks"].items(16):
+            pid, poses, left = w.items(3, 3)
+            walks.append([piece(pid), [tuple(float(x) for x in p) for p in poses.floats((-1, 7))],
+                          left.number(-1.0, 60.0)])
+        unpins = []
+        for u in f["unpins"].items(4):
+            pid, home = u.items(2, 2)
+            unpins.append(play.Unpin(piece(pid), home.flag()))
+        pinned = None if f["pinned"].is_null() else piece(f["pinned"])
+        if pinned != self.c.pinned:
+            raise f["pinned"].fail(f"expected the piece the world's {PIN_HAND} hand holds ({self.c.pinned})")
+        self.walks, self.unpins = walks, unpins
+
+    # --- the effects, each an operation of the controller's port ---
 
     def _say(self, e: play.Say) -> None:
         self.c.say(e.text, KIND.get(e.kind, "info"))
         self.said(e.text, e.kind)
 
-    def _putback(self, e: play.PutBack) -> None:
-        for hand, s in list(self.c.hands.items()):
-            if s.piece == e.piece:
-                self.c.world.release(hand)
-                self.c.world.set_pose(e.piece, s.start)
-                del self.c.hands[hand]
-                self.c.carries.pop(hand, None)
-                if self.table.has_home(e.piece) and np.allclose(s.start, self.table.home(e.piece), atol=1e-3):
-                    self._to_supply_ids([e.piece])
-
-    def _place(self, e: play.Place) -> None:
-        self._set(e.piece, e.pose)
+    def _put_back(self, e: play.PutBack) -> None:
+        self.c.put_back_piece(e.piece)  # held all the way back: a piece in a hand is never knocked down
 
     def _walk(self, e: play.Walk) -> None:
         if e.poses:
             self.walks.append([e.piece, list(e.poses), 0.0])
             self.tick(0.0)
 
-    def _tosupply(self, e: play.ToSupply) -> None:
-        for pid in e.pieces:
-            self.c.world.set_pose(pid, self.table.home(pid))
-        self._to_supply_ids(e.pieces)
-
-    def _setaside(self, e: play.SetAside) -> None:
-        for pid in e.pieces:
-            if pid in self.c.world.ids:
-                self.c.world.remove_piece(pid)
-            self.c.supply.discard(pid)
-        self.c.world.set_supply(self.c.supply)
-
-    def _clear(self, e: play.Clear) -> None:
-        self._emptyhands(play.EmptyHands())
-        if self.table.pinned is not None:
-            self.c.world.release(PIN_HAND)
-            self.table.pinned = None
-        ids = [pid for pid in self.c.world.ids if pid not in self.c.supply]
-        for pid in ids:
-            self.c.world.set_pose(pid, self.table.home(pid))
-        self._to_supply_ids(ids)
-
-    def _emptyhands(self, e: play.EmptyHands) -> None:
-        for s in list(self.c.hands.values()):
-            self._putback(play.PutBack(s.piece))
-
-    def _pin(self, e: play.Pin) -> None:
-        pose = np.asarray(e.pose, dtype=float)
-        for hand, s in list(self.c.hands.items()):
-            if s.piece == e.piece:  # the viewer's hand lets go; the referee's holds it where it was set down
-                self.c.world.release(hand, pose)
-                del self.c.hands[hand]
-                self.c.carries.pop(hand, None)
-        self.c.world.set_pose(e.piece, pose)
-        self.c.world.grab(PIN_HAND, e.piece, force_limit=1e3)
-        self.c.world.move_hand(PIN_HAND, pose)
-        self.table.pinned = e.piece
-        self.c.supply.discard(e.piece)
-        self.c.world.set_supply(self.c.supply)
-
     def _unpin(self, e: play.Unpin) -> None:
         if e.home:
-            self._release(e)
+            self.c.unpin(e.piece, home=True)
         else:
             self.unpins.append(e)
             self.tick(0.0)
 
-    def _seat(self, e: play.Seat) -> None:
-        self.c.player = e.player
-
-    # --- helpers ---
-
-    def _release(self, e: play.Unpin) -> None:
-        if self.table.pinned == e.piece:
-            self.c.world.release(PIN_HAND)
-            self.table.pinned = None
-        if e.home:
-            self.c.world.set_pose(e.piece, self.table.home(e.piece))
-            self._to_supply_ids([e.piece])
-
-    def _set(self, pid: str, pose) -> None:
-        self.c.world.set_pose(pid, np.asarray(pose, dtype=float))
-        if pid in self.c.supply:
-            self.c.supply.discard(pid)
-            self.c.world.set_supply(self.c.supply)
-
-    def _to_supply_ids(self, ids) -> None:
-        self.c.supply.update(ids)
-        self.c.world.set_supply(self.c.supply)
+    _DO = {
+        play.Say: _say,
+        play.PutBack: _put_back,
+        play.Place: lambda self, e: self.c.place(e.piece, e.pose),
+        play.Walk: _walk,
+        play.ToSupply: lambda self, e: self.c.to_supply(e.pieces),
+        play.SetAside: lambda self, e: self.c.set_aside(e.pieces),
+        play.Clear: lambda self, e: self.c.clear(),
+        play.EmptyHands: lambda self, e: self.c.empty_hands(),
+        play.Pin: lambda self, e: self.c.pin(e.piece, e.pose),
+        play.Unpin: _unpin,
+        play.Seat: lambda self, e: self.c.seat(e.player),
+    }
+    """Each effect's operation."""

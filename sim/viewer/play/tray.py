@@ -17,6 +17,8 @@ from direct.gui.OnscreenText import OnscreenText
 from panda3d.core import Filename, SamplerState, TextNode, Texture, TransparencyAttrib
 
 from sim.pieces import dimensions as dim
+from sim.viewer import theme
+from sim.viewer.layout import fit
 from sim.viewer.play.panels import tohuwabohu_cards
 
 CARD_ASPECT = 63.0 / 88.0
@@ -30,10 +32,12 @@ GAP = 0.02
 GROUP_GAP = 0.07
 CAPTION = 0.034
 BACK = (0.16, 0.2, 0.32, 0.95)
-TEXT = (0.96, 0.96, 0.96, 1.0)
-ACTIVE = (1.0, 0.85, 0.2, 1.0)
+TEXT = theme.TEXT
+CAPTION_EM = 0.5
+"""A caption letter's mean width over the text's scale (its caption still cut to what fits)."""
+ACTIVE = theme.ACTIVE
 FULFILLED = (0.15, 0.85, 0.3, 1.0)
-SHADE = (0.08, 0.09, 0.10, 0.65)
+SHADE = theme.PANEL
 
 
 def group_width(g, h: float) -> float:
@@ -41,7 +45,8 @@ def group_width(g, h: float) -> float:
     w = h * CARD_ASPECT
     cards = len(g["cards"]) + (1 if g["pile"] else 0)
     back = w * 0.55 if g["pile"] else 0.0
-    return max(len(g["cards"]) * w + back + GAP * max(cards - 1, 0), 0.55 * h)
+    caption = CAPTION_EM * CAPTION * len(g.get("caption", ""))  # room for its caption, as the font's letters go
+    return max(len(g["cards"]) * w + back + GAP * max(cards - 1, 0), 0.55 * h, caption)
 
 
 def tray_width(groups, h: float) -> float:
@@ -51,12 +56,16 @@ def tray_width(groups, h: float) -> float:
 
 def fitted_height(groups, h: float, room: float) -> float:
     """The cards' height: ``h``, or less so that the tray fits ``room`` wide (the gaps between cards and
-    groups keep their size: only the cards shrink)."""
-    width = tray_width(groups, h)
-    if width <= room:
+    groups keep their size: only the cards shrink; a caption wider than its cards keeps its room until the
+    cards outgrow it). The tray's width grows with the cards' height, piecewise linearly: the largest height
+    that fits is found by bisection."""
+    if tray_width(groups, h) <= room:
         return h
-    fixed = tray_width(groups, 0.0)
-    return h * (room - fixed) / (width - fixed)
+    lo, hi = 0.0, h
+    for _ in range(50):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if tray_width(groups, mid) <= room else (lo, mid)
+    return lo
 
 
 class CardTray:
@@ -77,6 +86,7 @@ class CardTray:
         self._shown = None
         self._textures: dict[str, Texture] = {}
         self.placed: list[dict] = []  # what is drawn where: {id, kind (card, drawing, back), x, y, w, h} (aspect2d)
+        self.ready = False  # every card shown has its picture (or none can be drawn here)
 
     def update(self) -> None:
         """Redraw when what the tray shows changed (a card revealed, set aside, fulfilled, or its picture ready)."""
@@ -84,6 +94,7 @@ class CardTray:
         ready = tuple(self.art.picture(c["id"]) is not None for g in groups for c in g["cards"])
         self.art.prefetch(h.pile[0] for h in self.referee.session.state.hands if h.pile)
         key = (repr(groups), ready, self.art.error)
+        self.ready = all(ready) or self.art.error is not None
         if key == self._shown:
             return
         self._shown = key
@@ -102,10 +113,12 @@ class CardTray:
     def _group(self, g, x0: float, h: float) -> None:
         w, y = h * CARD_ASPECT, BOTTOM
         width = group_width(g, h)
-        DirectFrame(parent=self.root, frameColor=SHADE,
-                    frameSize=(x0 - 0.012, x0 + width + 0.012, y - 0.012, y + h + CAPTION * 1.9))
-        OnscreenText(parent=self.root, text=g["caption"], pos=(x0, y + h + CAPTION * 0.6), scale=CAPTION,
-                     fg=ACTIVE if g["active"] else TEXT, align=TextNode.A_left, mayChange=False)
+        shade = DirectFrame(parent=self.root, frameColor=SHADE, suppressMouse=0,
+                            frameSize=(x0 - 0.012, x0 + width + 0.012, y - 0.012, y + h + CAPTION * 1.9))
+        shade.set_tag("towerlab-panel", "tray")
+        caption = OnscreenText(parent=self.root, text="", pos=(x0, y + h + CAPTION * 0.6), scale=CAPTION,
+                               fg=ACTIVE if g["active"] else TEXT, align=TextNode.A_left, mayChange=True)
+        caption.setText(fit(g["caption"], width, lambda s: caption.textNode.calc_width(s) * CAPTION, rows=1)[0])
         x = x0
         for c in g["cards"]:
             self._card(c, x, y, w, h)
@@ -132,8 +145,8 @@ class CardTray:
         DirectFrame(parent=self.root, frameColor=colour, frameSize=(x, x + w, y, y + h))
         note = "(cannot be drawn here)" if self.art.error else "(drawing ...)"
         OnscreenText(parent=self.root, text=f"{c['title']}\n\n{note}", pos=(x + w / 2, y + h * 0.7),
-                     scale=CAPTION * 0.85, fg=TEXT, align=TextNode.A_center, wordwrap=w / (CAPTION * 0.85) * 0.95,
-                     mayChange=False)
+                     scale=CAPTION * 0.85, fg=TEXT, bg=SHADE, align=TextNode.A_center,
+                     wordwrap=w / (CAPTION * 0.85) * 0.9, mayChange=False)  # on a dark plate: any card colour
         self.placed.append({"id": c["id"], "kind": "drawing", "x": x, "y": y, "w": w, "h": h})
 
     def _texture(self, card: str, path) -> Texture:

@@ -16,6 +16,7 @@ from sim.viewer.actions import (
     CAMERA_PRESETS,
     ORBIT,
     PAN,
+    PAN_PLANE,
     SCREENSHOT,
     Action,
     action,
@@ -66,7 +67,7 @@ SPECS: dict[str, dict[str, Field]] = {
                                                            "collapse, and now), before-after")},
     "camera": {"preset": Field(one_of(*CAMERA_PRESETS), REQUIRED, "the view")},
     "orbit": {"degrees": ORBIT},
-    "pan": {"fraction": PAN},
+    "pan": {"fraction": PAN, "plane": PAN_PLANE},
     "zoom": {"factor": Field(number(0.01, 100.0, "a factor 0.01..100"), REQUIRED, "below 1 comes closer")},
     "wait": {"seconds": Field(_seconds(0.0, 3600.0), REQUIRED, "seconds of the window's clock (time plays on "
                                                                 "at the speed when playing)")},

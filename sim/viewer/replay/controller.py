@@ -16,11 +16,13 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from sim.dispatch import handler_table
 from sim.replay import ReplayError, ReplayPlayer
 from sim.replay.video import framing_scene
 from sim.viewer.actions import Action
 from sim.viewer.camera import OrbitCamera
-from sim.viewer.replay.timeline import Timeline
+from sim.viewer.replay.actions import SPECS
+from sim.viewer.replay.timeline import TimelineBar
 
 FRAME = 1.0 / 60.0
 """Seconds of the window's clock per scripted frame (a ``wait`` runs this many at a time)."""
@@ -76,6 +78,7 @@ class ReplayController:
 
     def __init__(self, recording, *, size=(1280, 800), smooth: bool = True):
         self.recording = recording
+        self._handlers = handler_table(type(self), SPECS, "_do_")
         self.player = ReplayPlayer(recording)
         self.smooth = smooth
         self.size = (int(size[0]), int(size[1]))
@@ -83,7 +86,7 @@ class ReplayController:
         self.camera.floor = -recording.scene.board_info.thickness
         self.framing = framing_scene(recording, 0, self.player.frames - 1)
         self.camera.start(self.framing)
-        self.timeline = Timeline(recording.start, recording.end, self.player.markers())
+        self.timeline = TimelineBar(recording.start, recording.end, self.player.markers())
         self.compare = "off"
         self.messages: list[Message] = []
         self.requests: list[Request] = []
@@ -173,7 +176,7 @@ class ReplayController:
             ActionError: it cannot be done (no such piece, nothing knocked down to compare or jump to, ...).
         """
         try:
-            getattr(self, "_do_" + action.name)(action)
+            self._handlers[action.name](self, action)
         except ReplayError as e:
             raise action.fail(None, str(e)) from None
         self._follow()
@@ -283,7 +286,7 @@ class ReplayController:
         self._settle_camera()
 
     def _do_pan(self, a: Action) -> None:
-        self.camera.pan(*a["fraction"])
+        (self.camera.pan_table if a["plane"] == "table" else self.camera.pan)(*a["fraction"])
         self._settle_camera()
 
     def _do_zoom(self, a: Action) -> None:
@@ -327,11 +330,9 @@ class ReplayController:
         target = self.player.follow_target()
         if target is None:
             return
-        goal = self.camera.goal
-        if np.array_equal(goal.target, target):
+        if np.array_equal(self.camera.goal.target, target):
             return
-        self.camera.send(replace(goal, target=tuple(float(x) for x in target)))
-        self._settle_camera()
+        self.camera.look_at(target)  # at once: the followed piece never lags the picture
 
     def _settle_camera(self) -> None:
         if not self.smooth:

@@ -5,7 +5,7 @@ A replay's "re-simulate from here" restores a ``sim.physics`` live world at
 the frame (:func:`sim.replay.resimulate.resimulate`: the recorded actions
 replayed up to it, bit for bit, or the frame's poses at rest); the viewer's
 controller builds on it through :class:`ResumedWorld`, which answers the
-viewer's :class:`sim.viewer.live.LiveWorld` protocol by calling the live
+viewer's :class:`sim.viewer.live.ViewerWorld` protocol by calling the live
 world's public door (``add``, ``remove``, ``set_pose``, ``push``, ``grab``,
 ``move_hand``, ``release``, ``advance``, ``snapshot``/``restore``). Every
 viewer action becomes live-world actions made at fixed steps, so the same

@@ -51,7 +51,7 @@ class Mark:
     count: int = 1
 
 
-class Timeline:
+class TimelineBar:
     """The bar from a recording's first frame to its last, with the events marked.
 
     Args:

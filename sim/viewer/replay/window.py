@@ -24,6 +24,7 @@ from direct.showbase.ShowBase import ShowBase
 from panda3d.core import Texture
 
 from sim.errors import TowerlabError
+from sim.viewer.keycam import KeyCamera, toggle_follow
 from sim.viewer.look import LiveLook, picture_card
 from sim.viewer.mouse import mouse_pixel
 from sim.viewer.replay.actions import COMPARE, replay_action
@@ -32,7 +33,7 @@ from sim.viewer.replay.keys import BOUND, CONTROLS
 from sim.viewer.replay.panels import ReplayPanels
 from sim.viewer.replay.picture import PaneGraphs, replay_picture
 from sim.viewer.replay.timeline import bar_fraction, on_bar
-from sim.viewer.window import configure
+from sim.viewer.window import FRAME_SORT, configure
 
 STILL_AFTER = 0.5
 """Seconds without any change before the full-quality picture is drawn."""
@@ -65,6 +66,7 @@ class ReplayWindow(ShowBase):
         self.disableMouse()
         self.controller = controller
         self.look = LiveLook(self)
+        self.keycam = KeyCamera()
         self.graphs = PaneGraphs(controller.recording, self.look.renderer)
         self.panels = ReplayPanels(self, controller)
         self.script = script
@@ -85,41 +87,11 @@ class ReplayWindow(ShowBase):
         self._pane = None  # the panes' picture: [region, card, texture, what is drawn, when, root]
         self._bind()
         self.accept("window-event", self._window_event)
-        self.taskMgr.add(self._frame, "towerlab-replay-frame", sort=-10)
+        self.taskMgr.add(self._frame, "towerlab-replay-frame", sort=FRAME_SORT)
         self._sync(force=True)
         from sim.viewer.probe import WindowProbe, probe_path
 
         self.probe = None if probe_path() is None else WindowProbe(self, probe_path())
-
-    # --- what a test sees (sim.viewer.probe) ----------------------------------------------------------
-
-    def id_view(self, on: bool) -> None:
-        """The probe's id view of the live pane: its pieces in their id colours, nothing else drawn."""
-        self.look.show_ids(on)
-        (self.render2d.hide if on else self.render2d.show)()
-        if self._pane is not None:
-            self._pane[0].set_active(not on and len(self.controller.panes()) > 1)
-        self._changed_at = time.monotonic()
-
-    def probe_state(self) -> dict:
-        """What the window shows now, for :class:`sim.viewer.probe.WindowProbe`."""
-        c = self.controller
-        panes = c.panes()
-        view = c.view()
-        ids, poses = c.recording.frame(panes[-1].frame)
-        quality = "still" if self.look.showing_still or (self._pane is not None and self._pane[3] is not None
-                                                          and self._pane[3][0] == "both") else "live"
-        still_coming = not (quality == "still" or self.look.ids_shown)
-        busy = c.player.playing or c.camera.current != c.camera.goal or still_coming
-        picture = [view.eye, view.target, view.size, quality, [p.frame for p in panes], self.look.ids_shown]
-        px = self._mouse_pixel()
-        return {"kind": "replay", "picture": picture, "busy": busy, "quality": quality,
-                "view": {"eye": view.eye, "target": view.target, "up": view.up, "size": list(view.size),
-                         "fov_y": view.fov_y, "near": view.near, "far": view.far},
-                "ids": list(ids), "poses": poses, "hands": {}, "frames": [p.frame for p in panes],
-                "time": c.time, "playing": c.player.playing, "following": c.player.following,
-                "mouse": None if px is None else [round(px[0], 1), round(px[1], 1)], "messages":
-                [m.text for m in getattr(c, "messages", [])], "status": c.status(), "caption": c.caption()}
 
     # --- input ---------------------------------------------------------------------------------
 
@@ -224,17 +196,9 @@ class ReplayWindow(ShowBase):
 
     def follow_hovered(self):
         c = self.controller
-        if c.player.following is not None:
-            self._act("follow", {"piece": None})
-            c.say("the camera stays where it is")
-            return
         px = self._mouse_pixel()
-        piece = None if px is None else self.piece_at(*px)
-        if piece is None:
-            c.say("point at a piece to follow it")
-            return
-        if self._act("follow", {"piece": piece}):
-            c.say(f"following {piece}")
+        following = c.player.following
+        toggle_follow(self._act, c.say, following, None if px is None or following else self.piece_at(*px))
 
     def cycle_compare(self):
         c = self.controller
@@ -266,12 +230,13 @@ class ReplayWindow(ShowBase):
         self.userExit()
 
     def _window_event(self, win):
-        if win is not self.win:
+        if win != self.win:  # (another wrapper of the same window is not `is` it: compare the windows)
             return
         props = win.get_properties()
         if not props.get_open():
             self.userExit()
             return
+        ShowBase.windowEvent(self, win)  # the 2D layers follow the new aspect ratio
         size = (props.get_x_size(), props.get_y_size())
         if size != self.controller.size and min(size) > 0:
             self.controller.resize(size)
@@ -296,6 +261,8 @@ class ReplayWindow(ShowBase):
             self.userExit()
             return task.done
         self._follow_mouse()
+        for name, fields in self.keycam.actions(self.mouseWatcherNode, dt):
+            self._act(name, fields)
         self._sync()
         self.frames += 1
         self.frame_times.append(dt)
@@ -438,6 +405,45 @@ class ReplayWindow(ShowBase):
         state[2].set_ram_image_as(np.ascontiguousarray(rgba[::-1]).tobytes(), "RGBA")
         state[1].set_texture(state[2], 1)
 
+    # --- what a test sees (sim.viewer.probe) -------------------------------------------------------
+
+    def id_view(self, on: bool) -> None:
+        """The probe's id view of the live pane: its pieces in their id colours, nothing else drawn."""
+        self.look.show_ids(on)
+        (self.render2d.hide if on else self.render2d.show)()
+        if self._pane is not None:
+            self._pane[0].set_active(not on and len(self.controller.panes()) > 1)
+        self._changed_at = time.monotonic()
+
+    def probe_state(self) -> dict:
+        """What the window shows now, for :class:`sim.viewer.probe.WindowProbe`: the camera, the frame at the
+        cursor and its poses, the panes and the splits between them (pixel columns), what it says."""
+        c = self.controller
+        view = c.view()
+        panes = c.panes()
+        ids, poses = c.recording.frame(panes[-1].frame)
+        if len(panes) > 1:
+            quality = "still" if self._pane is not None and (self._pane[3] or ("",))[0] == "both" else "live"
+        else:
+            quality = "still" if self.look.showing_still else "live"
+        w, _ = c.size
+        pane_w, _ = c.pane_size()
+        splits = [[pane_w, w - pane_w]] if len(panes) > 1 else []
+        gliding = c.camera.current != c.camera.goal
+        busy = gliding or c.player.playing or (quality == "live" and not self.look.ids_shown)
+        px = self._mouse_pixel()
+        picture = [view.eye, view.target, view.size, quality, [p.frame for p in panes], self.look.ids_shown,
+                   not self.panels.help.is_hidden()]
+        return {"kind": "replay", "picture": picture, "busy": busy, "quality": quality,
+                "view": {"eye": view.eye, "target": view.target, "up": view.up, "size": list(view.size),
+                         "fov_y": view.fov_y, "near": view.near, "far": view.far},
+                "ids": list(ids), "poses": poses, "hands": {}, "frame_at": panes[-1].frame,
+                "panes": [{"frame": p.frame, "label": p.label, "time": p.time} for p in panes], "splits": splits,
+                "frames": [p.frame for p in panes], "time": c.time, "compare": c.compare,
+                "playing": c.player.playing, "following": c.player.following,
+                "mouse": None if px is None else [round(px[0], 1), round(px[1], 1)],
+                "messages": [m.text for m in c.messages], "status": c.status(), "caption": c.caption()}
+
     def _fps(self) -> float:
         recent = self.frame_times[-30:]
         return len(recent) / max(sum(recent), 1e-6) if recent else 0.0
@@ -452,6 +458,7 @@ class ReplayWindow(ShowBase):
             self.probe.close()
         self.taskMgr.remove("towerlab-replay-frame")
         self.ignoreAll()
+        self.keycam.close()
         self.panels.destroy()
         self.look.close()
         self.destroy()

@@ -1,0 +1,359 @@
+"""The authoritative table: one game played on the server, frame by frame, as ``towerlab play --offscreen`` plays it.
+
+A :class:`Table` holds the same headless controller and referee as the play window (``threaded=False``: the
+statics judge at once, so that the same actions at the same frames give the same game, bit for bit). It knows
+nothing of the network: the server (:mod:`sim.net.server`) hands it each seat's actions with
+:meth:`Table.submit` between frames and runs :meth:`Table.step` sixty times a second of wall time.
+
+**Seats.** A seat acts only for itself: on its turn in a game of turns; at any time where everyone builds at
+once (Babylon's fast game, Tohuwabohu's professional one), where the table seats the player (the game's own
+``seat`` action) before its pick, once the hands are free (a networked table's hands are at work for one seat at
+a time: while one carries, another's pick is refused, rule ``hands-busy``). A ``player`` field is the seat's own.
+The camera's, the view's and the table's own actions (pause, save, undo ...) are not a seat's.
+
+**The log.** Everything that reaches the controller is logged with the frame it came before: the seats'
+actions as their JSON, and the table's own doings (``hold``/``release`` of the game's clock, ``put-back`` of a
+hand of a seat that left). :func:`replay` plays a log on a new table without the network and the wall clock:
+the same game, the same recording, bit for bit. That is how "no action is lost" is checked.
+
+**Absent seats** hold the game's clock (``waiting for red``): every seat until it has joined once, then the seat
+needed now (whose turn it is; anyone where everyone builds at once) while it is gone. After ``seat_timeout``
+seconds the table's setting decides: ``pause`` (the clock waits until the seat is back) or ``go-on`` (the clock
+runs; an untimed turn of the absent seat is ended for it). A seat that leaves with a piece in hand has it put
+back where it was picked up.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from sim.viewer.actions import Action, ActionError, RefusalError, specs_with
+from sim.viewer.actions import action as checked_action
+
+FRAME = 1.0 / 60.0
+"""A frame of the table (s): the scripted frame of the controller."""
+ABSENT = ("pause", "go-on")
+"""What the table does once an absent seat's time is up."""
+HANDS_ACTIONS = frozenset({"move-to", "lift", "lower", "rotate", "tip", "flip", "drop", "cancel", "hand"})
+"""Actions on the hands at work: the seat whose hands they are."""
+TAKE_ACTIONS = frozenset({"pick", "pick-group", "poke", "pull", "release-pull"})
+"""Actions that put the table's hands to work (where everyone builds at once, they seat the player first)."""
+LOCAL_ACTIONS = frozenset({"camera", "orbit", "pan", "zoom", "toggle", "hover", "follow", "screenshot"})
+"""The window's own actions: done in the window, never sent."""
+ANYONE = frozenset({"next-round", "continue", "punish"})
+"""The table's decisions that any seat may take at any time (a new round; the players' choice after a collapse)."""
+TABLE_RULE = "the table's, not a seat's"
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What a table plays: the game's set-up.
+
+    Attributes:
+        game, variant, players, seed, turn_seconds: as ``towerlab play`` takes them (None: the defaults).
+    """
+
+    game: str
+    variant: str | None = None
+    players: tuple[str, ...] | None = None
+    seed: int = 0
+    turn_seconds: float | None = None
+
+    def to_json(self) -> dict:
+        return {"game": self.game, "variant": self.variant, "players": None if self.players is None else
+                list(self.players), "seed": self.seed, "turn_seconds": self.turn_seconds}
+
+
+class Table:
+    """One game on the server (see the module docstring).
+
+    Args:
+        setup: the game.
+        saved: a saved game (:class:`sim.viewer.play.save.SavedGame`) to go on from (its set-up is the game's).
+        record: the recording's path, or None for none.
+        absent: :data:`ABSENT`: what happens once an absent seat's time is up.
+        seat_timeout: seconds of the table an absent seat is waited for.
+        live: the table decides for absent seats (False: a replay, which does only what its log says).
+    """
+
+    def __init__(self, setup: Setup, *, saved=None, record: Path | None = None, absent: str = "pause",
+                 seat_timeout: float = 60.0, live: bool = True):
+        from sim.cli.play import game_controller
+        from sim.viewer.play.games import new_game
+        from sim.viewer.play.mode import Referee
+
+        if absent not in ABSENT:
+            raise ValueError(f"absent: expected one of {', '.join(ABSENT)}, got {absent!r}")
+        self.setup = setup
+        game = new_game(setup.game, setup.players, setup.variant, setup.seed, setup.turn_seconds)
+        self.recording = None
+        if record is not None:
+            from sim.viewer.recording import SessionRecording
+
+            self.recording = SessionRecording(record, setup.seed, game.session.players, game.session.variant)
+        self.referee = Referee(game, self.recording)
+        self.controller = game_controller(game, self.referee, self.recording, saved, threaded=False, size=(1280, 800))
+        self.variant = game.variant
+        self.players: tuple[str, ...] = tuple(game.session.players)
+        self.pieces: tuple[str, ...] = tuple(game.scene.ids)
+        self.specs = specs_with(self.controller.plugins)
+        self.absent, self.seat_timeout, self.live = absent, float(seat_timeout), live
+        self.frame_no = 0
+        self.log: list[dict] = []
+        self.present = {p: False for p in self.players}
+        self.joined_once: set[str] = set()
+        self.gone_at: dict[str, int] = {}  # seat -> the frame it left (absent seats that had joined)
+        self._ended: set[tuple[str, int]] = set()  # (seat, turn) whose turn the table ended for it
+        self.holds: set[str] = set()
+        self._absences()
+
+    # --- reading -----------------------------------------------------------------------------------
+
+    @property
+    def session(self):
+        return self.referee.session
+
+    @property
+    def simultaneous(self) -> bool:
+        """Everyone builds at once (the game has a ``seat`` action and no clock of turns)."""
+        return "seat" in self.session.ACTIONS and not self.variant.timed
+
+    @property
+    def time(self) -> float:
+        """The table's time (s): frames run times :data:`FRAME`."""
+        return self.frame_no * FRAME
+
+    def state(self) -> dict:
+        """The game as the clients see it (a ``state`` message's fields)."""
+        c, s = self.controller, self.session
+        hands = {h: {"piece": st.piece, "pieces": list(st.pieces), "player": c.player} for h, st in c.hands.items()}
+        return {"view": _data(self.referee.view()), "seat": s.seat, "current": s.current_player, "over": s.over,
+                "stands": self.referee.clock_stands(), "hands": hands, "summary": self.referee.summary(),
+                "seats": {p: {"present": self.present[p], "joined": p in self.joined_once} for p in self.players}}
+
+    # --- the seats' actions ------------------------------------------------------------------------
+
+    def submit(self, seat: str, data: dict) -> dict:
+        """A seat's action (the viewer's action dict, hostile): done, or refused with the rule and why.
+
+        Returns:
+            ``{"ok": True, "played": True}`` or ``{"ok": False, "rule": ..., "reason": ..., "played": ...}``:
+            ``played`` says whether the action reached the game (and its log); a refusal before it
+            (``malformed``, ``turn``, ``not-yours``, ``hands-busy``, ``not-carrying``, ``local``, ``table``,
+            ``over``) changes nothing.
+        """
+        if seat not in self.players:
+            return _no("seat", f"{seat!r} is not a seat of this table")
+        try:
+            a = checked_action(data, "action", self.specs)
+        except ActionError as e:
+            return _no("malformed", str(e))
+        refusal = self._policy(seat, a)
+        if refusal is not None:
+            return refusal
+        if "player" in a.args and a["player"] is None:
+            a = Action(a.name, {**a.args, "player": seat}, a.where)
+        if self.simultaneous and a.name in TAKE_ACTIONS and self.session.seat != seat:
+            seated = self._apply(seat, Action("seat", {"player": seat}, "action"))
+            if not seated["ok"]:
+                return seated
+        return self._apply(seat, a)
+
+    def _policy(self, seat: str, a: Action) -> dict | None:
+        """Why the seat may not do ``a`` now (None: it may): the network's rules, before the game's."""
+        s, c = self.session, self.controller
+        if a.name in LOCAL_ACTIONS:
+            return _no("local", f"{a.name!r} is the window's own: done in the window, not at the table")
+        if a.name == "seat" or a.name in _TABLE_ONLY:
+            return _no("table", f"{a.name!r} is {TABLE_RULE}")
+        if a.args.get("player") not in (None, seat):
+            return _no("not-yours", f"{seat} acts for {seat} alone, not for {a['player']}")
+        if s.over:
+            return _no("over", "the game is over")
+        if a.name in ANYONE:
+            return None
+        if not self.simultaneous:
+            if s.seat != seat:
+                return _no("turn", f"it is {s.seat}'s turn, not {seat}'s")
+            return None
+        if a.name in HANDS_ACTIONS and s.seat != seat:
+            return _no("not-carrying", f"{seat}'s hands hold nothing ({s.seat}'s hands are at work)")
+        if a.name in TAKE_ACTIONS and s.seat != seat and (c.hands or c.world.pulls()):
+            held = ", ".join(st.piece for st in c.hands.values()) or "a pull"
+            return _no("hands-busy", f"{s.seat}'s hands are at work ({held}); a networked table's hands work for "
+                                     "one seat at a time: wait until they are free")
+        return None
+
+    def _apply(self, seat: str, a: Action) -> dict:
+        """Do ``a`` for ``seat`` on the controller (logged): done, or refused by the game."""
+        self.log.append({"frame": self.frame_no, "seat": seat, "action": a.to_json()})
+        return self._do(a)
+
+    def _do(self, a: Action) -> dict:
+        session = self.session
+        start = len(session.journal)
+        try:
+            self.controller.apply(a)
+        except RefusalError as e:
+            refused = [x for x in session.journal[start:] if x.kind == "refused"] if session is self.session else []
+            rule = dict(refused[-1].data).get("rule", "refused") if refused else "refused"
+            return _no(rule, e.reason, played=True)
+        except ActionError as e:
+            return _no("cannot", e.reason, played=True)
+        if session is self.session:  # a game's action the rules refuse is said and logged, not raised
+            refused = [x for x in session.journal[start:] if x.kind == "refused"]
+            if refused:
+                data = dict(refused[-1].data)
+                return _no(data.get("rule", "refused"), data.get("reason", ""), played=True)
+        return {"ok": True, "played": True}
+
+    # --- the seats coming and going ----------------------------------------------------------------
+
+    def joined(self, seat: str) -> None:
+        """The seat's player is at the table (joined, or back)."""
+        self.present[seat] = True
+        self.joined_once.add(seat)
+        self.gone_at.pop(seat, None)
+        self._absences()
+
+    def left(self, seat: str) -> None:
+        """The seat's player is gone: a piece in its hands goes back where it was picked up (one already being set
+        down lands), a pull is let go; the seat waits."""
+        self.present[seat] = False
+        self.gone_at[seat] = self.frame_no
+        c = self.controller
+        if self.session.seat == seat:  # the hands at work are the seat's; a piece being set down is let land
+            for hand in [h for h, st in c.hands.items() if st.lowering is None]:
+                self._control("put-back", hand=hand)
+            if c.world.pulls():
+                self._control("release-pull")
+        self._absences()
+
+    def _absences(self) -> None:
+        """The game clock's holds for the seats absent now (logged as the table's own doings)."""
+        if not self.live:
+            return
+        s = self.session
+        want = set()
+        for p in self.players:
+            if self.present[p]:
+                continue
+            if p not in self.joined_once:
+                want.add(f"waiting for {p} to join")
+                continue
+            needed = self.simultaneous or s.seat == p
+            timed_out = (self.frame_no - self.gone_at.get(p, self.frame_no)) * FRAME >= self.seat_timeout
+            if needed and (self.absent == "pause" or not timed_out):
+                want.add(f"waiting for {p}")
+            elif needed and timed_out and not self.simultaneous and "end-turn" in s.ACTIONS and not s.over:
+                turn = sum(1 for e in s.journal if e.kind == "turn_changed")
+                if (p, turn) not in self._ended:
+                    self._ended.add((p, turn))
+                    self._apply(p, Action("end-turn", {}, "action"))
+        for reason in sorted(self.holds - want):
+            self._control("release", reason=reason)
+        for reason in sorted(want - self.holds):
+            self._control("hold", reason=reason)
+
+    def _control(self, what: str, **args) -> None:
+        """One of the table's own doings, logged and done."""
+        self.log.append({"frame": self.frame_no, "control": what, **args})
+        self._do_control(what, args)
+
+    def _do_control(self, what: str, args: dict) -> None:
+        c = self.controller
+        if what == "hold":
+            self.holds.add(args["reason"])
+            self.referee.hold(args["reason"], True)
+        elif what == "release":
+            self.holds.discard(args["reason"])
+            self.referee.hold(args["reason"], False)
+        elif what == "put-back":
+            if args["hand"] in c.hands:
+                c.put_back(args["hand"])
+        elif what == "release-pull":
+            c.apply(Action("release-pull", {"piece": None}, "table"))
+        else:
+            raise ValueError(f"a table's log holds no control {what!r}")
+
+    # --- time --------------------------------------------------------------------------------------
+
+    def step(self):
+        """One frame: the game's clock and the world advance by :data:`FRAME`; the live world's Advance."""
+        if self.live and self.gone_at:
+            self._absences()
+        adv = self.controller.frame()
+        self.frame_no += 1
+        return adv
+
+    def close(self) -> None:
+        """The game ends here: the recording closed (its manifest written), the world freed."""
+        self.controller.close()
+
+    # --- a log played again ------------------------------------------------------------------------
+
+    def play_entry(self, entry: dict) -> None:
+        """Do one entry of another table's log (at this table's frame: the caller keeps them in step)."""
+        if "control" in entry:
+            self.log.append(dict(entry))
+            self._do_control(entry["control"], {k: v for k, v in entry.items() if k not in ("frame", "control")})
+            return
+        self._apply(entry["seat"], checked_action(entry["action"], "action", self.specs))
+
+
+def replay(setup: Setup, log: list[dict], frames: int, *, saved=None, record: Path | None = None) -> Table:
+    """A new table that plays ``log`` (another table's, of the same set-up and saved game) for ``frames`` frames,
+    with no network and no wall clock: the game that table played, bit for bit. Closed at the end when
+    recorded (the recording is then whole); the caller closes it otherwise.
+
+    Raises:
+        ValueError: the log's frames are not in order, or lie past ``frames``.
+    """
+    t = Table(setup, saved=saved, record=record, live=False)
+    i = 0
+    for k in range(frames + 1):
+        while i < len(log) and log[i]["frame"] == k:
+            t.play_entry(log[i])
+            i += 1
+        if i < len(log) and log[i]["frame"] < k:
+            raise ValueError(f"log[{i}]: frame {log[i]['frame']} comes after frame {k}")
+        if k < frames:
+            t.step()
+    if i < len(log):
+        raise ValueError(f"log[{i}]: frame {log[i]['frame']} lies past the {frames} frames played")
+    if record is not None:
+        t.close()
+    return t
+
+
+_TABLE_ONLY = frozenset({"pause", "resume", "speed", "step", "wait", "save", "load", "save-game", "undo", "redo",
+                         "reset", "recover", "step-back", "add", "remove"})
+"""The viewer's actions that change the whole session: the server's alone."""
+
+
+def _no(rule: str, reason: str, played: bool = False) -> dict:
+    """A refusal: by the game when ``played`` (the action reached it and is in the log), else by the table before
+    the game (nothing changed)."""
+    return {"ok": False, "rule": rule, "reason": reason, "played": played}
+
+
+def _data(value):
+    """A view as JSON data (tuples as lists, numpy numbers as Python's)."""
+    return json.loads(json.dumps(value, default=_plain))
+
+
+def _plain(v):
+    import numpy as np
+
+    if isinstance(v, np.generic):
+        return v.item()
+    if isinstance(v, np.ndarray):
+        return v.tolist()
+    if isinstance(v, set | frozenset):
+        return sorted(v)
+    raise TypeError(f"{type(v).__name__} is not JSON data")
+
+
+__all__ = ["ABSENT", "FRAME", "Setup", "Table", "replay"]

@@ -1,0 +1,366 @@
+"""The viewer as a client of a served table: ``towerlab play --join LINK`` / ``--watch LINK`` with a display.
+
+The window is the viewer's own (:class:`~sim.viewer.window.ViewerWindow`) on a controller of its own, through
+two small seams and nothing else of the viewer changed:
+
+* :class:`NetWorld`, the controller's world: a :class:`~sim.viewer.posed.PosedWorld` whose poses are the
+  server's, as its client last got them, but for the pieces the window's own hands carry, which go where the
+  hand sends them at once (local hand prediction: the carry, its snapping and its ghost are the viewer's own
+  code) and settle to the server's pose once the hand lets go;
+* :class:`NetSeat`, a session plug-in, the action sink: every action of the table the window does (pick,
+  move-to, drop, rotate, poke, pull, the game's keys ...) is sent to the server as it is done; the server is
+  the only judge: a refusal is said in the window (the server's words) and a carry it refused is put back at
+  once. What the server says (turns, verdicts, collapses, refusals) is said in the window as the server says
+  it.
+
+A spectator's window refuses every table action (``spectators watch``). :class:`NetPanel` shows the game panel
+from the server's state (:func:`sim.viewer.play.panels.panel_lines`, the play window's own text) and binds the
+game's keys that take no place on the table (throw, end the turn, stop, swap ...).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import queue
+import threading
+
+import numpy as np
+
+from sim.net.client import Client
+from sim.net.links import Link
+from sim.net.table import HANDS_ACTIONS, TAKE_ACTIONS
+from sim.viewer.live import Advance
+from sim.viewer.plugins import SessionPlugin, WindowPlugin
+from sim.viewer.posed import PosedWorld
+
+GAME_KEYS = {"throw": ("X", "x"), "together": ("G", "g"), "end-turn": ("Enter", "enter"), "finish": ("End", "end"),
+             "swap": ("O", "o"), "stop": ("Enter", "enter"), "continue": ("C", "c"), "punish": ("X", "x"),
+             "done": ("End", "end"), "take-back": ("B", "b"), "next-round": ("N", "n")}
+"""The game's keys that take no place on the table, as the play window binds them (docs/play.md)."""
+TABLE_ACTIONS = HANDS_ACTIONS | TAKE_ACTIONS
+"""The viewer's actions sent to the server."""
+
+
+class ClientThread:
+    """A :class:`~sim.net.client.Client` on an event loop of its own thread, for a window's thread to use."""
+
+    def __init__(self, link: Link, name: str = "towerlab play --join"):
+        self.client = Client(link, name=name)
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, name="towerlab-client", daemon=True)
+        self._thread.start()
+
+    def call(self, coro, timeout: float | None = None):
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+
+    def join(self, timeout: float = 20.0) -> dict:
+        """Join the table (raises :class:`~sim.net.client.JoinError`) and wait for its first keyframe."""
+        welcome = self.call(self.client.join(timeout), timeout + 5)
+        self.call(self.client.wait_for(lambda c: c.frame >= 0 and bool(c.state), timeout), timeout + 5)
+        return welcome
+
+    def send(self, action: dict, answered) -> None:
+        """Send an action; ``answered(answer)`` is called on the client's thread when it is answered."""
+        async def go():
+            answered(await self.client.send(action))
+        asyncio.run_coroutine_threadsafe(go(), self.loop)
+
+    def close(self) -> None:
+        try:
+            self.call(self.client.close(), 10)
+        finally:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self._thread.join(10)
+
+
+class NetWorld(PosedWorld):
+    """The server's poses, with the window's own carries predicted (see the module docstring).
+
+    Args:
+        scene: the table's set-up (the pieces' shapes; the server's keyframe gives their poses).
+        client: the window's client.
+    """
+
+    def __init__(self, scene, client: Client):
+        super().__init__(scene)
+        self.client = client
+        self._held: dict[str, str] = {}  # hand -> piece, the window's own carries
+        self._aim: dict[str, np.ndarray] = {}  # piece -> where its hand holds it (7,)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Show the server's latest poses (the window's carried pieces where their hands are)."""
+        latest = self.client.latest
+        if latest is None:
+            return
+        frame, t, numbers, poses = latest
+        ids = [self.client.pieces[n] for n in numbers.tolist()]
+        poses = poses.copy()
+        for k, pid in enumerate(ids):
+            if pid in self._aim:
+                poses[k] = self._aim[pid]
+        self.show(t, ids, poses)
+
+    # the hands: predicted here, done by the server
+    def grab(self, hand: str, piece_id: str, force_limit: float | None = None) -> None:
+        self._held[hand] = piece_id
+        self._aim[piece_id] = self.pose(piece_id)
+
+    def move_hand(self, hand: str, target) -> None:
+        piece = self._held.get(hand)
+        if piece is not None:
+            self._aim[piece] = np.asarray(target, dtype=float).reshape(7).copy()
+
+    def release(self, hand: str, pose=None) -> None:
+        piece = self._held.pop(hand, None)
+        self._aim.pop(piece, None)
+
+    def held(self) -> dict[str, str]:
+        return dict(self._held)
+
+    def set_pose(self, piece_id: str, pose) -> None:
+        """The server sets it down (the drop is sent)."""
+
+    def push(self, piece_id: str, point, impulse) -> None:
+        """The server pushes (the poke is sent)."""
+
+    def pull(self, piece_id: str, target, point=None, stiffness=None, limit=None) -> None:
+        """The server pulls (the pull is sent)."""
+
+    def release_pull(self, piece_id: str) -> None:
+        """The server lets go."""
+
+    def advance(self, seconds: float, budget: float | None = None) -> Advance:
+        self.refresh()
+        return Advance(0, float(seconds), 0.0, 1.0)
+
+    def ray_tests(self, starts, ends) -> list:
+        """:meth:`PosedWorld.ray_test` of every segment, all pieces at once (a carry's plan casts some 64 a
+        frame over a Babylon table's 123 pieces: one by one, a second a frame)."""
+        from sim.geometry.transforms import quat_to_matrix
+        from sim.viewer.posed import PosedHit
+
+        ids, poses = self._ids, self._poses
+        if not ids:
+            return [None] * len(starts)
+        lo, hi = self._boxes(ids)
+        rot = np.stack([quat_to_matrix(q) for q in poses[:, 3:]])  # (n, 3, 3)
+        out = []
+        for start, end in zip(np.asarray(starts, dtype=float), np.asarray(ends, dtype=float)):
+            a = np.einsum("nji,nj->ni", rot, start - poses[:, :3])  # the segment in each piece's frame
+            d = np.einsum("nji,nj->ni", rot, end - poses[:, :3]) - a
+            with np.errstate(divide="ignore", invalid="ignore"):
+                t_lo, t_hi = (lo - a) / d, (hi - a) / d
+            flat = np.abs(d) < 1e-15
+            inside = (a >= lo) & (a <= hi)
+            t0 = np.where(flat, np.where(inside, -np.inf, np.inf), np.minimum(t_lo, t_hi)).max(axis=1)
+            t1 = np.where(flat, np.where(inside, np.inf, -np.inf), np.maximum(t_lo, t_hi)).min(axis=1)
+            t0 = np.maximum(t0, 0.0)
+            hit = (t0 <= t1) & (t0 <= 1.0)
+            if not hit.any():
+                out.append(None)
+                continue
+            k = int(np.argmin(np.where(hit, t0, np.inf)))
+            t = float(t0[k])
+            local = a[k] + d[k] * t
+            axis = int(np.argmin(np.minimum(np.abs(local - lo[k]), np.abs(local - hi[k]))))
+            n = np.zeros(3)
+            n[axis] = -1.0 if abs(local[axis] - lo[k][axis]) < abs(local[axis] - hi[k][axis]) else 1.0
+            out.append(PosedHit(ids[k], start + (end - start) * t, rot[k] @ n, float(t * np.linalg.norm(end - start))))
+        return out
+
+    def ray_test(self, start, end):
+        return self.ray_tests([start], [end])[0]
+
+    def _boxes(self, ids) -> tuple[np.ndarray, np.ndarray]:
+        """Each piece's bounding box in its own frame, (n, 3) lows and highs, kept."""
+        key = tuple(ids)
+        if getattr(self, "_box_key", None) != key:
+            shapes = [self._pieces[i].shape.vertices for i in ids]
+            self._box = (np.array([v.min(axis=0) for v in shapes]), np.array([v.max(axis=0) for v in shapes]))
+            self._box_key = key
+        return self._box
+
+
+class NetSeat(SessionPlugin):
+    """The action sink (see the module docstring).
+
+    Args:
+        remote: the window's :class:`ClientThread`.
+        actions: the game's own actions (their fields), sent as they are done.
+    """
+
+    name = "network"
+
+    def __init__(self, remote: ClientThread, actions: dict):
+        self.remote = remote
+        self.client = remote.client
+        self.actions = dict(actions)
+        self.seat = self.client.welcome["seat"]
+        self.answers: queue.SimpleQueue = queue.SimpleQueue()
+        self.sent = 0
+        self.refused: list[dict] = []
+        self._said = 0
+        self._unsent = None  # the last refusal of a carry, until the local hand is put back
+
+    def check(self, controller, action) -> str | None:
+        name = action.name
+        if name in TABLE_ACTIONS or name in self.actions:
+            if self.seat is None:
+                return "a spectator watches: the table's pieces are the players'"
+            return None
+        from sim.net.table import _TABLE_ONLY
+
+        if name in _TABLE_ONLY:
+            return f"{name!r} is the table's (the server's), not a seat's"
+        return None
+
+    def perform(self, controller, action) -> None:
+        self._send(action)
+
+    def applied(self, controller, action) -> None:
+        if action.name in TABLE_ACTIONS:
+            self._send(action)
+
+    def _send(self, action) -> None:
+        self.sent += 1
+        self.remote.send(action.to_json(), lambda a, name=action.name: self.answers.put((name, a)))
+
+    def tick(self, controller, dt: float) -> None:
+        said = self.client.said
+        for m in said[self._said:]:  # what the table says, as it says it
+            controller.say(m.get("text", ""), m.get("kind", "info"))
+        self._said = len(said)
+        while True:
+            try:
+                name, answer = self.answers.get_nowait()
+            except queue.Empty:
+                break
+            if not answer["ok"]:
+                self.refused.append({"action": name, **answer})
+                if not answer.get("played"):  # the game never heard it: say why here
+                    controller.say(answer.get("reason", ""), "refused")
+                if name in TAKE_ACTIONS:
+                    for hand in list(controller.hands):
+                        controller.put_back(hand)
+        hands = (self.client.state or {}).get("hands") or {}
+        if controller.hands and not hands and self.answers.empty() and self._settled():
+            for hand in list(controller.hands):  # the server put the carry back (a turn ran out, a refusal)
+                if controller.hands[hand].lowering is None:
+                    controller.put_back(hand)
+
+    def _settled(self) -> bool:
+        """Every action sent has its answer, and the server's state is newer than the last of them."""
+        c = self.client
+        last = max(c.answers) if c.answers else None
+        return len(c.answers) >= self.sent and (last is None or c.state.get("frame", -1) > c.answers[last]["frame"])
+
+    def probe(self) -> dict:
+        """What a window test reads: the seat, the server's frame, what was sent and refused, the game's state."""
+        c = self.client
+
+        return {"seat": self.seat, "frame": c.frame, "connected": c.connected, "sent": self.sent,
+                "answered": len(c.answers), "refused": self.refused[-5:], "current": c.state.get("current"),
+                "stands": c.state.get("stands"), "server_hands": c.state.get("hands")}
+
+
+class NetPanel(WindowPlugin):
+    """The game panel from the server's state, and the game's keys (see the module docstring)."""
+
+    def __init__(self, seat: NetSeat, controller):
+        self.seat = seat
+        self.controller = controller
+        self.text = None
+        self._shown = None
+
+    def attach(self, window) -> None:
+        from direct.gui.DirectGui import DirectFrame
+        from direct.gui.OnscreenText import OnscreenText
+        from panda3d.core import TextNode
+
+        from sim.viewer.play.draw import PAD, PANEL, SCALE, TEXT, WIDTH
+
+        self.box = DirectFrame(parent=window.a2dTopLeft, frameColor=PANEL, frameSize=(0.0, WIDTH, -0.5, 0.0),
+                                 pos=(0.02, 0, -0.12))
+        self.box.set_tag("towerlab-panel", "game")
+        self.text = OnscreenText(parent=self.box, pos=(PAD, -0.05), scale=SCALE, fg=TEXT, align=TextNode.A_left,
+                                 mayChange=True, wordwrap=WIDTH / SCALE - 1.0)
+
+    def controls(self):
+        from sim.viewer.keys import Control
+
+        out, taken = [], set()
+        for name in self.seat.actions:
+            key = GAME_KEYS.get(name)
+            if key is None or key[1] in taken:
+                continue
+            taken.add(key[1])
+            out.append(Control(key[0], (key[1],), lambda name=name: self._act(name), name.replace("-", " "), "Game"))
+        return tuple(out)
+
+    def _act(self, name: str) -> None:
+        from sim.viewer.actions import ActionError, action
+
+        try:
+            self.controller.apply(action({"action": name}, "", {name: self.seat.actions[name]}))
+        except ActionError as e:
+            self.controller.report(e)
+
+    def frame(self, window, dt: float) -> None:
+        c = self.seat.client
+        state = c.state or {}
+        refusal = self.seat.refused[-1] if self.seat.refused else None
+        key = (state.get("frame"), len(self.seat.refused), c.connected, c.failed is not None)
+        if key == self._shown or "view" not in state:
+            return
+        self._shown = key
+        from sim.viewer.play.panels import panel_lines
+
+        who = f"{self.seat.seat}'s seat" if self.seat.seat else "watching"
+        link = "" if c.connected else "   (connection lost: coming back ...)" if c.failed is None else \
+            f"   (the table cannot be joined again: {c.failed})"
+        lines = [f"{who} at {c.link.address}{link}"]
+        lines += panel_lines(state["view"], None if refusal is None else
+                             {"rule": refusal.get("rule"), "reason": refusal.get("reason")})[:-1]  # not hot seat keys
+        keys = "  |  ".join(f"{k.keys} {k.help}" for k in self.controls())
+        if keys:
+            lines.append(keys)
+        self.text.setText("\n".join(lines))
+        from sim.viewer.play.draw import SCALE, WIDTH
+
+        rows = sum(1 + len(line) // int(2 * (WIDTH / SCALE - 1)) for line in lines)  # wrapped lines, roughly
+        self.box["frameSize"] = (0.0, WIDTH, -(0.07 + 1.1 * SCALE * rows), 0.0)
+
+
+def run_client_window(link: Link, actions_path, screenshot, exit_after: bool, size) -> int:
+    """The window on the table (see the module docstring): its exit code.
+
+    Raises:
+        JoinError: the table could not be joined (before any window opens).
+    """
+    from sim.net.joining import game_specs
+    from sim.viewer.actions import load_actions
+    from sim.viewer.controller import Controller
+    from sim.viewer.window import run_window
+
+    remote = ClientThread(link)
+    try:
+        welcome = remote.join()
+        specs, game = game_specs(welcome)
+        from sim.viewer.play.actions import specs_of
+
+        own = {k: v for k, v in specs_of(game.session).items() if k != "save-game"}
+        seat = NetSeat(remote, own)
+        script = load_actions(actions_path, specs) if actions_path is not None else None
+        controller = Controller(game.scene, world_factory=lambda s: NetWorld(s, remote.client), threaded=False,
+                                size=size, supply=game.supply, plugins=[seat], player=welcome["seat"])
+        controller.toggles.stability = False  # the server's statics judge; their verdict is not on the wire
+        who = welcome["seat"] or "spectator"
+        title = f"towerlab play: {welcome['game']} ({welcome['variant']}) at {link.address}, {who}"
+        return run_window(controller, title, script, screenshot, exit_after, plugins=[NetPanel(seat, controller)],
+                          window_picture=True)
+    finally:
+        remote.close()
+
+
+__all__ = ["ClientThread", "NetPanel", "NetSeat", "NetWorld", "run_client_window"]

@@ -1,0 +1,174 @@
+"""A game played over the network: a real server on loopback, real clients; seats, turns, tokens, spectators,
+sequence numbers, the pose stream, and the log played again bit for bit."""
+
+from __future__ import annotations
+
+import pytest
+from net_table import joined, on_table, quiet, run, served
+
+from sim.net.client import Client, JoinError
+from sim.net.links import Link
+from sim.net.table import Setup, replay
+
+TOHU = Setup("tohuwabohu", "basic", ("red", "blue"), 3, 600.0)
+"""Tohuwabohu's turns, of ten minutes so that no turn runs out during a test."""
+
+
+def _supply_piece(table) -> str:
+    return table.session.candidates(table.referee.table)[0]
+
+
+def test_a_turn_played_over_the_network_is_the_server_s_and_every_client_sees_it():
+    with served(TOHU) as server:
+        async def scenario():
+            red, blue, watcher = await joined(server, "red", "blue", watchers=1)
+            assert red.welcome["role"] == "seat" and watcher.welcome["role"] == "spectator"
+            assert red.welcome["pieces"] == list(server.table.pieces)
+            piece = await on_table(server, _supply_piece)
+            out_of_turn = await blue.act({"action": "pick", "piece": piece})
+            assert out_of_turn["ok"] is False and out_of_turn["rule"] == "turn"
+            assert (await red.act({"action": "pick", "piece": piece}))["ok"]
+            assert (await red.act({"action": "move-to", "at": [20.0, 10.0]}))["ok"]
+            assert (await red.act({"action": "drop"}))["ok"]
+            await quiet(server)
+            truth = await on_table(server, lambda t: (list(t.controller.world.ids), t.controller.world.poses()))
+            for c in (red, blue, watcher):  # the poses the clients hold are the server's, bit for bit
+                await c.wait_for(lambda c: c.pose_array()[0] == truth[0] and
+                                 c.pose_array()[1].tobytes() == truth[1].tobytes())
+            await watcher.wait_for(lambda c: [e["kind"] for e in c.events][-2:] == ["picked", "dropped"])
+            assert watcher.events[-1]["cause"]["player"] == "red"
+            assert watcher.state["hands"] == {}
+            for c in (red, blue, watcher):
+                await c.close()
+        run(scenario())
+
+
+def test_refusals_name_their_rule_and_change_nothing():
+    with served(TOHU) as server:
+        async def scenario():
+            red, blue, watcher = await joined(server, "red", "blue", watchers=1)
+            before = await on_table(server, lambda t: len(t.log))
+            answers = {
+                "local": await red.act({"action": "camera", "preset": "top"}),
+                "table": await red.act({"action": "undo"}),
+                "malformed": await red.act({"action": "pick", "piece": 5}),
+                "not-yours": await red.act({"action": "stop", "player": "blue"}),
+                "turn": await blue.act({"action": "swap"}),
+            }
+            for rule, a in answers.items():
+                assert a["ok"] is False and a["rule"] == rule, a
+            assert await on_table(server, lambda t: len(t.log)) == before  # none reached the game
+            spectator = await watcher.act({"action": "swap"})
+            assert spectator["ok"] is False and spectator["rule"] == "spectator"
+            assert watcher.errors[-1]["code"] == "spectator"
+            for c in (red, blue, watcher):
+                await c.close()
+        run(scenario())
+
+
+def test_replayed_and_skipped_sequence_numbers_are_errors_that_change_nothing():
+    with served(TOHU) as server:
+        async def scenario():
+            (red,) = await joined(server, "red")
+            assert (await red.act({"action": "swap"}))["seq"] == 1
+            log = await on_table(server, lambda t: list(t.log))
+            await red.raw('{"type":"act","seq":1,"action":{"action":"swap"}}')
+            await red.wait_for(lambda c: c.errors and c.errors[-1]["code"] == "replayed")
+            await red.raw('{"type":"act","seq":7,"action":{"action":"swap"}}')
+            await red.wait_for(lambda c: c.errors[-1]["code"] == "sequence")
+            assert red.errors[-1]["message"] == "expected action 2, got 7"
+            assert await on_table(server, lambda t: list(t.log)) == log
+            assert (await red.act({"action": "swap"}))["seq"] == 2  # the connection is open, the numbering goes on
+            await red.close()
+        run(scenario())
+
+
+def test_a_link_acts_for_its_own_seat_alone():
+    with served(TOHU) as server:
+        links = server.links()
+
+        async def scenario():
+            wrong = Link(links["red"].host, links["red"].port, "red", links["blue"].token)
+            for link, code in ((wrong, "token"), (Link(wrong.host, wrong.port, "green", "x" * 22), "not-found"),
+                               (Link(wrong.host, wrong.port, None, links["red"].token), "token")):
+                with pytest.raises(JoinError) as e:
+                    await Client(link, reconnect=False).join()
+                assert e.value.code == code
+            (red,) = await joined(server, "red")
+            with pytest.raises(JoinError, match="the seat red is taken") as e:
+                await Client(links["red"]).join()
+            assert e.value.code == "seat-taken"
+            await red.close()
+            again = Client(links["red"])  # once it is free, the same link takes the seat again
+            assert (await again.join())["seat"] == "red"
+            await again.close()
+        run(scenario())
+
+
+def test_the_game_clock_waits_for_every_seat_to_join():
+    with served(TOHU) as server:
+        async def scenario():
+            (red,) = await joined(server, "red")
+            await red.wait_for(lambda c: c.state["stands"] == "waiting for blue to join")
+            (blue,) = await joined(server, "blue")
+            await red.wait_for(lambda c: c.state["stands"] is None)
+            for c in (red, blue):
+                await c.close()
+        run(scenario())
+
+
+def test_babylon_s_fast_game_seats_whoever_takes_the_free_hands():
+    setup = Setup("babylon", "fast", ("red", "blue", "green"), 0)
+    with served(setup) as server:
+        async def scenario():
+            red, blue, green = await joined(server, "red", "blue", "green")
+            mine = {p: f"{p}-tower-1" for p in ("red", "blue")}
+            assert (await blue.act({"action": "pick", "piece": mine["blue"]}))["ok"]  # not the first seat's turn:
+            busy = await red.act({"action": "pick", "piece": mine["red"]})  # anyone's, one pair of hands at a time
+            assert busy["ok"] is False and busy["rule"] == "hands-busy"
+            assert (await red.act({"action": "drop"}))["rule"] == "not-carrying"
+            assert (await blue.act({"action": "cancel"}))["ok"]
+            assert (await red.act({"action": "pick", "piece": mine["red"]}))["ok"]
+            log = await on_table(server, lambda t: [e["action"] for e in t.log if "action" in e])
+            assert [a for a in log if a["action"] == "seat"] == [{"action": "seat", "player": "blue"},
+                                                                {"action": "seat", "player": "red"}]
+            for c in (red, blue, green):
+                await c.close()
+        run(scenario())
+
+
+def test_the_log_of_a_networked_game_replays_to_the_same_game_bit_for_bit(tmp_path):
+    from sim.replay import load_recording
+
+    with served(TOHU, record=tmp_path / "net.tlrec") as server:
+        async def scenario():
+            red, blue = await joined(server, "red", "blue")
+            pieces = await on_table(server, lambda t: t.session.candidates(t.referee.table)[:2])
+            for k, piece in enumerate(pieces):
+                assert (await red.act({"action": "pick", "piece": piece}))["ok"]
+                await red.act({"action": "move-to", "at": [30.0 * k - 15.0, 0.0]})
+                await red.act({"action": "drop"})
+                await quiet(server)
+            await red.act({"action": "pick", "piece": pieces[0]})
+            await red.drop()  # mid-carry: the table puts it back
+            await red.wait_connected()
+            await red.act({"action": "swap"})
+            await quiet(server)
+            for c in (red, blue):
+                await c.close()
+        run(scenario())
+    frames, log = server.table.frame_no, server.table.log  # the table stopped and closed: all it played
+    again = replay(TOHU, log, frames, record=tmp_path / "again.tlrec")
+    assert [e["control"] for e in log if "control" in e].count("put-back") == 1
+    a, b = load_recording(tmp_path / "net.tlrec"), load_recording(tmp_path / "again.tlrec")
+    assert a.complete and b.complete
+    assert recorded(a) == recorded(b)
+    assert len(a.times) == frames + 1
+    assert again.session.to_json() == server.table.session.to_json()
+
+
+def recorded(r) -> tuple:
+    """Everything a recording holds that a game makes: every frame's time, pieces and poses (as bits), every
+    action and event."""
+    frames = tuple((float(t), tuple(r.frame(g)[0]), r.frame(g)[1].tobytes()) for g, t in enumerate(r.times))
+    return frames, r.actions, r.events

@@ -1,0 +1,74 @@
+"""End to end, in a real window: ``towerlab play --join LINK`` under Xvfb on a table served on loopback, beside
+headless players (sim.net.client).
+
+Babylon's fast game for red, blue and green: red's window plays its script (a tower picked, carried into red's
+area and set down) through the server; blue, headless, then sets one of its towers down; the window shows the
+server's poses exactly (its probe); red's End key in the window (done) reaches the server's log; the window
+closes with Ctrl+Q."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+
+import numpy as np
+import pytest
+from desktop import Desktop, launch
+from net_table import joined, on_table, quiet, run, served
+
+from sim.net.table import Setup
+
+SIZE = (900, 600)
+MISSING = [tool for tool in ("Xvfb", "xdotool") if shutil.which(tool) is None]
+
+pytestmark = [pytest.mark.skipif(bool(MISSING), reason=f"needs {' and '.join(MISSING)} (make test installs them)"),
+              pytest.mark.window]
+
+FAST = Setup("babylon", "fast", ("red", "blue", "green"), 0)
+
+
+def _game(state: dict) -> dict:
+    return next(g for g in state["game"] if "seat" in g)
+
+
+def test_a_window_plays_a_seat_of_a_served_table_beside_a_headless_player(display, tmp_path):
+    moves = tmp_path / "moves.json"
+    moves.write_text(json.dumps([{"action": "pick", "piece": "red-tower-1"},
+                                 {"action": "move-to", "at": [-200, -200]}, {"action": "drop"},
+                                 {"action": "wait", "seconds": 1.0}]))
+    with served(FAST) as server:
+        links = server.links()
+
+        async def scenario():
+            blue, green = await joined(server, "blue", "green")
+            proc = launch(display, tmp_path, "play", "--join", links["red"].url, "--actions", str(moves),
+                          "--size", f"{SIZE[0]}x{SIZE[1]}")
+            window = await asyncio.to_thread(Desktop, display, tmp_path, proc, "towerlab play", SIZE, 0.0, 120.0)
+            state = await asyncio.to_thread(
+                window.wait, lambda s: not s["scripted"] and _game(s)["answered"] == _game(s)["sent"] >= 3
+                and not _game(s)["server_hands"], 120.0, "red's script answered")
+            assert _game(state)["refused"] == [] and _game(state)["seat"] == "red"
+            for a in ({"action": "pick", "piece": "blue-tower-1"}, {"action": "move-to", "at": [-200, 200]},
+                      {"action": "drop"}):
+                assert (await blue.act(a))["ok"], a
+            await quiet(server)
+            ids, poses = await on_table(server, lambda t: (list(t.controller.world.ids), t.controller.world.poses()))
+            for piece, sign in (("red-tower-1", -1.0), ("blue-tower-1", 1.0)):  # each in its seat's area
+                x, y = poses[ids.index(piece)][:2]
+                assert -0.45 < x < 0.0 and 0.0 < sign * y < 0.45, (piece, x, y)
+
+            def shows_the_server(s) -> bool:
+                return s["ids"] == ids and np.array_equal(np.asarray(s["poses"]), poses)
+            await asyncio.to_thread(window.wait, shows_the_server, 60.0, "the server's poses in the window")
+            sent = _game(window.state())["sent"]
+            await asyncio.to_thread(window.keys, "End")  # red is done building: a game key, sent
+            await asyncio.to_thread(window.wait, lambda s: _game(s)["answered"] == sent + 1, 30.0, "End answered")
+            log = await on_table(server, lambda t: [e["action"] for e in t.log if e.get("seat") == "red"])
+            assert {"action": "done", "player": "red"} in log
+            assert [a["action"] for a in log if a["action"] in ("pick", "drop")] == ["pick", "drop"]
+            assert log[-3] == {"action": "move-to", "at": [-200.0, -200.0], "free": False}  # the script's, as sent
+            assert await asyncio.to_thread(window.quit) == 0
+            for c in (blue, green):
+                await c.close()
+        run(scenario(), timeout=300)

@@ -1,0 +1,277 @@
+"""Benchmark of a networked table on loopback: its pace under load, what the clients see, and a soak.
+
+    .venv/bin/python tools/bench_net.py [--players 4] [--spectators 20] [--soak-minutes 1] [--full] [--json OUT]
+
+Prints a Markdown report (docs/network.md's figures come from it):
+
+1. **a game with a collapse**: ``towerlab serve babylon --variant fast`` in a process of its own (the clients
+   are other machines: they share no interpreter with the server), four seats and twenty spectators joined from
+   this process. Each seat stacks three of its towers in its construction area, in turn (each action sent and
+   its answer awaited); then the first seat pulls the second piece of its stack out with the spring, and the
+   stack comes down. Measured: the answers' times (send to answer, at the seat), the server's pace during the
+   collapse (table frames per wall second, read by the spectators from the frame numbers of the poses they
+   get: 1.00 is real time), the pose updates a second each spectator gets while pieces move, and the bytes each
+   client receives per minute.
+2. **a soak**: a table in this process (its log read at the end), four seats playing Babylon's fast game from
+   a script (pick one of its towers, carry it, set it down, now and then cancel), each dropping its connection
+   every few seconds (often mid-carry) and coming back by itself, two spectators, for ``--soak-minutes``
+   (``--full``: the issue's 30 minutes). Checked: every action sent was answered (none lost), every action
+   answered as done or refused by the game is in the table's log in the order it was sent, and the
+   recording equals the recording of a local replay of the log (:func:`sim.net.table.replay`: no network, no
+   wall clock) frame for frame, bit for bit, with the same actions and events.
+
+Bounded in time: the collapse phase a few minutes at most; the soak its minutes plus the replay.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import re
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from sim.net.client import Client  # noqa: E402
+from sim.net.table import Setup, replay  # noqa: E402
+
+COLOURS = ("red", "blue", "green", "yellow", "black")
+AREA = {"red": (-200.0, -200.0), "blue": (-200.0, 200.0), "green": (200.0, 200.0), "yellow": (200.0, -200.0)}
+"""A spot (mm) in each seat's construction area on Babylon's table for four."""
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _serve(args, cwd) -> tuple[subprocess.Popen, dict]:
+    p = subprocess.Popen([sys.executable, "-m", "sim", "serve", *args], cwd=cwd, stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    links = {}
+    for line in p.stdout:
+        m = re.match(r"\s+(\w+):\s+towerlab play --(join|watch) '(\S+)'", line)
+        if m:
+            links[None if m[2] == "watch" else m[1]] = m[3]
+            if m[2] == "watch":
+                return p, links
+    raise SystemExit("the server printed no links")
+
+
+def _percentile(xs, q):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))] if xs else float("nan")
+
+
+async def _collapse(players: int, spectators: int) -> dict:
+    seats = COLOURS[:players]
+    work = Path(tempfile.mkdtemp(prefix="bench-net-"))
+    port = _free_port()
+    proc, links = _serve(["babylon", "--variant", "fast", "--players", ",".join(seats), "--port", str(port),
+                          "--autosave", str(work / "table.json"), "--record", str(work / "game.tlrec")], work)
+    try:
+        clients = {s: Client(links[s]) for s in seats}
+        watchers = [Client(links[None]) for _ in range(spectators)]
+        for c in [*clients.values(), *watchers]:
+            await c.join()
+        for c in [*clients.values(), *watchers]:
+            await c.wait_for(lambda c: bool(c.state) and c.state.get("stands") is None, 60)
+        t0 = time.monotonic()
+        latencies = []
+        for k in range(1, 4):
+            for s in seats:
+                for a in ({"action": "pick", "piece": f"{s}-tower-{k}"},
+                          {"action": "move-to", "at": list(AREA[s])}, {"action": "drop"}):
+                    start = time.monotonic()
+                    answer = await clients[s].act(a)
+                    latencies.append(time.monotonic() - start)
+                    if not answer["ok"]:
+                        print(f"  ({s}: {a['action']} refused: {answer.get('rule')}: {answer.get('reason')})")
+                done = answer["frame"]  # the table's state after the drop: its hands free again
+                await clients[s].wait_for(lambda c, done=done: c.state["frame"] > done and not c.state["hands"], 30)
+        first = seats[0]
+        me = clients[first]
+        ids, poses = me.pose_array()
+        at = [1000.0 * x for x in poses[ids.index(f"{first}-tower-2")][:3]]
+        marks = [len(w.pose_times) for w in watchers]
+        collapse_start = time.monotonic()
+        start_frame = me.frame
+        loads = []
+
+        async def sample():
+            while True:
+                await asyncio.sleep(1.0)
+                await me.ping()
+                loads.append(me.server_load)
+        sampling = asyncio.create_task(sample())
+        await me.act({"action": "pull", "piece": f"{first}-tower-2", "at": at, "to": [at[0] + 300.0, at[1], at[2]]})
+        await asyncio.sleep(2.0)
+        await me.act({"action": "release-pull"})
+        knocked = lambda c: any(g["kind"] == "knocked" for g in c.game)  # noqa: E731
+        await watchers[0].wait_for(knocked, 60)
+        await watchers[0].wait_for(lambda c: any(e["kind"] == "settled" for e in c.events
+                                                 if e["t"] > me.time - 30), 60)
+        collapse_wall = time.monotonic() - collapse_start
+        sampling.cancel()
+        hz, rtf = [], []
+        for w, m in zip(watchers, marks):
+            times = list(w.pose_times)[m:]
+            if len(times) > 2:
+                span = times[-1][0] - times[0][0]
+                hz.append((len(times) - 1) / span)
+                rtf.append((times[-1][1] - times[0][1]) / 60.0 / span)
+        minutes = (time.monotonic() - t0) / 60.0
+        traffic_in = [c.received["bytes"] / minutes for c in [*clients.values(), *watchers]]
+        out = {"answer_ms": {"median": 1000 * statistics.median(latencies), "p95": 1000 * _percentile(latencies, .95),
+                             "max": 1000 * max(latencies), "n": len(latencies)},
+               "collapse": {"wall_s": collapse_wall, "frames": me.frame - start_frame,
+                            "knocked": next(g for g in watchers[0].game if g["kind"] == "knocked")["data"]["pieces"]},
+               "pose_hz": {"min": min(hz), "median": statistics.median(hz)},
+               "rtf": {"min": min(rtf), "median": statistics.median(rtf)},
+               "traffic_kb_per_min": {"median": statistics.median(traffic_in) / 1024,
+                                      "max": max(traffic_in) / 1024},
+               "minutes": minutes, "server_cpu_per_table_s": max((x["cpu"] for x in loads if x), default=None),
+               "server_frame_ms_max": max((x["frame_ms_max"] for x in loads if x), default=None)}
+        for c in [*clients.values(), *watchers]:
+            await c.close()
+        return out
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+async def _soak(minutes: float, seed: int) -> dict:
+    sys.path.insert(0, str(ROOT / "tests"))
+    from net_table import served
+
+    setup = Setup("babylon", "fast", ("red", "blue", "green", "yellow"), seed)
+    work = Path(tempfile.mkdtemp(prefix="bench-net-soak-"))
+    rng = random.Random(seed)
+    sent: dict[str, list] = {s: [] for s in setup.players}
+    stats = {"actions": 0, "drops": 0, "lost": 0, "unanswered": 0}
+    with served(setup, record=work / "net.tlrec") as server:
+        links = server.links()
+        clients = {s: Client(links[s]) for s in setup.players}
+        watchers = [Client(links[None]) for _ in range(2)]
+        for c in [*clients.values(), *watchers]:
+            await c.join()
+        end = time.monotonic() + 60.0 * minutes
+        drop_every = max(3.0, 60.0 * minutes / 10.0)
+
+        async def seat(s: str) -> None:
+            c = clients[s]
+            next_drop = time.monotonic() + rng.uniform(1.0, drop_every)
+            k = 1
+            while time.monotonic() < end:
+                plan = [{"action": "pick", "piece": f"{s}-tower-{k}"},
+                        {"action": "move-to", "at": [AREA[s][0] + rng.uniform(-80, 80),
+                                                     AREA[s][1] + rng.uniform(-80, 80)]},
+                        {"action": "cancel"} if rng.random() < 0.2 else {"action": "drop"}]
+                k = k % 20 + 1
+                for a in plan:
+                    if time.monotonic() > next_drop:
+                        await c.drop()
+                        stats["drops"] += 1
+                        next_drop = time.monotonic() + rng.uniform(1.0, drop_every)
+                    try:
+                        answer = await c.act(a, timeout=60)
+                    except TimeoutError:
+                        stats["unanswered"] += 1
+                        continue
+                    stats["actions"] += 1
+                    stats["lost"] += answer.get("rule") == "lost"
+                    sent[s].append((a, answer))
+                    if not answer["ok"]:
+                        await asyncio.sleep(rng.uniform(0.1, 0.5))  # someone else's hands are at work
+                        break
+                    await asyncio.sleep(rng.uniform(0.05, 0.3))
+        await asyncio.gather(*(seat(s) for s in setup.players))
+        for c in [*clients.values(), *watchers]:
+            await c.close()
+    frames, log = server.table.frame_no, server.table.log  # the table stopped and closed: all it played
+    in_log = {s: [e["action"] for e in log if e.get("seat") == s and e["action"]["action"] != "seat"]
+              for s in setup.players}
+    from sim.viewer.actions import action as checked
+
+    specs = server.table.specs
+    expected = {s: [checked(a, "", specs).to_json() for a, ans in sent[s] if ans.get("played")]
+                for s in setup.players}
+    t = time.monotonic()
+    replay(setup, log, frames, record=work / "again.tlrec")
+    replay_s = time.monotonic() - t
+    from sim.replay import load_recording
+
+    a, b = load_recording(work / "net.tlrec"), load_recording(work / "again.tlrec")
+
+    def recorded(r):
+        return (tuple((float(x), tuple(r.frame(g)[0]), r.frame(g)[1].tobytes()) for g, x in enumerate(r.times)),
+                r.actions, r.events)
+    return {"minutes": minutes, "frames": frames, **stats, "log_entries": len(log),
+            "puts_back": sum(1 for e in log if e.get("control") == "put-back"),
+            "every_action_in_the_log": in_log == expected, "recording_equal": recorded(a) == recorded(b),
+            "recorded_frames": len(a.times), "replay_s": replay_s}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--players", type=int, default=4)
+    ap.add_argument("--spectators", type=int, default=20)
+    ap.add_argument("--soak-minutes", type=float, default=1.0)
+    ap.add_argument("--full", action="store_true", help="the issue's 30-minute soak")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--skip-collapse", action="store_true")
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args()
+    minutes = 30.0 if args.full else args.soak_minutes
+    out = {"load": os.getloadavg()[0]}
+    if not args.skip_collapse:
+        c = asyncio.run(_collapse(args.players, args.spectators))
+        out["collapse"] = c
+        print(f"## A Babylon game with a collapse: {args.players} seats, {args.spectators} spectators (load "
+              f"{out['load']:.1f} on {os.cpu_count()} cores)\n")
+        print("| figure | value |\n|---|---|")
+        a = c["answer_ms"]
+        print(f"| an action's answer (send to answer) | median {a['median']:.1f} ms, p95 {a['p95']:.1f} ms, "
+              f"max {a['max']:.1f} ms ({a['n']} actions) |")
+        print(f"| the server's pace during the collapse (table s / wall s) | median {c['rtf']['median']:.2f}, "
+              f"lowest {c['rtf']['min']:.2f} |")
+        print(f"| the table's CPU per table second during the collapse (its thread; below 1: real time on a core of "
+              f"its own) | worst second {c['server_cpu_per_table_s']:.2f}, longest frame "
+              f"{c['server_frame_ms_max']:.0f} ms |")
+        print(f"| pose updates at each spectator while pieces move | median {c['pose_hz']['median']:.1f} Hz, lowest "
+              f"{c['pose_hz']['min']:.1f} Hz |")
+        print(f"| traffic received per client per minute | median {c['traffic_kb_per_min']['median']:.0f} kB, "
+              f"most {c['traffic_kb_per_min']['max']:.0f} kB |")
+        print(f"| the collapse | {len(c['collapse']['knocked'])} pieces knocked down, {c['collapse']['wall_s']:.1f} s "
+              f"of wall time to the last piece at rest |\n")
+    s = asyncio.run(_soak(minutes, args.seed))
+    out["soak"] = s
+    print(f"## Soak: {minutes:g} minute(s) of Babylon's fast game, four seats dropping and coming back\n")
+    print("| figure | value |\n|---|---|")
+    print(f"| actions sent and answered | {s['actions']} ({s['unanswered']} unanswered, {s['lost']} lost) |")
+    print(f"| connections dropped (and made again by the clients) | {s['drops']}, {s['puts_back']} mid-carry "
+          "(the piece put back) |")
+    print(f"| every action done or refused by the game in the table's log, in order | {s['every_action_in_the_log']} |")
+    print(f"| the recording equals a local replay of the log, bit for bit | {s['recording_equal']} "
+          f"({s['recorded_frames']} frames; the replay took {s['replay_s']:.1f} s) |")
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()
