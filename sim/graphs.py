@@ -7,7 +7,7 @@ components; they differ only in what they join.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 
 import numpy as np
 from scipy.sparse import coo_matrix
@@ -83,3 +83,16 @@ def components(nodes: Iterable[Hashable], edges: Iterable[tuple] | Mapping) -> l
     for v, label in zip(nodes, labels):
         groups.setdefault(int(label), []).append(v)
     return [frozenset(g) for g in groups.values()]
+
+
+def reached(starts: Iterable[Hashable], neighbours: Callable[[Hashable], Iterable[Hashable]]) -> set:
+    """``starts`` and every node reached from them along ``neighbours`` (a directed walk: what stands on a piece,
+    directly or through others, when ``neighbours`` names what a node carries)."""
+    found, stack = set(), list(starts)
+    while stack:
+        v = stack.pop()
+        if v not in found:
+            found.add(v)
+            stack.extend(neighbours(v))
+    return found
+

@@ -9,14 +9,15 @@ import socket
 from sim.net.client import Client
 from sim.net.links import new_token
 from sim.net.server import Background, Server
-from sim.net.table import Setup, Table
+from sim.net.table import ServedTable, Setup
 
 
 @contextlib.contextmanager
-def served(setup: Setup, *, record=None, autosave=None, **table_args):
-    """A table of ``setup`` served on loopback at a free port, on a thread of its own: the :class:`Server`."""
-    table = Table(setup, record=record, **table_args)
-    server = Server(table, {p: new_token() for p in table.players}, new_token(), port=0, autosave=autosave)
+def served(setup: Setup, *, record=None, autosave=None, port: int = 0, **table_args):
+    """A table of ``setup`` served on loopback at ``port`` (0: a free one), on a thread of its own, with secrets
+    of its own: the :class:`Server`."""
+    table = ServedTable(setup, record=record, **table_args)
+    server = Server(table, {p: new_token() for p in table.players}, new_token(), port=port, autosave=autosave)
     try:
         with Background(server) as s:
             yield s

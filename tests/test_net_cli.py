@@ -67,6 +67,18 @@ def test_no_server_a_wrong_secret_and_a_taken_seat_are_one_line_each():
         one_line(run(taken()), "the seat red is taken")
 
 
+def test_an_expired_link_of_a_table_served_again_with_new_secrets_is_one_line():
+    """A table served again on its port without its seats file has new secrets: the old link is refused, in one
+    line that says it may be an old link."""
+    port = free_port()
+    with served(TOHU, port=port) as server:
+        old = server.links()["red"].url
+    with served(TOHU, port=port) as server:
+        assert server.links()["red"].url != old
+        line = one_line(towerlab("play", "--join", old), "the table refused", "secret is not this table's")
+    assert "an old link" in line
+
+
 def test_a_server_of_another_protocol_version_is_one_line():
     port = free_port()
     started, stop = threading.Event(), None

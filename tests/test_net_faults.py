@@ -155,9 +155,9 @@ def test_a_server_killed_and_served_again_from_its_autosave_brings_the_game_back
 
 
 def test_a_seat_that_leaves_as_its_piece_is_being_set_down_lets_it_land_and_one_mid_carry_has_it_put_back():
-    from sim.net.table import Table
+    from sim.net.table import ServedTable
 
-    t = Table(TOHU)
+    t = ServedTable(TOHU)
     try:
         for p in t.players:
             t.joined(p)

@@ -15,8 +15,9 @@ import shutil
 import numpy as np
 import pytest
 from desktop import Desktop, launch
-from net_table import joined, on_table, quiet, run, served
+from net_table import free_port, joined, on_table, quiet, run, served
 
+from sim.net.links import Link
 from sim.net.table import Setup
 
 SIZE = (900, 600)
@@ -72,3 +73,48 @@ def test_a_window_plays_a_seat_of_a_served_table_beside_a_headless_player(displa
             for c in (blue, green):
                 await c.close()
         run(scenario(), timeout=300)
+
+
+TOHU = Setup("tohuwabohu", "basic", ("red", "blue"), 3, 600.0)
+
+
+def _panel(state: dict) -> str:
+    return "\n".join(t["text"] for t in state["texts"])
+
+
+def test_a_window_says_when_its_table_is_gone_and_when_its_link_no_longer_opens_it(display, tmp_path):
+    """The server stops: the window says the connection is lost and that it is coming back; a server started again
+    on that port without the seats' secrets (an expired link): the window says why it cannot come back, and stays
+    open until its player closes it."""
+    port = free_port()
+    with served(TOHU, port=port) as server:
+        link = server.links()["red"]
+
+        async def seated():
+            blue, = await joined(server, "blue")
+            proc = launch(display, tmp_path, "play", "--join", link.url, "--size", f"{SIZE[0]}x{SIZE[1]}")
+            window = await asyncio.to_thread(Desktop, display, tmp_path, proc, "towerlab play", SIZE, 0.0, 120.0)
+            await asyncio.to_thread(window.wait, lambda s: "red's seat at ws://127.0.0.1" in _panel(s)
+                                    and _game(s)["connected"], 120.0, "red's window at the table")
+            await blue.close()
+            return window
+        window = run(seated(), timeout=200)
+    state = window.wait(lambda s: "connection lost: coming back" in _panel(s), 60.0, "the lost connection said")
+    assert not _game(state)["connected"]
+    with served(TOHU, port=port):  # the same port, new secrets: red's link is an old one
+        state = window.wait(lambda s: "cannot be joined again" in _panel(s), 60.0, "the expired link said")
+        assert "the link's secret is not this table's" in _panel(state)
+        assert window.proc.poll() is None
+    assert window.quit() == 0
+
+
+def test_with_a_display_a_refused_join_is_one_line_before_any_window_opens(display, tmp_path):
+    with served(TOHU) as server:
+        links = server.links()
+        wrong = Link(links["red"].host, links["red"].port, "red", links["blue"].token).url
+        proc = launch(display, tmp_path, "play", "--join", wrong)
+        out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 2, (out, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("towerlab: error: ") and "secret is not this table's" in lines[0]
+    assert not (tmp_path / "probe.json").exists()  # no window was opened

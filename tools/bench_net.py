@@ -20,7 +20,8 @@ Prints a Markdown report (docs/network.md's figures come from it):
    recording equals the recording of a local replay of the log (:func:`sim.net.table.replay`: no network, no
    wall clock) frame for frame, bit for bit, with the same actions and events.
 
-Bounded in time: the collapse phase a few minutes at most; the soak its minutes plus the replay.
+Bounded in time: the collapse phase a minute or two; the soak its minutes (1 by default, 30 with ``--full``) plus
+the local replay (some 130 table frames a second on a loaded two-core machine: 2 minutes for a 5-minute soak).
 """
 
 from __future__ import annotations
@@ -70,6 +71,12 @@ def _serve(args, cwd) -> tuple[subprocess.Popen, dict]:
     raise SystemExit("the server printed no links")
 
 
+def _process_cpu(pid: int) -> float:
+    """CPU seconds (user and system, every thread) a process has spent so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _percentile(xs, q):
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))] if xs else float("nan")
@@ -105,7 +112,8 @@ async def _collapse(players: int, spectators: int) -> dict:
         me = clients[first]
         ids, poses = me.pose_array()
         at = [1000.0 * x for x in poses[ids.index(f"{first}-tower-2")][:3]]
-        marks = [len(w.pose_times) for w in watchers]
+        marks = [len(c.pose_times) for c in [*clients.values(), *watchers]]
+        cpu_start = _process_cpu(proc.pid)
         collapse_start = time.monotonic()
         start_frame = me.frame
         loads = []
@@ -124,21 +132,25 @@ async def _collapse(players: int, spectators: int) -> dict:
         await watchers[0].wait_for(lambda c: any(e["kind"] == "settled" for e in c.events
                                                  if e["t"] > me.time - 30), 60)
         collapse_wall = time.monotonic() - collapse_start
+        process_cpu = _process_cpu(proc.pid) - cpu_start
+        collapse_frames = me.frame - start_frame
         sampling.cancel()
-        hz, rtf = [], []
-        for w, m in zip(watchers, marks):
-            times = list(w.pose_times)[m:]
+        hz, rtf = {"seats": [], "spectators": []}, []
+        for k, (c, m) in enumerate(zip([*clients.values(), *watchers], marks)):
+            times = list(c.pose_times)[m:]
             if len(times) > 2:
                 span = times[-1][0] - times[0][0]
-                hz.append((len(times) - 1) / span)
+                hz["seats" if k < len(clients) else "spectators"].append((len(times) - 1) / span)
                 rtf.append((times[-1][1] - times[0][1]) / 60.0 / span)
         minutes = (time.monotonic() - t0) / 60.0
         traffic_in = [c.received["bytes"] / minutes for c in [*clients.values(), *watchers]]
         out = {"answer_ms": {"median": 1000 * statistics.median(latencies), "p95": 1000 * _percentile(latencies, .95),
-                             "max": 1000 * max(latencies), "n": len(latencies)},
-               "collapse": {"wall_s": collapse_wall, "frames": me.frame - start_frame,
-                            "knocked": next(g for g in watchers[0].game if g["kind"] == "knocked")["data"]["pieces"]},
-               "pose_hz": {"min": min(hz), "median": statistics.median(hz)},
+                             "p99": 1000 * _percentile(latencies, .99), "max": 1000 * max(latencies),
+                             "n": len(latencies)},
+               "collapse": {"wall_s": collapse_wall, "frames": collapse_frames,
+                            "knocked": next(g for g in watchers[0].game if g["kind"] == "knocked")["data"]["pieces"],
+                            "process_cpu_per_table_s": process_cpu / (collapse_frames / 60.0)},
+               "pose_hz": {who: {"min": min(v), "median": statistics.median(v)} for who, v in hz.items() if v},
                "rtf": {"min": min(rtf), "median": statistics.median(rtf)},
                "traffic_kb_per_min": {"median": statistics.median(traffic_in) / 1024,
                                       "max": max(traffic_in) / 1024},
@@ -247,14 +259,18 @@ def main() -> None:
         print("| figure | value |\n|---|---|")
         a = c["answer_ms"]
         print(f"| an action's answer (send to answer) | median {a['median']:.1f} ms, p95 {a['p95']:.1f} ms, "
-              f"max {a['max']:.1f} ms ({a['n']} actions) |")
+              f"p99 {a['p99']:.1f} ms, max {a['max']:.1f} ms ({a['n']} actions) |")
         print(f"| the server's pace during the collapse (table s / wall s) | median {c['rtf']['median']:.2f}, "
               f"lowest {c['rtf']['min']:.2f} |")
         print(f"| the table's CPU per table second during the collapse (its thread; below 1: real time on a core of "
               f"its own) | worst second {c['server_cpu_per_table_s']:.2f}, longest frame "
               f"{c['server_frame_ms_max']:.0f} ms |")
-        print(f"| pose updates at each spectator while pieces move | median {c['pose_hz']['median']:.1f} Hz, lowest "
-              f"{c['pose_hz']['min']:.1f} Hz |")
+        print(f"| the server process's CPU per table second during the collapse (every thread: the table's and "
+              f"the network's; below 1: real time on a core of its own) | "
+              f"{c['collapse']['process_cpu_per_table_s']:.2f} |")
+        for who, hz in c["pose_hz"].items():
+            print(f"| pose updates at each of the {who} while pieces move | median {hz['median']:.1f} Hz, lowest "
+                  f"{hz['min']:.1f} Hz |")
         print(f"| traffic received per client per minute | median {c['traffic_kb_per_min']['median']:.0f} kB, "
               f"most {c['traffic_kb_per_min']['max']:.0f} kB |")
         print(f"| the collapse | {len(c['collapse']['knocked'])} pieces knocked down, {c['collapse']['wall_s']:.1f} s "

@@ -13,6 +13,7 @@ grabbed and closed.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -150,22 +151,29 @@ def picture(name: str, out: Path, display: str, work: Path) -> None:
         proc.wait(timeout=30)
 
 
-def main(argv: list[str]) -> int:
-    out_dir = Path(argv[0]) if argv else ROOT / "docs" / "images"
-    number = next(n for n in range(700, 900) if not Path(f"/tmp/.X11-unix/X{n}").exists())
+@contextlib.contextmanager
+def own_display(width: int, height: int):
+    """An Xvfb server of this tool's own, ``width`` x ``height`` pixels, on a free display number: its DISPLAY."""
+    number = next(n for n in range(700, 900) if not Path(f"/tmp/.X11-unix/X{n}").exists()
+                  and not Path(f"/tmp/.X{n}-lock").exists())
     display = f":{number}"
-    server = subprocess.Popen(["Xvfb", display, "-screen", "0", f"{SIZE[0] + 100}x{SIZE[1] + 100}x24", "-nolisten",
-                               "tcp"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(["Xvfb", display, "-screen", "0", f"{width}x{height}x24", "-nolisten", "tcp"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         while not Path(f"/tmp/.X11-unix/X{number}").exists():
             time.sleep(0.1)
-        with tempfile.TemporaryDirectory() as work:
-            for name in (argv[1:] or GAMES):
-                picture(name, out_dir / ("viewer.png" if name == "viewer" else f"play-{name}.png"), display,
-                        Path(work))
+        yield display
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def main(argv: list[str]) -> int:
+    out_dir = Path(argv[0]) if argv else ROOT / "docs" / "images"
+    with own_display(SIZE[0] + 100, SIZE[1] + 100) as display, tempfile.TemporaryDirectory() as work:
+        for name in (argv[1:] or GAMES):
+            picture(name, out_dir / ("viewer.png" if name == "viewer" else f"play-{name}.png"), display,
+                    Path(work))
     return 0
 
 

@@ -196,11 +196,11 @@ def _ready(server, setup, autosave, recording, resume, loopback, kept, write_sea
 
 def _table(setup, saved, recording, absent, seat_timeout):
     from sim.fieldcheck import FieldError
-    from sim.net.table import Table
+    from sim.net.table import ServedTable
     from sim.viewer.play.save import file_error
 
     try:
-        table = Table(setup, saved=saved, record=recording, absent=absent, seat_timeout=seat_timeout)
+        table = ServedTable(setup, saved=saved, record=recording, absent=absent, seat_timeout=seat_timeout)
     except FieldError as e:
         raise file_error(saved.path, e) from None
     if saved is not None:

@@ -128,7 +128,7 @@ def execute(jobs: list[tuple[str, int]], method: str, *, workers: int | None = N
 
 def _on_pool(batcher: Batcher, workers: int, collected: Collected) -> None:
     attempts: dict[tuple[int, int], int] = {}
-    context = _context()
+    context = worker_context()
     first = batcher.take()
     if first is None:
         return
@@ -215,7 +215,7 @@ PRELOAD = ["sim.experiments.trials", "sim.statics", "sim.contact", "sim.physics"
 importing numpy, scipy, shapely and pybullet again (1-3 s of CPU each)."""
 
 
-def _context():
+def worker_context():
     """Worker processes forked from a fork server that has imported towerlab (never a fork of this process,
     which may hold threads, a Dask client or a physics engine); spawned where there is no fork server."""
     if "forkserver" not in multiprocessing.get_all_start_methods():

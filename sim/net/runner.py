@@ -1,6 +1,6 @@
 """The table's own thread: sixty frames a second of wall time, the seats' commands between them, the autosaves.
 
-:class:`Runner` owns the :class:`~sim.net.table.Table`: nothing else touches it. The server hands it commands
+:class:`Runner` owns the :class:`~sim.net.table.ServedTable`: nothing else touches it. The server hands it commands
 (:meth:`Runner.call`: a function of the table, run between two frames, its result a future) and gets back, after
 every frame, an :class:`Update` (the poses, the rows that changed bit for bit, the events, what was said, the
 game's journal, the state when it changed). No client can hold it up: a command is a queue's item, and the
@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sim.net.table import FRAME, Table
+from sim.net.table import FRAME, ServedTable
 
 MAX_BEHIND = 0.25
 """Wall seconds the frames may fall behind before the game slows down rather than catching up."""
@@ -52,7 +52,7 @@ class Update:
         events: the live world's and the controller's events (``{t, kind, pieces, cause}``).
         said: what the table said (``{text, kind, t}``).
         game: the referee's journal entries (``{time, kind, data}``).
-        state: the game's state (:meth:`Table.state`) when it changed, else None.
+        state: the game's state (:meth:`ServedTable.state`) when it changed, else None.
     """
 
     frame: int
@@ -78,7 +78,7 @@ class Runner:
         clock: monotonic wall seconds (injected in tests).
     """
 
-    def __init__(self, table: Table, publish: Callable[[Update], None], *, autosave: Path | None = None,
+    def __init__(self, table: ServedTable, publish: Callable[[Update], None], *, autosave: Path | None = None,
                  autosave_seconds: float = 5.0, clock: Callable[[], float] = time.monotonic):
         self.table = table
         self.publish = publish
@@ -243,19 +243,19 @@ class Autosave:
         self._thread.start()
 
     @staticmethod
-    def text(table: Table) -> str:
+    def text(table: ServedTable) -> str:
         from sim.viewer.play.save import game_data
 
         return json.dumps(game_data(table.controller, table.referee), allow_nan=False, separators=(",", ":"))
 
-    def take(self, table: Table) -> None:
+    def take(self, table: ServedTable) -> None:
         """The game now, to be written (a save still waiting is replaced: only the newest matters)."""
         text = self.text(table)
         with contextlib.suppress(queue.Empty):
             self._slot.get_nowait()
         self._slot.put(text)
 
-    def write(self, table: Table) -> None:
+    def write(self, table: ServedTable) -> None:
         """The game now, written before this returns (the last save, as the server stops)."""
         self.close()
         self._put(self.text(table))

@@ -27,7 +27,7 @@ from websockets.exceptions import ConnectionClosed
 from sim.net.links import Link, request_link, same_token
 from sim.net.protocol import CLOSE, HARD_MESSAGE, PROTOCOL, Bucket, ProtocolError, client_message, dumps
 from sim.net.runner import Runner, Update
-from sim.net.table import Table
+from sim.net.table import ServedTable
 
 HELLO_SECONDS = 10.0
 """How long a new connection has to say ``hello``."""
@@ -89,7 +89,7 @@ class Server:
         advertised: the host the links name (default ``host``).
     """
 
-    def __init__(self, table: Table, seats: dict[str, str], watch: str, *, host: str = "127.0.0.1", port: int = 0,
+    def __init__(self, table: ServedTable, seats: dict[str, str], watch: str, *, host: str = "127.0.0.1", port: int = 0,
                  autosave=None, autosave_seconds: float = 5.0, advertised: str | None = None):
         self.table = table
         self.seats = {name: Seat(name, token) for name, token in seats.items()}
@@ -261,7 +261,7 @@ class Server:
         try:
             if seat is not None:
                 seat.conn = c
-                await asyncio.wrap_future(self.runner.call(Table.joined, seat.name))
+                await asyncio.wrap_future(self.runner.call(ServedTable.joined, seat.name))
             self.conns.add(c)
             self._push(c, dumps(self._welcome(c)))
             if self.latest is not None:
@@ -290,7 +290,7 @@ class Server:
             if seat is not None and seat.conn is c:
                 seat.conn = None
                 with contextlib.suppress(RuntimeError):  # the table has stopped
-                    await asyncio.wrap_future(self.runner.call(Table.left, seat.name))
+                    await asyncio.wrap_future(self.runner.call(ServedTable.left, seat.name))
 
     async def _admit(self, ws: ServerConnection):
         """The seat the link asks for (None: a spectator), its secret and the hello checked; False when refused
@@ -380,7 +380,7 @@ class Server:
             self._error(c, "sequence", f"expected action {seat.last + 1}, got {seq}", seq=seq)
             return
         seat.last = seq
-        future = self.runner.call(Table.submit, seat.name, action)
+        future = self.runner.call(ServedTable.submit, seat.name, action)
 
         def answered(f) -> None:
             try:

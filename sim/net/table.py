@@ -1,9 +1,9 @@
 """The authoritative table: one game played on the server, frame by frame, as ``towerlab play --offscreen`` plays it.
 
-A :class:`Table` holds the same headless controller and referee as the play window (``threaded=False``: the
+A :class:`ServedTable` holds the same headless controller and referee as the play window (``threaded=False``: the
 statics judge at once, so that the same actions at the same frames give the same game, bit for bit). It knows
 nothing of the network: the server (:mod:`sim.net.server`) hands it each seat's actions with
-:meth:`Table.submit` between frames and runs :meth:`Table.step` sixty times a second of wall time.
+:meth:`ServedTable.submit` between frames and runs :meth:`ServedTable.step` sixty times a second of wall time.
 
 **Seats.** A seat acts only for itself: on its turn in a game of turns; at any time where everyone builds at
 once (Babylon's fast game, Tohuwabohu's professional one), where the table seats the player (the game's own
@@ -66,7 +66,7 @@ class Setup:
                 list(self.players), "seed": self.seed, "turn_seconds": self.turn_seconds}
 
 
-class Table:
+class ServedTable:
     """One game on the server (see the module docstring).
 
     Args:
@@ -303,7 +303,7 @@ class Table:
         self._apply(entry["seat"], checked_action(entry["action"], "action", self.specs))
 
 
-def replay(setup: Setup, log: list[dict], frames: int, *, saved=None, record: Path | None = None) -> Table:
+def replay(setup: Setup, log: list[dict], frames: int, *, saved=None, record: Path | None = None) -> ServedTable:
     """A new table that plays ``log`` (another table's, of the same set-up and saved game) for ``frames`` frames,
     with no network and no wall clock: the game that table played, bit for bit. Closed at the end when
     recorded (the recording is then whole); the caller closes it otherwise.
@@ -311,7 +311,7 @@ def replay(setup: Setup, log: list[dict], frames: int, *, saved=None, record: Pa
     Raises:
         ValueError: the log's frames are not in order, or lie past ``frames``.
     """
-    t = Table(setup, saved=saved, record=record, live=False)
+    t = ServedTable(setup, saved=saved, record=record, live=False)
     i = 0
     for k in range(frames + 1):
         while i < len(log) and log[i]["frame"] == k:
@@ -356,4 +356,4 @@ def _plain(v):
     raise TypeError(f"{type(v).__name__} is not JSON data")
 
 
-__all__ = ["ABSENT", "FRAME", "Setup", "Table", "replay"]
+__all__ = ["ABSENT", "FRAME", "Setup", "ServedTable", "replay"]

@@ -86,10 +86,12 @@ class NetWorld(PosedWorld):
         self.client = client
         self._held: dict[str, str] = {}  # hand -> piece, the window's own carries
         self._aim: dict[str, np.ndarray] = {}  # piece -> where its hand holds it (7,)
+        self._lifted: dict[str, np.ndarray] = {}  # piece -> the pose it is about to be taken at, this frame
         self.refresh()
 
     def refresh(self) -> None:
         """Show the server's latest poses (the window's carried pieces where their hands are)."""
+        self._lifted.clear()
         latest = self.client.latest
         if latest is None:
             return
@@ -103,8 +105,14 @@ class NetWorld(PosedWorld):
 
     # the hands: predicted here, done by the server
     def grab(self, hand: str, piece_id: str, force_limit: float | None = None) -> None:
+        lifted = self._lifted.pop(piece_id, None)  # a pick lifts the piece clear of what it stands on first
         self._held[hand] = piece_id
-        self._aim[piece_id] = self.pose(piece_id)
+        self._aim[piece_id] = self.pose(piece_id) if lifted is None else lifted
+
+    def pose(self, piece_id: str) -> np.ndarray:
+        """A piece's pose: where the window's own hand holds it, else the server's."""
+        aim = self._aim.get(piece_id)
+        return super().pose(piece_id) if aim is None else aim.copy()
 
     def move_hand(self, hand: str, target) -> None:
         piece = self._held.get(hand)
@@ -119,7 +127,12 @@ class NetWorld(PosedWorld):
         return dict(self._held)
 
     def set_pose(self, piece_id: str, pose) -> None:
-        """The server sets it down (the drop is sent)."""
+        """A pose the controller gives a piece: the server gives it too (its action is sent). The pick's lift,
+        just before the hand takes the piece, is where the window's own carry starts (as the server's does)."""
+        if piece_id in self._aim:
+            self._aim[piece_id] = np.asarray(pose, dtype=float).reshape(7).copy()
+        else:
+            self._lifted[piece_id] = np.asarray(pose, dtype=float).reshape(7).copy()
 
     def push(self, piece_id: str, point, impulse) -> None:
         """The server pushes (the poke is sent)."""
@@ -136,27 +149,30 @@ class NetWorld(PosedWorld):
 
     def ray_tests(self, starts, ends) -> list:
         """:meth:`PosedWorld.ray_test` of every segment, all pieces at once (a carry's plan casts some 64 a
-        frame over a Babylon table's 123 pieces: one by one, a second a frame)."""
+        frame over a Babylon table's 123 pieces: one by one, a second a frame), and the ground as the live world
+        has it: the board's slab (``board``, its top at z = 0) and the endless table under it (``table``), so
+        that the window's own carry rests on what the server's would."""
         from sim.geometry.transforms import quat_to_matrix
         from sim.viewer.posed import PosedHit
 
         ids, poses = self._ids, self._poses
-        if not ids:
-            return [None] * len(starts)
-        lo, hi = self._boxes(ids)
-        rot = np.stack([quat_to_matrix(q) for q in poses[:, 3:]])  # (n, 3, 3)
+        lo, hi = self._boxes(ids) if ids else (np.zeros((0, 3)), np.zeros((0, 3)))
+        rot = np.stack([quat_to_matrix(q) for q in poses[:, 3:]]) if ids else np.zeros((0, 3, 3))
+        ground, at, low, high = self._ground()
+        ids, centres = [*ids, *ground], np.concatenate([poses[:, :3], at])
+        lo, hi = np.concatenate([lo, low]), np.concatenate([hi, high])
+        rot = np.concatenate([rot, np.tile(np.eye(3), (len(ground), 1, 1))])
         out = []
         for start, end in zip(np.asarray(starts, dtype=float), np.asarray(ends, dtype=float)):
-            a = np.einsum("nji,nj->ni", rot, start - poses[:, :3])  # the segment in each piece's frame
-            d = np.einsum("nji,nj->ni", rot, end - poses[:, :3]) - a
+            a = np.einsum("nji,nj->ni", rot, start - centres)  # the segment in each piece's frame
+            d = np.einsum("nji,nj->ni", rot, end - centres) - a
             with np.errstate(divide="ignore", invalid="ignore"):
                 t_lo, t_hi = (lo - a) / d, (hi - a) / d
             flat = np.abs(d) < 1e-15
             inside = (a >= lo) & (a <= hi)
             t0 = np.where(flat, np.where(inside, -np.inf, np.inf), np.minimum(t_lo, t_hi)).max(axis=1)
             t1 = np.where(flat, np.where(inside, np.inf, -np.inf), np.maximum(t_lo, t_hi)).min(axis=1)
-            t0 = np.maximum(t0, 0.0)
-            hit = (t0 <= t1) & (t0 <= 1.0)
+            hit = (t0 <= t1) & (t0 >= 0.0) & (t0 <= 1.0)  # as Bullet's: a box the ray starts inside is not met
             if not hit.any():
                 out.append(None)
                 continue
@@ -168,6 +184,25 @@ class NetWorld(PosedWorld):
             n[axis] = -1.0 if abs(local[axis] - lo[k][axis]) < abs(local[axis] - hi[k][axis]) else 1.0
             out.append(PosedHit(ids[k], start + (end - start) * t, rot[k] @ n, float(t * np.linalg.norm(end - start))))
         return out
+
+    def _ground(self):
+        """The board's slab and the table as boxes (ids, centres, lows, highs), as the live world builds them
+        (sim.physics.world: the table's top at z = -thickness, the board's slab on it, its top at z = 0)."""
+        if getattr(self, "_grounds", None) is None:
+            from sim.names import BOARD, TABLE
+
+            board = self._scene0.board_info
+            far = 1e3  # the endless table: a slab wider than any ray the viewer casts
+            top = -board.thickness
+            ids, at, lo, hi = [TABLE], [[0.0, 0.0, top]], [[-far, -far, -1.0]], [[far, far, 0.0]]
+            if board.shape is not None:
+                v = board.shape.vertices
+                ids.append(BOARD)
+                at.append(list(board.pos))
+                lo.append(v.min(axis=0))
+                hi.append(v.max(axis=0))
+            self._grounds = (ids, np.array(at, dtype=float), np.array(lo, dtype=float), np.array(hi, dtype=float))
+        return self._grounds
 
     def ray_test(self, start, end):
         return self.ray_tests([start], [end])[0]
@@ -199,9 +234,10 @@ class NetSeat(SessionPlugin):
         self.seat = self.client.welcome["seat"]
         self.answers: queue.SimpleQueue = queue.SimpleQueue()
         self.sent = 0
+        self.answered = 0  # answers to this window's own actions (the welcome also repeats the seat's earlier ones)
+        self._answer_frame = -1  # the server's frame at the last of them
         self.refused: list[dict] = []
         self._said = 0
-        self._unsent = None  # the last refusal of a carry, until the local hand is put back
 
     def check(self, controller, action) -> str | None:
         name = action.name
@@ -236,6 +272,8 @@ class NetSeat(SessionPlugin):
                 name, answer = self.answers.get_nowait()
             except queue.Empty:
                 break
+            self.answered += 1
+            self._answer_frame = max(self._answer_frame, answer.get("frame", -1))
             if not answer["ok"]:
                 self.refused.append({"action": name, **answer})
                 if not answer.get("played"):  # the game never heard it: say why here
@@ -250,17 +288,16 @@ class NetSeat(SessionPlugin):
                     controller.put_back(hand)
 
     def _settled(self) -> bool:
-        """Every action sent has its answer, and the server's state is newer than the last of them."""
-        c = self.client
-        last = max(c.answers) if c.answers else None
-        return len(c.answers) >= self.sent and (last is None or c.state.get("frame", -1) > c.answers[last]["frame"])
+        """Every action this window sent has its answer, and the server's state is newer than the last of them (the
+        answers the welcome repeats from the seat's earlier connections are not this window's)."""
+        return self.answered >= self.sent and self.client.state.get("frame", -1) > self._answer_frame
 
     def probe(self) -> dict:
         """What a window test reads: the seat, the server's frame, what was sent and refused, the game's state."""
         c = self.client
 
         return {"seat": self.seat, "frame": c.frame, "connected": c.connected, "sent": self.sent,
-                "answered": len(c.answers), "refused": self.refused[-5:], "current": c.state.get("current"),
+                "answered": self.answered, "refused": self.refused[-5:], "current": c.state.get("current"),
                 "stands": c.state.get("stands"), "server_hands": c.state.get("hands")}
 
 

@@ -11,6 +11,7 @@ its own.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -249,8 +250,23 @@ def connected_buildings(ids: Iterable[str], rests_on: Mapping[str, Iterable[str]
     return tuple(sorted(groups, key=lambda g: (-len(g), min(order[i] for i in g))))
 
 
+READ_KEPT = 32
+"""Scenes whose layouts :func:`read_layout` keeps (the referee and the players read the same building again and
+again: every listed placement, every turn's end; a 140-piece building costs a third of a second to read)."""
+_READ: OrderedDict = OrderedDict()
+
+
+def _content(scene) -> tuple:
+    """What a layout is read from: the board and every piece's kind, parameters, pose and owner."""
+    return scene.board, tuple((p.id, p.kind, tuple(sorted(p.params.items())), p.pos, p.quat, p.owner, p.fixed)
+                              for p in scene.pieces)
+
+
 def read_layout(scene, graph=None) -> Layout:
     """Read a Babylon scene's buildings from its poses and its support graph.
+
+    Without a graph, a scene read before (the same board, and pieces of the same ids, kinds, parameters, poses
+    and owners) is not read again: its parts, nobles and buildings are kept (the last :data:`READ_KEPT`).
 
     Args:
         scene: a :class:`~sim.scene.Scene` (settled, for a physical verdict).
@@ -260,9 +276,25 @@ def read_layout(scene, graph=None) -> Layout:
         The :class:`Layout`.
     """
     if graph is None:
+        key = _content(scene)
+        try:
+            known = _READ.get(key)
+        except TypeError:  # a parameter that is no hashable value (a custom piece's list): read as it comes
+            key, known = None, None
+        if key is None:
+            from sim.analysis import support_graph
+
+            return read_layout(scene, support_graph(scene))
+        if known is not None:
+            _READ.move_to_end(key)
+            return Layout(scene, known.parts, known.nobles, known.rests_on, known.buildings)
         from sim.analysis import support_graph
 
-        graph = support_graph(scene)
+        layout = read_layout(scene, support_graph(scene))
+        _READ[key] = layout
+        if len(_READ) > READ_KEPT:
+            _READ.popitem(last=False)
+        return layout
     ids = {p.id for p in scene.pieces}
     rests = {p.id: frozenset(i for i in graph.rests_on(p.id) if i != BOARD and i in ids) for p in scene.pieces}
     parts = {p.id: read_part(p) for p in scene.pieces if p.kind in (TOWER, BRIDGE)}

@@ -113,12 +113,9 @@ def tally_knocks(layout: Layout, knocks: Iterable[Knock]) -> Knocks:
 def with_everything_above(layout: Layout, ids) -> list[str]:
     """``ids`` and every piece standing on them, directly or through others, in scene order: what falls when
     they are knocked down."""
-    found, stack = set(), list(ids)
-    while stack:
-        pid = stack.pop()
-        if pid not in found:
-            found.add(pid)
-            stack.extend(layout.carries(pid))
+    from sim.graphs import reached
+
+    found = reached(ids, layout.carries)
     return [i for i in layout.scene.ids if i in found]
 
 

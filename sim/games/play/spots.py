@@ -35,7 +35,8 @@ class Placement:
         pose: (7,) position (m) + quaternion xyzw: the piece resting there.
         rule: the rule that allows it: ``field`` (Talo's grid), ``table``, ``board``, ``area``, ``on-piece``,
             ``tower-top``, ``bridge-spot``, ``bridge`` (a bridge's two ends on two tops), ``noble-on-tower``,
-            ``noble-on-bridge``, ``level`` (on a level plate), ``figure-point``.
+            ``noble-on-bridge``, ``level`` (on a level plate), ``figure-point``, ``supply`` (Tohuwabohu: a piece in
+            play back where the set-up laid it, beside the area).
         on: what it rests on: piece ids, ``board`` or ``table``.
     """
 

@@ -22,6 +22,10 @@ PIN_HAND = "referee"
 """The hand that holds a block set down to be placed together with the next (as the viewer names it)."""
 
 Pose = tuple[float, ...]
+HOME_M = 1e-6
+"""How close (m) to where the set-up put it a piece set down is back in the supply."""
+HOME_Q = 1e-9
+"""How close to 1 the quaternions' dot product is for a piece set down turned as the set-up put it."""
 
 
 class StillTable:
@@ -112,9 +116,15 @@ class StillTable:
     # --- changes ---
 
     def set_pose(self, piece: str, pose) -> None:
-        """Put ``piece`` at ``pose`` (7,), out of the supply."""
+        """Put ``piece`` at ``pose`` (7,): out of the supply, or back in it when that is where the set-up put it
+        (within :data:`HOME_M` and :data:`HOME_Q`)."""
         self.poses[piece] = tuple(float(x) for x in pose)
-        self._supply.discard(piece)
+        home = self.homes[piece]
+        if max(abs(a - b) for a, b in zip(pose[:3], home[:3])) <= HOME_M and \
+                abs(abs(sum(a * b for a, b in zip(pose[3:], home[3:]))) - 1.0) <= HOME_Q:
+            self._supply.add(piece)
+        else:
+            self._supply.discard(piece)
         self._changed()
 
     def to_supply(self, pieces) -> None:

@@ -82,7 +82,7 @@ def grid_placements(session, piece: str, table) -> list[Placement]:
     loose = Obstacles(scene.with_pieces(p for p in scene.pieces if p.id in table.supply and p.id != piece))
     probe = scene.piece(piece)
     out = []
-    for block in _grid_candidates(session.board, n, occ):
+    for block in grid_candidates(session.board, n, occ):
         p = block_piece(block, session.board)
         pose = (*p.pos, *p.quat)
         if session.drop_refusal(probe.moved(p.pos, p.quat), table) is not None or loose.overlap(probe, pose):
@@ -93,7 +93,7 @@ def grid_placements(session, piece: str, table) -> list[Placement]:
     return out
 
 
-def _grid_candidates(board, n: int, occ) -> list[GridBlock]:
+def grid_candidates(board, n: int, occ) -> list[GridBlock]:
     """Blocks of length ``n`` whose fields are free and that lie on the board or on a filled field (the rest of
     the rules are the session's to check), in a fixed order."""
     columns: dict[tuple[int, int], set[int]] = {}
@@ -143,4 +143,4 @@ def free_placements(session, piece: str, table) -> list[Placement]:
     return [p for p in out if session.drop_refusal(probe.moved(p.pose[:3], p.pose[3:]), table) is None]
 
 
-__all__ = ["fantasy_actions", "free_placements", "grid_placements", "stock_actions", "talo_actions"]
+__all__ = ["fantasy_actions", "free_placements", "grid_candidates", "grid_placements", "stock_actions", "talo_actions"]

@@ -6,8 +6,10 @@ rest), so a piece's placements are where it can rest: on the playing area and
 on the tops of the pieces built (bricks lying or on end, arches on their feet,
 levels flat, each turned square both ways), spread over the whole of each top's
 free part (what stands on it cut away: :func:`~sim.games.play.spots.free_tops`)
-at about the piece's own size or coarser, and a figure on every free figure point of a level
-(:data:`~sim.pieces.model.Anchor` ``figure_point``). Each is free on the
+at about the piece's own size or coarser, a figure on every free figure point of
+a level (:data:`~sim.pieces.model.Anchor` ``figure_point``), and a piece in play
+back where the set-up laid it beside the area (``supply``: loose beside the
+area, it is in no structure; the way to take a construction apart). Each is free on the
 table (:func:`~sim.games.play.spots.table_refusal`).
 """
 
@@ -70,6 +72,10 @@ def placements(session, piece: str, table) -> list[Placement]:
     out += on_tops(probe, quats, tops, obstacles, lambda t: rule_of[t.on], size, TOP_POINTS)
     if probe.kind == "tohuwabohu.figure":
         out += _on_points(probe, built, obstacles)
+    if piece not in table.supply:  # in play: back where the set-up laid it, beside the area
+        home = tuple(table.home(piece))
+        if tuple(table.scene().piece(piece).pos) != home[:3] and table_refusal(obstacles, probe, home) is None:
+            out.append(Placement(piece, home, "supply", ("table",)))
     return out
 
 

@@ -62,13 +62,30 @@ class Terrain:
         The board counts at level 0 where it is free and land (never on water);
         above, every filled level with a free one on top gives a surface.
         """
-        out = {}
-        for cell, filled in self.columns.items():
-            taken = set(filled)
-            tops = [k + 1 for k in filled if k + 1 not in taken]
-            if 0 not in taken and self.layout.board.is_land(cell):
-                tops.insert(0, 0)
-            out[cell] = tuple(Stand(cell, k, _room(k, filled)) for k in tops)
+        return {cell: self._stands_of(cell, filled) for cell, filled in self.columns.items()}
+
+    def _stands_of(self, cell, filled: tuple[int, ...]) -> tuple[Stand, ...]:
+        taken = set(filled)
+        tops = [k + 1 for k in filled if k + 1 not in taken]
+        if 0 not in taken and self.layout.board.is_land(cell):
+            tops.insert(0, 0)
+        return tuple(Stand(cell, k, _room(k, filled)) for k in tops)
+
+    def changed(self, layout: Layout, cells=()) -> Terrain:
+        """The terrain of ``layout``, whose blocks differ from this one's only on the fields ``cells`` (blocks
+        added there, or only pawns moved: no cells): those columns are read again, the others kept. The same
+        terrain as ``Terrain(layout)``, at the cost of the fields changed (a search adds blocks one by one).
+        """
+        out = Terrain(layout)
+        cols, stands = dict(self.columns), dict(self.stands)
+        fresh: dict[tuple[int, int], list[int]] = {c: [] for c in cells if c in cols}
+        for i, j, k in layout.occupancy:
+            if (i, j) in fresh:
+                fresh[(i, j)].append(k)
+        for cell, ks in fresh.items():
+            cols[cell] = tuple(sorted(ks))
+            stands[cell] = out._stands_of(cell, cols[cell])
+        out.__dict__.update(columns=cols, stands=stands)  # the cached properties, filled in
         return out
 
     def stand(self, cell, level: int) -> Stand | None:

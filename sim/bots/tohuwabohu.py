@@ -1,0 +1,398 @@
+"""Tohuwabohu's computer players: each order card built as its example construction, the area cleared where
+it is in the way (pure).
+
+Every card has an example construction that provably fulfils it and provably
+stands (:data:`sim.games.tohuwabohu.examples.EXAMPLES`, the card illustrations'
+own). A player builds its open card's example as a *plan*: the example's
+pieces (its *slots*, lowest first) set somewhere on the area (its *anchor*:
+a shift and a quarter turn), each slot filled by a free piece of the same
+kind, colour and size (from the supply first), the pieces of the area in its
+way taken away first (back where the set-up laid them, the highest first), and
+once every slot is filled and the card is not fulfilled (something else on the
+area breaks it: "exactly 5 levels"), the other pieces taken away too. A plan
+costs a move a slot to fill and a move a piece to take away; the card is
+fulfilled soonest by the plan that costs least.
+
+- **Greedy** weighs the anchors at the middle of the area and a quarter of the
+  way to each side, either way round, and makes the next move of the cheapest
+  plans; a position is worth :data:`CARD` a card fulfilled, less the moves its
+  card still costs.
+- **Planning** also weighs the anchors that set the example onto pieces the
+  area has already (a construction someone left: its lower levels reused), and
+  swaps a card (basic game, once a turn) when it costs :data:`SWAP_MARGIN` more
+  moves than a card of the pile costs on average on the area as it is; it
+  prefers plans it can finish within the turn's time, and weighs every move by
+  its risk of collapse.
+
+The professional variant: the cheapest of the three open cards, "Stop!" the
+moment one of them is fulfilled (the referee judges the claim).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+
+from sim.bots.position import Position
+from sim.bots.tactic import Option, Tactic, terminal_value
+from sim.games.play.state import PlayState
+from sim.graphs import reached
+from sim.scene import Piece, Scene
+
+CARD = 100.0
+"""What a card fulfilled is worth (in moves: more than any card costs)."""
+MATCH_M = 0.004
+"""How close (m) a piece's box corners come to a slot's for it to fill the slot."""
+AREA_HALF = 0.14
+"""Half the side of the playing area (m): an anchored example stays inside it."""
+SHIFT = 0.07
+"""How far (m) from the middle the greedy's other anchors lie."""
+SWAP_MARGIN = 4.0
+"""How many moves more than a card's average the open card must cost for the planning player to swap it."""
+EXTRA_TRIES = 8
+"""Pieces of the area whose taking away the player tries with the referee once its plan is complete (the one
+whose going fulfils the card is taken first)."""
+UNREACHABLE = 1e6
+"""The cost of a plan that cannot be carried out (pieces of a kind missing)."""
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One piece of an example construction.
+
+    Attributes:
+        key: what a piece must be to fill it (kind and parameters).
+        piece: the example's piece where the example has it (the anchor's frame).
+        below: the slots it rests on (indices).
+    """
+
+    key: tuple
+    piece: Piece
+    below: tuple[int, ...]
+
+
+def key_of(piece: Piece) -> tuple:
+    """What makes two pieces interchangeable: kind and parameters."""
+    return piece.kind, tuple(sorted((k, str(v)) for k, v in piece.params.items()))
+
+
+@cache
+def blueprint(card: str) -> tuple[Slot, ...]:
+    """The slots of ``card``'s example construction, lowest first (each after those it rests on)."""
+    from sim.analysis import support_graph
+    from sim.games.tohuwabohu.examples import EXAMPLES
+
+    scene = EXAMPLES[card]().scene()
+    graph = support_graph(scene)
+    bottom = {p.id: float(_corners(p)[:, 2].min()) for p in scene.pieces}
+    order = sorted(scene.pieces, key=lambda p: (bottom[p.id], p.id))
+    index = {p.id: k for k, p in enumerate(order)}
+    return tuple(Slot(key_of(p), p, tuple(sorted(index[i] for i in graph.rests_on(p.id) if i in index)))
+                 for p in order)
+
+
+def _corners(piece: Piece) -> np.ndarray:
+    from sim.geometry.transforms import transform_points
+
+    return transform_points(np.asarray(piece.shape.box_corners), piece.pos, piece.quat)
+
+
+def anchored(piece: Piece, anchor) -> Piece:
+    """An example's piece moved by ``anchor`` (dx, dy m, quarter turns about the vertical through the middle)."""
+    from scipy.spatial.transform import Rotation
+
+    dx, dy, quarters = anchor
+    turn = Rotation.from_euler("z", 90.0 * quarters, degrees=True)
+    pos = turn.apply(piece.pos) + (dx, dy, 0.0)
+    quat = (turn * Rotation.from_quat(piece.quat)).as_quat()
+    return piece.moved(tuple(float(x) for x in pos), tuple(float(q) for q in quat))
+
+
+def same_place(a: Piece, b: Piece) -> bool:
+    """Whether two pieces of one kind fill the same space (their box corners within :data:`MATCH_M`)."""
+    ca, cb = _corners(a), _corners(b)
+    d = np.linalg.norm(ca[:, None, :] - cb[None, :, :], axis=2)
+    return float(d.min(axis=1).max()) <= MATCH_M
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A card's example construction at an anchor, read against the table.
+
+    Attributes:
+        card: the card.
+        anchor: (dx, dy, quarter turns).
+        targets: the slots' pieces where the plan sets them (slot order).
+        filled: slot index -> the table piece that fills it.
+        obstacles: pieces of the area in the way of a slot still to fill, the highest first.
+        cost: moves to the card (slots to fill and pieces to take away); :data:`UNREACHABLE` when pieces are
+            missing.
+    """
+
+    card: str
+    anchor: tuple
+    targets: tuple[Piece, ...]
+    filled: Mapping[int, str]
+    obstacles: tuple[str, ...]
+    cost: float
+
+
+class Table:
+    """What a Tohuwabohu plan reads of the table, read once per position.
+
+    Args:
+        pos: the position.
+    """
+
+    def __init__(self, pos: Position):
+        from sim.analysis import support_graph
+
+        self.scene: Scene = pos.scene
+        self.free = set(pos.supply)
+        self.movable = set(pos.pieces)  # the pieces a hand may take now (the pro variant's highest level)
+        self.play = [p for p in self.scene.pieces if p.id not in self.free]
+        built = self.scene.with_pieces(self.play)
+        self.graph = support_graph(built) if self.play else None
+        self.on_area = {p.id for p in self.play}
+
+    def unheld(self) -> frozenset[str]:
+        """The pieces in play the statics cannot hold (while any cannot, the area fulfils no card)."""
+        if not hasattr(self, "_unheld"):
+            from sim.games.tohuwabohu.referee import physics_scene
+            from sim.statics import analyze
+
+            built = physics_scene(self.scene.with_pieces(self.play)) if self.play else None
+            self._unheld = frozenset(analyze(built, margin=False).unheld) if built and built.pieces else frozenset()
+        return self._unheld
+
+    def joined(self, pieces) -> set[str]:
+        """The pieces in play joined to ``pieces`` by contacts (their structure, as the support graph sees it)."""
+        return reached((p for p in pieces if p in self.on_area),
+                       lambda p: (i for i in self.graph.touching(p) if i in self.on_area))
+
+    def carries(self, piece: str) -> list[str]:
+        """The pieces standing on ``piece`` (in play)."""
+        return [] if self.graph is None else [i for i in self.graph.carries(piece) if i in self.on_area]
+
+    def above(self, pieces) -> list[str]:
+        """``pieces`` and everything standing on them, the highest first."""
+        return sorted(reached(pieces, self.carries), key=lambda i: -float(_corners(self.scene.piece(i))[:, 2].max()))
+
+    def plan(self, card: str, anchor) -> Plan:
+        """``card``'s example at ``anchor`` against this table."""
+        from sim.scene.overlap import Obstacles
+
+        slots = blueprint(card)
+        targets = tuple(anchored(s.piece, anchor) for s in slots)
+        filled: dict[int, str] = {}
+        used: set[str] = set()
+        for k, (slot, target) in enumerate(zip(slots, targets)):
+            for p in self.play:
+                if p.id not in used and key_of(p) == slot.key and same_place(p, target):
+                    filled[k] = p.id
+                    used.add(p.id)
+                    break
+        stray = [p for p in self.play if p.id not in used]
+        blocking: set[str] = set()
+        if stray:
+            scene = self.scene.with_pieces(stray)
+            for k, target in enumerate(targets):
+                if k in filled:
+                    continue
+                ignore: set[str] = set()
+                while (clash := Obstacles(scene, ignore=ignore).overlap(target, (*target.pos, *target.quat))) \
+                        is not None and clash.a in scene.ids:
+                    blocking.add(clash.a)
+                    ignore.add(clash.a)
+        obstacles = tuple(self.above(blocking))
+        need: dict[tuple, int] = {}
+        for k, slot in enumerate(slots):
+            if k not in filled:
+                need[slot.key] = need.get(slot.key, 0) + 1
+        spare = [p for p in self.scene.pieces if p.id not in used]
+        have: dict[tuple, int] = {}
+        for p in spare:
+            have[key_of(p)] = have.get(key_of(p), 0) + 1
+        missing = any(have.get(k, 0) < n for k, n in need.items())
+        cost = UNREACHABLE if missing else float(len(slots) - len(filled) + len(obstacles))
+        return Plan(card, tuple(anchor), targets, filled, obstacles, cost)
+
+    def fits(self, card: str, anchor) -> bool:
+        """Whether the example at ``anchor`` lies inside the area."""
+        for s in blueprint(card):
+            c = _corners(anchored(s.piece, anchor))
+            if np.abs(c[:, :2]).max() > AREA_HALF:
+                return False
+        return True
+
+
+class TohuwabohuTactic(Tactic):
+    """Tohuwabohu, every variant (see the module docstring).
+
+    Args:
+        game, variant: as for :class:`~sim.bots.tactic.Tactic`.
+    """
+
+    greedy_width = 2
+    plan_width = 3
+    risk_weight = 20.0  # a collapse costs the pieces that fall (moves to set them again)
+
+    def __init__(self, game: str, variant: str):
+        super().__init__(game, variant)
+        self.pro = variant == "pro"
+
+    # --- reading ---
+
+    def my_cards(self, view, player: str) -> list[str]:
+        """The open cards of ``player`` not yet fulfilled."""
+        me = next(p for p in view["players"] if p["name"] == player)
+        return [c["id"] for c in me["open"]]
+
+    def anchors(self, table: Table, card: str, planning: bool) -> list[tuple]:
+        """The anchors weighed for ``card`` (see the module docstring)."""
+        out = [(0.0, 0.0, q) for q in (0, 1)]
+        out += [(dx, dy, q) for dx, dy in ((SHIFT, 0.0), (-SHIFT, 0.0), (0.0, SHIFT), (0.0, -SHIFT)) for q in (0, 1)]
+        if planning:
+            out += self._aligned(table, card)
+        return [a for a in dict.fromkeys(out) if table.fits(card, a)]
+
+    def _aligned(self, table: Table, card: str) -> list[tuple]:
+        """Anchors that set the example's lowest slots onto pieces of the area of their kind."""
+        out = []
+        for slot in blueprint(card)[:3]:
+            for p in table.play:
+                if key_of(p) != slot.key:
+                    continue
+                for q in range(4):
+                    turned = anchored(slot.piece, (0.0, 0.0, q))
+                    a = (round(p.pos[0] - turned.pos[0], 6), round(p.pos[1] - turned.pos[1], 6), q)
+                    if same_place(anchored(slot.piece, a), p):
+                        out.append(a)
+        return out
+
+    def plans(self, pos: Position, planning: bool) -> list[Plan]:
+        """Every plan weighed for the player's open cards, cheapest first."""
+        table = pos.memo("tohuwabohu-table", lambda: Table(pos))
+        out = [table.plan(card, a) for card in self.my_cards(pos.view, pos.player)
+               for a in self.anchors(table, card, planning)]
+        return sorted(out, key=lambda p: p.cost)
+
+    # --- moves ---
+
+    def options(self, pos: Position) -> list[Option]:
+        return self._options(pos, planning=False)
+
+    def _options(self, pos: Position, planning: bool) -> list[Option]:
+        view = pos.view
+        out: list[Option] = []
+        if self.pro and any(c["fulfilled"] for p in view["players"] if p["name"] == pos.player for c in p["open"]):
+            out.append(Option({"action": "stop"}, CARD, "stop: a card is fulfilled"))
+        plans = self.plans(pos, planning)
+        seen = set()
+        for plan in plans[:4]:
+            if plan.cost >= UNREACHABLE:
+                break
+            for action, label in self._next(pos, plan)[:2]:
+                key = str(action)
+                if key not in seen:
+                    seen.add(key)
+                    out.append(Option(action, -plan.cost + 1, f"{plan.card}: {label}",
+                                      {"card": plan.card, "anchor": list(plan.anchor), "cost": plan.cost}))
+        if not out:
+            out.append(Option({"action": "wait", "seconds": float(view["time_left"])}, -UNREACHABLE,
+                              "nothing to build: the time runs out"))
+        return sorted(out, key=lambda o: -o.quick)
+
+    def _next(self, pos: Position, plan: Plan) -> list[tuple[dict, str]]:
+        """The next moves of ``plan``: a piece in the way taken away, else a slot filled (the lowest whose slots
+        below are filled), else, every slot filled, another piece of the area taken away."""
+        table = pos.memo("tohuwabohu-table", lambda: Table(pos))
+        home = {p.id: p for p in table.play}
+        out = []
+        for pid in plan.obstacles:
+            away = self._away(pos, table, pid)
+            if away is not None:
+                out.append((away, f"take {pid} away (in the way)"))
+        if out:
+            return out
+        slots = blueprint(plan.card)
+        used = set(plan.filled.values())
+        for k, slot in enumerate(slots):
+            if k in plan.filled or any(b not in plan.filled for b in slot.below):
+                continue
+            target = plan.targets[k]
+            for pid in self._sources(pos, table, slot.key, used):
+                out.append(({"action": "place", "piece": pid, "pose": [*target.pos, *target.quat]},
+                            f"{pid} to its place (slot {k})"))
+                break
+        if out or len(plan.filled) < len(slots):
+            return out
+        extras = [p for p in table.above([i for i in home if i not in used]) if p not in used]
+        unheld = table.unheld()
+        mine = table.joined(used)
+        extras.sort(key=lambda i: (i not in mine, i not in unheld))  # the likeliest to break the card first
+        for pid in extras:
+            away = self._away(pos, table, pid)
+            if away is None:
+                continue
+            if len(out) < EXTRA_TRIES and _fulfils(pos, away, plan.card):
+                return [(away, f"take {pid} away: the card is fulfilled")]
+            out.append((away, f"take {pid} away (the card asks no more)"))
+        return out[:2]
+
+    def _away(self, pos: Position, table: Table, pid: str) -> dict | None:
+        """The move that takes ``pid`` back beside the area, when a hand may take it and everything stays held
+        without it (what stands on it stands on something else too: the statics say so), else None."""
+        if pid not in table.movable:
+            return None
+        away = _home_action(pos, pid)
+        if away is None or not table.carries(pid):
+            return away
+        after = Table(Position(pos.after(away).state))
+        return away if after.unheld() <= table.unheld() else None
+
+    def _sources(self, pos: Position, table: Table, key, used) -> list[str]:
+        """The pieces of ``key`` a slot may take: from the supply first, then the area's that carry nothing and
+        fill no slot."""
+        free = [p for p in pos.kinds([i for i in pos.pieces if i in table.free]) if key_of(pos.scene.piece(p)) == key]
+        taken = [p.id for p in table.play if key_of(p) == key and p.id not in used and p.id in table.movable
+                 and not table.carries(p.id)]
+        return free + taken
+
+    def value(self, state: PlayState, player: str, pos: Position) -> float:
+        if state.is_terminal:
+            return terminal_value(state, player)
+        done = state.outcome()["scores"].get(player, 0)
+        cards = self.my_cards(pos.view, player)
+        after = Position(state)
+        table = Table(after)
+        now = set(self.my_cards(after.view, player))
+        left = [min((table.plan(c, a).cost for a in self.anchors(table, c, False)), default=UNREACHABLE)
+                for c in cards if c in now]
+        return CARD * done - (min(left) if left else 0.0)
+
+
+def _fulfils(pos: Position, action, card: str) -> bool:
+    """Whether the referee finds ``card`` fulfilled once ``action`` is made."""
+    step = pos.after(action)
+    return any(e.kind == "card_fulfilled" and e.data.get("card") == card for e in step.events) or (
+        card in _open(step.state.view(), pos.player, fulfilled=True))
+
+
+def _open(view, player: str, fulfilled: bool = False) -> list[str]:
+    me = next(p for p in view["players"] if p["name"] == player)
+    return [c["id"] for c in me["open"] if c["fulfilled"] or not fulfilled]
+
+
+def _home_action(pos: Position, piece: str) -> dict | None:
+    """The listed placement that takes ``piece`` back beside the area (None when there is none)."""
+    for spot in pos.placements(piece):
+        if spot.rule == "supply":
+            return spot.action()
+    return None
+
+
+__all__ = ["Plan", "Slot", "Table", "TohuwabohuTactic", "anchored", "blueprint", "key_of", "same_place"]

@@ -1,0 +1,172 @@
+"""Computer players: every level's moves accepted by the referee, the same game from the same seed, the risk of
+collapse against its closed form, bad levels named.
+
+``make test`` plays a few dozen moves of one seed per variant and level; ``TOWERLAB_BOTS=N`` plays N seeds of
+each to 400 moves.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+import numpy as np
+import pytest
+from helpers import box_record, free_scene
+
+from sim.bots import HandNoise, RiskJudge, make_bot
+from sim.bots.match import play_game
+from sim.bots.tactics import UNTAUGHT
+from sim.games import registry
+from sim.games.play.session import PlayError
+
+FUZZ = int(os.environ.get("TOWERLAB_BOTS", "0"))
+SEEDS = tuple(range(FUZZ)) if FUZZ else (5,)
+MOVES = 400 if FUZZ else 16
+
+
+def _seats(game: str, variant: str) -> list[str]:
+    v = registry.variant(game, variant)
+    return list(v.default_players)[: max(2, min(v.player_counts))] if hasattr(v, "player_counts") else \
+        list(v.default_players)
+
+
+def _levels(game, variant, level):
+    seats = _seats(game, variant)
+    return {p: (level if k == 0 else 1) for k, p in enumerate(seats)}
+
+
+CASES = [(v.game, v.name, 1) for v in registry.variants()]
+CASES += [(v.game, v.name, lv) for v in registry.variants() if (v.game, v.name) not in UNTAUGHT
+          for lv in (2, 3) if v.game != "babylon" or FUZZ]  # Babylon's greedy: seconds a move (bench_bots)
+
+
+@pytest.mark.parametrize(("game", "variant", "level"), CASES, ids=[f"{g}:{v}:{lv}" for g, v, lv in CASES])
+@pytest.mark.parametrize("seed", SEEDS)
+def test_no_computer_move_is_ever_refused(game, variant, level, seed):
+    played = play_game(game, variant, _levels(game, variant, level), seed, max_actions=MOVES)
+    assert played.refusals() == []
+    made = [m for m in played.moves if m.decision is not None]
+    assert made and all(m.decision["level"] in (1, level) for m in made)
+
+
+def test_the_same_seed_plays_the_same_game():
+    a = play_game("talo", "green", {"red": 2, "blue": 1}, 11, max_actions=16)
+    b = play_game("talo", "green", {"red": 2, "blue": 1}, 11, max_actions=16)
+    c = play_game("talo", "green", {"red": 2, "blue": 1}, 12, max_actions=16)
+    strip = lambda p: [(m.player, m.action) for m in p.moves]  # noqa: E731
+    assert strip(a) == strip(b) and a.state == b.state
+    assert strip(a) != strip(c)
+
+
+def test_a_tohuwabohu_greedy_player_builds_its_card_as_its_example():
+    played = play_game("tohuwabohu", "basic", {"red": 2, "blue": 1}, 3, max_actions=8)
+    placed = [m for m in played.moves if m.player == "red" and m.action["action"] == "place"]
+    assert len(placed) >= 2
+    assert all("to its place" in m.decision["why"] or "away" in m.decision["why"] for m in placed)
+
+
+@pytest.mark.parametrize(("level", "variant", "message"), [
+    (0, "green", "level: expected one of 1, 2, 3, got 0"),
+    (True, "green", "level: expected one of 1, 2, 3, got True"),
+    (2, "fantasy", "level: talo fantasy has computer players of level 1 only, got 2"),
+    (1, "moon", "--variant: talo plays"),
+])
+def test_a_bad_level_or_variant_is_named(level, variant, message):
+    with pytest.raises(PlayError, match=message):
+        make_bot(level, "talo", variant, np.random.default_rng(0))
+
+
+# --- the risk of collapse under a hand's noise, against its closed form ---------------------------------------
+
+SIZE_MM = 40.0
+
+
+def _judge(sigma_mm: float, samples: int, local: bool = False) -> RiskJudge:
+    base = free_scene(box_record("base", (SIZE_MM, SIZE_MM, 20), (0, 0, 10), fixed=True))
+    return RiskJudge(base, HandNoise(sigma_mm, 0.0, samples), local)
+
+
+def _top(x_mm: float):
+    scene = free_scene(box_record("top", (SIZE_MM, 20, 10), (x_mm, 0, 25)))
+    return scene.pieces[0]
+
+
+@pytest.mark.parametrize("local", [False, True])
+@pytest.mark.parametrize(("sigma", "inside"), [(2.0, 0.0), (3.0, 3.0), (1.5, 3.0)])
+def test_the_risk_of_an_overhanging_block_is_the_normal_tail(sigma, inside, local):
+    """A 40 mm block set on a 40 mm base with its middle ``inside`` mm within the base's edge falls when the
+    hand's shift along x (normal, σ) carries its middle past the edge: P = 1 - Φ(inside/σ)."""
+    n = 400
+    risk = _judge(sigma, n, local).risk(_top(SIZE_MM / 2 - inside), seed=7)
+    expected = 0.5 * math.erfc(inside / sigma / math.sqrt(2))
+    lo, hi = risk.interval()
+    assert risk.n == n and lo - 0.02 <= expected <= hi + 0.02, (risk, expected)
+
+
+def test_a_centred_block_never_falls_and_the_same_seed_gives_the_same_risk():
+    judge = _judge(2.0, 50)
+    assert judge.risk(_top(0.0), seed=1).p == 0.0
+    a, b = _judge(3.0, 60).risk(_top(18.0), seed=4), _judge(3.0, 60).risk(_top(18.0), seed=4)
+    assert a == b and 0.0 < a.p < 1.0
+
+
+def test_a_tohuwabohu_piece_in_play_may_be_set_back_where_the_set_up_laid_it():
+    state = registry.new_state("tohuwabohu", "basic", ["ann", "bob"], seed=3)
+    piece = state.placeable()[0]
+    spot = next(s for s in state.legal_placements(piece) if s.rule == "area")
+    state = state.apply(spot.action()).state
+    assert piece not in state.supply
+    home = [s for s in state.legal_placements(piece) if s.rule == "supply"]
+    assert len(home) == 1
+    step = state.apply(home[0].action())
+    assert step.accepted and piece in step.state.supply
+
+
+def test_babylons_layout_read_again_is_the_same():
+    from sim.games.babylon.building import read_layout
+
+    state = registry.new_state("babylon", "tactical", ["red", "blue", "green"], seed=2)
+    scene = state.scene()
+    a, b = read_layout(scene), read_layout(scene)
+    assert a.buildings == b.buildings and a.parts == b.parts and a.nobles == b.nobles
+
+
+def test_the_players_load_no_engine():
+    import subprocess
+    import sys
+
+    code = ("import sys, sim.bots, sim.bots.match, sim.bots.talo, sim.bots.babylon, sim.bots.tohuwabohu, "
+            "sim.bots.tournament\n"
+            "print(sorted(n for n in sys.modules if n.split('.')[0] in ('pybullet', 'panda3d', 'direct')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_a_greedy_player_tries_a_bounded_number_of_refused_options_then_moves_at_random():
+    from sim.bots.players import TRIES, GreedyBot
+    from sim.bots.position import Position
+    from sim.bots.tactic import Option, Tactic
+
+    class Refused(Tactic):
+        def options(self, pos):
+            piece = pos.scene.pieces[0].id
+            return [Option({"action": "place", "piece": piece, "pose": [0.0, 0.0, 0.5 + k, 0, 0, 0, 1]}, 1.0,
+                           f"in the air {k}") for k in range(40)]
+
+    tried = []
+    real = Position.after
+
+    def counted(self, action):
+        tried.append(action)
+        return real(self, action)
+
+    state = registry.new_state("talo", "green", ["red", "blue"], seed=1)
+    bot = GreedyBot(Refused("talo", "green"), np.random.default_rng(0))
+    import unittest.mock
+
+    with unittest.mock.patch.object(Position, "after", counted):
+        decision = bot.decide(state)
+    in_air = [a for a in tried if a.get("pose", [0, 0, 0])[2] >= 0.5]
+    assert len(in_air) == TRIES * Refused.greedy_width
+    assert state.apply(decision.action).accepted and "a random one" in decision.why

@@ -1,0 +1,166 @@
+"""How strong and how fast the computer players are: win rates between levels, level 3's decision time at
+Babylon's scale, and how often level 3's own placements collapse under the hand noise it assumed, in the live
+physics.
+
+    .venv/bin/python tools/bench_bots.py [--games 200] [--game talo] [--variant green] [--seed 1] [-j 2]
+        [--max-actions 4000] [--babylon-turns 28] [--decisions 5] [--physics 60] [--only wins,cpu,physics]
+
+- **wins**: ``--games`` games of level 2 against level 1, and as many of 3 against 2 (two seats, each level
+  from each seat, :mod:`sim.bots.tournament`'s schedule), on ``-j`` processes: the stronger level's share of
+  the games with its 95% Wilson interval (a draw counts half to each, shown apart).
+- **cpu**: Babylon's tactical game built by the rule of four's witness turns for ``--babylon-turns`` turns
+  (some 140 pieces), then ``--decisions`` decisions of a level-3 player there: CPU seconds of each
+  (``time.thread_time``: this process's work, whatever else the machine runs).
+- **physics**: the level-3 placements of the win games (up to ``--physics``), each set down once more with
+  the hand's noise drawn afresh and the building simulated (pybullet, ``sim.experiments``' dynamics): the share
+  of placements after which a piece is knocked down, with its interval, beside what the player's own model
+  (the exact statics over its samples) said of the same placements.
+
+Prints a Markdown summary; each figure is from this one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def wins(game: str, variant: str | None, strong: int, weak: int, games: int, seed: int, workers: int,
+         max_actions: int) -> tuple[list[dict], dict]:
+    from sim.bots.tournament import run, schedule, standings
+
+    entries = schedule(game, variant, [weak, strong], games, seed, max_actions)
+    t = time.perf_counter()
+    results = run(entries, workers=workers)
+    table = standings(results, [weak, strong], seed)
+    table["wall_s"] = time.perf_counter() - t
+    return results, table
+
+
+def babylon_cpu(turns: int, decisions: int, seed: int) -> tuple[int, list[float]]:
+    from sim.bots import make_bot
+    from sim.bots.babylon import witness_turn
+    from sim.bots.position import Position
+    from sim.games import registry
+
+    state = registry.new_state("babylon", "tactical", ["red", "blue", "green"], seed)
+    for _ in range(turns):
+        opt = None if state.is_terminal else witness_turn(Position(state))
+        if opt is None:
+            break
+        after = state
+        for action in (opt.action, *opt.then):
+            step = after.apply(action)
+            if not step.accepted:
+                break
+            after = step.state
+        if after.is_terminal:  # the last turn: the building as it stands before it
+            break
+        state = after
+    built = len(state.scene().pieces) - len(state.supply)
+    bot = make_bot(3, "babylon", "tactical", np.random.default_rng(seed))
+    cpu = []
+    for _ in range(decisions):
+        if state.is_terminal:
+            break
+        start = time.thread_time()
+        decision = bot.decide(state)
+        cpu.append(time.thread_time() - start)
+        step = state.apply(decision.action)
+        state = step.state if step.accepted else state
+    return built, cpu
+
+
+def physics(results: list[dict], level: int, most: int, seed: int) -> tuple[int, int, list[float]]:
+    """(placements simulated, placements after which a piece was knocked down, the model's P of each)."""
+    from sim.bots.match import Played, game_streams
+    from sim.bots.risk import HAND
+    from sim.experiments import experiment, run
+    from sim.games.registry import new_state
+
+    done = collapsed = 0
+    model = []
+    for r in results:
+        played = Played.from_json(r)
+        mine = {p for p, lv in played.levels.items() if lv == level}
+        table_seed, _ = game_streams(played.seed, len(played.players))
+        state = new_state(played.game, played.variant, played.players, table_seed)
+        for move in played.moves:
+            if done >= most:
+                return done, collapsed, model
+            before = state
+            step = state.apply(move.action)
+            state = step.state if step.accepted else state
+            if move.player not in mine or move.action.get("action") != "place" or not step.accepted:
+                continue
+            piece = move.action["piece"]
+            built = before.scene().with_pieces(p for p in before.scene().pieces
+                                               if p.id not in before.supply and p.id != piece)
+            pose = move.action["pose"]
+            aimed = before.scene().piece(piece).moved(tuple(pose[:3]), tuple(pose[3:]))
+            scene = before.variant.rules.physics_scene(built.with_pieces([*built.pieces, aimed]))
+            if piece not in scene.ids:
+                continue
+            exp = experiment(scene, [HAND.perturbation(piece)], "dynamics", seed + done, margin=False)
+            rec = run(exp, 1, workers=1).records[0]
+            done += 1
+            collapsed += bool(rec.collapsed)
+            cands = (move.decision or {}).get("candidates") or []
+            if cands and cands[0].get("risk") is not None:
+                model.append(float(cands[0]["risk"]))
+    return done, collapsed, model
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--games", type=int, default=200)
+    ap.add_argument("--game", default="talo")
+    ap.add_argument("--variant", default=None)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("-j", "--workers", type=int, default=2)
+    ap.add_argument("--max-actions", type=int, default=4000)
+    ap.add_argument("--babylon-turns", type=int, default=28)
+    ap.add_argument("--decisions", type=int, default=5)
+    ap.add_argument("--physics", type=int, default=60)
+    ap.add_argument("--only", default="wins,cpu,physics")
+    a = ap.parse_args()
+    only = set(a.only.split(","))
+    from sim.bots.risk import wilson
+
+    three = []
+    if "wins" in only or "physics" in only:
+        print(f"## {a.game} {a.variant or ''}: win rates ({a.games} games a pairing, seed {a.seed}, -j {a.workers})\n")
+        print("| pairing | games | stronger won | drawn | share | 95% interval | wall s |")
+        print("|---|---|---|---|---|---|---|")
+        for strong, weak in ((2, 1), (3, 2)):
+            results, table = wins(a.game, a.variant, strong, weak, a.games, a.seed, a.workers, a.max_actions)
+            if strong == 3:
+                three = results
+            h = table["head_to_head"][0]
+            lo, hi = wilson(h["won"], h["pairs"])
+            print(f"| {strong} vs {weak} | {h['pairs']} | {h['won']} | {h['drawn']} | {h['share']:.2f} | "
+                  f"{lo:.2f}-{hi:.2f} | {table['wall_s']:.0f} |", flush=True)
+    if "cpu" in only:
+        built, cpu = babylon_cpu(a.babylon_turns, a.decisions, a.seed)
+        print(f"\n## Babylon tactical, level 3 on a building of {built} pieces: CPU s per decision\n")
+        print(f"median {statistics.median(cpu):.2f}, largest {max(cpu):.2f} over {len(cpu)} decisions"
+              if cpu else "no decision")
+    if "physics" in only and three:
+        n, k, model = physics(three, 3, a.physics, a.seed)
+        lo, hi = wilson(k, n) if n else (0.0, 0.0)
+        print(f"\n## Level 3's placements in the live physics ({a.game})\n")
+        print(f"{k} of {n} placements knocked a piece down ({k / max(n, 1):.3f}, 95% {lo:.3f}-{hi:.3f}); "
+              f"the player's model said {statistics.mean(model) if model else float('nan'):.3f} on average "
+              f"({len(model)} weighed)")
+
+
+if __name__ == "__main__":
+    main()
