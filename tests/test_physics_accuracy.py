@@ -20,7 +20,7 @@ from sim.cases import (
     tohu_plate,
 )
 from sim.physics import simulate
-from sim.physics.verdict import tuned_for
+from sim.physics.precision import tuned_for
 from sim.tol import tol
 
 

@@ -6,10 +6,11 @@ import numpy as np
 import pytest
 
 from sim.cases import block_on_slope, cube_tower, friction_angle, harmonic_stack, talo_balance
+from sim.cases.arches import Arch, arch_scene
 from sim.contact import find_interfaces
 from sim.geometry.transforms import tilt_angle
 from sim.physics import TUNED, World, check, simulate
-from sim.physics.verdict import precision_for, support_depth
+from sim.physics.precision import precision_for, span_length, support_depth
 from sim.scene import load_scene
 from tests.helpers import SCENES
 from tests.test_physics_world import box, scene
@@ -107,7 +108,44 @@ def test_support_depth_counts_the_movable_pieces_a_weight_passes_through():
         assert support_depth(s, find_interfaces(s)) == depth
 
 
+def test_the_span_of_a_bridge_counts_its_pieces_between_grounded_ones():
+    """Gauss-Seidel carries an arch's thrust across its whole span: an arch of 9 voussoirs on fixed abutments is a
+    chain of 9, on abutment blocks of 11 (its downward chains are a few pieces deep); a lintel on two posts is 3;
+    blocks side by side on the board, each grounded, and a tower make no bridge."""
+    for arch, span in ((Arch(9), 9), (Arch(9, abutments="blocks"), 11), (Arch(15, half_angle=70.0), 15)):
+        s = arch_scene(arch, turn_deg=33.0)
+        assert span_length(s, find_interfaces(s)) == span and support_depth(s, find_interfaces(s)) < 5
+    lintel = scene(box("p1", (0, 0, 20), (20, 20, 40)), box("p2", (60, 0, 20), (20, 20, 40)),
+                   box("top", (30, 0, 45), (100, 20, 10)))
+    assert span_length(lintel, find_interfaces(lintel)) == 3
+    row = scene(*(box(f"b{k}", (20 * k, 0, 10)) for k in range(6)))
+    assert span_length(row, find_interfaces(row)) == 0
+    assert span_length(cube_tower(5), find_interfaces(cube_tower(5))) == 0
+
+
+def test_a_long_chain_with_a_thin_margin_gets_iterations_by_its_length_not_only_by_its_margin():
+    """An arch of 21 voussoirs on blocks (a chain of 23) 0.0106 g from collapse collapsed in the free run with the
+    3765 iterations its margin asks for, and with 7000; it stands with 10 000: its length gives it 10 580."""
+    by_margin, by_length = precision_for(0.0106), precision_for(0.0106, span=23)
+    assert by_margin[1] < 4000 and by_length[1] >= 10000 and by_length[0] == by_margin[0]
+    assert precision_for(0.002, span=40)[1] == precision_for(0.002, depth=40)[1] == TUNED.max_iterations
+    assert precision_for(0.49, depth=7, span=29) == precision_for(0.49, depth=7)  # a vault: wide margin, long span
+
+
 def test_deep_stacks_get_a_finer_solver_than_their_margin_alone_asks_for():
     shallow, deep = precision_for(0.1), precision_for(0.1, depth=10)
     assert deep[0] < shallow[0] and deep[1] > shallow[1]
     assert precision_for(0.1, depth=3) == shallow  # below 6 levels the margin decides alone
+
+
+def test_the_contacts_of_some_pieces_are_those_the_whole_world_reads_for_them():
+    """``contact_state(ids=...)`` reads only those pieces' contacts (the live world reads those of the pieces it
+    simulates, not the thousands a held vault keeps): each of them touches what the full read says, and what it
+    touches has it too."""
+    s = cube_tower(4)
+    with World(s, TUNED) as w:
+        w.step(2)
+        whole, some = w.contact_state(), w.contact_state(ids=["c2"])
+        assert some["c2"] == whole["c2"] and whole["c2"][0] == {"c1", "c3"} and whole["c2"][1] == {"c1"}
+        assert some["c1"] == (frozenset({"c2"}), frozenset()) and some["c3"] == (frozenset({"c2"}), frozenset({"c2"}))
+        assert some["c0"] == (frozenset(), frozenset())

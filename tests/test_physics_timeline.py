@@ -13,7 +13,7 @@ from scipy.spatial.transform import Rotation
 from sim.cases import block_on_slope, cube_tower, friction_angle, harmonic_stack, talo_all_blocks, talo_balance
 from sim.contact import find_interfaces
 from sim.physics import Timeline, TimelineFileError, check, settle, simulate
-from sim.physics.verdict import support_depth, tuned_for
+from sim.physics.precision import support_depth, tuned_for
 from sim.scene import Scene, load_scene
 from tests.helpers import SCENES
 

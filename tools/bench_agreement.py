@@ -3,7 +3,7 @@
 Run on an otherwise idle machine::
 
     .venv/bin/python tools/bench_agreement.py [--quick] [--family harmonic|tipping|lever|ladder|random]
-    .venv/bin/python tools/bench_agreement.py --arches [--quick] [--cra] [--json FILE] [--record]
+    .venv/bin/python tools/bench_agreement.py --arches [--quick] [--simulate] [--cra] [--json FILE] [--record]
 
 For every case of the thin-margin suite (``sim.cases.thin.suite``: harmonic
 stacks, tipping blocks, levers on fixed and movable posts, ladders and random
@@ -19,7 +19,8 @@ simulation dropped, or a fall it missed), and the wall time per case.
 the reference from their thrust lines, ``sim.cases.thrust``). One row per case:
 its name, family and parameters, the reference verdict and margin, the
 statics' verdict, margin and time, and a ``simulation`` column (the free
-run's verdict; empty until a simulation is run on the suite). ``--cra`` adds
+run's verdict, with ``--simulate``: ``check`` on every case, its agreement with the
+statics per family, how far it moved and its wall time). ``--cra`` adds
 compas_cra's ``rbe_solve`` verdict on the same blocks (the optional ``bench``
 extra), and compas_cra's own critical t/R by bisection next to the reference's;
 ``--record`` writes those to tests/data/arches/compas_cra.json, which the tests
@@ -29,7 +30,8 @@ each arch as another tool writes it (corners rounded to 0.001 mm, turned).
 ``family``, ``n``, ``half_angle_deg``, ``radius_mm``, ``depth_mm``, ``ratio``,
 ``friction``, ``abutments``, ``turn_deg``, ``critical``, ``factor``,
 ``reference`` (stands), ``reference_margin_g``, ``statics``, ``statics_margin_g``,
-``statics_ms``, ``simulation`` (None: the free run's verdict goes there), and
+``statics_ms``, ``simulation`` (the free run stood still; None without ``--simulate``; with it
+also ``moved``, ``max_displacement_mm``, ``wall_s``), and
 ``written``, ``written_margin_g``, ``compas_cra`` where asked for.
 """
 
@@ -56,6 +58,7 @@ from scipy.spatial.transform import Rotation  # noqa: E402
 from sim.cases import arches  # noqa: E402
 from sim.cases.rewrite import rewritten  # noqa: E402
 from sim.cases.thin import suite, turned_towers  # noqa: E402
+from sim.physics import check  # noqa: E402
 from sim.statics import analyze  # noqa: E402
 
 CRA_RECORD = ROOT / "tests" / "data" / "arches" / "compas_cra.json"
@@ -74,6 +77,8 @@ def main() -> None:
     parser.add_argument("--cra", action="store_true", help="with --arches: compas_cra's rbe_solve beside them")
     parser.add_argument("--record", action="store_true", help="with --cra: write " + str(CRA_RECORD))
     parser.add_argument("--json", type=Path, help="with --arches: write the rows to this file")
+    parser.add_argument("--simulate", action="store_true",
+                        help="with --arches: also check's free simulation of every case (its column)")
     parser.add_argument("--written", action="store_true",
                         help="with --arches: also each arch as another tool writes it (corners rounded to 0.001 mm, "
                              "turned by 17 degrees)")
@@ -86,8 +91,6 @@ def main() -> None:
 
 def thin(args) -> None:
     """The thin-margin suite: the statics and the free simulation of ``check`` on every case."""
-    from sim.physics import check
-
     extra = turned_towers(args.quick) if args.turned_boxes else []
     cases = [c for c in suite(args.quick) + extra if (args.family in (None, c.family))
              and (args.match is None or args.match in c.name)]
@@ -151,26 +154,49 @@ def masonry(args) -> None:
     for k, case in enumerate(cases):
         scene = case.scene
         start = time.perf_counter()
-        r = analyze(scene)
-        ms = (time.perf_counter() - start) * 1e3
+        if args.simulate:
+            checked = check(scene)
+            r, ms = checked.statics, checked.timings_ms["statics"]
+        else:
+            r = analyze(scene)
+            ms = (time.perf_counter() - start) * 1e3
+        wall = time.perf_counter() - start
         a = case.arch
         row = {"case": case.name, "family": case.family, "n": a.n, "half_angle_deg": a.half_angle,
                "radius_mm": a.radius, "depth_mm": a.depth, "ratio": a.ratio, "friction": a.friction,
                "abutments": a.abutments, "turn_deg": case.turn_deg, "critical": case.critical, "factor": case.factor,
                "reference": case.stands, "reference_margin_g": case.margin_g, "statics": bool(r.stable),
                "statics_margin_g": float(r.margin_g), "statics_ms": round(ms, 1), "simulation": None}
+        if args.simulate:
+            d = checked.dynamics
+            row.update(simulation=d.stable, moved=len(d.moved), max_displacement_mm=d.max_displacement_mm,
+                       wall_s=round(wall, 2))
         if args.written:
             w = analyze(rewritten(scene, decimals=3, turn=Rotation.from_euler("z", 17.0, degrees=True)))
             row.update(written=bool(w.stable), written_margin_g=float(w.margin_g))
         if args.cra:
             row["compas_cra"] = cra_stands(a)[0]
         rows.append(row)
+        simulated = "" if not args.simulate else (f", simulation {_cell(row['simulation'])} "
+                                                  f"({row['max_displacement_mm']:.3f} mm, {wall:.1f} s)")
         print(f"[{k + 1}/{len(cases)}] {case.name}: reference {_cell(case.stands)}, statics {_cell(bool(r.stable))} "
-              f"({ms:.0f} ms)", file=sys.stderr, flush=True)
+              f"({ms:.0f} ms){simulated}", file=sys.stderr, flush=True)
     right = sum(r["statics"] == r["reference"] for r in rows)
     print(f"## the statics on the masonry suite: {right}/{len(rows)} verdicts the reference's\n")
-    extra = (["written", "written_margin_g"] if args.written else []) + (["compas_cra"] if args.cra else [])
-    names = {"written": "written to 0.001 mm", "written_margin_g": "margin (g)"}
+    if args.simulate:
+        agree = sum(r["simulation"] == r["statics"] for r in rows)
+        rate = 100 * agree / max(len(rows), 1)
+        print(f"## the free simulation on the masonry suite: {agree}/{len(rows)} = {rate:.1f} % agree with the "
+              "statics\n")
+        for family in ("thickness", "friction"):
+            of = [r for r in rows if r["family"] == family]
+            print(f"* {family}: {sum(r['simulation'] == r['statics'] for r in of)}/{len(of)}")
+        print(f"* wall time: {sum(r['wall_s'] for r in rows):.0f} s for {len(rows)} cases, slowest "
+              f"{max((r['wall_s'] for r in rows), default=0):.1f} s\n")
+    extra = ((["written", "written_margin_g"] if args.written else []) + (["compas_cra"] if args.cra else [])
+             + (["max_displacement_mm", "wall_s"] if args.simulate else []))
+    names = {"written": "written to 0.001 mm", "written_margin_g": "margin (g)", "max_displacement_mm": "moved (mm)",
+             "wall_s": "check (s)"}
     head = ["case", "reference", "margin (g)", "statics", "margin (g)", "ms", "simulation",
             *(names.get(e, e) for e in extra)]
     print("| " + " | ".join(head) + " |\n|---|" + "---:|" * (len(head) - 1))

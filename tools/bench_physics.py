@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 from sim.cases import harmonic_margin, harmonic_stack, talo_all_blocks  # noqa: E402
 from sim.games.babylon.examples import bench_city  # noqa: E402
 from sim.physics import BULLET_DEFAULTS, TUNED, World, check, simulate  # noqa: E402
-from sim.physics.verdict import tuned_for  # noqa: E402
+from sim.physics.precision import tuned_for  # noqa: E402
 from sim.physics.world import pb  # noqa: E402
 from sim.scene import load_scene  # noqa: E402
 

@@ -223,7 +223,7 @@ class Runner:
     def _simulate(self, start, statics, index: int):
         from sim.experiments.dynamics import simulate_trial
         from sim.physics import BlowUpError, OverlapError
-        from sim.physics.verdict import precision_for, support_depth
+        from sim.physics.precision import precision_for, support_depth
 
         probe = precision = None
         if statics is not None and statics.feasible and has_margin(statics):

@@ -18,7 +18,8 @@ import numpy as np
 from scipy.spatial.transform import Rotation
 
 from sim.geometry.solids import box
-from sim.physics.hulls import body_file, face_corners, hull_directory, hull_file, remember
+from sim.physics.children import file_of, plan, scale_of, swollen
+from sim.physics.hulls import body_file, hull_file
 from sim.physics.settings import PhysicsSettings
 from sim.pieces import PieceShape
 
@@ -116,13 +117,6 @@ def principal_frame_of(shape: PieceShape, mass: float) -> tuple[np.ndarray, np.n
     return hit[1], hit[2]
 
 
-_PARTS: dict = {}
-"""(id of a catalogue shape, its swell along the piece axes) -> (shape, ([(hull file, centre)], separating-axis
-flags), the settings they were made with): the files of a shape's parts, written once. Parts loaded as an
-array of hulls depend on the shape alone; parts loaded from a URDF file also on how the piece lies (``swell``),
-so a Babylon city remade (an undo) writes and hashes nothing."""
-
-
 def shrink_of(settings: PhysicsSettings, k: int) -> float:
     """The k-th body's narrowing: between 1 and 2 times ``settings.shrink``, spread by the
     golden ratio so that no two bodies get the same (``PhysicsSettings.shrink``)."""
@@ -131,8 +125,9 @@ def shrink_of(settings: PhysicsSettings, k: int) -> float:
 
 def load_shape(client: int, settings: PhysicsSettings, shape: PieceShape, pos, quat, mass: float,
                shrink: float) -> int:
-    """Load one body: the parts' hulls narrowed by ``shrink`` across the world's vertical, and
-    the inertia of ``mass`` kg (0: static) in principal axes.
+    """Load one body: its compound of children (:mod:`sim.physics.children`: whole parts narrowed by
+    ``shrink`` across the world's vertical, face pyramids narrowed within their faces), and the inertia of
+    ``mass`` kg (0: static) in principal axes.
 
     Args:
         client: the pybullet client.
@@ -141,7 +136,7 @@ def load_shape(client: int, settings: PhysicsSettings, shape: PieceShape, pos, q
         pos: (3,) position of the piece frame (m).
         quat: (4,) its orientation, xyzw.
         mass: kg; 0 for a static body.
-        shrink: relative narrowing perpendicular to the vertical (``PhysicsSettings.shrink``).
+        shrink: relative narrowing (``PhysicsSettings.shrink``).
 
     Returns:
         The pybullet body id.
@@ -149,31 +144,21 @@ def load_shape(client: int, settings: PhysicsSettings, shape: PieceShape, pos, q
     s = settings.length_scale
     up = Rotation.from_quat(quat).inv().apply([0.0, 0.0, 1.0])
     squeeze = np.where(np.abs(up) < np.sqrt(0.5), 1.0 - shrink, 1.0)  # axes near the vertical keep their length
-    arrayed = len(shape.parts) <= settings.array_parts
-    swell = np.zeros(3) if arrayed else settings.swell * up**2  # loaded from a URDF file: see ``swell``
-    key, made = (id(shape), swell.tobytes()), (s, settings.sat, settings.sat_corners, hull_directory())
-    cached = _PARTS.get(key)
-    if cached is not None and cached[0] is shape and cached[2] == made:
-        parts, sat = cached[1]
-    else:
-        parts = []
-        for part in shape.parts:
-            centre = (part.vertices.min(axis=0) + part.vertices.max(axis=0)) / 2
-            hull = part.hull  # cached
-            local = hull.vertices - centre
-            if not arrayed:
-                half = np.abs(local).max(axis=0)
-                local = local * (1.0 + np.divide(swell, half, out=np.zeros(3), where=half > 0))
-            parts.append((hull_file(local * s, hull.faces), centre * s))
-        sat = [settings.sat and face_corners(part.hull) <= settings.sat_corners for part in shape.parts]
-        remember(_PARTS, key, (shape, (parts, sat), made))
+    children = plan(shape, settings, shrink)
+    arrayed = len(children) <= settings.array_parts
+    if not arrayed:  # loaded from a URDF file: see ``swell``
+        children = [swollen(c, settings.swell * s * up**2) for c in children]
+    files = [file_of(c) for c in children]
+    passes = 1 if arrayed else 2  # a URDF body's hulls are computed twice (sim.physics.exact)
+    scales = [scale_of(c, f, squeeze, passes) for c, f in zip(children, files)]
     moments, principal = principal_frame_of(shape, mass)
     base = list(np.asarray(pos, dtype=float) * s)
-    if len(parts) <= settings.array_parts:
+    if arrayed:
         shape_id = pb.createCollisionShapeArray(
-            [pb.GEOM_MESH] * len(parts), fileNames=[f for f, _ in parts],
-            collisionFramePositions=[list(c) for _, c in parts], meshScales=[list(squeeze)] * len(parts),
-            flags=[pb.URDF_INITIALIZE_SAT_FEATURES if x else 0 for x in sat], physicsClientId=client)
+            [pb.GEOM_MESH] * len(children), fileNames=files,
+            collisionFramePositions=[list(c.position) for c in children],
+            collisionFrameOrientations=[list(c.quat) for c in children], meshScales=[list(x) for x in scales],
+            flags=[pb.URDF_INITIALIZE_SAT_FEATURES if c.sat else 0 for c in children], physicsClientId=client)
         uid = pb.createMultiBody(
             mass, shape_id, basePosition=base, baseOrientation=list(quat),
             baseInertialFramePosition=list(shape.com * s), baseInertialFrameOrientation=list(principal),
@@ -184,8 +169,10 @@ def load_shape(client: int, settings: PhysicsSettings, shape: PieceShape, pos, q
     with warnings.catch_warnings():  # a gimbal-locked principal frame still converts exactly
         warnings.simplefilter("ignore", UserWarning)
         rpy = Rotation.from_quat(principal).as_euler("xyz")
-    flags = pb.URDF_USE_INERTIA_FROM_FILE | (pb.URDF_INITIALIZE_SAT_FEATURES if all(sat) else 0)
-    return pb.loadURDF(body_file(parts, squeeze, mass, shape.com * s, rpy, moments * s * s),
+        turns = [Rotation.from_quat(c.quat).as_euler("xyz") for c in children]
+    flags = pb.URDF_USE_INERTIA_FROM_FILE | (pb.URDF_INITIALIZE_SAT_FEATURES if all(c.sat for c in children) else 0)
+    parts = [(f, c.position, t, x) for f, c, t, x in zip(files, children, turns, scales)]
+    return pb.loadURDF(body_file(parts, mass, shape.com * s, rpy, moments * s * s),
                        basePosition=base, baseOrientation=list(quat), useMaximalCoordinates=True,
                        useFixedBase=mass == 0.0, flags=flags, physicsClientId=client)
 

@@ -62,14 +62,28 @@ class PhysicsSettings:
             the ceiling, and a game structure with 0.4 g of margin 100, which cuts
             the solver's occasional long runs on piles of thin-walled parts.
         iterations_per_level: ``check`` also allows at least this times d²
-            iterations to a stack d pieces deep (up to ``solver_iterations``;
-            only a thin margin takes more): the 10-cube tower needs about
-            2000 (it rocks with 1000), the 20-block harmonic stack 3500.
+            iterations to a stack d pieces deep (up to ``max_iterations``, margin or
+            not): the 10-cube tower needs about 2000 (it rocks with 1000), the
+            20-block harmonic stack 0.01 g from tipping more than 4000 (it fell with
+            them); and as many to a bridge of d pieces between grounded ones (an
+            arch's span) while its margin is thin (``span_margin``).
+        span_margin: a bridge (:func:`sim.physics.precision.span_length`) gets
+            ``iterations_per_level`` times its length squared up to this margin (g),
+            and that times (span_margin / margin)² beyond: an arch of 21 voussoirs on
+            two abutment blocks (a chain of 23) 0.0106 g from collapse collapsed
+            with the 3765 iterations its margin asks for and with 7000, and stands
+            with 10 000 (it gets 10 580); compas_cra's vault (0.49 g, a span of 29)
+            rests as still with 980 iterations (12-35 µm in 0.2 s) as with 2000
+            (10 µm), so it gets no more than its downward chains give.
         min_iterations: the fewest iterations ``check`` allows per step.
-        max_iterations: the most iterations ``check`` allows per step: 10000.
+        max_iterations: the most iterations ``check`` allows per step: 15000.
             Harmonic stacks of 20 blocks 0.002-0.005 g from tipping (150 × 40 × 30,
             300 × 60 × 40 mm) fell with 4000 and 6000 and stand with 10000,
-            and cost less so (5-10 s instead of 9-15 s: they stand and sleep).
+            and cost less so (5-10 s instead of 9-15 s: they stand and sleep); the
+            arch of 21 voussoirs on blocks 0.002 g from collapse collapsed with
+            10 000 and stands with 15 000. Not more: 300 × 60 × 40 mm at 0.002 g
+            stands with 10 000-17 500 and fell with 20 000 (Gauss-Seidel at the
+            edge of what it resolves is not monotone in its iterations).
         stable_sleep_margin, stable_sleep_window: ``check`` lets an island of a
             structure the statics hold with at least ``stable_sleep_margin``
             (g, five times the probe) sleep once it has been still for
@@ -91,10 +105,17 @@ class PhysicsSettings:
             harmonic stacks fall and ran 5-10 times slower.
         contact_slop: penetration (m) tolerated without correction; 10 nm, so
             that pieces rest on their faces, not sunk into each other.
-        contact_breaking_threshold: separation (m) at which a contact point
-            leaves its manifold: 20 µm (pybullet's 0.02 units, in millimetres).
-            Larger values (0.2 mm) make the face clipping keep only two
-            diagonal corners of a long block on a board, which then rocks.
+        contact_breaking_threshold: Bullet's contact breaking threshold (m, given
+            as 0.005 units in millimetres). Bullet takes it relative to the bodies'
+            size (its dispatcher's default, which pybullet keeps): a contact point
+            leaves its manifold, and the face clipping makes new points, up to this
+            times the smaller body's bounding radius in units, so 0.04 mm for a
+            10 mm cube, 0.4 mm for a 100 mm one and 2 mm for a vault block of
+            400 mm (tests/test_physics_exact.py). Four times this (0.02 units) made
+            the face pyramids of a voussoir's neighbouring faces touch the next
+            voussoir's face near their edges (24-30 points on a joint instead of
+            4); 40 times (0.2 units) made the face clipping keep only two diagonal
+            corners of a long block on a board, which then rocked.
         warm_starting: fraction of the last step's impulses each step starts
             from. Bullet's 0.85: a factor of 1 makes tall stacks rock with a
             growing amplitude.
@@ -122,6 +143,21 @@ class PhysicsSettings:
             where face clipping produces contact points at random places along
             the edge and the stack rocks; 1e-5 (0.2 µm on a 20 mm block) makes
             every edge distinct. Heights are untouched, so nothing sinks.
+        exact_hulls: give Bullet hulls it holds where the scene puts them (:mod:`sim.physics.exact`):
+            Bullet rounds every hull's points onto a grid of 10216 steps across its extent, which moved the
+            faces of a voussoir by 15-35 µm and those of compas_cra's vault blocks by 60-120 µm out of their
+            planes (their joints gapped and tilted: arches 1 % thicker than critical fell, the vault crept by
+            2 mm in 2 s), and a box's end by a whole step where the grid's arithmetic fell short (a 140 mm box
+            was 27 µm short). With it, each axis's mesh scale is moved by a few units in the last place so that
+            the ends of every axis are held exactly (boxes are exact), and other parts are cut into one
+            pyramid per face (:mod:`sim.physics.children`).
+        face_gap: each face pyramid's face is inset by this (m) from its edges, so that the pyramids of two
+            faces of one body meeting at an edge do not reach past it into a neighbour's face there (with none,
+            a voussoir's joint had 24-30 contact points instead of 4, some off its faces and pressed in, and thin
+            arches broke).
+        exact_faces: a part of more faces than this keeps its hull whole (rounds: a cylinder's 50 faces move
+            by 2.5 µm at most, and a pyramid per face would multiply its contacts).
+        exact_parts: a piece of more parts than this keeps its parts whole (decomposed meshes).
         array_parts: a piece of at most this many convex parts gets its compound
             shape from ``createCollisionShapeArray``; pybullet's buffer for
             that call holds 16 and is overrun beyond (a Babylon tower has 22
@@ -138,7 +174,7 @@ class PhysicsSettings:
             back to their exact poses (:mod:`sim.physics.seating`): 10 µm.
             Bullet makes a new contact only between overlapping hulls, for some
             pairs only beyond 4 µm, and keeps a contact it has made within its
-            breaking threshold (20 µm); without priming, exactly touching
+            breaking threshold (see ``contact_breaking_threshold``); without priming, exactly touching
             pieces missed contacts at the first step, fell freely for a step and
             landed with an impact (a block 0.002 g from tipping on a slope
             turned over; 16 of 28 random towers at 0.002-0.01 g fell).
@@ -190,7 +226,8 @@ class PhysicsSettings:
     iterations_per_margin: float = 40.0
     iterations_per_level: float = 20.0
     min_iterations: int = 100
-    max_iterations: int = 10000
+    max_iterations: int = 15000
+    span_margin: float = 0.05
     stable_sleep_margin: float = 0.005
     stable_sleep_window: float = 0.1
     erp: float = 0.2
@@ -199,15 +236,19 @@ class PhysicsSettings:
     split_impulse: bool = True
     split_impulse_threshold: float = -4e-5
     contact_slop: float = 1e-8
-    contact_breaking_threshold: float = 2e-5
+    contact_breaking_threshold: float = 5e-6
     warm_starting: float = 0.85
     cone_friction: bool = True
     sat: bool = True
     sat_corners: int = 4
     shrink: float = 1e-5
+    exact_hulls: bool = True
+    exact_faces: int = 16
+    face_gap: float = 6e-6
+    exact_parts: int = 4
     array_parts: int = 16
     swell: float = 1e-6
-    prime_depth: float = 1e-5
+    prime_depth: float = 3e-6
     table_size: float = 220.0
     top_down: bool = True
     friction_anchors: bool = True
@@ -232,5 +273,6 @@ TUNED = PhysicsSettings()
 
 BULLET_DEFAULTS = PhysicsSettings(
     length_scale=1.0, dt=1.0 / 240.0, solver_iterations=50, sat=False, shrink=0.0, swell=0.0, top_down=False,
+    exact_hulls=False,
     sleeping=True, probe_g=0.0, configure_engine=False)
 """pybullet as it comes (metres, 1/240 s, 50 iterations, GJK contacts, sleeping): fast but wrong."""

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from sim.names import listing
+from sim.physics.precision import precision_for, span_length, support_depth
 from sim.physics.settings import TUNED, PhysicsSettings
 from sim.physics.timeline import FrameSink, Timeline, run
 from sim.physics.world import World
@@ -135,68 +136,6 @@ class CheckResult:
         }
 
 
-def precision_for(margin_g: float | None, settings: PhysicsSettings = TUNED, depth: int = 1) -> tuple[float, int]:
-    """The solver tolerance (m/s) and iteration bound for a structure of statics margin ``margin_g`` (g).
-
-    Thin margins need finely resolved contact forces and many iterations;
-    wide ones do with less (see ``PhysicsSettings.residual_per_margin`` and
-    ``iterations_per_margin``). Deep stacks need more of both: Gauss-Seidel
-    carries a change through a chain of ``depth`` pieces in the order of
-    depth² iterations (``residual_per_level`` and ``iterations_per_level``).
-    Without a stable margin (None, a knife edge or no equilibrium) the
-    settings' own values are used.
-
-    Args:
-        margin_g: the statics margin (fraction of g), or None.
-        settings: the settings to start from.
-        depth: the most pieces any weight passes through on its way down
-            (:func:`support_depth`); 1 leaves the margin alone to decide.
-    """
-    s = settings
-    if margin_g is None or not margin_g > tol.stable_margin_g:
-        return s.residual_velocity, s.solver_iterations
-    per_g = min(s.residual_per_margin, s.residual_per_level / depth**2)
-    residual = min(max(per_g * margin_g, s.residual_floor), s.residual_ceiling)
-    by_margin = min(s.iterations_per_margin / margin_g, s.max_iterations)
-    by_depth = min(s.iterations_per_level * depth**2, s.solver_iterations)
-    iterations = int(round(max(by_margin, by_depth, s.min_iterations)))
-    return residual, iterations
-
-
-def tuned_for(margin_g: float | None, settings: PhysicsSettings = TUNED, depth: int = 1) -> PhysicsSettings:
-    """``settings`` with the solver tolerance and iteration bound of :func:`precision_for`."""
-    residual, iterations = precision_for(margin_g, settings, depth)
-    return settings.with_(residual_velocity=residual, solver_iterations=iterations)
-
-
-def support_depth(scene: Scene, interfaces) -> int:
-    """The most movable pieces any weight passes through on its way down to the board, the table
-    or a fixed piece (1 for pieces lying on the board, 10 for a tower of 10 blocks).
-
-    Args:
-        scene: the scene.
-        interfaces: its contact interfaces (``StaticsResult.interfaces``).
-    """
-    from sim.analysis import support_graph
-
-    graph = support_graph(scene, interfaces)
-    movable = {p.id for p in scene.pieces if not p.fixed}
-    depth: dict[str, int] = {}
-    for start in movable:  # longest chain downwards, iteratively; a cycle of side-by-side supports counts once
-        stack, on_path = [start], {start}
-        while stack:
-            i = stack[-1]
-            below = [j for j in graph.rests_on(i) if j in movable and j not in depth and j not in on_path]
-            if below:
-                stack.append(below[0])
-                on_path.add(below[0])
-                continue
-            depth[i] = 1 + max((depth[j] for j in graph.rests_on(i) if j in depth), default=0)
-            stack.pop()
-            on_path.discard(i)
-    return max(depth.values(), default=1)
-
-
 def disagreement(statics, dynamics: Dynamics, *, depth: int = 1, precision: tuple[float, int] | None = None,
                  corners: dict[tuple[str, str], int] | None = None) -> str | None:
     """What the simulation did where it disagrees with the statics, and why that is its limit; None when they agree.
@@ -272,8 +211,8 @@ def check(scene: Scene, seconds: float = DEFAULT_SECONDS, settings: PhysicsSetti
     t1 = time.perf_counter()
     with World(scene, settings, statics.interfaces) as world:
         world.set_probe(settings.probe_g, statics.weakest_direction_deg)
-        depth = support_depth(scene, statics.interfaces)
-        precision = precision_for(statics.margin_g if statics.feasible else None, settings, depth)
+        depth, span = support_depth(scene, statics.interfaces), span_length(scene, statics.interfaces)
+        precision = precision_for(statics.margin_g if statics.feasible else None, settings, depth, span)
         world.set_precision(*precision)
         if statics.stable and statics.margin_g >= settings.stable_sleep_margin:
             world.sleep_window = settings.stable_sleep_window

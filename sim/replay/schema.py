@@ -130,7 +130,9 @@ SETTINGS = {  # every field of PhysicsSettings: its type and (numbers) range (te
     "probe_g": (float, 0.0, 10.0, "an acceleration (g)"), "probe_period": (float, 1e-3, 1e6, "a period (s)"),
     "probe_update": (float, 1e-4, 60.0, "an interval (s)"), "max_seconds": (float, 1e-3, 3600.0, "a duration (s)"),
     "watch_seconds": (float, 1e-4, 3600.0, "an interval (s)"), "deterministic_pairs": (bool,),
-    "configure_engine": (bool,),
+    "configure_engine": (bool,), "span_margin": (float, 0.0, 1e3, "a margin (g)"), "exact_hulls": (bool,),
+    "exact_faces": (int, 0, 1000, "faces (each a pyramid body part)"), "face_gap": (float, 0.0, 0.01, "a gap (m)"),
+    "exact_parts": (int, 0, 64, "parts (each cut into its faces)"),
 }
 """The physics settings a recording's header may hold: each field's type, and range (lo, hi, what)."""
 

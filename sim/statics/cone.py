@@ -200,10 +200,10 @@ class ConeProblem:
         if self._fallback is not None:
             self._fallback.remove(body)
 
-    def unheld(self, test=None) -> list[int]:
+    def unheld(self, test=None, strict: int | None = None) -> list[int]:
         """The bodies that cannot be held, peeled from the top (as :meth:`Problem.unheld
         <sim.statics.problem.Problem.unheld>`)."""
-        return peel_unheld(self, test)
+        return peel_unheld(self, test, strict)
 
     # --- margin ---------------------------------------------------------------------------------
 

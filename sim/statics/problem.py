@@ -43,9 +43,14 @@ FIRST_DIRECTION_DEG = 0.0  # the margin search's first direction; the tilted-gra
 SPREAD = 1  # most friction directions per round given to every parallel contact plane
 
 
-def peel_unheld(program, test=None) -> list[int]:
+def peel_unheld(program, test=None, strict: int | None = None) -> list[int]:
     """The bodies that cannot be held, peeled from the top by ``program`` (a :class:`Problem` or a cone
-    program: its ``eq``, ``least_help()`` and ``remove(body)``); see :meth:`Problem.unheld`."""
+    program: its ``eq``, ``least_help()`` and ``remove(body)``); see :meth:`Problem.unheld`.
+
+    ``strict``: after this many bodies taken out one program at a time, every body that still needs help is
+    taken out at once (None: one at a time to the end). A coarser answer (a body that would stand once those
+    above it are gone may be among them) in a few programs instead of one per body: the live world's choice
+    for large collapses, never the verdict's."""
     out: list[int] = []
     removed = np.zeros(len(program.eq.bodies), dtype=bool)
     height = program.eq.com[:, 2]
@@ -54,10 +59,11 @@ def peel_unheld(program, test=None) -> list[int]:
         failing = [i for i in np.flatnonzero(need > tol.unheld_slack) if i not in out]
         if not failing:
             return sorted(out)
-        top = max(failing, key=lambda i: (height[i], -i))
-        out.append(int(top))
-        program.remove(int(top))
-        removed[top] = True
+        taken = failing if strict is not None and len(out) >= strict else [max(failing, key=lambda i: (height[i], -i))]
+        for top in taken:
+            out.append(int(top))
+            program.remove(int(top))
+            removed[top] = True
         if test is not None and test.holds(np.zeros(2), removed):
             return sorted(out)
 
@@ -283,7 +289,7 @@ class Problem:
         if len(gone):
             self.lp.set_row_bounds(gone, -np.inf, np.inf)
 
-    def unheld(self, test=None) -> list[int]:
+    def unheld(self, test=None, strict: int | None = None) -> list[int]:
         """The bodies that cannot be held, peeled from the top.
 
         While some bodies need help, the highest of them (by centre of mass)
@@ -296,8 +302,9 @@ class Problem:
         Args:
             test: the structure's :class:`~sim.statics.tilt.TiltTest`, if any: where vertical
                 forces alone hold what remains, that proves it stands without another LP solve.
+            strict: see :func:`peel_unheld`.
         """
-        return peel_unheld(self, test)
+        return peel_unheld(self, test, strict)
 
     # --- margin ---------------------------------------------------------------------------------
 

@@ -81,7 +81,8 @@ class StaticsResult:
         return self.feasible and self.margin_g > tol.stable_margin_g
 
 
-def analyze(scene, interfaces=None, *, margin: bool = True, warm: bool | None = None) -> StaticsResult:
+def analyze(scene, interfaces=None, *, margin: bool = True, warm: bool | None = None,
+            strict_peel: int | None = None) -> StaticsResult:
     """Rigid-block equilibrium of a scene: feasibility, margin, weakest direction, unheld pieces.
 
     Args:
@@ -90,6 +91,8 @@ def analyze(scene, interfaces=None, *, margin: bool = True, warm: bool | None = 
         margin: also search the margin; without, a feasible result has ``margin_g`` nan
             and ``weakest_direction_deg`` None (no LP when vertical forces alone hold it).
         warm: re-solve the LPs warm with HiGHS's own object (default when scipy has it).
+        strict_peel: peel the unheld pieces one program at a time only this many times, then all that still
+            need help at once (the live world's choice for large collapses; None: one at a time, exact).
 
     Returns:
         The verdict.
@@ -111,7 +114,7 @@ def analyze(scene, interfaces=None, *, margin: bool = True, warm: bool | None = 
     # a structure held by vertical forces needs its LP only for the margin: built then
     problems = [None if up else problem_for(part, warm, friction=True) for part, up in zip(parts, upright)]
     unheld = sorted(int(g[i]) for g, p, t in zip(groups, problems, tests)
-                    for i in ([] if p is None else p.unheld(t)))
+                    for i in ([] if p is None else p.unheld(t, strict_peel)))
     unheld = tuple(eq.bodies[i] for i in unheld)
     checked = time.perf_counter()
     timings["feasibility"] = (checked - found) * 1e3
