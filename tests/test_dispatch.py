@@ -46,7 +46,7 @@ def test_every_games_session_declares_exactly_the_actions_it_answers(variant):
 
 
 def test_the_live_world_applies_every_kind_a_recording_replays():
-    from sim.physics.live.world import APPLY
+    from sim.physics.live.actions import APPLY
     from sim.replay.records import WORLD_ACTIONS
 
     assert set(APPLY) == set(WORLD_ACTIONS)

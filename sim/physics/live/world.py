@@ -195,7 +195,7 @@ class LiveWorld(CertifiedRest):
 
     def apply(self, action: WorldAction | dict) -> None:
         """Make an action given as data (:class:`WorldAction` or its JSON form): the same as calling its method
-        (:data:`APPLY`, one entry a kind).
+        (:data:`sim.physics.live.actions.APPLY`, one entry a kind).
 
         Raises:
             ValueError: not a kind of :data:`APPLY`.
@@ -203,18 +203,12 @@ class LiveWorld(CertifiedRest):
         a = action if isinstance(action, WorldAction) else WorldAction(
             0.0, action["kind"], action.get("piece"), action.get("hand"), action.get("player"),
             dict(action.get("args") or {}))
+        from sim.physics.live.actions import APPLY
+
         do = APPLY.get(a.kind)
         if do is None:
             raise ValueError(f"action kind: expected one of {', '.join(APPLY)}, got {a.kind!r}")
         do(self, a, a.args)
-
-    def _add_data(self, a: WorldAction, args: dict) -> None:
-        from sim.scene import from_dict
-
-        s = self.world.scene
-        piece = from_dict({"format": "towerlab-scene/1", "game": s.game, "board": s.board,
-                           "pieces": [args["spec"]]}, "<action>").pieces[0]
-        self.add(piece.moved(args["pose"][:3], args["pose"][3:]), player=a.player, velocity=args.get("velocity"))
 
     def _record(self, kind: str, piece: str | None = None, hand: str | None = None, player: str | None = None,
                 **args) -> WorldAction:
@@ -536,22 +530,3 @@ class LiveWorld(CertifiedRest):
 
     def __exit__(self, *exc) -> None:
         self.close()
-
-
-APPLY: dict[str, Callable[[LiveWorld, WorldAction, dict], None]] = {
-    "add": LiveWorld._add_data,
-    "remove": lambda w, a, args: w.remove(a.piece, player=a.player),
-    "set_pose": lambda w, a, args: w.set_pose(a.piece, args["pose"], player=a.player),
-    "push": lambda w, a, args: w.push(a.piece, args["impulse"], args.get("point"), player=a.player),
-    "grab": lambda w, a, args: w.grab(a.piece, a.hand or "right", args.get("target"),
-                                      args.get("strength", DEFAULT_STRENGTH), player=a.player),
-    "move_hand": lambda w, a, args: w.move_hand(a.hand, args["target"]),
-    "release": lambda w, a, args: w.release(a.hand),
-    "shake": lambda w, a, args: w.shake(args["amplitude"], args["frequency"], args.get("direction_deg", 0.0),
-                                        args["seconds"], player=a.player),
-    "pull": lambda w, a, args: w.pull(a.piece, args["point"], args["target"], args["stiffness"], args["limit"],
-                                      player=a.player),
-    "release_pull": lambda w, a, args: w.release_pull(a.piece, player=a.player),
-}
-"""What :meth:`LiveWorld.apply` does for each kind of :class:`WorldAction`: the method it calls with the action's
-fields (a recording's world actions are replayed through it)."""
