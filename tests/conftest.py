@@ -32,6 +32,18 @@ def _lock_holder(number: int) -> int | None:
         return None
 
 
+def _accepts(number: int, deadline: float) -> bool:
+    """Whether the X server on display ``number`` takes a client before ``deadline``: its socket can exist a
+    moment before it answers (a window opened then cannot open the display)."""
+    env = {**os.environ, "DISPLAY": f":{number}"}
+    while time.monotonic() < deadline:
+        probe = subprocess.run(["xdotool", "getdisplaygeometry"], env=env, capture_output=True, timeout=10)
+        if probe.returncode == 0:
+            return True
+        time.sleep(0.1)
+    return False
+
+
 @pytest.fixture(scope="module")
 def display(request):
     """A fresh Xvfb server on a free display number, a little larger than the module's ``SIZE``: its DISPLAY.
@@ -54,7 +66,7 @@ def display(request):
         deadline = time.monotonic() + 20
         while server.poll() is None and not Path(f"/tmp/.X11-unix/X{n}").exists() and time.monotonic() < deadline:
             time.sleep(0.1)
-        if server.poll() is None and _lock_holder(n) == server.pid:
+        if server.poll() is None and _lock_holder(n) == server.pid and _accepts(n, deadline):
             number = n
             break
         # another run (a test session of its own) took this number meanwhile: the next one
