@@ -1,7 +1,7 @@
 """A towerlab window under Xvfb, worked as a person works it (xdotool) and seen as the X server shows it (ffmpeg's
 x11grab): what the window tests of the viewer, the games and the replay share.
 
-The window tells what it shows through its probe (:mod:`sim.viewer.probe`, ``$TOWERLAB_PROBE``): after an
+The window tells what it shows through its probe (:mod:`sim.viewer.window.probe`, ``$TOWERLAB_PROBE``): after an
 input, a test waits until the window has seen it and says it is idle, then looks at the screen — never a
 fixed sleep. :meth:`Desktop.ids` grabs the window's own id view; :func:`expected_ids` and
 :func:`expected_picture` are the renderer's offscreen answers for the same poses and camera, and
@@ -121,7 +121,7 @@ class Desktop:
         raise AssertionError(f"waited {timeout:.0f} s for {what}; last probe: {_brief(state)}")
 
     def idle(self, after: dict | None = None, inputs: int = 0, ready=None, timeout: float = WAIT) -> dict:
-        """Wait until the window is idle (:mod:`sim.viewer.probe`), has drawn a frame since ``after`` (a state)
+        """Wait until the window is idle (:mod:`sim.viewer.window.probe`), has drawn a frame since ``after`` (a state)
         and seen ``inputs`` more button events than then, and ``ready(state)`` holds; that state."""
         frame = -1 if after is None else after["frame"]
         seen = 0 if after is None else after["inputs"]
@@ -133,7 +133,7 @@ class Desktop:
     def steady(self, after: dict | None = None, ready=None, timeout: float = WAIT) -> dict:
         """Wait until the window has drawn the same picture for a few frames (a piece held still in a hand is
         steady, never idle) since ``after``, and ``ready(state)``; that state."""
-        from sim.viewer.probe import STEADY_FRAMES
+        from sim.viewer.window.probe import STEADY_FRAMES
 
         frame = -1 if after is None else after["frame"]
         return self.wait(lambda s: s["steady"] >= STEADY_FRAMES and s["frame"] > frame + 2

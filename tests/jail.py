@@ -19,7 +19,8 @@ from pathlib import Path
 SERVER = r'''
 import json, os, resource, signal, sys, time
 import numpy, scipy.spatial, trimesh, pydantic  # noqa: F401 (imported once, before any fork)
-import sim.cli, sim.replay, sim.scene, sim.pieces.custom, sim.viewer.actions, sim.viewer.controller  # noqa: F401
+import sim.cli, sim.replay, sim.scene, sim.pieces.custom  # noqa: F401
+import sim.viewer.control.actions, sim.viewer.control.controller  # noqa: F401
 
 def vm_bytes():
     with open("/proc/self/status") as f:

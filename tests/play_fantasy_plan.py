@@ -59,7 +59,7 @@ def rows_game(table, seed: int, players=("ann", "ben"), turns: int = 200, rows=N
 def viewer_actions(steps) -> list[dict]:
     """The steps of :func:`rows_game` as the viewer's actions: each block picked from the stock, carried over its
     place, turned to its row's heading there (clear of the stock) and set down freely (no snapping)."""
-    from sim.viewer.carry import heading
+    from sim.viewer.control.carry import heading
 
     def place(piece, pose):
         return [{"action": "move-to", "at": [round(pose[0] * 1000, 3), round(pose[1] * 1000, 3)], "free": True},
@@ -72,6 +72,6 @@ def viewer_actions(steps) -> list[dict]:
 def _start_heading(piece: str) -> float:
     """The heading a block has in the stock (short ones lengthwise front to back, long ones crosswise)."""
     from sim.games.registry import fantasy_table
-    from sim.viewer.carry import heading
+    from sim.viewer.control.carry import heading
 
     return heading(fantasy_table().piece(piece).quat)

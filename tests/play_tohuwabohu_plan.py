@@ -13,8 +13,8 @@ from scipy.spatial.transform import Rotation
 
 from sim.games.tohuwabohu.illustrate import CARD_SCENES
 from sim.scene import load_scene
-from sim.viewer.actions import action, specs_with
-from sim.viewer.script import ScriptRunner
+from sim.viewer.control.actions import action, specs_with
+from sim.viewer.control.script import ScriptRunner
 
 TIPS = ((), ("x",), ("y",), ("x", "x"), ("x", "y"), ("y", "x"), ("y", "y"))
 """Tip sequences tried, fewest first."""
@@ -37,7 +37,7 @@ def card_pieces(card: str):
 def turns(kind: str, q_from, q_to) -> list[dict]:
     """The viewer's ``rotate`` and ``tip`` actions that bring a piece held at ``q_from`` to ``q_to`` (up to the
     piece's symmetry): squared up to the world's axes first (tips are about them), fewest tips, a last turn."""
-    from sim.viewer.carry import heading
+    from sim.viewer.control.carry import heading
 
     h = heading(q_from)
     square = -(((h + 45.0) % 90.0) - 45.0)
@@ -171,7 +171,7 @@ def opening_for_the_mouse(card: str, players, seed: int, turn_seconds: float | N
     Returns:
         (actions, piece id, target pose (7,)): the same actions offscreen and in a window give the same table.
     """
-    from sim.viewer.controller import Controller
+    from sim.viewer.control.controller import Controller
     from sim.viewer.play.games import new_game
     from sim.viewer.play.mode import Referee
 

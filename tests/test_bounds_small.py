@@ -7,7 +7,7 @@ import json
 import pytest
 
 from sim.cli import main
-from sim.viewer.actions import ActionError, action
+from sim.viewer.control.actions import ActionError, action
 from tests.helpers import ROOT, one_line
 from tests.test_penalty import record, scene
 
@@ -21,12 +21,12 @@ def test_move_to_beyond_any_scene_is_refused_with_the_action(at):
 
 
 def test_a_script_that_moves_a_piece_beyond_reach_is_one_line_before_a_window(tmp_path, capsys, monkeypatch):
-    import sim.viewer.window
+    import sim.viewer.window.build
 
     def refuse(*args, **kwargs):
         raise AssertionError("a window was opened although the command should have stopped first")
 
-    monkeypatch.setattr(sim.viewer.window, "ViewerWindow", refuse)
+    monkeypatch.setattr(sim.viewer.window.build, "ViewerWindow", refuse)
     monkeypatch.setenv("DISPLAY", ":99")
     actions = tmp_path / "far.json"
     actions.write_text(json.dumps([{"action": "pick", "piece": "b3-1"}, {"action": "move-to", "at": [1e300, 1e300]}]))

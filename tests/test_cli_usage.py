@@ -327,10 +327,10 @@ def test_odd_file_names_are_printed_escaped(name, tmp_path, capsys):
 
 
 def test_ctrl_c_in_an_offscreen_session_exits_130_and_closes_its_recording(monkeypatch, tmp_path, capsys):
-    import sim.viewer.script
+    import sim.viewer.control.script
     from sim.replay.recording import load_recording
 
-    real = sim.viewer.script.ScriptRunner.step
+    real = sim.viewer.control.script.ScriptRunner.step
     steps = []
 
     def step_then_interrupt(self):
@@ -339,7 +339,7 @@ def test_ctrl_c_in_an_offscreen_session_exits_130_and_closes_its_recording(monke
             raise KeyboardInterrupt
         return real(self)
 
-    monkeypatch.setattr(sim.viewer.script.ScriptRunner, "step", step_then_interrupt)
+    monkeypatch.setattr(sim.viewer.control.script.ScriptRunner, "step", step_then_interrupt)
     actions = tmp_path / "a.json"
     actions.write_text('[{"action": "pick", "piece": "b3-1"}, {"action": "move-to", "at": [0, 0]},'
                        ' {"action": "drop"}, {"action": "wait", "seconds": 2}]')

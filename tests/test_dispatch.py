@@ -29,8 +29,8 @@ def test_a_table_maps_each_declared_action_to_its_method_and_refuses_gaps_both_w
 
 
 def test_the_controllers_declare_exactly_the_actions_they_do():
-    from sim.viewer.actions import SPECS
-    from sim.viewer.controller import Controller
+    from sim.viewer.control.actions import SPECS
+    from sim.viewer.control.controller import Controller
     from sim.viewer.replay.actions import SPECS as REPLAY_SPECS
     from sim.viewer.replay.controller import ReplayController
 

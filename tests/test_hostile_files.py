@@ -436,7 +436,7 @@ def test_action_files_are_read_in_linear_time():
     """100 000 actions (4 MB) checked in about the time of 10 000 times ten (was quadratic: 30 s for 100 000)."""
     import time
 
-    from sim.viewer.actions import action_items
+    from sim.viewer.control.actions import action_items
 
     def cost(n):
         text = "[" + ",\n".join(['{"action": "orbit", "degrees": [10, 0]}'] * n) + "]"

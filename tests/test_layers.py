@@ -75,9 +75,30 @@ def test_importing_every_game_module_loads_no_engine():
 
 def test_importing_the_viewers_controller_loads_no_engine():
     """The controller is the viewer's pure side: the live physics comes with its first session (the default world,
-    :mod:`sim.viewer.adapter`), Panda3D with a window."""
-    code = ("import sys, sim.viewer.controller, sim.viewer.play.mode, sim.viewer.play.legal\n"
+    :mod:`sim.viewer.control.adapter`), Panda3D with a window."""
+    code = ("import sys, sim.viewer.control.controller, sim.viewer.play.mode, sim.viewer.play.legal\n"
             "print(sorted(n for n in sys.modules if n.split('.')[0] in ('pybullet', 'panda3d', 'direct')\n"
             "             or n.startswith(('sim.physics', 'sim.render.renderer', 'sim.render.graph'))))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+VIEWER_PURE = ("sim.viewer.control", "sim.viewer.play", "sim.viewer.replay")
+"""The viewer's controller side: its folders hold no Panda3D and never reach into the window side."""
+
+
+@pytest.mark.parametrize("side", VIEWER_PURE)
+def test_the_viewers_controller_side_imports_no_window(side):
+    """The folders are the window/controller line: a module of the controller side that imported Panda3D or
+    the window side (even lazily, in a function) would be on the wrong side of it. The replay's launcher
+    (``replay/run.py``) is the one door, opening the window it was asked for."""
+    doors = {ROOT / "sim/viewer/replay/run.py"}
+    bad = {f"{p.relative_to(ROOT)}: {m}" for p in _modules(side) if p not in doors for m in _imports(p)
+           if _under(m, ("panda3d", "direct", "sim.viewer.window"))}
+    assert not bad, sorted(bad)
+
+
+def test_every_panda3d_module_of_the_viewer_is_on_the_window_side():
+    windowed = {str(p.relative_to(ROOT)) for p in _modules("sim.viewer") for m in _imports(p)
+                if _under(m, ("panda3d", "direct"))}
+    assert windowed and all(p.startswith("sim/viewer/window/") for p in windowed), sorted(windowed)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from sim.net.window import NetWorld
+from sim.viewer.control.posed import PosedWorld
 from sim.viewer.play.games import new_game
-from sim.viewer.posed import PosedWorld
 
 
 class _Client:
@@ -85,7 +85,7 @@ def test_a_window_that_takes_back_a_seat_which_acted_before_keeps_its_own_carry_
     from types import SimpleNamespace
 
     from sim.net.window import NetSeat
-    from sim.viewer.actions import action
+    from sim.viewer.control.actions import action
 
     old = {seq: {"type": "answer", "seq": seq, "ok": True, "played": True, "frame": 10 * seq} for seq in range(1, 16)}
     client = SimpleNamespace(welcome={"seat": "blue"}, said=[], answers=dict(old),
@@ -110,8 +110,8 @@ def test_the_window_s_predicted_carry_goes_where_the_server_s_hand_takes_it():
     rays meet the board as the live world's do, and not the piece they start in) holds it where the server's hand
     does."""
     from sim.net.table import ServedTable, Setup
-    from sim.viewer.actions import action
-    from sim.viewer.controller import Controller
+    from sim.viewer.control.actions import action
+    from sim.viewer.control.controller import Controller
 
     setup = Setup("babylon", "fast", ("red", "blue", "green"), 0)
     table = ServedTable(setup)

@@ -8,7 +8,7 @@ import pytest
 from test_physics_live import BOX, box, carry, scene
 
 from sim.physics.live import LiveWorld, beside, rest
-from sim.viewer.stability import StaticsWorker
+from sim.viewer.control.stability import StaticsWorker
 
 
 def supply(n, x0=200.0):

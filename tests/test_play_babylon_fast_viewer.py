@@ -18,12 +18,12 @@ import pytest
 
 from sim.replay import load_recording
 from sim.replay.penalty import settle
-from sim.viewer.actions import RefusalError, action, specs_with
-from sim.viewer.controller import Controller
+from sim.viewer.control.actions import RefusalError, action, specs_with
+from sim.viewer.control.controller import Controller
+from sim.viewer.control.recording import SessionRecording
+from sim.viewer.control.script import ScriptRunner
 from sim.viewer.play.games import new_game
 from sim.viewer.play.mode import Referee
-from sim.viewer.recording import SessionRecording
-from sim.viewer.script import ScriptRunner
 
 GAME = json.loads((Path(__file__).parent / "data" / "play" / "babylon-fast-game.json").read_text())
 PLAYERS = ("red", "blue", "green")
@@ -96,8 +96,8 @@ def test_the_windows_keys_are_panda3d_buttons_on_the_docs_page_and_the_panel():
     pytest.importorskip("panda3d")
     from panda3d.core import ButtonRegistry, KeyboardButton
 
-    from sim.viewer.play.draw_fast import FastWindow
     from sim.viewer.play.panels_fast import KEYS
+    from sim.viewer.window.play.draw_fast import FastWindow
 
     KeyboardButton.space()  # the registry holds the buttons once the class is used
     registry = ButtonRegistry.ptr()
@@ -118,7 +118,7 @@ def test_the_construction_areas_are_outlined_inside_their_edges_and_around_the_s
 
     from sim.games.babylon.fast import construction_areas
     from sim.games.setup import setup
-    from sim.viewer.play.draw_fast import AROUND, INSET, outlines, supply_ground
+    from sim.viewer.window.play.draw_fast import AROUND, INSET, outlines, supply_ground
 
     for players in (PLAYERS, ("red", "blue", "green", "yellow", "white")):
         scene = setup("babylon", players, mode="fast")

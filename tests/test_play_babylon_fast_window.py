@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from desktop import Desktop, launch
 
-from sim.viewer.camera import OrbitCamera
+from sim.viewer.control.camera import OrbitCamera
 
 SIZE = (900, 600)
 PLAYERS = ("red", "blue", "green")

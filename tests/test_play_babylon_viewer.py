@@ -13,11 +13,11 @@ from scipy.spatial.transform import Rotation
 from sim.games.babylon.scoring import score_tactical
 from sim.games.play.judge import statics_judge
 from sim.games.setup import setup
-from sim.viewer.actions import action, specs_with
-from sim.viewer.controller import Controller
+from sim.viewer.control.actions import action, specs_with
+from sim.viewer.control.controller import Controller
+from sim.viewer.control.script import ScriptRunner
 from sim.viewer.play.games import new_game
 from sim.viewer.play.mode import Referee
-from sim.viewer.script import ScriptRunner
 
 PLAYERS = ("red", "blue", "green")
 SCENE = setup("babylon", PLAYERS)

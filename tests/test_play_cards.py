@@ -104,7 +104,7 @@ def test_the_tray_fits_the_window_four_professionals_included():
     import numpy as np_
 
     from sim.games.play.tohuwabohu import TohuwabohuSession
-    from sim.viewer.play.tray import HEIGHT, fitted_height, tray_width
+    from sim.viewer.window.play.tray import HEIGHT, fitted_height, tray_width
 
     four = tohuwabohu_cards(TohuwabohuSession(("a", "b", "c", "d"), np_.random.default_rng(3), variant="pro").view())
     room = 2.0 * 1280 / 800
@@ -133,7 +133,7 @@ def test_the_tray_shows_each_players_face_up_cards_and_pile():
 
 def test_a_players_group_of_a_pile_alone_has_room_for_its_caption():
     """The README's picture cut 'bob: 18 in pile, 0 done' to 'bob: 18 in pil ...': his group held only his pile."""
-    from sim.viewer.play.tray import CAPTION, CAPTION_EM, HEIGHT, group_width
+    from sim.viewer.window.play.tray import CAPTION, CAPTION_EM, HEIGHT, group_width
 
     caption = "bob: 18 in pile, 0 done"
     pile_only = {"cards": [], "pile": 18, "caption": caption}

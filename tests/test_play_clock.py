@@ -9,8 +9,8 @@ import pytest
 from sim.games.play.session import PlayError
 from sim.games.play.tohuwabohu import TohuwabohuSession
 from sim.games.registry import game_rng
-from sim.viewer.actions import action, specs_with
-from sim.viewer.controller import FRAME, Controller
+from sim.viewer.control.actions import action, specs_with
+from sim.viewer.control.controller import FRAME, Controller
 from sim.viewer.play.games import new_game
 from sim.viewer.play.mode import Referee
 

@@ -110,10 +110,10 @@ def test_bad_requests():
 
 
 def test_fantasy_through_the_viewer_a_few_turns_then_the_goal(tmp_path):
-    from sim.viewer.actions import action, specs_with
-    from sim.viewer.controller import Controller
+    from sim.viewer.control.actions import action, specs_with
+    from sim.viewer.control.controller import Controller
+    from sim.viewer.control.script import ScriptRunner
     from sim.viewer.play.mode import Referee
-    from sim.viewer.script import ScriptRunner
 
     _, steps = rows_game(table(), 4, rows=5)
     g = new_game("talo", ("ann", "ben"), "fantasy", seed=4)

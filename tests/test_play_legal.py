@@ -185,7 +185,7 @@ def test_on_a_thread_the_answers_come_later_and_are_the_same(monkeypatch):
 
 
 def test_the_refusals_label_says_the_whole_reason_over_lines_of_its_width():
-    from sim.viewer.play.draw_legal import LABEL_WIDTH, label_text
+    from sim.viewer.window.play.draw_legal import LABEL_WIDTH, label_text
 
     reason = "blue-tower-1 stands on bridge red-bridge-3 neither at its centre nor on one of its two end spots"
     text = label_text("bridge-spot", reason)

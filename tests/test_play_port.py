@@ -1,5 +1,5 @@
 """The referee's one port: the play mode changes the table only through the controller's named operations
-(sim.viewer.port), never by writing its fields; a refused drop is put back by the referee's own PutBack; a
+(sim.viewer.control.port), never by writing its fields; a refused drop is put back by the referee's own PutBack; a
 session's drop is handed the piece and reads nothing of the table it does not need."""
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def test_the_check_finds_what_it_looks_for(tmp_path):
 def test_a_refused_drop_goes_back_by_the_referees_own_put_back(monkeypatch):
     from test_play_viewer import run, session
 
-    from sim.viewer.controller import Controller
+    from sim.viewer.control.controller import Controller
 
     asked = []
     put_back = Controller.put_back_piece
@@ -128,7 +128,7 @@ def test_the_ports_example_in_the_contracts_refuses_left_of_the_line_beforehand_
 
     text = (ROOT / "docs" / "contracts.md").read_text()
     block = text[text.index("class LeftOfTheLine"):]
-    code = "from sim.viewer.plugins import SessionPlugin\n\n" + block[:block.index("```")].replace("\n  ", "\n")
+    code = "from sim.viewer.control.plugins import SessionPlugin\n\n" + block[:block.index("```")].replace("\n  ", "\n")
     space: dict = {}
     exec(compile(code, "docs/contracts.md", "exec"), space)  # noqa: S102 - the docs' own example, run as written
     c = session(talo(("b1", 1, (7, 7), 0, "x")), plugins=[space["LeftOfTheLine"]()])

@@ -14,12 +14,12 @@ import pytest
 from helpers import one_line
 
 from sim.cli import main
-from sim.viewer.actions import action, specs_with
-from sim.viewer.controller import Controller
+from sim.viewer.control.actions import action, specs_with
+from sim.viewer.control.controller import Controller
+from sim.viewer.control.script import ScriptRunner
 from sim.viewer.play.games import new_game
 from sim.viewer.play.mode import Referee
 from sim.viewer.play.save import GameFileError, read_game, restore
-from sim.viewer.script import ScriptRunner
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from play_tohuwabohu_plan import HandBuilder, card_pieces
 
-from sim.viewer.controller import Controller
+from sim.viewer.control.controller import Controller
 from sim.viewer.play.games import new_game
 from sim.viewer.play.mode import Referee
 

@@ -10,11 +10,11 @@ from play_talo_plan import staircase_game, viewer_actions
 
 from sim.games.play.judge import statics_judge
 from sim.games.setup import setup
-from sim.viewer.actions import RefusalError, action, specs_with
-from sim.viewer.controller import Controller
+from sim.viewer.control.actions import RefusalError, action, specs_with
+from sim.viewer.control.controller import Controller
+from sim.viewer.control.script import ScriptRunner
 from sim.viewer.play.games import new_game
 from sim.viewer.play.mode import Referee
-from sim.viewer.script import ScriptRunner
 
 
 def session(game, **kw):

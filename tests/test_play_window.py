@@ -137,7 +137,7 @@ class Mouse(Desktop):
 
 
 def _opening_view(scene):
-    from sim.viewer.camera import OrbitCamera
+    from sim.viewer.control.camera import OrbitCamera
 
     camera = OrbitCamera(SIZE)
     camera.start(scene)
@@ -217,7 +217,7 @@ def test_tohuwabohu_a_card_fulfilled_with_the_mouse_in_a_window(display, tmp_pat
     from sim.games.registry import game_rng
     from sim.pieces import dimensions as dim
     from sim.render.image import load_png
-    from sim.viewer.play import tray
+    from sim.viewer.window.play import tray
 
     deal = TohuwabohuSession(("ann", "bob"), game_rng(15))
     following = deal.state.hand("ann").pile[0]

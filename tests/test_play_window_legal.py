@@ -17,7 +17,7 @@ from desktop import Desktop, contrast, launch, pixel
 from sim.games.setup import setup
 from sim.geometry.transforms import transform_points
 from sim.viewer.play.legal import PLACE, ring, ring_radius
-from sim.viewer.theme import AA
+from sim.viewer.window.theme import AA
 
 DATA = Path(__file__).parent / "data" / "play"
 SIZE = (900, 600)

@@ -1,9 +1,9 @@
-"""The referee in a real window under Xvfb, checked by what the window shows (its probe, :mod:`sim.viewer.probe`,
+"""The referee in a real window under Xvfb, checked by what the window shows (its probe, :mod:`sim.viewer.window.probe`,
 and its pixels): a turn that runs out with a piece in hand, a Talo refusal's names, ``--screenshot`` as the
 window's own picture, the game clock waiting for the window and standing while the help is open, and a pawn
 drawn where the game says it stands.
 
-Keys are looked up in the controls the window binds (:data:`sim.viewer.keys.CONTROLS`, the play window's
+Keys are looked up in the controls the window binds (:data:`sim.viewer.control.keys.CONTROLS`, the play window's
 ``controls()``), never written as letters, so that the tests follow a remapping. The window is waited for (its
 idle signal, the game's probe), never slept on.
 """
@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 from desktop import ROOT, Desktop, camera_of, expected_ids, id_mismatch, launch
 
-from sim.viewer.keys import CONTROLS
+from sim.viewer.control.keys import CONTROLS
 
 SIZE = (900, 600)
 MISSING = [tool for tool in ("Xvfb", "xdotool") if shutil.which(tool) is None]
@@ -46,9 +46,9 @@ def viewer_key(method: str) -> str:
 
 def game_key(game: str, variant: str | None, help_starts: str) -> str:
     """The key of the play window's control whose help begins with ``help_starts``."""
-    from sim.viewer.play.draw import PlayWindow
     from sim.viewer.play.games import new_game
     from sim.viewer.play.mode import Referee
+    from sim.viewer.window.play.draw import PlayWindow
 
     controls = PlayWindow(Referee(new_game(game, None, variant, 0))).controls()
     return xkey(next(c for c in controls if c.help.startswith(help_starts)).events[0])

@@ -8,7 +8,7 @@ import pytest
 from sim.physics.live import LiveWorld
 from sim.replay import Recorder, load_recording
 from sim.replay.script import play_script
-from sim.viewer.actions import ActionError
+from sim.viewer.control.actions import ActionError
 from sim.viewer.replay.actions import parse_replay_actions, replay_action, split_script
 from sim.viewer.replay.controller import FRAME, ReplayController
 from sim.viewer.replay.script import ReplayScript
@@ -231,9 +231,9 @@ def test_a_script_moves_time_in_whole_frames_the_same_every_time(session):
 
 
 def test_resimulating_from_a_frame_goes_on_in_the_build_mode_the_same_twice(session):
-    from sim.viewer.actions import action
+    from sim.viewer.control.actions import action
+    from sim.viewer.control.script import ScriptRunner
     from sim.viewer.replay.run import resume
-    from sim.viewer.script import ScriptRunner
 
     r, frames = session
     build = [action("pick", piece="t0"), action("move-to", at=[40.0, 60.0]), action("drop"),

@@ -41,7 +41,7 @@ def needs_x(test):
 
 
 def test_every_control_is_bound_in_the_help_and_on_the_docs_page():
-    from sim.viewer.replay.window import ReplayWindow
+    from sim.viewer.window.replay.window import ReplayWindow
 
     lines = "\n".join(k + "\n" + h for k, h in help_lines())
     for c in CONTROLS:

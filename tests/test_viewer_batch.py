@@ -7,7 +7,7 @@ import numpy as np
 from panda3d.core import CardMaker, NodePath
 
 from sim.render.graph import SHADOW_MASK
-from sim.viewer.batch import JOIN_EVERY, MIN_BATCH, STILL_UPDATES, RestingBatch
+from sim.viewer.window.batch import JOIN_EVERY, MIN_BATCH, STILL_UPDATES, RestingBatch
 
 
 def _pieces(n: int):
@@ -75,7 +75,7 @@ def test_too_few_resting_pieces_are_not_batched():
 
 
 def test_a_moving_piece_casts_no_shadow_and_the_casters_count_changes_only_when_one_starts_or_stops():
-    from sim.viewer.batch import MOVING_UPDATES
+    from sim.viewer.window.batch import MOVING_UPDATES
 
     n = 3  # fewer than MIN_BATCH: no batch, every piece its own node
     root, nodes = _pieces(n)

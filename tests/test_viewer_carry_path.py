@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from sim.scene import from_dict
-from sim.viewer.actions import action
-from sim.viewer.carry import footprint
-from sim.viewer.controller import Controller
+from sim.viewer.control.actions import action
+from sim.viewer.control.carry import footprint
+from sim.viewer.control.controller import Controller
 
 
 def free(*pieces):

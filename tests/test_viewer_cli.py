@@ -15,6 +15,7 @@ from helpers import one_line
 
 from sim.cli import main
 from sim.scene import load_scene
+from sim.viewer.control.actions import SPECS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -22,12 +23,12 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.fixture
 def no_window(monkeypatch):
     """Fail the test if a window is opened."""
-    import sim.viewer.window
+    import sim.viewer.window.build
 
     def refuse(*args, **kwargs):
         raise AssertionError("a window was opened although the command should have stopped first")
 
-    monkeypatch.setattr(sim.viewer.window, "ViewerWindow", refuse)
+    monkeypatch.setattr(sim.viewer.window.build, "ViewerWindow", refuse)
 
 
 def test_a_scene_that_does_not_load_opens_nothing(tmp_path, capsys, no_window, monkeypatch):
@@ -48,7 +49,7 @@ def test_bad_action_files_name_the_line_and_the_field(tmp_path, capsys, no_windo
     unknown.write_text('[\n  {"action": "pause"},\n  {"action": "fly", "piece": "x"}\n]\n')
     assert main(["view", str(scene), "--actions", str(unknown)]) == 2
     assert one_line(capsys) == (f'towerlab: error: {unknown}:3: actions[1].action: unknown action "fly"; expected '
-                                "one of " + ", ".join(__import__("sim.viewer.actions").viewer.actions.SPECS))
+                                "one of " + ", ".join(SPECS))
     piece = tmp_path / "piece.json"
     piece.write_text('[\n  {"action": "pause"},\n  {"action": "pause"},\n  {"action": "pick", "piece": "b99"}\n]\n')
     assert main(["view", str(scene), "--actions", str(piece)]) == 2

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from sim.scene import from_dict, load_scene
-from sim.viewer.actions import ActionError, action
-from sim.viewer.controller import FRAME, Controller
-from sim.viewer.history import HISTORY_SECONDS
+from sim.viewer.control.actions import ActionError, action
+from sim.viewer.control.controller import FRAME, Controller
+from sim.viewer.control.history import HISTORY_SECONDS
 
 
 def talo(*blocks, pawns=()):
@@ -316,7 +316,7 @@ def test_camera_presets_orbit_pan_zoom_and_toggles(two_blocks):
 
 
 def test_a_snapshot_restored_and_the_same_hand_work_give_the_same_poses_bit_for_bit():
-    from sim.viewer.adapter import WorldAdapter
+    from sim.viewer.control.adapter import WorldAdapter
 
     world = WorldAdapter(talo(("a", 3, (2, 2), 0, "x"), ("b", 2, (6, 6), 0, "y")), threaded_statics=False)
     snap = world.snapshot()

@@ -9,8 +9,8 @@ import pytest
 
 from sim.geometry.transforms import quat_to_matrix
 from sim.scene import from_dict
-from sim.viewer.actions import ActionError, RefusalError, action, specs_with
-from sim.viewer.controller import Controller
+from sim.viewer.control.actions import ActionError, RefusalError, action, specs_with
+from sim.viewer.control.controller import Controller
 
 BASE = [{"id": "base", "kind": "box", "size": [60, 30, 20], "pos": [0, 0, 10]},
         {"id": "mid", "kind": "box", "size": [30, 30, 30], "pos": [-10, 0, 35]}]
@@ -311,10 +311,10 @@ CAMERA_KEYS = {"w", "a", "s", "d", "q", "e", "arrow_up", "arrow_down", "arrow_le
 
 
 def _game_windows():
-    from sim.viewer.play.draw import PlayWindow
-    from sim.viewer.play.draw_fast import FastWindow
     from sim.viewer.play.games import new_game
     from sim.viewer.play.mode import Referee
+    from sim.viewer.window.play.draw import PlayWindow
+    from sim.viewer.window.play.draw_fast import FastWindow
 
     for game, variant in (("talo", None), ("talo", "fantasy"), ("tohuwabohu", None), ("tohuwabohu", "pro"),
                           ("babylon", None), ("babylon", "fast")):
@@ -325,7 +325,7 @@ def _game_windows():
 
 
 def test_the_games_keys_leave_the_camera_keys_alone_and_one_action_has_one_key_in_every_game():
-    from sim.viewer.keys import CONTROLS
+    from sim.viewer.control.keys import CONTROLS
 
     viewer = {e for c in CONTROLS for e in c.events}
     keys_of: dict[str, set] = {}
@@ -352,7 +352,7 @@ class _Watcher:
 def test_a_camera_key_moves_only_when_pressed_on_its_own_whatever_is_let_go_first():
     from direct.showbase.MessengerGlobal import messenger
 
-    from sim.viewer.keycam import KeyCamera
+    from sim.viewer.window.keycam import KeyCamera
 
     keycam, watcher = KeyCamera(), _Watcher()
     try:

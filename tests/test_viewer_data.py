@@ -10,11 +10,11 @@ from helpers import box_record, free_scene
 
 from sim.cases import harmonic_margin, harmonic_stack
 from sim.scene import from_dict, load_scene
-from sim.viewer.actions import SPECS, ActionError, action, dumps_actions, load_actions, parse_actions
-from sim.viewer.controller import Controller
-from sim.viewer.modes import ModeMachine
-from sim.viewer.recovery import Recovery, RecoveryError
-from sim.viewer.stability import contact_forces, judge
+from sim.viewer.control.actions import SPECS, ActionError, action, dumps_actions, load_actions, parse_actions
+from sim.viewer.control.controller import Controller
+from sim.viewer.control.modes import ModeMachine
+from sim.viewer.control.recovery import Recovery, RecoveryError
+from sim.viewer.control.stability import contact_forces, judge
 
 
 def test_every_action_has_a_handler_and_round_trips_through_its_file_form():
@@ -169,7 +169,7 @@ def test_beside_a_strong_column_a_weak_cantilever_falls_alone():
 def test_the_weakest_direction_arrow_starts_beyond_the_edge_of_what_gives_way_where_it_stands():
     # the cantilevered plank of the test above (its +x end at 129 mm): the arrow lies on the board just past
     # that end, pointing along +x, not under the plank where it would be hidden; turned a quarter, past its side
-    from sim.viewer.drawing import ARROW_GAP, ARROW_MIN, weakest_arrow
+    from sim.viewer.window.drawing import ARROW_GAP, ARROW_MIN, weakest_arrow
 
     scene = free_scene(box_record("base", (200, 60, 20), (0, 0, 10)),
                        box_record("plank", (60, 20, 20), (99, 0, 30)))
@@ -201,7 +201,7 @@ def test_contact_forces_carry_each_weight():
 
 
 def test_the_statics_worker_process_answers_feasibility_first_then_the_margin():
-    from sim.viewer.stability import StaticsWorker
+    from sim.viewer.control.stability import StaticsWorker
 
     scene = harmonic_stack(3, 0.9, (120.0, 30.0, 24.0))
     worker = StaticsWorker("process")
@@ -218,8 +218,8 @@ def test_the_statics_worker_process_answers_feasibility_first_then_the_margin():
 
 
 def test_a_margin_the_statics_cannot_find_is_shown_as_unknown_not_as_a_fall(monkeypatch):
-    import sim.viewer.stability as stability
-    from sim.viewer.overlay import verdict_text
+    import sim.viewer.control.stability as stability
+    from sim.viewer.window.overlay import verdict_text
 
     real = stability.analyze
 
@@ -242,7 +242,7 @@ def test_a_margin_the_statics_cannot_find_is_shown_as_unknown_not_as_a_fall(monk
 def test_the_stability_panel_wraps_long_lists_of_pieces_inside_its_frame():
     from types import SimpleNamespace
 
-    from sim.viewer.overlay import COLUMNS, verdict_text
+    from sim.viewer.window.overlay import COLUMNS, verdict_text
 
     ids = tuple(f"green-small-noble-{k}" for k in range(6))
     stands = SimpleNamespace(error=None, empty=False, feasible=True, partial=False, margin_error=None, margin_g=0.35,

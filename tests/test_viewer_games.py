@@ -11,9 +11,9 @@ from sim.contact import find_interfaces
 from sim.games.setup import SetupError, setup
 from sim.pieces import dimensions as dim
 from sim.scene import Piece, from_dict
-from sim.viewer.actions import action
-from sim.viewer.controller import Controller
-from sim.viewer.snapping import snap
+from sim.viewer.control.actions import action
+from sim.viewer.control.controller import Controller
+from sim.viewer.control.snapping import snap
 
 
 def session(scene, **kw):

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from sim.viewer.actions import SPECS
-from sim.viewer.keys import CONTROLS, help_text
+from sim.viewer.control.actions import SPECS
+from sim.viewer.control.keys import CONTROLS, help_text
 
 DOC = (Path(__file__).resolve().parents[1] / "docs" / "viewer.md").read_text(encoding="utf-8")
 
@@ -28,7 +28,7 @@ def test_every_control_is_in_the_readme():
 
 
 def test_every_control_calls_a_method_of_the_window():
-    from sim.viewer.window import ViewerWindow
+    from sim.viewer.window.build import ViewerWindow
 
     for c in CONTROLS:
         if c.method is not None:
@@ -58,7 +58,7 @@ def test_every_key_the_viewer_and_the_replay_window_bind_is_a_button_panda3d_kno
     pytest.importorskip("panda3d")
     from panda3d.core import ButtonRegistry, KeyboardButton, MouseButton
 
-    from sim.viewer.keys import CONTROLS as VIEW
+    from sim.viewer.control.keys import CONTROLS as VIEW
     from sim.viewer.replay.keys import CONTROLS as REPLAY
 
     KeyboardButton.space(), MouseButton.one()  # the registry holds the buttons once their classes are used

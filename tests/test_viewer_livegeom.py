@@ -7,7 +7,7 @@ from panda3d.core import NodePath
 from sim.render.graph import GeomLibrary, SceneGraph
 from sim.render.surfaces import piece_surfaces, simple_body
 from sim.scene import from_dict
-from sim.viewer.livegeom import LiveGeometry
+from sim.viewer.window.livegeom import LiveGeometry
 
 
 def _triangles(node) -> int:
@@ -41,7 +41,7 @@ def test_a_box_keeps_its_own_frame_through_the_flattening_of_the_batch():
     import numpy as np
     from panda3d.core import GeomVertexReader
 
-    from sim.viewer.livegeom import LOCAL
+    from sim.viewer.window.livegeom import LOCAL
 
     scene = from_dict({"format": "towerlab-scene/1", "game": "talo", "pieces": [
         {"id": "b", "kind": "talo.block", "length": 3, "cell": [4, 4], "layer": 0, "axis": "x"}]})

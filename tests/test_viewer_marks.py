@@ -14,8 +14,8 @@ _SCRIPT = r"""
 import json
 import time
 from sim.scene import from_dict
-from sim.viewer.controller import Controller
-from sim.viewer.window import ViewerWindow
+from sim.viewer.control.controller import Controller
+from sim.viewer.window.build import ViewerWindow
 
 # a 60 mm plank reaching 29 mm past a wide base's +x end (its centre 1 mm inside): it tips at 0.1 g along +x
 scene = from_dict({"format": "towerlab-scene/1", "game": "free", "pieces": [

@@ -10,9 +10,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from sim.viewer import theme
-from sim.viewer.browse import KEEP, RECENT_BYTES, RecentFiles, decide, list_folder
-from sim.viewer.layout import MORE, SEPARATOR, fit
+from sim.viewer.control.browse import KEEP, RECENT_BYTES, RecentFiles, decide, list_folder
+from sim.viewer.window import theme
+from sim.viewer.window.layout import MORE, SEPARATOR, fit
 
 # --- colours --------------------------------------------------------------------------------------------
 
@@ -26,7 +26,7 @@ def test_the_contrast_arithmetic_against_wcag_figures():
 
 def _pairs():
     """Every text colour of the window and the card it is written on."""
-    from sim.viewer.play import tray
+    from sim.viewer.window.play import tray
 
     texts = (theme.TEXT, theme.KEYS, theme.MUTED, theme.ACTIVE, theme.ALERT, *theme.VERDICT_INK.values())
     yield from ((t, card) for t in texts for card in (theme.PANEL, theme.MODAL))
@@ -41,7 +41,7 @@ def test_every_text_colour_reads_on_its_panel_over_any_picture(text, card):
 
 def test_the_old_verdict_colours_on_the_old_panel_were_unreadable():
     """What the window showed before: the marks' green and red on a 72 % grey panel over a light table."""
-    from sim.viewer.marks import ARROW_FALLS, ARROW_STANDS
+    from sim.viewer.window.marks import ARROW_FALLS, ARROW_STANDS
 
     old_panel = (0.08, 0.09, 0.10, 0.72)
     assert theme.worst_contrast(ARROW_STANDS, old_panel) < 2.5 and theme.worst_contrast(ARROW_FALLS, old_panel) < 2.5
@@ -58,8 +58,8 @@ def test_every_player_colour_is_made_legible_on_a_panel():
 
 
 def test_the_verdict_kind_keeps_the_colour_meaning():
-    from sim.viewer.marks import WEAK_G
-    from sim.viewer.overlay import verdict_kind
+    from sim.viewer.window.marks import WEAK_G
+    from sim.viewer.window.overlay import verdict_kind
 
     v = lambda **k: SimpleNamespace(**{"error": None, "empty": False, "stands": True, "margin_g": 1.0, **k})  # noqa: E731
     assert verdict_kind(v()) == "stands"

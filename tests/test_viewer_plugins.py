@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 
 from sim.replay import RecordingError, load_recording
-from sim.viewer.actions import ActionError, Field, action, parse_actions, specs_with
-from sim.viewer.controller import FRAME, Controller
-from sim.viewer.plugins import SessionPlugin
-from sim.viewer.posed import PosedWorld, ReadOnlyWorldError
-from sim.viewer.recording import SessionRecording
-from sim.viewer.script import ScriptRunner
+from sim.viewer.control.actions import ActionError, Field, action, parse_actions, specs_with
+from sim.viewer.control.controller import FRAME, Controller
+from sim.viewer.control.plugins import SessionPlugin
+from sim.viewer.control.posed import PosedWorld, ReadOnlyWorldError
+from sim.viewer.control.recording import SessionRecording
+from sim.viewer.control.script import ScriptRunner
 from tests.test_viewer_controller import do, pose, session, talo
 
 

@@ -14,9 +14,9 @@ import json
 import numpy as np
 from sim.render.graph import SHADOW_MASK
 from sim.scene import from_dict
-from sim.viewer.actions import action
-from sim.viewer.controller import Controller
-from sim.viewer.window import ViewerWindow
+from sim.viewer.control.actions import action
+from sim.viewer.control.controller import Controller
+from sim.viewer.window.build import ViewerWindow
 
 blocks = [{"id": f"b{k}", "kind": "talo.block", "length": 2, "cell": [k, 2], "layer": 0, "axis": "y"}
           for k in range(10)]

@@ -12,7 +12,7 @@ from tests.helpers import ROOT
 
 PARENT = """
 import sys, time
-from sim.viewer.stability import StaticsWorker
+from sim.viewer.control.stability import StaticsWorker
 from sim.games.setup import setup
 worker = StaticsWorker("process")
 worker.submit(setup("talo"), 1)

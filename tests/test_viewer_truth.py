@@ -8,8 +8,8 @@ import numpy as np
 
 from sim.scene import from_dict
 from sim.scene.io import params_to_dict
-from sim.viewer.actions import action
-from sim.viewer.controller import Controller
+from sim.viewer.control.actions import action
+from sim.viewer.control.controller import Controller
 
 
 def _tower(n: int = 6, size: float = 20.0) -> object:
@@ -73,7 +73,7 @@ def test_the_world_runs_at_the_chosen_speed_whatever_the_frame_rate():
 
 
 def test_the_status_line_says_how_fast_the_world_really_runs():
-    from sim.viewer.drawing import pace_text
+    from sim.viewer.window.drawing import pace_text
 
     assert pace_text(True, 1.0, 1.0) == "PAUSED"
     assert pace_text(False, 0.25, 1.0) == "speed 1/4: 0.25x real time"

@@ -20,7 +20,7 @@ import pytest
 from desktop import Desktop, launch
 
 from sim.scene import from_dict, load_scene, save_scene
-from sim.viewer.camera import OrbitCamera
+from sim.viewer.control.camera import OrbitCamera
 
 ROOT = Path(__file__).resolve().parents[1]
 SIZE = (800, 500)
@@ -126,10 +126,10 @@ import json, sys
 import numpy as np
 from direct.gui.OnscreenText import OnscreenText
 from sim.scene import load_scene
-from sim.viewer.controller import Controller, Request
-from sim.viewer.keys import Control
-from sim.viewer.plugins import SessionPlugin, WindowPlugin
-from sim.viewer.window import ViewerWindow
+from sim.viewer.control.controller import Controller, Request
+from sim.viewer.control.keys import Control
+from sim.viewer.control.plugins import SessionPlugin, WindowPlugin
+from sim.viewer.window.build import ViewerWindow
 
 scene = load_scene(sys.argv[1])
 
@@ -198,7 +198,7 @@ def test_window_plugins_add_panels_keys_in_the_help_drawing_and_a_piece_placed_t
 
 
 def test_after_a_crash_the_viewer_offers_the_autosave_and_recovers_the_same_scene(display, tmp_path):
-    from sim.viewer.recovery import INTERVAL, Recovery
+    from sim.viewer.control.recovery import INTERVAL, Recovery
 
     path = _scene(tmp_path)
     scene = load_scene(path)

@@ -4,7 +4,7 @@ another panel, none cut off by the window's edge — in the viewer (the three ve
 message, the help), in the three games' play mode (Tohuwabohu with both hands full) and in the replay side by
 side; and, while a text box has focus, no shortcut fires.
 
-Each window is waited for through its probe (:mod:`sim.viewer.probe`), never slept on; one window is opened a
+Each window is waited for through its probe (:mod:`sim.viewer.window.probe`), never slept on; one window is opened a
 case and resized from the one size to the other.
 
 Skipped where Xvfb or xdotool is missing (``make test`` installs them where apt is available).

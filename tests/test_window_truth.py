@@ -1,6 +1,6 @@
 """Every frame true: in a real window under Xvfb, after each camera move and while a piece is carried, what the
 screen shows is checked against the renderer's offscreen answer for the poses and the camera the window says
-it shows (its probe, :mod:`sim.viewer.probe`): the full-quality still once the window is idle, and the
+it shows (its probe, :mod:`sim.viewer.window.probe`): the full-quality still once the window is idle, and the
 window's own id view pixel for pixel. The window is waited for (its idle signal), never slept on.
 
 Skipped where Xvfb or xdotool is missing (``make test`` installs them where apt is available).
@@ -197,8 +197,8 @@ def test_the_status_line_says_paused_and_the_measured_speed(display, tmp_path):
 def test_one_weakest_direction_arrow_per_structure(display, tmp_path):
     """Two towers alike are the weakest mode together: each gets its arrow from its own edge (one arrow from the
     edge of both spanned the table between them)."""
-    from sim.viewer.drawing import weakest_arrow
-    from sim.viewer.marks import ARROW_WEAK
+    from sim.viewer.window.drawing import weakest_arrow
+    from sim.viewer.window.marks import ARROW_WEAK
 
     pieces = [{"id": f"{t}{k}", "kind": "box", "size": [20, 20, 40], "pos": [x, 0, 20 + 40 * k]}
               for t, x in (("a", -100), ("b", 100)) for k in range(3)]

@@ -44,7 +44,7 @@ if limit:
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 kind, arg = job["kind"], job["arg"]
 if kind == "actions":
-    import sim.viewer.actions as A
+    import sim.viewer.control.actions as A
     text = open(arg, encoding="utf-8").read()
     start = time.process_time()
     try:

@@ -218,7 +218,7 @@ async def _soak(minutes: float, seed: int) -> dict:
     frames, log = server.table.frame_no, server.table.log  # the table stopped and closed: all it played
     in_log = {s: [e["action"] for e in log if e.get("seat") == s and e["action"]["action"] != "seat"]
               for s in setup.players}
-    from sim.viewer.actions import action as checked
+    from sim.viewer.control.actions import action as checked
 
     specs = server.table.specs
     expected = {s: [checked(a, "", specs).to_json() for a, ans in sent[s] if ans.get("played")]

@@ -73,9 +73,9 @@ def run_case(name: str, frames: int, size: tuple[int, int]) -> dict:
     except ImportError:  # --against a checkout from before the set-ups moved into sim.games
         from sim.viewer.setup import setup
     from sim.scene import load_scene
-    from sim.viewer.actions import action
-    from sim.viewer.controller import Controller
-    from sim.viewer.window import ViewerWindow
+    from sim.viewer.control.actions import action
+    from sim.viewer.control.controller import Controller
+    from sim.viewer.window.build import ViewerWindow
 
     what, piece, around = CASES[name]
     if name in PLAYED:
@@ -128,12 +128,12 @@ def run_case(name: str, frames: int, size: tuple[int, int]) -> dict:
 def _played(name: str, size: tuple[int, int]):
     """A game of :data:`PLAYED` in a window with its referee and play window, its opening actions played (each
     until the table rests)."""
-    from sim.viewer.actions import action, specs_with
-    from sim.viewer.controller import Controller
-    from sim.viewer.play.draw import PlayWindow
+    from sim.viewer.control.actions import action, specs_with
+    from sim.viewer.control.controller import Controller
     from sim.viewer.play.games import new_game
     from sim.viewer.play.mode import Referee
-    from sim.viewer.window import ViewerWindow
+    from sim.viewer.window.build import ViewerWindow
+    from sim.viewer.window.play.draw import PlayWindow
 
     game, variant, players, seed, opening, _, _ = PLAYED[name]
     if isinstance(opening, str):
@@ -190,7 +190,7 @@ def _camera_lag(controller, window, limit: int = 120) -> dict:
 def _undo_times(controller, window) -> dict:
     """Set the carried piece down, then undo it at once and, after a redo, once the window has made it
     ahead in its idle frames (or 5 s of them have passed): milliseconds from the action to the frame drawn."""
-    from sim.viewer.actions import action
+    from sim.viewer.control.actions import action
 
     step = window.taskMgr.step
     after = getattr(sys.modules[type(window).__module__], "PREPARE_AFTER", None)  # an older window: none

@@ -7,7 +7,7 @@ in a process of its own; the round built so far by the three seats through the s
 action answered before the next); then red's and blue's seats taken by two windows (``towerlab play --join``)
 side by side on an Xvfb of this tool's own, green staying at the table headless. Blue's window picks up one of
 its towers and carries it over the table; red's window shows it carried. The tool waits on the two windows'
-probes (``sim.viewer.probe``, never a fixed time) until both show the server's table — every piece at the same
+probes (``sim.viewer.window.probe``, never a fixed time) until both show the server's table — every piece at the same
 pose bit for bit in both, but the carried one, which blue's window holds where its hand is and red's shows
 where the server has it (within a millimetre) — and then grabs the whole screen at once: both windows in one
 picture of one instant, not two grabs put together.

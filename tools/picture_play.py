@@ -5,7 +5,7 @@ window under an Xvfb of its own, a scripted position, the window (panels and all
                                                # play-tohuwabohu.png, play-babylon.png, play-babylon-fast.png,
                                                # play-legal.png (Babylon: a carried tower's legal places)
 
-Needs Xvfb and xdotool. Each runs its script; the window's probe (``sim.viewer.probe``) says when the script is
+Needs Xvfb and xdotool. Each runs its script; the window's probe (``sim.viewer.window.probe``) says when the script is
 done and the picture is the one to keep (idle at full quality; steady with a piece in hand and its legal moves
 worked out), then the window is
 grabbed and closed.

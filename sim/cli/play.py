@@ -87,7 +87,7 @@ def play(
     table served by towerlab serve from another machine, --watch LINK watches
     it (docs/network.md)."""
     from sim.cli.render import parse_size
-    from sim.viewer.actions import load_actions, specs_with
+    from sim.viewer.control.actions import load_actions, specs_with
     from sim.viewer.play.games import new_game
     from sim.viewer.play.mode import Referee
 
@@ -132,7 +132,7 @@ def play(
                                 "play offscreen")
     recording = None
     if not no_record:
-        from sim.viewer.recording import SessionRecording, default_recording
+        from sim.viewer.control.recording import SessionRecording, default_recording
 
         if record is not None:
             writable_output(record, "--record")
@@ -143,13 +143,13 @@ def play(
     plugins = ([recording] if recording is not None else []) + [referee]  # the recording starts first
     script = load_actions(actions, specs_with(plugins)) if actions is not None else None
     if script is not None:
-        from sim.viewer.script import check_pieces
+        from sim.viewer.control.script import check_pieces
 
         check_pieces(script, g.scene)
     controller = game_controller(g, referee, recording, saved, threaded=not headless and script is None, size=(w, h))
     title = f"towerlab play: {game} ({g.session.variant}, {', '.join(g.session.players)})"
     if headless:
-        from sim.viewer.script import run_offscreen
+        from sim.viewer.control.script import run_offscreen
 
         run_offscreen(controller, script or [], screenshot)
         code = 0
@@ -181,7 +181,7 @@ def game_controller(g, referee, recording, saved, threaded: bool, size):
     """The session's controller: the game set up, or, resumed, the saved game restored on it (then recorded from
     there on). A networked table makes its own the same way (:mod:`sim.net.table`)."""
     from sim.fieldcheck import FieldError
-    from sim.viewer.controller import Controller
+    from sim.viewer.control.controller import Controller
     from sim.viewer.play.save import file_error, restore
 
     if saved is None:
@@ -213,9 +213,9 @@ def _said(referee, recording, screenshot) -> None:
 
 
 def _window(controller, g, referee, script, screenshot, exit_after, title) -> int:
-    from sim.viewer.play.draw import PlayWindow
-    from sim.viewer.play.draw_fast import FastWindow
-    from sim.viewer.window import run_window
+    from sim.viewer.window.build import run_window
+    from sim.viewer.window.play.draw import PlayWindow
+    from sim.viewer.window.play.draw_fast import FastWindow
 
     window_plugin = (FastWindow if g.session.variant.startswith("fast") else PlayWindow)(referee)
     return run_window(controller, title, script, screenshot, exit_after, plugins=[window_plugin], window_picture=True)

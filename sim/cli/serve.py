@@ -210,7 +210,7 @@ def _table(setup, saved, recording, absent, seat_timeout):
 
 def _recording(record, game) -> Path:
     from sim.cli.common import writable_output
-    from sim.viewer.recording import default_recording
+    from sim.viewer.control.recording import default_recording
 
     if record is None:
         return default_recording(game)

@@ -62,7 +62,7 @@ def view(
     from sim.cli.render import parse_size
     from sim.games.setup import setup
     from sim.scene import load_scene
-    from sim.viewer.actions import load_actions
+    from sim.viewer.control.actions import load_actions
 
     w, h = parse_size(size)
     if scene is not None:
@@ -82,7 +82,7 @@ def view(
         supply, source = tuple(p.id for p in loaded.pieces), None
     script = load_actions(actions) if actions is not None else None
     if script is not None:
-        from sim.viewer.script import check_pieces
+        from sim.viewer.control.script import check_pieces
 
         check_pieces(script, loaded)
     if screenshot is not None:
@@ -105,12 +105,12 @@ def view(
     distinct_files(("SCENE", scene), ("--actions", actions), ("--record", record), ("--recovery", recovery))
     saver = None
     if not no_recovery and (recovery is not None or not scripted):
-        from sim.viewer.recovery import Recovery
+        from sim.viewer.control.recovery import Recovery
 
         saver = Recovery(recovery)
     plugins = []
     if record is not None or (not no_record and not scripted):
-        from sim.viewer.recording import SessionRecording, default_recording
+        from sim.viewer.control.recording import SessionRecording, default_recording
 
         path = record if record is not None else default_recording(loaded.game)
         plugins.append(SessionRecording(path, seed or 0))
@@ -128,7 +128,7 @@ def _recovery_file(path: Path) -> None:
         ViewArgumentError: a file of another kind (a scene, a recording) is there.
         OutputError: it cannot be written.
     """
-    from sim.viewer.recovery import Recovery, RecoveryError
+    from sim.viewer.control.recovery import Recovery, RecoveryError
 
     writable_output(path, "--recovery")
     try:
@@ -139,16 +139,16 @@ def _recovery_file(path: Path) -> None:
 
 
 def _offscreen(scene, source, supply, script, screenshot, saver, size, plugins) -> None:
-    from sim.viewer.controller import Controller
-    from sim.viewer.script import run_offscreen
+    from sim.viewer.control.controller import Controller
+    from sim.viewer.control.script import run_offscreen
 
     run_offscreen(Controller(scene, source=source, threaded=False, recovery=saver, size=size, supply=supply,
                              plugins=plugins), script, screenshot)
 
 
 def _window(scene, source, supply, script, screenshot, exit_after, saver, size, plugins) -> None:
-    from sim.viewer.controller import Controller
-    from sim.viewer.window import run_window
+    from sim.viewer.control.controller import Controller
+    from sim.viewer.window.build import run_window
 
     scripted = script is not None
     controller = Controller(scene, source=source, threaded=not scripted, recovery=saver, size=size, supply=supply,

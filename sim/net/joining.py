@@ -50,7 +50,7 @@ def play_at_table(join: str | None, watch: str | None, actions, screenshot, exit
 def game_specs(welcome: dict):
     """The actions a seat of the welcome's game may send (the viewer's and the game's own), as an action file is
     checked for that game."""
-    from sim.viewer.actions import specs_with
+    from sim.viewer.control.actions import specs_with
     from sim.viewer.play.actions import specs_of
     from sim.viewer.play.games import new_game
 
@@ -74,7 +74,7 @@ def play_headless(link: Link, actions_path, watch_seconds: float) -> str:
 
 
 async def _headless(link: Link, actions_path, watch_seconds: float) -> str:
-    from sim.viewer.actions import load_actions
+    from sim.viewer.control.actions import load_actions
 
     client = Client(link, reconnect=True, name="towerlab play --join")
     welcome = await client.join()

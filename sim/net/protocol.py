@@ -93,7 +93,7 @@ def client_message(raw) -> dict:
     """
     value = _parse(raw, MAX_MESSAGE)
     kind = value.get("type")
-    if kind not in CLIENT_TYPES:
+    if not isinstance(kind, str) or kind not in CLIENT_TYPES:
         raise ProtocolError("malformed", f"type: expected one of {', '.join(CLIENT_TYPES)}, got {shown(kind)}")
     required, optional = CLIENT_TYPES[kind]
     f = Field(value)

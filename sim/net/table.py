@@ -29,8 +29,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from sim.viewer.actions import Action, ActionError, RefusalError, specs_with
-from sim.viewer.actions import action as checked_action
+from sim.viewer.control.actions import Action, ActionError, RefusalError, specs_with
+from sim.viewer.control.actions import action as checked_action
 
 FRAME = 1.0 / 60.0
 """A frame of the table (s): the scripted frame of the controller."""
@@ -90,7 +90,7 @@ class ServedTable:
         game = new_game(setup.game, setup.players, setup.variant, setup.seed, setup.turn_seconds)
         self.recording = None
         if record is not None:
-            from sim.viewer.recording import SessionRecording
+            from sim.viewer.control.recording import SessionRecording
 
             self.recording = SessionRecording(record, setup.seed, game.session.players, game.session.variant)
         self.referee = Referee(game, self.recording)

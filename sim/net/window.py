@@ -1,9 +1,9 @@
 """The viewer as a client of a served table: ``towerlab play --join LINK`` / ``--watch LINK`` with a display.
 
-The window is the viewer's own (:class:`~sim.viewer.window.ViewerWindow`) on a controller of its own, through
+The window is the viewer's own (:class:`~sim.viewer.window.build.ViewerWindow`) on a controller of its own, through
 two small seams and nothing else of the viewer changed:
 
-* :class:`NetWorld`, the controller's world: a :class:`~sim.viewer.posed.PosedWorld` whose poses are the
+* :class:`NetWorld`, the controller's world: a :class:`~sim.viewer.control.posed.PosedWorld` whose poses are the
   server's, as its client last got them, but for the pieces the window's own hands carry, which go where the
   hand sends them at once (local hand prediction: the carry, its snapping and its ghost are the viewer's own
   code) and settle to the server's pose once the hand lets go;
@@ -29,9 +29,9 @@ import numpy as np
 from sim.net.client import Client
 from sim.net.links import Link
 from sim.net.table import HANDS_ACTIONS, TAKE_ACTIONS
-from sim.viewer.live import Advance
-from sim.viewer.plugins import SessionPlugin, WindowPlugin
-from sim.viewer.posed import PosedWorld
+from sim.viewer.control.live import Advance
+from sim.viewer.control.plugins import SessionPlugin, WindowPlugin
+from sim.viewer.control.posed import PosedWorld
 
 GAME_KEYS = {"throw": ("X", "x"), "together": ("G", "g"), "end-turn": ("Enter", "enter"), "finish": ("End", "end"),
              "swap": ("O", "o"), "stop": ("Enter", "enter"), "continue": ("C", "c"), "punish": ("X", "x"),
@@ -153,7 +153,7 @@ class NetWorld(PosedWorld):
         has it: the board's slab (``board``, its top at z = 0) and the endless table under it (``table``), so
         that the window's own carry rests on what the server's would."""
         from sim.geometry.transforms import quat_to_matrix
-        from sim.viewer.posed import PosedHit
+        from sim.viewer.control.posed import PosedHit
 
         ids, poses = self._ids, self._poses
         lo, hi = self._boxes(ids) if ids else (np.zeros((0, 3)), np.zeros((0, 3)))
@@ -315,7 +315,7 @@ class NetPanel(WindowPlugin):
         from direct.gui.OnscreenText import OnscreenText
         from panda3d.core import TextNode
 
-        from sim.viewer.play.draw import PAD, PANEL, SCALE, TEXT, WIDTH
+        from sim.viewer.window.play.draw import PAD, PANEL, SCALE, TEXT, WIDTH
 
         self.box = DirectFrame(parent=window.a2dTopLeft, frameColor=PANEL, frameSize=(0.0, WIDTH, -0.5, 0.0),
                                  pos=(0.02, 0, -0.12))
@@ -324,7 +324,7 @@ class NetPanel(WindowPlugin):
                                  mayChange=True, wordwrap=WIDTH / SCALE - 1.0)
 
     def controls(self):
-        from sim.viewer.keys import Control
+        from sim.viewer.control.keys import Control
 
         out, taken = [], set()
         for name in self.seat.actions:
@@ -336,7 +336,7 @@ class NetPanel(WindowPlugin):
         return tuple(out)
 
     def _act(self, name: str) -> None:
-        from sim.viewer.actions import ActionError, action
+        from sim.viewer.control.actions import ActionError, action
 
         try:
             self.controller.apply(action({"action": name}, "", {name: self.seat.actions[name]}))
@@ -363,7 +363,7 @@ class NetPanel(WindowPlugin):
         if keys:
             lines.append(keys)
         self.text.setText("\n".join(lines))
-        from sim.viewer.play.draw import SCALE, WIDTH
+        from sim.viewer.window.play.draw import SCALE, WIDTH
 
         rows = sum(1 + len(line) // int(2 * (WIDTH / SCALE - 1)) for line in lines)  # wrapped lines, roughly
         self.box["frameSize"] = (0.0, WIDTH, -(0.07 + 1.1 * SCALE * rows), 0.0)
@@ -376,9 +376,9 @@ def run_client_window(link: Link, actions_path, screenshot, exit_after: bool, si
         JoinError: the table could not be joined (before any window opens).
     """
     from sim.net.joining import game_specs
-    from sim.viewer.actions import load_actions
-    from sim.viewer.controller import Controller
-    from sim.viewer.window import run_window
+    from sim.viewer.control.actions import load_actions
+    from sim.viewer.control.controller import Controller
+    from sim.viewer.window.build import run_window
 
     remote = ClientThread(link)
     try:

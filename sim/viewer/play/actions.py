@@ -7,7 +7,7 @@ action file mixes them with the viewer's (``pick``, ``move-to``, ``drop``,
 ``wait``); every error names the field: ``actions[3].cell: expected two field
 numbers 0..9, got [12, 0]``. A rule's refusal (a throw out of turn) is no
 error: the referee says it and the script goes on. The fields are
-:class:`sim.viewer.actions.Field` s: the viewer checks them like its own
+:class:`sim.viewer.control.actions.Field` s: the viewer checks them like its own
 (``load_actions(path, specs_with(plugins))``).
 """
 
@@ -17,7 +17,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from sim.viewer.actions import REQUIRED, Field
+from sim.viewer.control.actions import REQUIRED, Field
 
 
 def _got(v: Any) -> str:

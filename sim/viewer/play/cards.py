@@ -10,7 +10,7 @@ the order they are asked for, and keeps each as a PNG file in the cache folder
 holds a digest of everything the picture depends on (the card's scene file,
 its title, the resolution, :data:`ART_VERSION`), so a later game shows it at
 once and a changed card is drawn again. The window turns the files into
-textures (:mod:`sim.viewer.play.tray`). Nothing here imports Panda3D; the
+textures (:mod:`sim.viewer.window.play.tray`). Nothing here imports Panda3D; the
 worker starts the offscreen renderer in its own process.
 """
 

@@ -36,7 +36,7 @@ from sim.scene import Piece, Scene
 SAME = 1e-6
 """Poses (m, quaternion components) closer than this are one ghost."""
 PLACE = (0.10, 0.95, 1.00, 1.0)
-"""The colour of the rings the window draws at the places (:mod:`sim.viewer.play.draw_legal`): a cyan no board,
+"""The colour of the rings the window draws at the places (:mod:`sim.viewer.window.play.draw_legal`): a cyan no board,
 table or piece of the three games shows."""
 LIFT = 0.003
 """How far (m) a ring floats over what it lies on: above the decals printed on a piece's top (a level's areas

@@ -1,7 +1,7 @@
 """The play mode: a game's referee as a session plug-in of the viewer's controller, in turn, hot seat.
 
 :class:`Referee` sits between the players and the table (the seam of
-:mod:`sim.viewer.plugins`). Before an action of the viewer's is done it may
+:mod:`sim.viewer.control.plugins`). Before an action of the viewer's is done it may
 refuse it (no undo in a game: the referee keeps the game); a pick is asked of
 the referee first (whose turn, whose piece, what the throw allows); a piece
 set down is judged where it landed, and a refused one goes back where it was
@@ -30,6 +30,7 @@ import json
 import numpy as np
 
 from sim.games.play import session as play
+from sim.viewer.control.plugins import SessionPlugin
 from sim.viewer.play.actions import SAVE_GAME as SAVE
 from sim.viewer.play.actions import specs_of
 from sim.viewer.play.games import Game
@@ -37,7 +38,6 @@ from sim.viewer.play.legal import LegalMoves
 from sim.viewer.play.panels import panel_lines
 from sim.viewer.play.table import ControllerTable, Effects
 from sim.viewer.play.tape import Tape
-from sim.viewer.plugins import SessionPlugin
 
 BARRED = {"undo": "the referee keeps the game: there is no undo in a game",
           "redo": "the referee keeps the game: there is no redo in a game",
@@ -55,7 +55,7 @@ class Referee(SessionPlugin):
 
     Args:
         game: the game and its session; the controller is made on ``game.scene`` with ``game.supply``.
-        recording: the session's :class:`~sim.viewer.recording.SessionRecording`, to which the referee's
+        recording: the session's :class:`~sim.viewer.control.recording.SessionRecording`, to which the referee's
             journal goes as game events (None: not recorded).
     """
 
@@ -274,7 +274,7 @@ class Referee(SessionPlugin):
         self.c.say(f"game saved: {written} (towerlab play --resume {written})")
 
     def probe(self) -> dict:
-        """What a window test reads of the game (:mod:`sim.viewer.probe`'s ``game``): the game and variant,
+        """What a window test reads of the game (:mod:`sim.viewer.window.probe`'s ``game``): the game and variant,
         whose hands are at work, the turns begun, the clock (whether it runs, why it stands, the time left),
         the last refusal, whether it is over, the session's whole view, and what the window shows of the legal
         moves (``legal``: hand -> :meth:`~sim.viewer.play.legal.Legal.to_json`, the places' points drawn and the

@@ -3,7 +3,7 @@
 The file (JSON, written atomically, format ``towerlab-game/2``) holds the set-up (game, variant, players,
 seed, the turn's length) and two parts:
 
-* ``viewer``: the controller's session (:mod:`sim.viewer.saving`): the live world's exact state (poses,
+* ``viewer``: the controller's session (:mod:`sim.viewer.control.saving`): the live world's exact state (poses,
   velocities, what the statics hold, the hands' grips, the motion tracker), what each hand holds and how,
   the supply, the session clock, the camera;
 * ``referee``: the record of every call the referee made of its session with the table's answers

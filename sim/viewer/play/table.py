@@ -8,7 +8,7 @@ same exact statics the stability panel shows, answered at once so that a
 turn's end is judged on the configuration now and never on a stale one).
 
 :class:`Effects` carries out what a session asks, each effect one of the named
-operations of the controller's port (:mod:`sim.viewer.port`; the referee never
+operations of the controller's port (:mod:`sim.viewer.control.port`; the referee never
 writes the controller's fields): put a piece in a hand back, set a piece down at
 a pose at rest (a pawn's step, a swapped noble, a piece put back as it was), walk
 a pawn along its route a step at a time, hold a block where it was set down until
@@ -25,7 +25,7 @@ from sim.games.contract import Verdict
 from sim.games.play import session as play
 from sim.games.play.judge import statics_judge
 from sim.scene import Piece, Scene
-from sim.viewer.port import PIN_HAND
+from sim.viewer.control.port import PIN_HAND
 
 STEP_SECONDS = 0.25
 """Simulated seconds a walking pawn takes per step of its route."""
@@ -35,7 +35,7 @@ KIND = {"refused": "refused", "collapse": "collapse", "turn": "info", "score": "
 
 class ControllerTable:
     """What a session reads of the table, on a viewer controller (read only: changes go through the controller's
-    port, :mod:`sim.viewer.port`, as :class:`Effects` asks for them).
+    port, :mod:`sim.viewer.control.port`, as :class:`Effects` asks for them).
 
     Args:
         controller: the viewer's controller.
@@ -99,8 +99,8 @@ class ControllerTable:
 
 
 class Effects:
-    """Carries out a session's effects through the controller's port (:mod:`sim.viewer.port`), some at once, some
-    over the frames that follow. It never writes the controller's fields.
+    """Carries out a session's effects through the controller's port (:mod:`sim.viewer.control.port`), some at once,
+    some over the frames that follow. It never writes the controller's fields.
 
     Args:
         controller: the viewer's controller.

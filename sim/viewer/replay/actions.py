@@ -12,7 +12,7 @@ recording second). :data:`SPECS` lists every action; docs/recording-format.md to
 from __future__ import annotations
 
 from sim.replay.player import SPEEDS
-from sim.viewer.actions import (
+from sim.viewer.control.actions import (
     CAMERA_PRESETS,
     ORBIT,
     PAN,
@@ -24,7 +24,7 @@ from sim.viewer.actions import (
     check_script_time,
     read_action_file,
 )
-from sim.viewer.fields import REQUIRED, Field, got, number, one_of, text, text_or_none
+from sim.viewer.control.fields import REQUIRED, Field, got, number, one_of, text, text_or_none
 
 JUMPS = ("first-knockdown", "next", "previous", "start", "end")
 COMPARE = ("off", "before", "before-after")
@@ -91,8 +91,8 @@ def replay_action(data, where: str = "", **fields) -> Action:
 
 def parse_replay_actions(text: str, source: str = "<actions>") -> list[Action]:
     """Validate an action file's text: a JSON list of replay actions; after a ``resimulate``, the viewer's
-    actions (:data:`sim.viewer.actions.SPECS`: the session goes on in the viewer's build mode). Linear in the
-    text's length; the limits of :func:`sim.viewer.actions.action_items` hold.
+    actions (:data:`sim.viewer.control.actions.SPECS`: the session goes on in the viewer's build mode). Linear in the
+    text's length; the limits of :func:`sim.viewer.control.actions.action_items` hold.
 
     Raises:
         ActionError: not JSON (with the line and column), not a list, or a bad action

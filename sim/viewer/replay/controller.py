@@ -19,8 +19,8 @@ import numpy as np
 from sim.dispatch import handler_table
 from sim.replay import ReplayError, ReplayPlayer
 from sim.replay.video import framing_scene
-from sim.viewer.actions import Action
-from sim.viewer.camera import OrbitCamera
+from sim.viewer.control.actions import Action
+from sim.viewer.control.camera import OrbitCamera
 from sim.viewer.replay.actions import SPECS
 from sim.viewer.replay.timeline import TimelineBar
 

@@ -8,7 +8,7 @@ names the period and comma keys ``.`` and ``,`` (``shift-.`` with Shift).
 
 from __future__ import annotations
 
-from sim.viewer.keys import Control
+from sim.viewer.control.keys import Control
 
 
 def _c(keys, events, method, help, group):

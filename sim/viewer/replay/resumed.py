@@ -5,7 +5,7 @@ A replay's "re-simulate from here" restores a ``sim.physics`` live world at
 the frame (:func:`sim.replay.resimulate.resimulate`: the recorded actions
 replayed up to it, bit for bit, or the frame's poses at rest); the viewer's
 controller builds on it through :class:`ResumedWorld`, which answers the
-viewer's :class:`sim.viewer.live.ViewerWorld` protocol by calling the live
+viewer's :class:`sim.viewer.control.live.ViewerWorld` protocol by calling the live
 world's public door (``add``, ``remove``, ``set_pose``, ``push``, ``grab``,
 ``move_hand``, ``release``, ``advance``, ``snapshot``/``restore``). Every
 viewer action becomes live-world actions made at fixed steps, so the same
@@ -16,12 +16,12 @@ simulation).
 
 from __future__ import annotations
 
-from sim.viewer.adapter import WorldAdapter
+from sim.viewer.control.adapter import WorldAdapter
 
 
 class ResumedWorld(WorldAdapter):
     """The viewer's live world on a :class:`sim.physics.live.LiveWorld` restored at a recorded frame: the
-    viewer's :class:`~sim.viewer.adapter.WorldAdapter` but for set-downs, which are the hand letting go where
+    viewer's :class:`~sim.viewer.control.adapter.WorldAdapter` but for set-downs, which are the hand letting go where
     it is (see :meth:`release`); see the module docstring.
 
     Args:

@@ -4,7 +4,7 @@ What ``towerlab replay R`` runs once its options are checked. "Re-simulate
 from here" hands the session to the viewer's controller on a
 :class:`~sim.viewer.replay.resumed.ResumedWorld` (:func:`resume`): offscreen, the
 script's actions after its ``resimulate`` are the viewer's, run by the
-viewer's :class:`~sim.viewer.script.ScriptRunner`.
+viewer's :class:`~sim.viewer.control.script.ScriptRunner`.
 """
 
 from __future__ import annotations
@@ -53,19 +53,19 @@ def load_script(path, recording):
 
 def resume(controller: ReplayController, *, threaded: bool, size=None, plugins=()):
     """Re-simulate from the frame at the cursor and build on it: a viewer
-    :class:`~sim.viewer.controller.Controller` on the live world restored there, its camera the replay's.
+    :class:`~sim.viewer.control.controller.Controller` on the live world restored there, its camera the replay's.
 
     Args:
         controller: the replay.
         threaded: the statics in a worker process (a window); False: at once (scripts, tests).
         size: the window's size (default the replay's).
-        plugins: the session's :class:`~sim.viewer.plugins.SessionPlugin` s (a window records the session
+        plugins: the session's :class:`~sim.viewer.control.plugins.SessionPlugin` s (a window records the session
             that goes on, as ``towerlab view`` does).
 
     Raises:
         ReplayError: the frame cannot be reached.
     """
-    from sim.viewer.controller import Controller
+    from sim.viewer.control.controller import Controller
     from sim.viewer.replay.resumed import ResumedWorld
 
     live = controller.resimulate()
@@ -98,9 +98,9 @@ def run_offscreen(recording, script, screenshot: Path | None, at: float | None, 
     """Run a replay script without a window and save the screenshot (a replay picture, or after a
     ``resimulate`` the viewer's)."""
     from sim.render import default_renderer
+    from sim.viewer.control.script import ScriptRunner, offscreen_shooter
     from sim.viewer.replay.picture import PaneGraphs
     from sim.viewer.replay.script import ReplayScript
-    from sim.viewer.script import ScriptRunner, offscreen_shooter
 
     controller = ReplayController(recording, size=size, smooth=False)
     if at is not None:
@@ -125,7 +125,7 @@ def run_offscreen(recording, script, screenshot: Path | None, at: float | None, 
         shoot = offscreen_shooter(viewer)
         ScriptRunner(viewer, viewer_part, shoot).run()
         if screenshot is not None:
-            from sim.viewer.controller import Request as ViewerRequest
+            from sim.viewer.control.controller import Request as ViewerRequest
 
             shoot(ViewerRequest("screenshot", {"path": str(screenshot), "size": None}))
     finally:
@@ -156,7 +156,7 @@ def run_window(recording, path, script, screenshot, at, exit_after, size) -> Non
         TowerlabError: no window could be opened, or a scripted action failed (one line).
     """
     from sim.viewer.replay.script import ReplayScript
-    from sim.viewer.replay.window import ReplayWindow
+    from sim.viewer.window.replay.window import ReplayWindow
 
     scripted = script is not None
     controller = ReplayController(recording, size=size, smooth=not scripted)
@@ -181,7 +181,7 @@ def run_window(recording, path, script, screenshot, at, exit_after, size) -> Non
     if outcome == "resimulate" and not error:
         plugins = []
         if not scripted:  # the session that goes on is recorded, as a viewer session is
-            from sim.viewer.recording import SessionRecording, default_recording
+            from sim.viewer.control.recording import SessionRecording, default_recording
 
             plugins.append(SessionRecording(default_recording(recording.game), recording.header.get("seed")))
         try:
@@ -200,7 +200,7 @@ def run_window(recording, path, script, screenshot, at, exit_after, size) -> Non
 
 def _build_on(viewer, path, script, screenshot, exit_after) -> None:
     """The viewer's window on the re-simulated world, in its build mode."""
-    from sim.viewer.window import run_window
+    from sim.viewer.window.build import run_window
 
     code = run_window(viewer, f"towerlab view: re-simulated from {path}", script, screenshot, exit_after)
     if code:

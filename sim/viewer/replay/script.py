@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sim.viewer.actions import Action
+from sim.viewer.control.actions import Action
 from sim.viewer.replay.controller import FRAME, ReplayController, Request
 
 
