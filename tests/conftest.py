@@ -62,7 +62,8 @@ def display(request):
         if Path(f"/tmp/.X{n}-lock").exists() or Path(f"/tmp/.X11-unix/X{n}").exists():
             continue
         server = subprocess.Popen(["Xvfb", f":{n}", "-screen", "0", f"{width + 100}x{height + 100}x24",
-                                   "-nolisten", "tcp"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                   "-nolisten", "tcp", "-noreset"],  # no reset (refusing clients a moment) as
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # the last window closes
         deadline = time.monotonic() + 20
         while server.poll() is None and not Path(f"/tmp/.X11-unix/X{n}").exists() and time.monotonic() < deadline:
             time.sleep(0.1)

@@ -30,11 +30,12 @@ def test_a_table_maps_each_declared_action_to_its_method_and_refuses_gaps_both_w
 
 def test_the_controllers_declare_exactly_the_actions_they_do():
     from sim.viewer.control.actions import SPECS
-    from sim.viewer.control.controller import Controller
+    from sim.viewer.control.controller import PARTS, dispatch_table
     from sim.viewer.replay.actions import SPECS as REPLAY_SPECS
     from sim.viewer.replay.controller import ReplayController
 
-    assert set(handler_table(Controller, SPECS, "_do_")) == set(SPECS)
+    assert set(dispatch_table(PARTS)) == set(SPECS)
+    assert all(part.ACTIONS for part in PARTS if part.__name__ not in ("Saving", "Port"))
     assert set(handler_table(ReplayController, REPLAY_SPECS, "_do_")) == set(REPLAY_SPECS)
 
 
@@ -50,3 +51,19 @@ def test_the_live_world_applies_every_kind_a_recording_replays():
     from sim.replay.records import WORLD_ACTIONS
 
     assert set(APPLY) == set(WORLD_ACTIONS)
+
+
+def test_the_viewers_actions_are_each_done_by_one_part():
+    from sim.viewer.control.controller import PARTS, dispatch_table
+    from sim.viewer.control.state import Part
+
+    class Twice(Part):
+        ACTIONS = ("pick",)
+
+        def _do_pick(self, a):
+            pass
+
+    with pytest.raises(TypeError, match="pick is done by both"):
+        dispatch_table((*PARTS, Twice))
+    with pytest.raises(TypeError, match="actions without a part: .*'pull'"):
+        dispatch_table(tuple(p for p in PARTS if p.__name__ != "Pulling"))

@@ -37,7 +37,10 @@ def _chain(node) -> list[str]:
 def _writes_a_field(chain: list[str]) -> bool:
     """Whether ``chain`` reaches a controller's field: ``c.hands``, ``self.c.supply``, ``controller.player`` ..."""
     for k, name in enumerate(chain[:-1]):
-        if name in ROOTS and (k == 0 or chain[k - 1] == "self") and chain[k + 1] in FIELDS:
+        rest = chain[k + 1:]
+        if rest[:1] == ["state"]:  # the controller's one state, reached directly
+            rest = rest[1:]
+        if name in ROOTS and (k == 0 or chain[k - 1] == "self") and rest[:1] and rest[0] in FIELDS:
             return True
     return False
 
@@ -72,18 +75,18 @@ def test_the_check_finds_what_it_looks_for(tmp_path):
     bad = tmp_path / "bad.py"
     bad.write_text("def f(self, controller, c):\n    controller.player = 'ann'\n    self.c.supply.discard('x')\n"
                    "    del self.c.hands['right']\n    c.world.set_pose('x', None)\n    self.c.carries.pop('r', None)\n"
-                   "    ok = self.c.world.pose('x')\n    self.c.seat('bob')\n")
-    assert len(writes(bad)) == 5
+                   "    ok = self.c.world.pose('x')\n    self.c.port.seat('bob')\n    self.c.state.player = 'eve'\n")
+    assert len(writes(bad)) == 6
 
 
 def test_a_refused_drop_goes_back_by_the_referees_own_put_back(monkeypatch):
     from test_play_viewer import run, session
 
-    from sim.viewer.control.controller import Controller
+    from sim.viewer.control.port import Port
 
     asked = []
-    put_back = Controller.put_back_piece
-    monkeypatch.setattr(Controller, "put_back_piece", lambda self, piece: asked.append(piece) or put_back(self, piece))
+    put_back = Port.put_back_piece
+    monkeypatch.setattr(Port, "put_back_piece", lambda self, piece: asked.append(piece) or put_back(self, piece))
     c, ref = session("talo", seed=7)
     run(c, [{"action": "start", "cell": [0, 0]}, {"action": "start", "cell": [0, 9]}, {"action": "throw"},
             {"action": "take", "blocks": [1, 3]}, {"action": "pick", "piece": "b3-1"}, {"action": "rotate"},

@@ -139,7 +139,7 @@ class Driver(SessionPlugin):  # a referee's way: it moves a piece through the co
             self.done = True
             pose = scene.poses()[scene.ids.index("cube")]
             pose[1] += 0.05
-            controller.place("cube", pose)
+            controller.port.place("cube", pose)
 
 class Panel(WindowPlugin):
     def __init__(self):

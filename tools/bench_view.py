@@ -232,7 +232,7 @@ def _display() -> tuple[dict, subprocess.Popen | None]:
     if shutil.which("Xvfb") is None:
         raise SystemExit("bench_view: no DISPLAY and no Xvfb to start one (apt-get install xvfb)")
     number = next(n for n in range(150, 400) if not Path(f"/tmp/.X11-unix/X{n}").exists())
-    server = subprocess.Popen(["Xvfb", f":{number}", "-screen", "0", "1600x1200x24", "-nolisten", "tcp"],
+    server = subprocess.Popen(["Xvfb", f":{number}", "-screen", "0", "1600x1200x24", "-nolisten", "tcp", "-noreset"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     for _ in range(200):
         if Path(f"/tmp/.X11-unix/X{number}").exists():

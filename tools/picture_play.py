@@ -157,7 +157,7 @@ def own_display(width: int, height: int):
     number = next(n for n in range(700, 900) if not Path(f"/tmp/.X11-unix/X{n}").exists()
                   and not Path(f"/tmp/.X{n}-lock").exists())
     display = f":{number}"
-    server = subprocess.Popen(["Xvfb", display, "-screen", "0", f"{width}x{height}x24", "-nolisten", "tcp"],
+    server = subprocess.Popen(["Xvfb", display, "-screen", "0", f"{width}x{height}x24", "-nolisten", "tcp", "-noreset"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         while not Path(f"/tmp/.X11-unix/X{number}").exists():

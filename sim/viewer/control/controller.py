@@ -7,16 +7,20 @@ what it reads back: the live world's poses, the hands' ghosts, the stability
 verdict, the messages. Requests only a front end can serve (a screenshot) wait
 in :attr:`Controller.requests`.
 
-The actions themselves are done by concept in mixins (``sim.viewer.control``): ``building`` (hands and
-pieces), ``grouping`` (groups of pieces in one hand), ``pulling`` (a spring pulling a piece), ``timeline``
-(undo, time), ``files`` (save, load, recover), ``viewing`` (camera, toggles, pixels), ``saving`` (the session
-as data: a saved game), ``port`` (the named operations a game's referee changes the table by).
+The session's state is one :class:`~sim.viewer.control.state.SessionState`; the actions are done by
+concept in parts composed over it (:class:`~sim.viewer.control.state.Part`, in ``sim.viewer.control``):
+``building`` (hands and pieces), ``grouping`` (groups of pieces in one hand), ``pulling`` (a spring pulling a
+piece), ``timeline`` (undo, time), ``files`` (save, load, recover), ``viewing`` (camera, toggles, pixels),
+``saving`` (the session as data: a saved game) and ``port`` (the named operations a game's referee changes the
+table by: ``controller.port``). The controller keeps the services they share (what it says, who may use a
+piece, the session's moments) and dispatches each action to the part that declares it.
 Plug-ins (:class:`~sim.viewer.control.plugins.SessionPlugin`: a game's referee, the
 session's recording) watch, veto and extend them (docs/viewer.md, "Extending the viewer").
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,7 +35,6 @@ from sim.viewer.control.building import Building
 from sim.viewer.control.camera import OrbitCamera
 from sim.viewer.control.files import Files
 from sim.viewer.control.grouping import Grouping
-from sim.viewer.control.hands import Carry, HandState
 from sim.viewer.control.history import Entry, Moment, TimeHistory, UndoStack
 from sim.viewer.control.inspect import Describer
 from sim.viewer.control.live import LastAction, LiveEvent, ViewerWorld
@@ -41,6 +44,7 @@ from sim.viewer.control.port import Port
 from sim.viewer.control.pulling import Pulling
 from sim.viewer.control.recovery import Recovery
 from sim.viewer.control.saving import Saving
+from sim.viewer.control.state import SessionState, forwarded
 from sim.viewer.control.timeline import FRAME, TimeActions
 from sim.viewer.control.viewing import Request, Viewing
 
@@ -82,7 +86,7 @@ class Toggles:
     stability: bool = True
 
 
-class Controller(Building, Grouping, Pulling, TimeActions, Files, Viewing, Saving, Port):
+class Controller:
     """A viewer session on a live world.
 
     Args:
@@ -108,62 +112,45 @@ class Controller(Building, Grouping, Pulling, TimeActions, Files, Viewing, Savin
                  threaded: bool = True, recovery: Recovery | None = None, size=(1280, 800), supply=(),
                  player: str | None = None, clock: Callable[[], float] = time.monotonic,
                  plugins: tuple[SessionPlugin, ...] | list[SessionPlugin] = ()):
-        self.plugins: list[SessionPlugin] = list(plugins)
-        self._handlers = handler_table(type(self), SPECS, "_do_")  # the built-in actions, checked both ways
+        self.state = SessionState(list(plugins), recovery, clock, OrbitCamera(size), Toggles(), ModeMachine(),
+                                  player=player, active_hand=HANDS[0])
+        self.building, self.grouping, self.pulling = Building(self), Grouping(self), Pulling(self)
+        self.timeline, self.files, self.viewing = TimeActions(self), Files(self), Viewing(self)
+        self.saving, self.port = Saving(self), Port(self)
+        parts = {type(p): p for p in (self.building, self.grouping, self.pulling, self.timeline, self.files,
+                                      self.viewing, self.saving, self.port)}
+        self._handlers = {name: (parts[cls], do) for name, (cls, do) in ACTION_TABLE.items()}
         self._own_actions: dict[str, SessionPlugin] = {}
         for p in self.plugins:
             for name in p.actions:
                 if name in self._own_actions or name in _BUILT_IN:
                     raise ValueError(f"{p.name}: the action {name!r} is taken")
                 self._own_actions[name] = p
-        self.session_time = 0.0
-        self.applying: Action | None = None  # the action being done (its events come before applied())
         self._factory = world_factory or (lambda s: _live_world(s, threaded))
-        self.recovery = recovery
-        self.clock = clock
-        self.player = player
-        self.camera = OrbitCamera(size)
-        self.toggles = Toggles()
-        self.modes = ModeMachine()
-        self.messages: list[Message] = []
-        self.requests: list[Request] = []
-        self.events: list[LiveEvent] = []
-        self.speed = 1.0
-        self.paused = False
-        self.real_time_factor = 1.0
-        self._rtf: list[tuple[float, float]] = []
-        self.hovered: str | None = None
-        self.active_hand = HANDS[0]
-        self.world: ViewerWorld | None = None
-        self._start(scene, source, frozenset(supply))
+        self.start(scene, source, frozenset(supply))
 
     # --- the session ---------------------------------------------------------------------------
 
-    def _start(self, scene: Scene, source: str | None, supply: frozenset) -> None:
+    def start(self, scene: Scene, source: str | None, supply: frozenset) -> None:
+        """Begin the session (again) on ``scene``: a new world, empty hands, a fresh undo stack and history."""
         if self.world is not None:
             self.world.close()
         self.scene0 = scene
         self.source = source
         self.world = self._factory(scene)
-        self.hands: dict[str, HandState] = {}
-        self.carries: dict[str, Carry] = {}
-        self.supply = set(supply)
-        self.following: str | None = None  # the piece the camera follows (sim.viewer.control.viewing)
-        self.undo = UndoStack()
-        self.history = TimeHistory()
-        self.describer = Describer()
-        self._carry_ids = 0
-        self._drops: dict[int, Entry | None] = {}  # carry -> its folded undo step, while it is set down
-        self._from_supply: dict[int, frozenset] = {}  # carry -> its pieces taken from the supply
+        st = self.state
+        st.hands, st.carries, st.supply, st.following = {}, {}, set(supply), None
+        st.undo, st.history, st.describer = UndoStack(), TimeHistory(), Describer()
+        st.carry_ids, st.drops, st.from_supply = 0, {}, {}
         self.world.set_supply(self.supply)
         self.camera.floor = -scene.board_info.thickness
         self.camera.start(scene)
         for p in self.plugins:
             p.attach(self)
-        self.initial = self._moment()
+        self.initial = self.moment()
         self.history.record(self.initial)
         self.dirty = True
-        self._update_mode()
+        self.update_mode()
 
     @property
     def game(self) -> str:
@@ -226,20 +213,21 @@ class Controller(Building, Grouping, Pulling, TimeActions, Files, Viewing, Savin
         try:
             if owner is not None:
                 if action.name in owner.undoable:
-                    self.undo.push(Entry(action.name, self._moment()))
+                    self.undo.push(Entry(action.name, self.moment()))
                 owner.perform(self, action)
             elif action.name in _BUILT_IN:
-                self._handlers[action.name](self, action)
+                part, do = self._handlers[action.name]
+                do(part, action)
             else:
                 raise action.fail(None, f"no plug-in of this session does {action.name!r}")
         finally:
             self.applying = None
         self.dirty = True
-        self._update_mode()
+        self.update_mode()
         for p in self.plugins:
             p.applied(self, action)
 
-    def _may_use(self, a: Action, piece: str | None, hand: str | None, key: str = "piece") -> None:
+    def may_use(self, a: Action, piece: str | None, hand: str | None, key: str = "piece") -> None:
         """Refuse (ActionError, and a message) when a plug-in does not let the player use the piece or hand now."""
         for p in self.plugins:
             reason = p.may_use(self, piece, hand)
@@ -247,7 +235,7 @@ class Controller(Building, Grouping, Pulling, TimeActions, Files, Viewing, Savin
                 self.say(reason, "refused")
                 raise a.refuse(key, reason)
 
-    def _session_event(self, kind: str, pieces: tuple[str, ...], action: str, piece: str | None,
+    def session_event(self, kind: str, pieces: tuple[str, ...], action: str, piece: str | None,
                        hand: str | None, data: dict | None = None) -> None:
         """An event of the controller's own (picked, dropped, rejected, restored), told like the world's."""
         e = LiveEvent(self.world.time, kind, pieces, LastAction(action, piece, hand, self.player, self.world.time))
@@ -255,14 +243,14 @@ class Controller(Building, Grouping, Pulling, TimeActions, Files, Viewing, Savin
         for p in self.plugins:
             p.event(self, e)
 
-    def _update_mode(self) -> None:
+    def update_mode(self) -> None:
         self.modes.go(mode_of(bool(self.hands), self.history.browsing))
 
-    def _moment(self) -> Moment:
+    def moment(self) -> Moment:
         return Moment(self.world.snapshot(), {h: s.copy() for h, s in self.hands.items()},
                       frozenset(self.supply), tuple(p.state() for p in self.plugins))
 
-    def _restore(self, moment: Moment, why: str = "restore") -> None:
+    def restore(self, moment: Moment, why: str = "restore") -> None:
         self.world.restore(moment.snapshot)
         self.hands = moment.hands_copy()
         self.carries = {}
@@ -270,13 +258,13 @@ class Controller(Building, Grouping, Pulling, TimeActions, Files, Viewing, Savin
         self.world.set_supply(self.supply)
         for p, state in zip(self.plugins, moment.plugins):
             p.restore(state)
-        self._plan_hands()
-        self._session_event("restored", (), why, None, None)
+        self.building.plan_hands()
+        self.session_event("restored", (), why, None, None)
 
-    def _note(self, name: str, piece: str | None = None, hand: str | None = None) -> None:
+    def note(self, name: str, piece: str | None = None, hand: str | None = None) -> None:
         self.world.note_action(LastAction(name, piece, hand, self.player))
 
-    def _hand(self, action: Action, holding: bool) -> str:
+    def hand_of(self, action: Action, holding: bool) -> str:
         hand = action["hand"] or self.active_hand
         if hand not in self.hand_names:
             raise action.fail("hand", f"{self.game} is built with one hand at a time (the right)")
@@ -284,7 +272,7 @@ class Controller(Building, Grouping, Pulling, TimeActions, Files, Viewing, Savin
             raise action.fail("hand", f"the {hand} hand holds nothing")
         return hand
 
-    def _piece_id(self, action: Action, key: str = "piece") -> str:
+    def piece_id(self, action: Action, key: str = "piece") -> str:
         pid = action[key]
         if pid not in self.world.ids:
             raise action.fail(key, f"no piece {pid!r} in the scene")
@@ -304,7 +292,7 @@ class Controller(Building, Grouping, Pulling, TimeActions, Files, Viewing, Savin
         self._autosave()
         self._tick_plugins(seconds)
         if self.paused:
-            self._plan_hands()
+            self.building.plan_hands()
             return None
         return self._advance(seconds * self.speed, budget)
 
@@ -339,27 +327,27 @@ class Controller(Building, Grouping, Pulling, TimeActions, Files, Viewing, Savin
         """Every hand has set down its piece or holds it at its target, and nothing else moves."""
         if any(s.lowering is not None for s in self.hands.values()) or any(p.busy(self) for p in self.plugins):
             return False
-        carried = self._held()
+        carried = self.building.held()
         for c in self.carry_plans():
             if np.linalg.norm(self.world.pose(c.piece)[:3] - c.target[:3]) > 2e-3:
                 return False
         return not [i for i in self.world.moving() if i not in carried]
 
     def _advance(self, seconds: float, budget: float | None):
-        self._plan_hands()
+        self.building.plan_hands()
         adv = self.world.advance(seconds, budget)
         # the real-time factor over the last second or so: simulated over asked-for seconds
-        self._rtf = [(a, s) for a, s in self._rtf[-59:]] + [(seconds, adv.simulated)]
-        asked = sum(a for a, _ in self._rtf)
-        self.real_time_factor = sum(s for _, s in self._rtf) / asked if asked > 0 else 1.0
+        self.state.rtf = [(a, s) for a, s in self.state.rtf[-59:]] + [(seconds, adv.simulated)]
+        asked = sum(a for a, _ in self.state.rtf)
+        self.real_time_factor = sum(s for _, s in self.state.rtf) / asked if asked > 0 else 1.0
         for e in adv.events:
             self._event(e)
-        self._settle_hands()
+        self.building.settle_hands()
         if self.history.due(self.world.time) and self._may_step_back():
-            self.history.record(self._moment())
+            self.history.record(self.moment())
         for p in self.plugins:
             p.advanced(self, adv)
-        self._follow_camera()
+        self.viewing.follow_camera()
         return adv
 
     def _may_step_back(self) -> bool:
@@ -389,6 +377,90 @@ class Controller(Building, Grouping, Pulling, TimeActions, Files, Viewing, Savin
     def describe(self, piece_id: str) -> dict:
         """What the hover panel says of a piece: kind, mass, owner, what it rests on and what it carries."""
         return self.describer.describe(self.world, self.verdict(), piece_id)
+
+    # --- what the parts answer (the window and the plug-ins ask the controller) ------------------------
+
+    def carry_plans(self) -> list:
+        """Every carried piece's plan this frame (:meth:`Building.carry_plans`)."""
+        return self.building.carry_plans()
+
+    def ghost_refusals(self) -> dict[str, str]:
+        """Carried piece -> why a plug-in would reject it where its ghost is (:meth:`Building.ghost_refusals`)."""
+        return self.building.ghost_refusals()
+
+    def in_hand(self) -> set[str]:
+        """Every piece a hand holds (a group's too)."""
+        return self.building.held()
+
+    def put_back(self, hand: str) -> str:
+        """What ``hand`` holds goes back where it was picked up (:meth:`Building.put_back`): the piece."""
+        return self.building.put_back(hand)
+
+    def point_at(self, px: float, py: float) -> np.ndarray:
+        """The point under pixel (px, py) (:meth:`Viewing.point_at`)."""
+        return self.viewing.point_at(px, py)
+
+    def surface_at(self, px: float, py: float, skip=None) -> np.ndarray | None:
+        """The first surface under pixel (px, py) (:meth:`Viewing.surface_at`)."""
+        return self.viewing.surface_at(px, py, skip)
+
+    def piece_at(self, px: float, py: float) -> str | None:
+        """The piece under pixel (px, py), or None (:meth:`Viewing.piece_at`)."""
+        return self.viewing.piece_at(px, py)
+
+    def pieces_in_box(self, corner, other) -> list[str]:
+        """The pieces within a box on the screen (:meth:`Viewing.pieces_in_box`)."""
+        return self.viewing.pieces_in_box(corner, other)
+
+    def piece_rect(self, piece_id: str) -> tuple[float, float, float, float] | None:
+        """Where a piece is on the screen (:meth:`Viewing.piece_rect`)."""
+        return self.viewing.piece_rect(piece_id)
+
+    def table_point(self, px: float, py: float, height: float) -> np.ndarray | None:
+        """The point at ``height`` under pixel (px, py) (:meth:`Viewing.table_point`)."""
+        return self.viewing.table_point(px, py, height)
+
+    def prepare_undo(self, budget: float | None = None) -> bool:
+        """Make the next undo and redo cheap ahead of time (:meth:`TimeActions.prepare_undo`)."""
+        return self.timeline.prepare_undo(budget)
+
+    def session_data(self) -> dict:
+        """The session as JSON data (:meth:`Saving.session_data`)."""
+        return self.saving.session_data()
+
+    def restore_session(self, field, scene) -> None:
+        """Go on from :meth:`session_data`'s data (:meth:`Saving.restore_session`)."""
+        self.saving.restore_session(field, scene)
+
+
+for _name in (f.name for f in dataclasses.fields(SessionState)):
+    setattr(Controller, _name, forwarded(_name))
+
+
+def dispatch_table(parts) -> dict[str, tuple[type, Callable]]:
+    """Action name -> (the part class that does it, its ``_do_`` function), for every built-in action: each
+    part's table checked both ways (:func:`sim.dispatch.handler_table`), every spec done by exactly one part.
+
+    Raises:
+        TypeError: a part's action without its method (or a method without its action), an action two parts
+            do, an action no part does or a part's action no spec declares.
+    """
+    table: dict[str, tuple[type, Callable]] = {}
+    for part in parts:
+        for name, do in handler_table(part, part.ACTIONS, "_do_").items():
+            if name in table:
+                raise TypeError(f"{name} is done by both {table[name][0].__name__} and {part.__name__}")
+            table[name] = (part, do)
+    if set(table) != set(SPECS):
+        raise TypeError(f"actions without a part: {sorted(set(SPECS) - set(table))}; "
+                        f"parts' actions without a spec: {sorted(set(table) - set(SPECS))}")
+    return table
+
+
+PARTS = (Building, Grouping, Pulling, TimeActions, Files, Viewing, Saving, Port)
+"""The controller's parts (each kept in an attribute of its own: ``controller.building`` ... ``controller.port``)."""
+ACTION_TABLE = dispatch_table(PARTS)
+"""The built-in actions' table, made (and checked) once, when the controller is imported."""
 
 
 def _live_world(scene: Scene, threaded: bool) -> ViewerWorld:

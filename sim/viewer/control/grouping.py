@@ -9,7 +9,7 @@ pieces are let go from the lowest up, exactly on their supports, and the statics
 refused drop puts them all back where they were picked up. A pick of a group and everything done with it
 until it is set down is one undo step.
 
-A mixin of :class:`sim.viewer.control.controller.Controller`; it holds no state of its own.
+A part of the controller (:class:`~sim.viewer.control.state.Part`); it holds no state of its own.
 """
 
 from __future__ import annotations
@@ -22,55 +22,58 @@ from sim.viewer.control.carry import silhouette
 from sim.viewer.control.group import anchor_of, member_hand, members_of
 from sim.viewer.control.hands import HandState
 from sim.viewer.control.history import Entry
+from sim.viewer.control.state import Part
 
 
-class Grouping:
+class Grouping(Part):
     """pick-group, and the group's side of set-down and cancel (see the module)."""
 
+    ACTIONS = ("pick-group",)
+
     def _do_pick_group(self, a: Action) -> None:
-        hand = self._hand(a, holding=False)
-        if hand in self.hands:
-            raise a.fail("hand", f"the {hand} hand already holds {self.hands[hand].piece!r}; set it down first")
+        hand = self.ctl.hand_of(a, holding=False)
+        if hand in self.state.hands:
+            raise a.fail("hand", f"the {hand} hand already holds {self.state.hands[hand].piece!r}; set it down first")
         pieces = list(a["pieces"])
-        held = self._held()
+        held = self.ctl.building.held()
         for k, pid in enumerate(pieces):
-            if pid not in self.world.ids:
+            if pid not in self.state.world.ids:
                 raise a.fail(f"pieces[{k}]", f"no piece {pid!r} in the scene")
             if pid in held:
                 raise a.fail(f"pieces[{k}]", f"{pid!r} is in a hand already")
-            if self.world.piece(pid).fixed:
+            if self.state.world.piece(pid).fixed:
                 raise a.fail(f"pieces[{k}]", f"{pid!r} is fixed to the board")
-        for p in self.plugins:
-            reason = p.may_group(self, tuple(pieces), hand)
+        for p in self.state.plugins:
+            reason = p.may_group(self.ctl, tuple(pieces), hand)
             if reason:
-                self.say(reason, "refused")
+                self.ctl.say(reason, "refused")
                 raise a.refuse("pieces", reason)
         for k, pid in enumerate(pieces):
-            self._may_use(a, pid, hand, f"pieces[{k}]")
+            self.ctl.may_use(a, pid, hand, f"pieces[{k}]")
         at = None if a["at"] is None else np.asarray(a["at"], dtype=float) / 1000.0
         self._take_group(pieces, hand, at)
 
     def _take_group(self, pieces: list[str], hand: str, at) -> None:
-        poses = {pid: self.world.pose(pid) for pid in pieces}
-        bottoms = {pid: poses[pid][2] + silhouette(self.world.piece(pid).shape.vertices, poses[pid][3:])[0]
+        poses = {pid: self.state.world.pose(pid) for pid in pieces}
+        bottoms = {pid: poses[pid][2] + silhouette(self.state.world.piece(pid).shape.vertices, poses[pid][3:])[0]
                    for pid in pieces}
         anchor = anchor_of(poses, bottoms)
         members = members_of(poses[anchor], {pid: poses[pid] for pid in pieces if pid != anchor})
-        self._carry_ids += 1
-        self.undo.push(Entry(f"pick of {listing(pieces)}", self._moment(), hand, self._carry_ids))
-        self.world.grab(hand, anchor)
+        self.state.carry_ids += 1
+        self.state.undo.push(Entry(f"pick of {listing(pieces)}", self.ctl.moment(), hand, self.state.carry_ids))
+        self.state.world.grab(hand, anchor)
         for m in members:
-            self.world.grab(member_hand(hand, m.piece), m.piece)
+            self.state.world.grab(member_hand(hand, m.piece), m.piece)
         pose = poses[anchor]
         grip = None if at is None else pose[:2] - np.asarray(at[:2], dtype=float)
-        self.hands[hand] = HandState(anchor, pose[:2].copy(), pose[3:].copy(), pose.copy(), self._carry_ids,
+        self.state.hands[hand] = HandState(anchor, pose[:2].copy(), pose[3:].copy(), pose.copy(), self.state.carry_ids,
                                      group=members, grip=np.zeros(2) if grip is None else grip)
-        self._from_supply[self._carry_ids] = frozenset(p for p in pieces if p in self.supply)
-        self.supply -= set(pieces)
-        self.world.set_supply(self.supply)
-        self._note("pick", listing(pieces), hand)
-        self._session_event("picked", tuple(pieces), "pick-group", anchor, hand)
-        self._plan_hands()
+        self.state.from_supply[self.state.carry_ids] = frozenset(p for p in pieces if p in self.state.supply)
+        self.state.supply -= set(pieces)
+        self.state.world.set_supply(self.state.supply)
+        self.ctl.note("pick", listing(pieces), hand)
+        self.ctl.session_event("picked", tuple(pieces), "pick-group", anchor, hand)
+        self.ctl.building.plan_hands()
 
     @staticmethod
     def _grips(hand: str, s: HandState) -> list[tuple[str, str, np.ndarray]]:
@@ -84,31 +87,31 @@ class Grouping:
         where = {pid: (start if poses is None else poses[pid]) for _, pid, start in grips}
 
         def bottom(pid):
-            pose = self.world.pose(pid) if where[pid] is None else np.asarray(where[pid])
-            return float(pose[2] + silhouette(self.world.piece(pid).shape.vertices, pose[3:])[0])
-        held = self.world.held()
+            pose = self.state.world.pose(pid) if where[pid] is None else np.asarray(where[pid])
+            return float(pose[2] + silhouette(self.state.world.piece(pid).shape.vertices, pose[3:])[0])
+        held = self.state.world.held()
         for name, pid, _ in sorted(grips, key=lambda g: bottom(g[1])):
             if name in held:  # a plug-in may have taken a piece over as it judged the drop
-                self.world.release(name, where[pid])
+                self.state.world.release(name, where[pid])
 
-    def _set_down_group(self, hand: str, s: HandState, carry, there: bool) -> None:
+    def set_down_group(self, hand: str, s: HandState, carry, there: bool) -> None:
         """A hand sets its group down: exactly on their supports (``there``), else where they are. The plug-ins
         judge every piece first; a drop one of them rejects puts the whole group back where it was picked
         (:meth:`~sim.viewer.control.building.Building.put_back`)."""
         plans = {c.piece: c for c in carry.all} if carry is not None else {}
-        landing = {pid: (plans[pid].ghost if there else self.world.pose(pid)) for pid in s.pieces}
+        landing = {pid: (plans[pid].ghost if there else self.state.world.pose(pid)) for pid in s.pieces}
 
         def judge(p):
-            return next((r for r in (p.judge_drop(self, hand, pid, landing[pid]) for pid in s.pieces) if r), None)
-        if self._rejected(hand, s, s.pieces, judge):
+            return next((r for r in (p.judge_drop(self.ctl, hand, pid, landing[pid]) for pid in s.pieces) if r), None)
+        if self.ctl.building.rejected(hand, s, s.pieces, judge):
             return
-        self._drops.pop(s.carry, None)
-        self._from_supply.pop(s.carry, None)
+        self.state.drops.pop(s.carry, None)
+        self.state.from_supply.pop(s.carry, None)
         self._let_go(hand, s, landing if there else {pid: None for pid in s.pieces})
-        self._session_event("dropped", s.pieces, "drop", s.piece, hand)
+        self.ctl.session_event("dropped", s.pieces, "drop", s.piece, hand)
 
-    def _cancel_group(self, hand: str, s: HandState) -> None:
+    def cancel_group(self, hand: str, s: HandState) -> None:
         """Put every piece of a group back where it was picked up."""
         self._let_go(hand, s, None)
-        self.supply |= self._from_supply.pop(s.carry, frozenset())
-        self.world.set_supply(self.supply)
+        self.state.supply |= self.state.from_supply.pop(s.carry, frozenset())
+        self.state.world.set_supply(self.state.supply)

@@ -7,13 +7,15 @@ the supply, set them aside, hold one where it is with the referee's own hand and
 whose hands are at work, empty every hand, clear the table for a new round. The controller keeps its fields
 consistent (the supply parked in the world, a hand's carry and undo bookkeeping) whoever asks.
 
-A mixin of :class:`sim.viewer.control.controller.Controller` (it uses the session's world, hands and
-supply); it holds no state of its own.
+A part of the controller, ``controller.port`` (:class:`~sim.viewer.control.state.Part`): it works on the
+session's world, hands and supply; it holds no state of its own.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from sim.viewer.control.state import Part
 
 PIN_HAND = "referee"
 """The live world's hand with which a referee holds a piece where it was set down (Talo's first block of two
@@ -22,32 +24,33 @@ PIN_FORCE = 1e3
 """The force (N) at most with which the referee's hand holds its piece: more than any player's push."""
 
 
-class Port:
+
+class Port(Part):
     """The named operations of a referee (see the module)."""
 
     # --- reading ---
 
     def holding(self, piece: str) -> str | None:
         """The player's hand that holds ``piece`` (alone or as a group's anchor), or None."""
-        return next((h for h, s in self.hands.items() if s.piece == piece), None)
+        return next((h for h, s in self.state.hands.items() if s.piece == piece), None)
 
     @property
     def pinned(self) -> str | None:
         """The piece the referee's hand holds (:meth:`pin`), or None."""
-        return self.world.held().get(PIN_HAND)
+        return self.state.world.held().get(PIN_HAND)
 
     @property
     def taken_from_supply(self) -> frozenset[str]:
         """The pieces the hands carry that they took from the supply."""
-        return frozenset().union(*self._from_supply.values())
+        return frozenset().union(*self.state.from_supply.values())
 
     def in_play(self, piece: str) -> bool:
         """Whether ``piece`` has been put into play: neither waiting in the supply nor carried from it."""
-        return piece not in self.supply and piece not in self.taken_from_supply
+        return piece not in self.state.supply and piece not in self.taken_from_supply
 
     def home(self, piece: str) -> tuple[float, ...]:
         """(7,) where the set-up put ``piece`` (its pose in the scene the session began with)."""
-        p = self.scene0.piece(piece)
+        p = self.state.scene0.piece(piece)
         return tuple(float(x) for x in (*p.pos, *p.quat))
 
     # --- the operations ---
@@ -57,37 +60,37 @@ class Port:
         hand = self.holding(piece)
         if hand is None:
             return False
-        self.put_back(hand)
+        self.ctl.building.put_back(hand)
         return True
 
     def empty_hands(self) -> None:
         """Every hand puts back what it holds (a turn passed, "Stop!" called)."""
-        for hand in list(self.hands):
-            self.put_back(hand)
+        for hand in list(self.state.hands):
+            self.ctl.building.put_back(hand)
 
     def place(self, piece: str, pose) -> None:
         """Put ``piece`` at ``pose`` (7,), at rest, out of the supply (a pawn's step, a swap, a fallen piece put
         back)."""
-        self.world.set_pose(piece, np.asarray(pose, dtype=float))
-        if piece in self.supply:
-            self.supply.discard(piece)
-            self.world.set_supply(self.supply)
+        self.state.world.set_pose(piece, np.asarray(pose, dtype=float))
+        if piece in self.state.supply:
+            self.state.supply.discard(piece)
+            self.state.world.set_supply(self.state.supply)
 
     def to_supply(self, pieces) -> None:
         """``pieces`` back where the set-up put them, in the supply."""
         pieces = list(pieces)
         for pid in pieces:
-            self.world.set_pose(pid, np.asarray(self.home(pid), dtype=float))
-        self.supply.update(pieces)
-        self.world.set_supply(self.supply)
+            self.state.world.set_pose(pid, np.asarray(self.home(pid), dtype=float))
+        self.state.supply.update(pieces)
+        self.state.world.set_supply(self.state.supply)
 
     def set_aside(self, pieces) -> None:
         """``pieces`` leave the table (knocked-down parts for the round, nobles won)."""
         for pid in pieces:
-            if pid in self.world.ids:
-                self.world.remove_piece(pid)
-            self.supply.discard(pid)
-        self.world.set_supply(self.supply)
+            if pid in self.state.world.ids:
+                self.state.world.remove_piece(pid)
+            self.state.supply.discard(pid)
+        self.state.world.set_supply(self.state.supply)
 
     def pin(self, piece: str, pose) -> None:
         """The referee's hand holds ``piece`` fixed at ``pose`` (7,), where it was set down, until :meth:`unpin`:
@@ -95,37 +98,37 @@ class Port:
         pose = np.asarray(pose, dtype=float)
         hand = self.holding(piece)
         if hand is not None:
-            s = self.hands.pop(hand)
-            self.carries.pop(hand, None)
-            self._drops.pop(s.carry, None)
-            self._from_supply.pop(s.carry, None)
-            self.world.release(hand, pose)
-            self._update_mode()
-        self.world.set_pose(piece, pose)
-        self.world.grab(PIN_HAND, piece, force_limit=PIN_FORCE)
-        self.world.move_hand(PIN_HAND, pose)
-        self.supply.discard(piece)
-        self.world.set_supply(self.supply)
+            s = self.state.hands.pop(hand)
+            self.state.carries.pop(hand, None)
+            self.state.drops.pop(s.carry, None)
+            self.state.from_supply.pop(s.carry, None)
+            self.state.world.release(hand, pose)
+            self.ctl.update_mode()
+        self.state.world.set_pose(piece, pose)
+        self.state.world.grab(PIN_HAND, piece, force_limit=PIN_FORCE)
+        self.state.world.move_hand(PIN_HAND, pose)
+        self.state.supply.discard(piece)
+        self.state.world.set_supply(self.state.supply)
 
     def unpin(self, piece: str, home: bool = False) -> None:
         """The referee's hand lets ``piece`` go where it is (or, with ``home``, puts it back in the supply)."""
         if self.pinned == piece:
-            self.world.release(PIN_HAND)
+            self.state.world.release(PIN_HAND)
         if home:
             self.to_supply([piece])
 
     def seat(self, player: str | None) -> None:
         """Whose hands are at work from now: the actions that follow are theirs (events and collapses name
         them)."""
-        self.player = player
+        self.state.player = player
 
     def clear(self) -> None:
         """The table as the set-up left it: every hand emptied, the referee's too, every piece home in the
         supply (a new round)."""
         self.empty_hands()
         if self.pinned is not None:
-            self.world.release(PIN_HAND)
-        self.to_supply([pid for pid in self.world.ids if pid not in self.supply])
+            self.state.world.release(PIN_HAND)
+        self.to_supply([pid for pid in self.state.world.ids if pid not in self.state.supply])
 
 
 __all__ = ["PIN_FORCE", "PIN_HAND", "Port"]

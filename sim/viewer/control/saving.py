@@ -1,7 +1,7 @@
 """The controller's session as data, to go on from exactly: the world, the hands, the supply, the clock, the view.
 
-A mixin of :class:`sim.viewer.control.controller.Controller`. :meth:`Saving.session_data` is everything the session
-goes on from as JSON data (the live world's exact state through its ``data()``, what each hand holds and how
+A part of the controller (:class:`~sim.viewer.control.state.Part`). :meth:`Saving.session_data` is everything
+the session goes on from as JSON data (the live world's exact state through its ``data()``, what each hand holds and how
 it is asked to hold it, the supply, the session clock, the player, the speed, the toggles and the camera);
 :meth:`Saving.restore_session` takes it back, every field checked as untrusted input. A saved game
 (:mod:`sim.viewer.play.save`) restores the data it has just written into the session it came from as well, so
@@ -19,24 +19,26 @@ from sim.viewer.control.actions import HANDS, TOGGLES
 from sim.viewer.control.camera import Orbit
 from sim.viewer.control.hands import HandState
 from sim.viewer.control.history import TimeHistory, UndoStack
+from sim.viewer.control.state import Part
 
 SPEEDS = (1.0, 0.5, 0.25, 0.125)
 """The speeds a session runs at (the window's - and =)."""
 
 
-class Saving:
+class Saving(Part):
     """:meth:`session_data` and :meth:`restore_session` (see the module)."""
 
     def session_data(self) -> dict:
         """The session as JSON data (see the module docstring)."""
-        cam = self.camera.goal
-        return {"world": self.world.data(),
-                "hands": {h: _hand_json(s) for h, s in self.hands.items()},
-                "from_supply": {str(k): sorted(v) for k, v in self._from_supply.items()},
-                "carry_ids": self._carry_ids, "supply": sorted(self.supply),
-                "session_time": self.session_time, "player": self.player, "active_hand": self.active_hand,
-                "speed": self.speed, "paused": self.paused,
-                "toggles": {k: bool(getattr(self.toggles, k)) for k in TOGGLES},
+        cam = self.state.camera.goal
+        return {"world": self.state.world.data(),
+                "hands": {h: _hand_json(s) for h, s in self.state.hands.items()},
+                "from_supply": {str(k): sorted(v) for k, v in self.state.from_supply.items()},
+                "carry_ids": self.state.carry_ids, "supply": sorted(self.state.supply),
+                "session_time": self.state.session_time, "player": self.state.player,
+                "active_hand": self.state.active_hand,
+                "speed": self.state.speed, "paused": self.state.paused,
+                "toggles": {k: bool(getattr(self.state.toggles, k)) for k in TOGGLES},
                 "camera": {"target": list(cam.target), "distance": cam.distance, "azimuth": cam.azimuth,
                            "elevation": cam.elevation}}
 
@@ -49,15 +51,15 @@ class Saving:
         """
         f = field.object(("world", "hands", "from_supply", "carry_ids", "supply", "session_time", "player",
                           "active_hand", "speed", "paused", "toggles", "camera"))
-        self.world.restore_data(f["world"], scene)
-        known = set(self.world.ids)
+        self.state.world.restore_data(f["world"], scene)
+        known = set(self.state.world.ids)
         carry_ids = f["carry_ids"].integer(0, 10**9)
         hands = {}
         for h, g in f["hands"].entries(len(HANDS)):
-            if h not in self.hand_names:
-                raise g.fail(f"expected a hand of {self.game} ({', '.join(self.hand_names)})")
+            if h not in self.ctl.hand_names:
+                raise g.fail(f"expected a hand of {self.ctl.game} ({', '.join(self.ctl.hand_names)})")
             hands[h] = _hand(g, known, carry_ids)
-        grips = self.world.held()  # the live world's own: hand -> piece
+        grips = self.state.world.held()  # the live world's own: hand -> piece
         for h, s in hands.items():
             if grips.get(h) != s.piece:
                 raise f["hands"][h].fail(f"expected the piece the world's {h} hand holds ({grips.get(h)})")
@@ -66,32 +68,32 @@ class Saving:
             if not k.isdigit() or int(k) > carry_ids:
                 raise g.fail("expected the number of a carry")
             from_supply[int(k)] = frozenset(g.ids(known))
-        self.hands = hands
-        self._from_supply = from_supply
-        self._carry_ids = carry_ids
-        self._drops = {}
-        self.supply = set(f["supply"].ids(known))
-        self.world.set_supply(self.supply)
-        self.session_time = f["session_time"].number(0.0, 1e9)
-        self.player = None if f["player"].is_null() else f["player"].text()
-        self.active_hand = f["active_hand"].one_of(self.hand_names)
-        self.speed = float(f["speed"].one_of(SPEEDS))
-        self.paused = f["paused"].flag()
+        self.state.hands = hands
+        self.state.from_supply = from_supply
+        self.state.carry_ids = carry_ids
+        self.state.drops = {}
+        self.state.supply = set(f["supply"].ids(known))
+        self.state.world.set_supply(self.state.supply)
+        self.state.session_time = f["session_time"].number(0.0, 1e9)
+        self.state.player = None if f["player"].is_null() else f["player"].text()
+        self.state.active_hand = f["active_hand"].one_of(self.ctl.hand_names)
+        self.state.speed = float(f["speed"].one_of(SPEEDS))
+        self.state.paused = f["paused"].flag()
         toggles = f["toggles"].object(TOGGLES)
         for k in TOGGLES:
-            setattr(self.toggles, k, toggles[k].flag())
+            setattr(self.state.toggles, k, toggles[k].flag())
         cam = f["camera"].object(("target", "distance", "azimuth", "elevation"))
         orbit = Orbit(tuple(float(x) for x in cam["target"].floats((3,))), cam["distance"].number(1e-3, 1e3),
                       cam["azimuth"].number(-1e4, 1e4), cam["elevation"].number(-90.0, 90.0))
-        self.camera.send(orbit, at_once=True)
-        self.undo = UndoStack()
-        self.history = TimeHistory()
-        self.hovered = None
-        self.carries = {}
-        self._planning = None  # the hands' scene is read afresh
-        self._plan_hands()
-        self.dirty = True
-        self._update_mode()
+        self.state.camera.send(orbit, at_once=True)
+        self.state.undo = UndoStack()
+        self.state.history = TimeHistory()
+        self.state.hovered = None
+        self.state.carries = {}
+        self.ctl.building._planning = None  # the hands' scene is read afresh
+        self.ctl.building.plan_hands()
+        self.state.dirty = True
+        self.ctl.update_mode()
 
 
 def _hand_json(s: HandState) -> dict:

@@ -86,7 +86,7 @@ class Referee(SessionPlugin):
         self.table = ControllerTable(controller, prepare=self.game.prepare)
         self.tape = Tape(self.session, self.table)  # every call of the session goes through it
         self.effects = Effects(controller, self.table)
-        controller.seat(self.session.seat)
+        controller.port.seat(self.session.seat)
         self._flush()
 
     def check(self, controller, action) -> str | None:

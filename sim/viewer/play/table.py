@@ -60,25 +60,25 @@ class ControllerTable:
     @property
     def carried(self) -> Mapping[str, str]:
         out = {h: s.piece for h, s in self.c.hands.items()}
-        if self.c.pinned is not None:
-            out[PIN_HAND] = self.c.pinned
+        if self.c.port.pinned is not None:
+            out[PIN_HAND] = self.c.port.pinned
         return out
 
     @property
     def pinned(self) -> str | None:
         """The block the referee's hand holds (Talo's 4 + 1), or None."""
-        return self.c.pinned
+        return self.c.port.pinned
 
     def home(self, piece_id: str) -> tuple[float, ...]:
-        return self.c.home(piece_id)
+        return self.c.port.home(piece_id)
 
     def in_play(self, piece_id: str) -> bool:
-        return self.c.in_play(piece_id)
+        return self.c.port.in_play(piece_id)
 
     @property
     def taken_from_supply(self) -> frozenset[str]:
         """The pieces the hands carry that they took from the supply."""
-        return self.c.taken_from_supply
+        return self.c.port.taken_from_supply
 
     def setup_piece(self, piece_id: str) -> Piece:
         """The set-up's piece of that id: its kind and parameters (a piece set down is it, where it lands)."""
@@ -131,20 +131,20 @@ class Effects:
         for w in list(self.walks):
             w[2] -= seconds
             while w[2] <= 1e-9 and w[1]:
-                self.c.place(w[0], w[1].pop(0))
+                self.c.port.place(w[0], w[1].pop(0))
                 w[2] += STEP_SECONDS
             if not w[1]:
                 self.walks.remove(w)
         if self.unpins and not self.c.hands:
             pending, self.unpins = self.unpins, []
             for u in pending:
-                self.c.unpin(u.piece, u.home)
+                self.c.port.unpin(u.piece, u.home)
 
     def data(self) -> dict:
         """What is under way, as JSON data: the pawns walking (their steps to come), the blocks to let go, the
         block the referee's hand holds."""
         return {"walks": [[w[0], [list(map(float, p)) for p in w[1]], float(w[2])] for w in self.walks],
-                "unpins": [[u.piece, u.home] for u in self.unpins], "pinned": self.c.pinned}
+                "unpins": [[u.piece, u.home] for u in self.unpins], "pinned": self.c.port.pinned}
 
     def restore_data(self, field, known) -> None:
         """Go on from :meth:`data`'s data (a :class:`~sim.fieldcheck.Field`), its pieces among ``known``; the
@@ -170,8 +170,8 @@ class Effects:
             pid, home = u.items(2, 2)
             unpins.append(play.Unpin(piece(pid), home.flag()))
         pinned = None if f["pinned"].is_null() else piece(f["pinned"])
-        if pinned != self.c.pinned:
-            raise f["pinned"].fail(f"expected the piece the world's {PIN_HAND} hand holds ({self.c.pinned})")
+        if pinned != self.c.port.pinned:
+            raise f["pinned"].fail(f"expected the piece the world's {PIN_HAND} hand holds ({self.c.port.pinned})")
         self.walks, self.unpins = walks, unpins
 
     # --- the effects, each an operation of the controller's port ---
@@ -181,7 +181,7 @@ class Effects:
         self.said(e.text, e.kind)
 
     def _put_back(self, e: play.PutBack) -> None:
-        self.c.put_back_piece(e.piece)  # held all the way back: a piece in a hand is never knocked down
+        self.c.port.put_back_piece(e.piece)  # held all the way back: a piece in a hand is never knocked down
 
     def _walk(self, e: play.Walk) -> None:
         if e.poses:
@@ -190,7 +190,7 @@ class Effects:
 
     def _unpin(self, e: play.Unpin) -> None:
         if e.home:
-            self.c.unpin(e.piece, home=True)
+            self.c.port.unpin(e.piece, home=True)
         else:
             self.unpins.append(e)
             self.tick(0.0)
@@ -198,14 +198,14 @@ class Effects:
     _DO = {
         play.Say: _say,
         play.PutBack: _put_back,
-        play.Place: lambda self, e: self.c.place(e.piece, e.pose),
+        play.Place: lambda self, e: self.c.port.place(e.piece, e.pose),
         play.Walk: _walk,
-        play.ToSupply: lambda self, e: self.c.to_supply(e.pieces),
-        play.SetAside: lambda self, e: self.c.set_aside(e.pieces),
-        play.Clear: lambda self, e: self.c.clear(),
-        play.EmptyHands: lambda self, e: self.c.empty_hands(),
-        play.Pin: lambda self, e: self.c.pin(e.piece, e.pose),
+        play.ToSupply: lambda self, e: self.c.port.to_supply(e.pieces),
+        play.SetAside: lambda self, e: self.c.port.set_aside(e.pieces),
+        play.Clear: lambda self, e: self.c.port.clear(),
+        play.EmptyHands: lambda self, e: self.c.port.empty_hands(),
+        play.Pin: lambda self, e: self.c.port.pin(e.piece, e.pose),
         play.Unpin: _unpin,
-        play.Seat: lambda self, e: self.c.seat(e.player),
+        play.Seat: lambda self, e: self.c.port.seat(e.player),
     }
     """Each effect's operation."""
