@@ -23,8 +23,91 @@ VIEW_ONLY = ("camera", "orbit", "pan", "zoom", "toggle", "hover", "hand", "scree
 game resumed from it goes on at once, as the game saved goes on)."""
 
 
-class ScriptRunner:
-    """Runs actions through a controller, one step at a time.
+class Script:
+    """Actions run through a controller one step at a time, the same in a window (a step a frame) and
+    offscreen (:meth:`run`): the build mode's :class:`ScriptRunner` and the replay's
+    :class:`~sim.viewer.replay.script.ReplayScript`.
+
+    A step applies the next action (:meth:`do`), or runs one frame (:meth:`frame`) of a ``wait`` or of what an
+    action leaves to settle (:meth:`settling`); the requests only a front end can serve (a screenshot) are
+    handed to ``serve`` as they come.
+
+    Args:
+        controller: the session (it has ``apply`` and ``requests``).
+        actions: the validated actions.
+        serve: ``serve(request)`` serves a request (the front end's renderer, its window).
+    """
+
+    FRAME = FRAME
+    """Simulated seconds of one frame of a ``wait``."""
+
+    def __init__(self, controller, actions: list[Action], serve: Callable[[Request], None]):
+        self.controller = controller
+        self.actions = list(actions)
+        self.serve = serve
+        self.next = 0
+        self._frames = 0  # frames of a wait still to run
+
+    @property
+    def done(self) -> bool:
+        return self.next >= len(self.actions) and self._frames == 0 and not self.settles()
+
+    def step(self) -> bool:
+        """Do the next thing; False once the script is over.
+
+        Raises:
+            ActionError: an action cannot be done (its message names the file, line and field).
+        """
+        if self._frames > 0:
+            self.frame()
+            self._frames -= 1
+            return True
+        if self.settling():
+            return True
+        self._serve()
+        if self.next >= len(self.actions):
+            return False
+        a = self.actions[self.next]
+        self.next += 1
+        if a.name == "wait":
+            self._frames = int(round(a["seconds"] / self.FRAME))
+            return True
+        self.do(a)
+        self._serve()
+        return True
+
+    def do(self, a: Action) -> None:
+        """Apply one action."""
+        self.controller.apply(a)
+
+    def frame(self) -> None:
+        """One frame of the session."""
+        raise NotImplementedError
+
+    def settles(self) -> bool:
+        """Whether what the last action left is still settling."""
+        return False
+
+    def settling(self) -> bool:
+        """Run a frame of the settling, if any is left (True), else nothing (False)."""
+        return False
+
+    def _serve(self) -> None:
+        c = self.controller
+        while c.requests:
+            self.serve(c.requests.pop(0))
+
+    def run(self) -> None:
+        """Run to the end (offscreen)."""
+        while self.step():
+            pass
+
+
+class ScriptRunner(Script):
+    """The build mode's script: after an action that changes the world, frames run until it settles (the hand
+    arrives, what it set down comes to rest, at most :data:`~sim.viewer.control.controller.QUIET_LIMIT`
+    simulated seconds); an action the session's rules refuse is said and the script goes on; the session's
+    simulated time is bounded (:data:`~sim.limits.MAX_SCRIPT_SECONDS`).
 
     Args:
         controller: the session.
@@ -33,60 +116,48 @@ class ScriptRunner:
     """
 
     def __init__(self, controller: Controller, actions: list[Action], shoot: Callable[[Request], None]):
-        self.controller = controller
-        self.actions = list(actions)
-        self.shoot = shoot
-        self.next = 0
-        self._frames = 0  # frames of a wait still to run
+        super().__init__(controller, actions, shoot)
         self._settle_start: float | None = None
         self._calm = 0
         self._ran = 0  # frames run so far: the session's simulated time is bounded (MAX_SCRIPT_SECONDS)
         self._most = int(round(MAX_SCRIPT_SECONDS / FRAME))
 
     @property
-    def done(self) -> bool:
-        return self.next >= len(self.actions) and self._frames == 0 and self._settle_start is None
+    def shoot(self) -> Callable[[Request], None]:
+        """What serves a screenshot request (a window sets its own once it opens)."""
+        return self.serve
 
-    def step(self) -> bool:
-        """Do the next thing; False once the script is over.
+    @shoot.setter
+    def shoot(self, serve: Callable[[Request], None]) -> None:
+        self.serve = serve
 
-        Raises:
-            ActionError: an action cannot be done (its message names the file, line and field); an action the
-                session's rules refuse (:class:`~sim.viewer.control.actions.RefusalError`) is said and the
-                script goes on.
-        """
-        c = self.controller
-        if self._frames > 0:
-            self._frame()
-            self._frames -= 1
-            return True
-        if self._settle_start is not None:
-            self._calm = self._calm + 1 if c.quiet() else 0
-            over = c.world.time - self._settle_start >= QUIET_LIMIT - 1e-9
-            if self._calm < QUIET_FRAMES and not over and not c.paused:
-                self._frame()
-                return True
-            self._settle_start = None
-        self._serve()
-        if self.next >= len(self.actions):
+    def settles(self) -> bool:
+        return self._settle_start is not None
+
+    def settling(self) -> bool:
+        if self._settle_start is None:
             return False
-        a = self.actions[self.next]
-        self.next += 1
-        if a.name == "wait":
-            self._frames = int(round(a["seconds"] / FRAME))
+        c = self.controller
+        self._calm = self._calm + 1 if c.quiet() else 0
+        over = c.world.time - self._settle_start >= QUIET_LIMIT - 1e-9
+        if self._calm < QUIET_FRAMES and not over and not c.paused:
+            self.frame()
             return True
+        self._settle_start = None
+        return False
+
+    def do(self, a: Action) -> None:
+        c = self.controller
         try:
             c.apply(a)
         except RefusalError:
-            return True  # the rules said no (a message, and on the record): the game goes on
+            return  # the rules said no (a message, and on the record): the game goes on
         if a.name in ("camera", "orbit", "pan", "zoom"):
             c.camera.current = c.camera.goal  # a script's camera is where it is sent, at once
-        self._serve()
         if a.name not in VIEW_ONLY:
             self._settle_start, self._calm = c.world.time, 0
-        return True
 
-    def _frame(self) -> None:
+    def frame(self) -> None:
         """One frame of the session, within the script's bound on simulated time."""
         if self._ran >= self._most:
             last = self.actions[self.next - 1] if self.next else None
@@ -95,16 +166,6 @@ class ScriptRunner:
                               "and the settling after its actions), the most a scripted session may")
         self._ran += 1
         self.controller.frame()
-
-    def _serve(self) -> None:
-        c = self.controller
-        while c.requests:
-            self.shoot(c.requests.pop(0))
-
-    def run(self) -> None:
-        """Run to the end (offscreen)."""
-        while self.step():
-            pass
 
 
 PIECE_FIELDS = ("piece",)

@@ -157,26 +157,19 @@ def run_window(recording, path, script, screenshot, at, exit_after, size) -> Non
     """
     from sim.viewer.replay.script import ReplayScript
     from sim.viewer.window.replay.window import ReplayWindow
+    from sim.viewer.window.shell import open_shell, run_shell
 
     scripted = script is not None
     controller = ReplayController(recording, size=size, smooth=not scripted)
     if at is not None:
         controller.player.seek(at)
     replay_part, viewer_part = split_script(script or [])
-    try:
-        window = ReplayWindow(controller, f"towerlab replay: {path}", None,
-                              None if screenshot is None or viewer_part else str(screenshot),
-                              exit_after and not viewer_part)
-    except Exception as e:
-        if "open window" not in str(e):  # ShowBase's "Could not open window.": one line; anything else is a bug
-            raise
-        raise TowerlabError(f"could not open a window on {os.environ.get('DISPLAY')}: {e}") from None
+    window = open_shell(lambda: ReplayWindow(controller, f"towerlab replay: {path}", None,
+                                             None if screenshot is None or viewer_part else str(screenshot),
+                                             exit_after and not viewer_part))
     if scripted:
         window.script = ReplayScript(controller, replay_part, window.serve)
-    try:
-        window.run()
-    except KeyboardInterrupt:
-        window.exit_code = 130
+    run_shell(window)
     error, code, outcome = window.error, window.exit_code, window.outcome
     if outcome == "resimulate" and not error:
         plugins = []

@@ -21,13 +21,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-import numpy as np
 from direct.fsm.FSM import FSM
-from direct.showbase.ShowBase import ShowBase
-from panda3d.core import loadPrcFileData
 
 from sim.errors import TowerlabError
-from sim.render.image import save_image
 from sim.viewer.control.browse import RecentFiles
 from sim.viewer.control.controller import Controller, Request
 from sim.viewer.control.keys import CONTROLS
@@ -35,19 +31,13 @@ from sim.viewer.control.plugins import WindowPlugin
 from sim.viewer.window.commands import Commands
 from sim.viewer.window.drawing import STILL_AFTER, Drawing
 from sim.viewer.window.gestures import Gestures
-from sim.viewer.window.keycam import KeyCamera
-from sim.viewer.window.look import LiveLook
 from sim.viewer.window.marks import Marks
 from sim.viewer.window.mouse import MouseInput
 from sim.viewer.window.overlay import Overlay
+from sim.viewer.window.shell import WindowShell, open_shell, run_shell
 
-__all__ = ["FRAME_SORT", "PHYSICS_BUDGET", "PREPARE_AFTER", "PREPARE_BUDGET", "STILL_AFTER", "ViewerWindow",
-           "configure"]
+__all__ = ["PHYSICS_BUDGET", "PREPARE_AFTER", "PREPARE_BUDGET", "STILL_AFTER", "ViewerWindow", "run_window"]
 
-FRAME_SORT = 10
-"""Where the frame's task runs among Panda3D's: after the event manager (0), which hands the keys and buttons
-to their controls, and before the scene is drawn (50): the frame that sees an input draws what it did (a
-camera moved by the wheel or a key is drawn in that frame, not the next)."""
 PHYSICS_BUDGET = 0.012
 """Wall seconds a frame may spend on physics: beyond it the simulation slows down (the real-time
 factor shows it) rather than the window."""
@@ -88,17 +78,7 @@ class Modes(FSM):
         self.click = "resume"
 
 
-def configure(size, title: str, visible: bool = True) -> None:
-    """The Panda3D settings of a viewer window (before ShowBase starts)."""
-    w, h = size
-    loadPrcFileData("towerlab-viewer", "\n".join([
-        f"win-size {w} {h}", f"window-title {title}", "audio-library-name null", "sync-video false",
-        "framebuffer-multisample false", "textures-power-2 none", "show-frame-rate-meter false",
-        "window-type " + ("onscreen" if visible else "offscreen"),
-    ]))
-
-
-class ViewerWindow(MouseInput, Commands, Drawing, ShowBase):
+class ViewerWindow(MouseInput, Commands, Drawing, WindowShell):
     """A window on a controller.
 
     Args:
@@ -121,30 +101,17 @@ class ViewerWindow(MouseInput, Commands, Drawing, ShowBase):
     def __init__(self, controller: Controller, title: str = "towerlab", runner=None, screenshot: str | None = None,
                  exit_after: bool = False, recovery=None, plugins: tuple[WindowPlugin, ...] | list = (),
                  visible: bool = True, window_picture: bool = False):
-        configure(controller.camera.size, title, visible)
-        ShowBase.__init__(self)
-        self.disableMouse()
-        self.controller = controller
+        WindowShell.__init__(self, controller, controller.camera.size, title, runner, screenshot, exit_after, visible)
         self.plugins: list[WindowPlugin] = list(plugins)
         self.controls = CONTROLS + tuple(c for p in self.plugins for c in p.controls())
-        self.look = LiveLook(self)
-        self.keycam = KeyCamera()
         self.marks = Marks(self.render)
         self.gestures = Gestures(self, self.marks.root)
         self.overlay = Overlay(self, self.controls, RecentFiles())
         self.modes = Modes(self)
         self.modes.request(controller.mode.capitalize())
         controller.modes.listen(lambda old, new: self.modes.request(new.capitalize()))
-        self.runner = runner
-        self.screenshot_path = screenshot
         self.window_picture = window_picture
         self._shot_wait: tuple[float, float | None] | None = None  # since when it waits, since when complete
-        self.exit_after = exit_after
-        self.exit_code = 0
-        self.error: str | None = None
-        self.frames = 0
-        self.frame_times: list[float] = []  # seconds between frames
-        self.work_times: list[float] = []  # seconds of each frame's task (physics, input, marks)
         self._graph_ids: list[str] = []
         self._scene_key = None
         self._last_poses = None
@@ -153,7 +120,6 @@ class ViewerWindow(MouseInput, Commands, Drawing, ShowBase):
         self._marked_refusals: dict = {}  # the ghosts the plug-ins would reject, as the marks drew them
         self._arrow_key = None  # the verdict and poses the weakest-direction arrow was worked out for
         self.quiet_frames = 0  # frames in a row with no piece in a hand and the camera still
-        self._changed_at = time.monotonic()
         self._press = None
         self._drag = None
         self._box = None  # a box selection under way: (corner pixel, other corner)
@@ -164,14 +130,10 @@ class ViewerWindow(MouseInput, Commands, Drawing, ShowBase):
         self._seen = 0
         self._offer = None
         self._bind()
-        self.accept("window-event", self._window_event)
-        self.taskMgr.add(self._frame, "towerlab-frame", sort=FRAME_SORT)
         for p in self.plugins:
             p.attach(self)
         self._sync(force=True)
-        from sim.viewer.window.probe import WindowProbe, probe_path
-
-        self.probe = None if probe_path() is None else WindowProbe(self, probe_path())
+        self.start()
         if recovery is not None:
             when = time.strftime("%H:%M", time.localtime(recovery.saved_at))
             self.overlay.ask(f"A session did not end cleanly (autosaved at {when}"
@@ -181,38 +143,27 @@ class ViewerWindow(MouseInput, Commands, Drawing, ShowBase):
             self.accept("y", self._recover_key)
             self.accept("n", self._decline_key)
 
-    def _window_event(self, win):
-        if win != self.win:  # (another wrapper of the same window is not `is` it: compare the windows)
-            return
-        props = win.get_properties()
-        if not props.get_open():
-            self.userExit()
-            return
-        ShowBase.windowEvent(self, win)  # the 2D layers follow the new aspect ratio
-        size = (props.get_x_size(), props.get_y_size())
-        if size != self.controller.camera.size and min(size) > 0:
+    @property
+    def runner(self):
+        """The script being run (a :class:`~sim.viewer.control.script.ScriptRunner`), or None."""
+        return self.script
+
+    def resized(self, size: tuple[int, int]) -> None:
+        if size != self.controller.camera.size:
             self.controller.camera.resize(size)
             self.look.resize()
             self._changed_at = time.monotonic()
 
     # --- the frame ------------------------------------------------------------------------------
 
-    def _frame(self, task):
-        start = time.perf_counter()
-        dt = min(self.clock.get_dt(), 0.1)
+    def scripted_frame(self, dt: float) -> None:
+        self.controller.camera.tick(dt)
+
+    def live_frame(self, dt: float) -> None:
+        self.controller.tick(dt, PHYSICS_BUDGET)
+
+    def after_frame(self, dt: float) -> None:
         c = self.controller
-        try:
-            if self.runner is not None and not self.runner.done:
-                self.runner.step()
-                c.camera.tick(dt)
-            else:
-                c.tick(dt, PHYSICS_BUDGET)
-                if self.runner is not None or self.screenshot_path is not None:
-                    self._finish_script()
-        except TowerlabError as e:
-            self.error, self.exit_code = str(e), 2
-            self.userExit()
-            return task.done
         self._follow_mouse()
         self._keyboard_camera(dt)
         self.gestures.springs(c.world.pulls())
@@ -222,25 +173,15 @@ class ViewerWindow(MouseInput, Commands, Drawing, ShowBase):
             c.prepare_undo(PREPARE_BUDGET * (3 if self.look.showing_still else 1))  # still: frames are idle
         for p in self.plugins:
             p.frame(self, dt)
-        self.frames += 1
-        self.frame_times.append(dt)
-        self.work_times.append(time.perf_counter() - start)
-        return task.cont
 
-    def _finish_script(self) -> None:
-        if self.frames < 2:
-            return  # a drawn frame first
-        if self.screenshot_path is not None:
-            if self.window_picture:
-                if not self._picture_due():
-                    return
-                self.shoot_window(Path(self.screenshot_path))
-            else:
-                self.shoot(Request("screenshot", {"path": self.screenshot_path, "size": None}))
-            self.screenshot_path = None
-        self.runner = None
-        if self.exit_after:
-            self.userExit()
+    def final_picture(self, path: Path) -> bool:
+        if not self.window_picture:
+            self.shoot(Request("screenshot", {"path": str(path), "size": None}))
+        elif self._picture_due():
+            self.shoot_window(path)
+        else:
+            return False
+        return True
 
     def _serve_requests(self) -> None:
         c = self.controller
@@ -253,14 +194,8 @@ class ViewerWindow(MouseInput, Commands, Drawing, ShowBase):
         path = Path(request.args["path"])
         self._sync(force=True)
         image = self.look.screenshot(c.camera.view(size=size))
-        try:
-            save_image(image, path)
-        except (OSError, ValueError) as e:
-            c.say(f"could not save the screenshot {path}: {getattr(e, 'strerror', None) or e}", "error")
-            if self.runner is not None or self.exit_after:
-                self.error, self.exit_code = f"{path}: cannot be written ({e})", 2
+        if not self.save_picture(image, path, self.runner is not None or self.exit_after):
             return
-        c.say(f"screenshot saved: {path}")
         self.look.go_live()
         self._changed_at = time.monotonic()
 
@@ -281,41 +216,15 @@ class ViewerWindow(MouseInput, Commands, Drawing, ShowBase):
         self._shot_wait = (since, complete)
         return (complete is not None and now - complete >= SHOT_SETTLE) or now - since >= SHOT_LIMIT
 
-    def window_image(self) -> np.ndarray:
-        """The window's own picture as it was last drawn (panels, marks and all): (h, w, 4) uint8, top row
-        first."""
-        tex = self.win.get_screenshot()
-        if tex is None:
-            raise OSError("the window's picture cannot be read back")
-        data = np.frombuffer(bytes(tex.get_ram_image_as("RGBA")), np.uint8)
-        image = data.reshape(tex.get_y_size(), tex.get_x_size(), 4)[::-1].copy()
-        image[..., 3] = 255  # the framebuffer's alpha is no transparency of the picture
-        return image
-
     def shoot_window(self, path: Path) -> None:
-        """Save the window's own picture (:meth:`window_image`) to ``path``."""
-        c = self.controller
-        try:
-            save_image(self.window_image(), path)
-        except (OSError, ValueError) as e:
-            c.say(f"could not save the screenshot {path}: {getattr(e, 'strerror', None) or e}", "error")
-            self.error, self.exit_code = f"{path}: cannot be written ({e})", 2
-            return
-        c.say(f"screenshot saved: {path}")
+        """Save the window's own picture (:meth:`~sim.viewer.window.shell.WindowShell.window_image`) to ``path``."""
+        self.save_picture(self.window_image(), path, True)
 
-    def finalizeExit(self):  # noqa: N802 - ShowBase's name; stop the loop instead of exiting the process
-        self.taskMgr.stop()
-
-    def close(self) -> None:
-        """End: the plug-ins, the controller's last autosave, the renderer's buffers, the window."""
-        if self.probe is not None:
-            self.probe.close()
+    def close_parts(self) -> None:
+        """The plug-ins, and the controller's last autosave."""
         for p in self.plugins:
             p.close(self)
         self.controller.close()
-        self.keycam.close()
-        self.look.close()
-        self.destroy()
 
 
 def run_window(controller: Controller, title: str, script=None, screenshot=None, exit_after: bool = False,
@@ -330,25 +239,20 @@ def run_window(controller: Controller, title: str, script=None, screenshot=None,
     Raises:
         TowerlabError: the window could not open (the display named), or the script failed (its one line).
     """
-    import os
-
     from sim.viewer.control.script import ScriptRunner
 
     runner = None if script is None else ScriptRunner(controller, script, lambda request: None)
+    shot = None if screenshot is None else str(screenshot)
     try:
-        window = ViewerWindow(controller, title, runner, None if screenshot is None else str(screenshot), exit_after,
-                              recovery, plugins=plugins, window_picture=window_picture)
-    except Exception as e:
+        window = open_shell(lambda: ViewerWindow(controller, title, runner, shot, exit_after, recovery,
+                                                 plugins=plugins, window_picture=window_picture))
+    except BaseException:
         controller.close()
-        if "open window" not in str(e):  # ShowBase's "Could not open window.": one line; anything else is a bug
-            raise
-        raise TowerlabError(f"could not open a window on {os.environ.get('DISPLAY')}: {e}") from None
+        raise
     if runner is not None:
         runner.shoot = window.shoot
     try:
-        window.run()
-    except KeyboardInterrupt:
-        window.exit_code = 130
+        run_shell(window)
     finally:
         window.close()
     if window.error:

@@ -20,7 +20,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-from direct.showbase.ShowBase import ShowBase
 from panda3d.core import Texture
 
 from sim.errors import TowerlabError
@@ -29,11 +28,11 @@ from sim.viewer.replay.controller import ReplayController, Request
 from sim.viewer.replay.keys import BOUND, CONTROLS
 from sim.viewer.replay.picture import PaneGraphs, replay_picture
 from sim.viewer.replay.timeline import bar_fraction, on_bar
-from sim.viewer.window.build import FRAME_SORT, configure
-from sim.viewer.window.keycam import KeyCamera, toggle_follow
-from sim.viewer.window.look import LiveLook, picture_card
+from sim.viewer.window.keycam import toggle_follow
+from sim.viewer.window.look import picture_card
 from sim.viewer.window.mouse import mouse_pixel
 from sim.viewer.window.replay.panels import ReplayPanels
+from sim.viewer.window.shell import WindowShell
 
 STILL_AFTER = 0.5
 """Seconds without any change before the full-quality picture is drawn."""
@@ -45,7 +44,7 @@ ZOOM_STEP = 0.85
 PANEL_PERIOD = 0.1
 
 
-class ReplayWindow(ShowBase):
+class ReplayWindow(WindowShell):
     """A window on a replay controller.
 
     Args:
@@ -61,37 +60,21 @@ class ReplayWindow(ShowBase):
 
     def __init__(self, controller: ReplayController, title: str = "towerlab replay", script=None,
                  screenshot: str | None = None, exit_after: bool = False):
-        configure(controller.size, title)
-        ShowBase.__init__(self)
-        self.disableMouse()
-        self.controller = controller
-        self.look = LiveLook(self)
-        self.keycam = KeyCamera()
+        WindowShell.__init__(self, controller, controller.size, title, script, screenshot, exit_after,
+                             task="towerlab-replay-frame")
         self.graphs = PaneGraphs(controller.recording, self.look.renderer)
         self.panels = ReplayPanels(self, controller)
-        self.script = script
-        self.screenshot_path = screenshot
-        self.exit_after = exit_after
-        self.exit_code = 0
-        self.error: str | None = None
         self.outcome: str | None = None
-        self.frames = 0
-        self.frame_times: list[float] = []
         self._ids: tuple | None = None
         self._shown = None  # (frame, view, panes) last drawn
-        self._changed_at = time.monotonic()
         self._panel_at = 0.0
         self._press = None
         self._drag = None
         self._scrubbing = False
         self._pane = None  # the panes' picture: [region, card, texture, what is drawn, when, root]
         self._bind()
-        self.accept("window-event", self._window_event)
-        self.taskMgr.add(self._frame, "towerlab-replay-frame", sort=FRAME_SORT)
         self._sync(force=True)
-        from sim.viewer.window.probe import WindowProbe, probe_path
-
-        self.probe = None if probe_path() is None else WindowProbe(self, probe_path())
+        self.start()
 
     # --- input ---------------------------------------------------------------------------------
 
@@ -229,54 +212,27 @@ class ReplayWindow(ShowBase):
     def quit(self):
         self.userExit()
 
-    def _window_event(self, win):
-        if win != self.win:  # (another wrapper of the same window is not `is` it: compare the windows)
-            return
-        props = win.get_properties()
-        if not props.get_open():
-            self.userExit()
-            return
-        ShowBase.windowEvent(self, win)  # the 2D layers follow the new aspect ratio
-        size = (props.get_x_size(), props.get_y_size())
-        if size != self.controller.size and min(size) > 0:
+    def resized(self, size: tuple[int, int]) -> None:
+        if size != self.controller.size:
             self.controller.resize(size)
             self._changed_at = time.monotonic()
 
     # --- the frame ------------------------------------------------------------------------------
 
-    def _frame(self, task):
-        dt = min(self.clock.get_dt(), 0.1)
-        c = self.controller
-        try:
-            if self.script is not None and not self.script.done:
-                self.script.step()
-            else:
-                if c.tick(dt):
-                    self._changed_at = time.monotonic()
-                if self.script is not None or self.screenshot_path is not None:
-                    self._finish_script()
-            self._serve()
-        except TowerlabError as e:
-            self.error, self.exit_code = str(e), 2
-            self.userExit()
-            return task.done
+    def live_frame(self, dt: float) -> None:
+        if self.controller.tick(dt):
+            self._changed_at = time.monotonic()
+
+    def after_frame(self, dt: float) -> None:
+        self._serve()
         self._follow_mouse()
         for name, fields in self.keycam.actions(self.mouseWatcherNode, dt):
             self._act(name, fields)
         self._sync()
-        self.frames += 1
-        self.frame_times.append(dt)
-        return task.cont
 
-    def _finish_script(self) -> None:
-        if self.frames < 2:
-            return  # a drawn frame first
-        if self.screenshot_path is not None:
-            self.shoot(Request("screenshot", {"path": self.screenshot_path, "size": None}))
-            self.screenshot_path = None
-        self.script = None
-        if self.exit_after:
-            self.userExit()
+    def final_picture(self, path: Path) -> bool:
+        self.shoot(Request("screenshot", {"path": str(path), "size": None}))
+        return True
 
     def _serve(self) -> None:
         c = self.controller
@@ -295,19 +251,12 @@ class ReplayWindow(ShowBase):
 
     def shoot(self, request: Request) -> None:
         """Save the replay's picture (:func:`~sim.viewer.replay.picture.replay_picture`, the window's renderer)."""
-        from sim.render.image import save_image
 
         c = self.controller
         path = Path(request.args["path"])
         image = replay_picture(c, self.graphs, request.args.get("size"))
-        try:
-            save_image(image, path)
-        except (OSError, ValueError) as e:
-            c.say(f"could not save the screenshot {path}: {getattr(e, 'strerror', None) or e}", "error")
-            if self.script is not None or self.exit_after:
-                self.error, self.exit_code = f"{path}: cannot be written ({e})", 2
+        if not self.save_picture(image, path, self.script is not None or self.exit_after):
             return
-        c.say(f"screenshot saved: {path}")
         self._shown = None  # drawn again: the renderer's graph was another one meanwhile
         self.look.go_live()
         self._changed_at = time.monotonic()
@@ -448,17 +397,6 @@ class ReplayWindow(ShowBase):
         recent = self.frame_times[-30:]
         return len(recent) / max(sum(recent), 1e-6) if recent else 0.0
 
-    def finalizeExit(self):  # noqa: N802 - ShowBase's name; stop the loop instead of exiting the process
-        self.taskMgr.stop()
-
-    def close(self) -> None:
-        """End: the frame task and the bindings (the task manager outlives the window: the viewer's window may
-        open next in this process), the renderer's buffers, the panels, the window."""
-        if self.probe is not None:
-            self.probe.close()
-        self.taskMgr.remove("towerlab-replay-frame")
-        self.ignoreAll()
-        self.keycam.close()
+    def close_parts(self) -> None:
+        """The panels."""
         self.panels.destroy()
-        self.look.close()
-        self.destroy()
