@@ -36,9 +36,9 @@ from sim.limits import Budget, FileRefusedError, check_depth, read_bytes, read_n
 from sim.replay import schema
 from sim.replay.container import DamagedError, read_archive
 from sim.replay.errors import RecordingError
+from sim.replay.layout import HEADER, MANIFEST, SCENE_POSES, chunk_names
 from sim.replay.meshes import PREFIX, MeshFolder, has_meshes
 from sim.replay.poses import PoseTrack, check_chunk, check_poses
-from sim.replay.recorder import HEADER, MANIFEST, SCENE_POSES, chunk_names
 from sim.replay.recording import Recording
 from sim.replay.records import SUPPORTED_FORMATS, RecordedAction, RecordedEvent, check_kind
 

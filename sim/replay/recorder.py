@@ -20,48 +20,32 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import asdict, is_dataclass
 from pathlib import Path
 
 import numpy as np
 
-import sim
 from sim.replay.errors import RecorderError
+from sim.replay.layout import (
+    CHUNK_SECONDS,
+    HEADER,
+    KEYFRAME_SECONDS,
+    MANIFEST,
+    RATE_HZ,
+    SCENE_POSES,
+    chunk_names,
+    header_json,
+    manifest_json,
+    settings_json,
+)
 from sim.replay.live import LiveFeed
 from sim.replay.members import json_bytes, npz_bytes
 from sim.replay.meshes import MeshPacker
 from sim.replay.poses import PoseEncoder
-from sim.replay.records import FORMAT, WORLD_ACTIONS, RecordedAction, RecordedEvent, check_kind
+from sim.replay.records import WORLD_ACTIONS, RecordedAction, RecordedEvent, check_kind
 from sim.replay.writer import ChunkWriter
 
-RATE_HZ = 60.0
-"""Frames per second of recording time (the live world's frame rate)."""
-
-CHUNK_SECONDS = 1.0
-"""Recording time per chunk (s): what a crash can lose."""
-
-KEYFRAME_SECONDS = 10.0
-"""The most recording time between keyframes (s): a seek decodes at most this much."""
-
-HEADER, SCENE_POSES, MANIFEST = "header.json", "scene.npz", "manifest.json"
-"""Names of the members that are not chunks."""
-
-
-def chunk_names(k: int) -> tuple[str, str]:
-    """The members of chunk ``k``: its arrays and its JSON."""
-    return f"chunks/{k:06d}.npz", f"chunks/{k:06d}.json"
-
-
-def settings_json(settings) -> dict | None:
-    """A settings object (a dataclass such as ``PhysicsSettings``) or mapping as JSON data."""
-    if settings is None:
-        return None
-    if is_dataclass(settings):
-        return asdict(settings)
-    if isinstance(settings, Mapping):
-        return dict(settings)
-    raise RecorderError(f"settings: expected a dataclass or a mapping, got {type(settings).__name__}")
-
+__all__ = ["CHUNK_SECONDS", "HEADER", "KEYFRAME_SECONDS", "MANIFEST", "RATE_HZ", "SCENE_POSES", "Recorder",
+           "chunk_names", "settings_json"]
 
 class Recorder:
     """Writes a recording as it goes.
@@ -199,14 +183,10 @@ class Recorder:
             scene_json["pieces"] = [self._meshes.spec(p) for p in scene_json["pieces"]]
         except ShapeError as e:
             raise RecorderError(f"{self.path}: cannot record a mesh piece ({e})") from None
-        header = {
-            "format": FORMAT, "software": "towerlab", "software_version": sim.__version__, "source": source,
-            "game": game or scene.game, "variant": variant, "players": None if players is None else list(players),
-            "seed": None if seed is None else int(seed), "settings": settings_json(settings),
-            "rate_hz": self.rate_hz, "chunk_seconds": self.chunk_seconds, "keyframe_seconds": self.keyframe_seconds,
-            "start_time": float(time), "replayable": bool(replayable), "scene": scene_json,
-            "extra": dict(extra or {}),
-        }
+        header = header_json(scene_json, source=source, game=game or scene.game, variant=variant, players=players,
+                             seed=seed, settings=settings, rates=(self.rate_hz, self.chunk_seconds,
+                                                                  self.keyframe_seconds),
+                             time=time, replayable=replayable, extra=extra)
         exact = scene.poses() if poses is None else np.asarray(poses, dtype=np.float64).reshape(len(scene.pieces), 7)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -265,10 +245,8 @@ class Recorder:
             self._catch_up()
             self._flush()
             self._writer.drain()
-            manifest = {"format": FORMAT, "software_version": sim.__version__, "closed": True,
-                        "duration": self._latest - self._start, "frames": self._kept,
-                        "chunks": self._written, "actions": len(self._action_log), "events": len(self._event_log),
-                        "members": [{"name": n, "size": s, "sha256": h} for n, s, h in self._writer.digests]}
+            manifest = manifest_json(self._latest - self._start, self._kept, self._written, len(self._action_log),
+                                     len(self._event_log), self._writer.digests)
             self._writer.write(MANIFEST, json_bytes(manifest))
             self._writer.close()
         except (OSError, ValueError) as e:

@@ -121,7 +121,6 @@ class ViewerWindow(MouseInput, Commands, Drawing, WindowShell):
         self._arrow_key = None  # the verdict and poses the weakest-direction arrow was worked out for
         self.quiet_frames = 0  # frames in a row with no piece in a hand and the camera still
         self._press = None
-        self._drag = None
         self._box = None  # a box selection under way: (corner pixel, other corner)
         self._last_mouse = None
         self._status_at = 0.0

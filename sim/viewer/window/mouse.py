@@ -27,10 +27,12 @@ from panda3d.core import KeyboardButton
 
 from sim.errors import TowerlabError
 from sim.viewer.control.actions import action
+from sim.viewer.window.shell import DRAG_PIXELS
 
-DRAG_PIXELS = 5
-ORBIT_DEG_PER_PIXEL = 0.3
 ZOOM_STEP = 0.85
+"""What one notch of the wheel zooms by."""
+
+
 @dataclass
 class Press:
     """A left press: where (pixels), on which piece, and what it became once it moved (``None``: still a
@@ -230,14 +232,6 @@ class MouseInput:
 
     # --- right and middle buttons, the wheel ----------------------------------------------------
 
-    def _start_drag(self, kind: str) -> None:
-        px = self._mouse_pixel()
-        if px is not None:
-            self._drag = (kind, px)
-
-    def _end_drag(self) -> None:
-        self._drag = None
-
     def _wheel(self, factor: float) -> None:
         px = self._mouse_pixel()
         self._act("zoom", {"factor": factor, "at": list(px) if px is not None else None})
@@ -260,16 +254,7 @@ class MouseInput:
                 self._begin_drag(press)
         if press is not None and press.kind == "pull":
             self._pull_to(press, px)
-        if self._drag is not None:
-            kind, (x0, y0) = self._drag
-            dx, dy = px[0] - x0, px[1] - y0
-            if dx or dy:
-                w, h = c.camera.size
-                if kind == "orbit":
-                    self._act("orbit", {"degrees": [-dx * ORBIT_DEG_PER_PIXEL, dy * ORBIT_DEG_PER_PIXEL]})
-                else:
-                    self._act("pan", {"fraction": [-dx / w, dy / h]})
-                self._drag = (kind, px)
+        if self._drag_camera(px):
             return
         if px == self._last_mouse:
             return

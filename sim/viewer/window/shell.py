@@ -29,6 +29,10 @@ FRAME_SORT = 10
 """Where the frame's task runs among Panda3D's: after the event manager (0), which hands the keys and buttons
 to their controls, and before the scene is drawn (50): the frame that sees an input draws what it did (a
 camera moved by the wheel or a key is drawn in that frame, not the next)."""
+DRAG_PIXELS = 5
+"""Pixels a pressed mouse moves before the press is a drag (a press let go before is a click)."""
+ORBIT_DEG_PER_PIXEL = 0.3
+"""Degrees the camera orbits for each pixel a drag moves."""
 
 
 def configure(size, title: str, visible: bool = True) -> None:
@@ -79,6 +83,7 @@ class WindowShell(ShowBase):
         self.frame_times: list[float] = []
         self.work_times: list[float] = []
         self.probe = None
+        self._drag = None  # a drag of the camera under way: ("orbit" or "pan", the pixel it was last at)
         self._task = task
         self._changed_at = time.monotonic()
 
@@ -111,6 +116,32 @@ class WindowShell(ShowBase):
 
     def close_parts(self) -> None:
         """End the window's own parts (before the look and the window)."""
+
+    # --- the camera dragged ---------------------------------------------------------------------
+
+    def _start_drag(self, kind: str) -> None:
+        px = self._mouse_pixel()
+        if px is not None:
+            self._drag = (kind, px)
+
+    def _end_drag(self) -> None:
+        self._drag = None
+
+    def _drag_camera(self, px) -> bool:
+        """A drag of the camera under way follows the mouse to ``px``: it orbits or pans by what the mouse moved
+        (``orbit`` and ``pan`` actions, through the window's ``_act``). Whether a drag is under way."""
+        if self._drag is None:
+            return False
+        kind, (x0, y0) = self._drag
+        dx, dy = px[0] - x0, px[1] - y0
+        if dx or dy:
+            w, h = self.controller.camera.size
+            if kind == "orbit":
+                self._act("orbit", {"degrees": [-dx * ORBIT_DEG_PER_PIXEL, dy * ORBIT_DEG_PER_PIXEL]})
+            else:
+                self._act("pan", {"fraction": [-dx / w, dy / h]})
+            self._drag = (kind, px)
+        return True
 
     # --- the shell -------------------------------------------------------------------------------
 

@@ -32,14 +32,12 @@ from sim.viewer.window.keycam import toggle_follow
 from sim.viewer.window.look import picture_card
 from sim.viewer.window.mouse import mouse_pixel
 from sim.viewer.window.replay.panels import ReplayPanels
-from sim.viewer.window.shell import WindowShell
+from sim.viewer.window.shell import DRAG_PIXELS, WindowShell
 
 STILL_AFTER = 0.5
 """Seconds without any change before the full-quality picture is drawn."""
 PANE_REDRAW = 0.15
 """Seconds between redraws of the fixed pane while the camera moves."""
-DRAG_PIXELS = 5
-ORBIT_DEG_PER_PIXEL = 0.3
 ZOOM_STEP = 0.85
 PANEL_PERIOD = 0.1
 
@@ -69,7 +67,6 @@ class ReplayWindow(WindowShell):
         self._shown = None  # (frame, view, panes) last drawn
         self._panel_at = 0.0
         self._press = None
-        self._drag = None
         self._scrubbing = False
         self._pane = None  # the panes' picture: [region, card, texture, what is drawn, when, root]
         self._bind()
@@ -120,14 +117,6 @@ class ReplayWindow(WindowShell):
         self._press = None
         self._drag = None
 
-    def _start_drag(self, kind: str) -> None:
-        px = self._mouse_pixel()
-        if px is not None:
-            self._drag = (kind, px)
-
-    def _end_drag(self) -> None:
-        self._drag = None
-
     def _scrub(self, px) -> None:
         self.controller.seek_fraction(bar_fraction(px[0], self.controller.size[0]))
         self._changed_at = time.monotonic()
@@ -143,17 +132,7 @@ class ReplayWindow(WindowShell):
             x0, y0 = self._press
             if abs(px[0] - x0) + abs(px[1] - y0) > DRAG_PIXELS:
                 self._drag = ("orbit", (x0, y0))
-        if self._drag is None:
-            return
-        kind, (x0, y0) = self._drag
-        dx, dy = px[0] - x0, px[1] - y0
-        if dx or dy:
-            w, h = self.controller.camera.size
-            if kind == "orbit":
-                self._act("orbit", {"degrees": [-dx * ORBIT_DEG_PER_PIXEL, dy * ORBIT_DEG_PER_PIXEL]})
-            else:
-                self._act("pan", {"fraction": [-dx / w, dy / h]})
-            self._drag = (kind, px)
+        self._drag_camera(px)
 
     def piece_at(self, px: float, py: float) -> str | None:
         """The piece the live pane shows at window pixel (px, py), from the renderer's id pass."""
