@@ -61,12 +61,12 @@ class Desktop:
         proc: the process.
         name: part of the window's title.
         size: the window's size in pixels (what :meth:`picture` grabs).
-        settle: seconds to wait once the window is there (its first frames).
+        settle: seconds to wait once the window has drawn its first frame (none unless a test asks).
         timeout: seconds to wait for it.
     """
 
     def __init__(self, display: str, cwd: Path, proc: subprocess.Popen, name: str, size: tuple[int, int],
-                 settle: float = 3.0, timeout: float = 90.0):
+                 settle: float = 0.0, timeout: float = 90.0):
         self.proc = proc
         self.env = desktop_env(display, cwd)
         self.size = size
@@ -78,22 +78,26 @@ class Desktop:
     def xdotool(self, *args) -> str:
         return subprocess.run(["xdotool", *args], env=self.env, capture_output=True, text=True, timeout=20).stdout
 
-    def find(self, name: str, settle: float = 3.0, timeout: float = 90.0) -> str:
-        """Wait for the process's window titled ``name`` (a first, or another it opens), then ``settle`` seconds
-        (its first frames); it becomes :attr:`window`, its position :attr:`origin`."""
+    def find(self, name: str, settle: float = 0.0, timeout: float = 90.0) -> str:
+        """Wait for the process's window titled ``name`` (a first, or another it opens) and for its first drawn
+        frame (the probe of a window of that title), then ``settle`` seconds more where a test asks; it becomes
+        :attr:`window`, its position :attr:`origin`."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise AssertionError(f"the window ended early: {self.proc.stderr.read()[-2000:]}")
             found = self.xdotool("search", "--name", name).split()
             if found:
-                time.sleep(settle)
+                self.wait(lambda s: name in s.get("title", ""), max(deadline - time.monotonic(), 1.0),
+                          f"the first frame of the window {name!r}")
+                if settle:
+                    time.sleep(settle)
                 self.window = found[0]
                 geometry = self.xdotool("getwindowgeometry", self.window)
                 pos = next(line for line in geometry.splitlines() if "Position" in line).split()[1]
                 self.origin = tuple(int(v) for v in pos.split(","))
                 return self.window
-            time.sleep(0.3)
+            time.sleep(0.3)  # (a polling pause)
         raise AssertionError(f"no window named {name!r} appeared")
 
     # --- the probe: what the window says it shows ---------------------------------------------------

@@ -13,7 +13,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 import warnings
 import zipfile
 from pathlib import Path
@@ -22,6 +21,7 @@ import pytest
 
 from sim.cli import main
 from tests.helpers import ROOT, SCENES
+from tests.procs import cpu_seconds, wait_until
 
 SCENE = SCENES / "talo/bridge.json"
 SCRIPT = SCENES / "talo/games/first-climb.talo-game"
@@ -360,7 +360,7 @@ def test_ctrl_c_during_a_long_experiment_keeps_the_earlier_output(tmp_path):
     p = subprocess.Popen([sys.executable, "-m", "sim", "experiment", str(SCENES / "free/cube-tower.json"), "-n",
                           "1000000", "-p", "noise:sigma_mm=1", "-j", "1", "--seed", "1", "-o", str(out)],
                          cwd=tmp_path, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(3.0)
+    wait_until(lambda: p.poll() is not None or cpu_seconds(p.pid) >= 3.0, 120, "the experiment under way")
     assert p.poll() is None, p.communicate()
     p.send_signal(signal.SIGINT)
     _, err = p.communicate(timeout=60)

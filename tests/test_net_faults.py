@@ -79,11 +79,26 @@ def test_an_absent_seat_is_waited_for_then_the_game_goes_on_or_pauses_by_the_tab
                 await blue.wait_for(lambda c: c.state["stands"] == "waiting for red")
                 if absent == "go-on":  # after the timeout red's clock runs out and the turn passes
                     await blue.wait_for(lambda c: c.state["current"] == "blue", timeout=15.0)
-                else:
+                else:  # the table pauses: nothing may change over a span longer than the timeout
                     await asyncio.sleep(2.5)
                     assert blue.state["stands"] == "waiting for red" and blue.state["current"] == "red"
                 await blue.close()
             run(scenario())
+
+
+async def rested_and_saved(client: Client, autosave: Path, timeout: float = 60.0) -> None:
+    """Wait until the poses ``client`` sees have stood still for half a second and the autosave was written
+    since they came to rest (the server in a process of its own: what its clients and files show)."""
+    last, since = None, time.time()
+    async with asyncio.timeout(timeout):
+        while True:
+            _, poses = client.pose_array()
+            now = time.time()
+            if last is None or not np.array_equal(poses, last):
+                last, since = poses, now
+            elif now - since >= 0.5 and autosave.exists() and autosave.stat().st_mtime > since:
+                return
+            await asyncio.sleep(0.05)  # (a polling pause)
 
 
 def _serve(*args, cwd):
@@ -124,7 +139,7 @@ def test_a_server_killed_and_served_again_from_its_autosave_brings_the_game_back
                       {"action": "drop"}):
                 assert (await red.act(a))["ok"], a
             await red.wait_for(lambda c: [e["kind"] for e in c.events][-1:] == ["dropped"])
-            await asyncio.sleep(3.0)  # at rest, and autosaved since
+            await rested_and_saved(red, autosave)
             before = red.pose_array()
             first.send_signal(signal.SIGKILL)
             first.wait(30)

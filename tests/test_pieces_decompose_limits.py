@@ -20,6 +20,7 @@ from sim.pieces import decompose
 from sim.pieces.custom import FOLD_MM
 from sim.pieces.decompose import BUDGET_ENV, CACHE_ENV, Watch, exact_parts
 from tests.helpers import ROOT
+from tests.procs import alive, children, cpu_seconds, wait_until
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc for the child process")
 
@@ -36,20 +37,7 @@ def bumpy_scene(folder) -> str:
     return str(path)
 
 
-def children(pid: int) -> list[int]:
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as f:
-            return [int(x) for x in f.read().split()]
-    except FileNotFoundError:
-        return []
 
-
-def alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 def start_validate(tmp_path, **env):
@@ -80,7 +68,7 @@ def test_ctrl_c_ends_a_coacd_decomposition_at_once(tmp_path):
     """Ctrl-C reaches the terminal's whole process group: CoACD's process dies of it and the command says
     "interrupted" with 130 (in-process, the C++ ran on to its end, 35 s late)."""
     proc, child = start_validate(tmp_path)
-    time.sleep(0.5)
+    wait_until(lambda: cpu_seconds(child) >= 1.0, 60, "CoACD's process at work")
     os.killpg(proc.pid, signal.SIGINT)
     assert ended_within(proc, child, 5.0) < 3.0
     assert proc.returncode == 130 and proc.stderr.read() == "towerlab: interrupted\n"
@@ -142,7 +130,7 @@ def test_coacd_s_process_dies_with_a_killed_parent(tmp_path):
         assert time.monotonic() < deadline
         time.sleep(0.05)
     child = children(parent.pid)[0]
-    time.sleep(0.5)  # into CoACD's C++
+    wait_until(lambda: cpu_seconds(child) >= 1.0, 60, "CoACD's process at work")  # into CoACD's C++
     parent.kill()
     assert ended_within(parent, child, 5.0) < 3.0
 

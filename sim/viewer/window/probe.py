@@ -181,7 +181,8 @@ class WindowProbe:
         if summary != self._written_key or now - self._written_at >= BEAT:
             data = dict(state, pid=os.getpid(), frame=self.frame, steady=self.steady, idle=idle, inputs=self.inputs,
                         seq=self.done_seq, id_view=self.id_view, texts=texts, panels=panel_boxes(self.base),
-                        size=[self.base.win.get_x_size(), self.base.win.get_y_size()])
+                        size=[self.base.win.get_x_size(), self.base.win.get_y_size()],
+                        title=self.base.win.get_properties().get_title())
             data.pop("picture", None)
             _write(self.path, data)
             self._written_at, self._written_key = now, summary
