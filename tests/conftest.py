@@ -62,8 +62,11 @@ def display(request):
         if Path(f"/tmp/.X{n}-lock").exists() or Path(f"/tmp/.X11-unix/X{n}").exists():
             continue
         server = subprocess.Popen(["Xvfb", f":{n}", "-screen", "0", f"{width + 100}x{height + 100}x24",
-                                   "-nolisten", "tcp", "-noreset"],  # no reset (refusing clients a moment) as
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # the last window closes
+                                   "-nolisten", "tcp", "-noreset", "-r"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        # -noreset: no reset as the last window closes (the next one could not open the display meanwhile);
+        # -r: no auto-repeat (a key whose release comes late on a loaded machine would be pressed twice: F
+        # flipped a piece over and back)
         deadline = time.monotonic() + 20
         while server.poll() is None and not Path(f"/tmp/.X11-unix/X{n}").exists() and time.monotonic() < deadline:
             time.sleep(0.1)
