@@ -31,14 +31,15 @@ from sim.bots.pace import GRIP_S, RELEASE_S, action_seconds, along, carry_way, w
 from sim.games.play.judge import statics_judge
 from sim.games.play.state import PlayState
 from sim.games.play.still import StillTable
+from sim.viewer.control.actions import Field, specs_with
 from sim.viewer.control.actions import action as checked_action
-from sim.viewer.control.actions import specs_with
+from sim.viewer.control.fields import flag
 from sim.viewer.control.plugins import SessionPlugin
 
 HAND = "right"
 """The hand a computer player builds with."""
 FREE = frozenset({"camera", "orbit", "pan", "zoom", "toggle", "hover", "follow", "screenshot", "speed", "pause",
-                  "resume", "wait", "save-game", "skip-move", "hand"})
+                  "resume", "wait", "save-game", "skip-move", "bot-reasoning", "hand"})
 """Actions anyone may take while a computer player's move is under way (they change no game)."""
 LOWERING_S = 1.0
 """Seconds the window's hand may take to lower a piece and let it go, beyond the pace's own: a timed turn with
@@ -101,12 +102,16 @@ class BotSeats(SessionPlugin):
         threaded: decide on a thread of its own (the window) or at once (scripts, tests).
 
     Attributes:
-        reasoning: seat -> its last :class:`~sim.bots.decision.Decision`.
+        reasoning: seat -> its last :class:`~sim.bots.decision.Decision` that weighed candidates (a move of a
+            plan made earlier in the turn weighs none: the plan's is kept).
+        decided: seat -> its last decision.
         made: every move made so far: (seat, action JSON, accepted).
     """
 
     name = "bots"
-    actions = {"skip-move": {}}
+    actions = {"skip-move": {},
+               "bot-reasoning": {"show": Field(flag, True, "show (or hide) why the computer players chose their "
+                                                          "moves, and what they weighed")}}
 
     def __init__(self, referee, bots: Mapping[str, object], levels: Mapping[str, int], threaded: bool = False):
         self.referee = referee
@@ -114,6 +119,7 @@ class BotSeats(SessionPlugin):
         self.levels = dict(levels)
         self.threaded = threaded
         self.reasoning: dict[str, object] = {}
+        self.decided: dict[str, object] = {}
         self.made: list[tuple[str, dict, bool]] = []
         self.c = None
         self.move: Move | None = None
@@ -122,6 +128,7 @@ class BotSeats(SessionPlugin):
         self._answer: list = []  # the decision (or the error) the thread left
         self._acting = False
         self._skip = False
+        self.show_reasoning = False
         self.failed: str | None = None
 
     # --- the seam -----------------------------------------------------------------------------------
@@ -138,6 +145,8 @@ class BotSeats(SessionPlugin):
     def perform(self, controller, action) -> None:
         if action.name == "skip-move":
             self._skip = True
+        elif action.name == "bot-reasoning":
+            self.show_reasoning = bool(action["show"])
 
     def busy(self, controller) -> bool:
         return self.seat() is not None and self.failed is None
@@ -157,7 +166,9 @@ class BotSeats(SessionPlugin):
             return
         decision = self._decision(seat)
         if decision is not None:
-            self.reasoning[seat] = decision
+            self.decided[seat] = decision
+            if decision.candidates or seat not in self.reasoning:
+                self.reasoning[seat] = decision
             self.move = self._plan(decision)
             self._go_on(0.0)
 
@@ -311,10 +322,11 @@ CANDIDATES_SHOWN = 5
 """How many of the candidates a computer player weighed its reasoning panel lists."""
 
 
-def bots_panel(seats: BotSeats, reasoning: bool) -> str:
+def bots_panel(seats: BotSeats, reasoning: bool | None = None) -> str:
     """What the window's computer-player panel says (text): who plays by computer and what the one at work is
-    doing; with ``reasoning``, why it chose its last move and the candidates it weighed (their scores and risks
-    of collapse)."""
+    doing; with ``reasoning`` (default: as the session's ``bot-reasoning`` left it), why it chose its last move
+    and the candidates it weighed (their scores and risks of collapse)."""
+    reasoning = seats.show_reasoning if reasoning is None else reasoning
     moving = seats.move.decision.player if seats.move is not None else None
     seat = moving or seats.seat()
     names = ", ".join(f"{p} (level {lv})" for p, lv in seats.levels.items())
@@ -332,7 +344,12 @@ def bots_panel(seats: BotSeats, reasoning: bool) -> str:
     if shown is None:
         lines.append("no move weighed yet (I hides this)")
         return "\n".join(lines)
-    lines.append(f"{shown.player}, level {shown.level}: {shown.why or 'its move'} (I hides this)")
+    now = seats.decided.get(shown.player)
+    if now is not None and now is not shown:
+        lines.append(f"{shown.player}, level {shown.level}: {now.why or 'its move'}, as weighed for it (I hides "
+                     f"this): {shown.why or 'its move'}")
+    else:
+        lines.append(f"{shown.player}, level {shown.level}: {shown.why or 'its move'} (I hides this)")
     for k, cand in enumerate(shown.candidates[:CANDIDATES_SHOWN], 1):
         risk = "" if cand.risk is None else f", risk {cand.risk:.0%}"
         lines.append(f"  {k}. {cand.label}: {cand.score:+.1f}{risk}")

@@ -39,7 +39,6 @@ class BotWindow(WindowPlugin):
         self.seats = seats
         self.play = play
         self.window = None
-        self.reasoning = False
         self.panel = None
         self.text = None
         self._since = 1.0
@@ -60,15 +59,18 @@ class BotWindow(WindowPlugin):
                                                             "their scores and risks", g))
 
     def hurry(self) -> None:
-        c = self.window.controller
-        try:
-            c.apply(action("skip-move", "the window", specs_with(c.plugins)))
-        except TowerlabError as e:
-            c.report(e)
+        self._act("skip-move")
 
     def toggle_reasoning(self) -> None:
-        self.reasoning = not self.reasoning
+        self._act("bot-reasoning", show=not self.seats.show_reasoning)
         self._since = 1.0
+
+    def _act(self, name: str, **fields) -> None:
+        c = self.window.controller
+        try:
+            c.apply(action(name, "the window", specs_with(c.plugins), **fields))
+        except TowerlabError as e:
+            c.report(e)
 
     def frame(self, window, dt: float) -> None:
         self._since += dt
@@ -83,7 +85,7 @@ class BotWindow(WindowPlugin):
         size = game["frameSize"]
         top = game.getZ() + size[2] - GAP
         width = size[1]
-        text = bots_panel(self.seats, self.reasoning)
+        text = bots_panel(self.seats)
         key = (text, round(top, 4), round(width, 4))
         if key == self._laid_out:
             return
