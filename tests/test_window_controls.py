@@ -204,9 +204,12 @@ def test_the_keyboards_camera_moves_at_once_follows_a_carried_piece_and_f_flips_
         assert later["view"] == still and later["ghosts"] == s["ghosts"]
         s = viewer.keys("f")  # flipped in hand: the hand turns it over (slowly on a loaded machine)
         s = viewer.wait(lambda s: quat_to_matrix(pose(s, "a")[3:])[2, 2] < -0.99, what="the piece turned over")
+        turned = s
         s = viewer.tap(*s["mouse"])
         s = viewer.idle(s, ready=lambda s: not s["hands"])
-        assert quat_to_matrix(pose(s, "a")[3:])[2, 2] == pytest.approx(-1.0, abs=1e-3)  # upside down
+        assert quat_to_matrix(pose(s, "a")[3:])[2, 2] == pytest.approx(-1.0, abs=1e-3), (  # upside down
+            "set down upright (a flake seen twice at load 5-8):", turned["inputs"], s["inputs"], s["messages"],
+            turned["hands"], turned["ghosts"], pose(turned, "a").tolist(), pose(s, "a").tolist())
         np.testing.assert_allclose(s["view"]["target"], pose(s, "a")[:3], atol=1e-12)  # followed again
         s = viewer.keys("Escape")
         assert s["following"] is None
