@@ -201,3 +201,17 @@ def test_a_tohuwabohu_player_decides_the_same_whatever_the_hash_seed():
     outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                            env={**os.environ, "PYTHONHASHSEED": h}).stdout for h in ("1", "2")}
     assert len(outs) == 1
+
+
+def test_a_talo_player_walks_once_until_the_board_changes():
+    """A planning player walked its pawn to and fro for the rest of a game (every walk worth the same as ending the
+    turn): it walks once, and again only after a block is placed."""
+    from sim.bots.talo import moved_this_turn
+
+    walk = {"action": "move-pawn", "cell": [1, 1]}
+    assert moved_this_turn([{"action": "end-turn"}, {"action": "throw"}, walk])
+    assert not moved_this_turn([walk, {"action": "place"}])
+    assert not moved_this_turn([walk, {"action": "end-turn"}, {"action": "throw"}])
+    played = play_game("talo", "green", {"yellow": 3, "red": 2}, 1189033389, max_actions=22)  # walked 4 times
+    names = [(m.player, m.action["action"]) for m in played.moves]
+    assert played.refusals() == [] and all(a != b or a[1] != "move-pawn" for a, b in zip(names, names[1:]))

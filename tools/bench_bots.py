@@ -198,10 +198,10 @@ def main() -> None:
         print(f"\n## Babylon tactical, level 3 on a building of {built} pieces: CPU s per decision\n")
         print(f"median {statistics.median(cpu):.2f}, largest {max(cpu):.2f} over {len(cpu)} decisions"
               if cpu else "no decision")
-    if "physics" in only and three:
-        n, k, model = physics(three, 3, a.physics, a.seed)
+    for spec, results in three.items() if "physics" in only else ():
+        n, k, model = physics(results, 3, a.physics, a.seed)
         lo, hi = wilson(k, n) if n else (0.0, 0.0)
-        print(f"\n## Level 3's placements in the live physics ({a.game})\n")
+        print(f"\n## Level 3's placements in the simulated physics ({spec})\n")
         print(f"{k} of {n} placements knocked a piece down ({k / max(n, 1):.3f}, 95% {lo:.3f}-{hi:.3f}); "
               f"the player's model said {statistics.mean(model) if model else float('nan'):.3f} on average "
               f"({len(model)} weighed)")
