@@ -170,3 +170,48 @@ def test_a_greedy_player_tries_a_bounded_number_of_refused_options_then_moves_at
     in_air = [a for a in tried if a.get("pose", [0, 0, 0])[2] >= 0.5]
     assert len(in_air) == TRIES * Refused.greedy_width
     assert state.apply(decision.action).accepted and "a random one" in decision.why
+
+
+def test_two_greedy_tohuwabohu_players_each_fulfil_a_card():
+    """Two greedy players whose cards want the same pieces once took each other's pieces away turn after turn and
+    fulfilled nothing in 300 actions (seed 3); a rival's construction now costs more to take apart, and a card
+    buried in one is swapped."""
+    played = play_game("tohuwabohu", "basic", {"red": 2, "blue": 2}, 3, max_actions=40)
+    assert played.refusals() == []
+    assert all(n >= 1 for n in played.outcome["scores"].values()), played.outcome
+
+
+@pytest.mark.skipif(not FUZZ, reason="a whole Tohuwabohu game: minutes (TOWERLAB_BOTS=N)")
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_game_of_two_greedy_tohuwabohu_players_ends(seed):
+    played = play_game("tohuwabohu", "basic", {"red": 2, "blue": 2}, seed, max_actions=4000)
+    turns = sum(1 for m in played.moves for e in m.events if e["kind"] == "turn_changed")
+    assert played.ended == "over" and played.winners and turns <= 400, (played.outcome, turns)
+
+
+def test_a_tohuwabohu_player_decides_the_same_whatever_the_hash_seed():
+    """Ties among the pieces to take away were broken in a set's order, which Python's string hashing changes
+    from one process to the next (the same seed played another game in another process)."""
+    import subprocess
+    import sys
+
+    code = ("from sim.bots.match import play_game\n"
+            "p = play_game('tohuwabohu', 'basic', {'red': 2, 'blue': 2}, 3, max_actions=24)\n"
+            "print([m.action for m in p.moves])")
+    outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": h}).stdout for h in ("1", "2")}
+    assert len(outs) == 1
+
+
+def test_a_talo_player_walks_once_until_the_board_changes():
+    """A planning player walked its pawn to and fro for the rest of a game (every walk worth the same as ending the
+    turn): it walks once, and again only after a block is placed."""
+    from sim.bots.talo import moved_this_turn
+
+    walk = {"action": "move-pawn", "cell": [1, 1]}
+    assert moved_this_turn([{"action": "end-turn"}, {"action": "throw"}, walk])
+    assert not moved_this_turn([walk, {"action": "place"}])
+    assert not moved_this_turn([walk, {"action": "end-turn"}, {"action": "throw"}])
+    played = play_game("talo", "green", {"yellow": 3, "red": 2}, 1189033389, max_actions=22)  # walked 4 times
+    names = [(m.player, m.action["action"]) for m in played.moves]
+    assert played.refusals() == [] and all(a != b or a[1] != "move-pawn" for a, b in zip(names, names[1:]))

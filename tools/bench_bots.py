@@ -22,6 +22,7 @@ Prints a Markdown summary; each figure is from this one run.
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 import time
@@ -33,13 +34,49 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
+def partial_file(folder: Path, game: str, variant: str, strong: int, weak: int, seed: int) -> Path:
+    """The file that keeps the finished games of one pairing (a run that stops resumes from it)."""
+    return folder / f"{game}-{variant}-{strong}v{weak}-seed{seed}.jsonl"
+
+
+def finished(path: Path, entries) -> dict[int, dict]:
+    """The games of ``entries`` already in ``path`` (one JSON a line; a game of another schedule, or a line cut
+    short by a stopped run, is left out)."""
+    wanted = {e.index: e for e in entries}
+    out: dict[int, dict] = {}
+    if not path.is_file():
+        return out
+    for line in path.read_text().splitlines():
+        try:
+            r = json.loads(line)
+        except ValueError:
+            continue
+        e = wanted.get(r.get("index")) if isinstance(r, dict) else None
+        if e is not None and r.get("seed") == e.seed and r.get("levels") == dict(e.levels):
+            out[e.index] = r
+    return out
+
+
 def wins(game: str, variant: str | None, strong: int, weak: int, games: int, seed: int, workers: int,
-         max_actions: int) -> tuple[list[dict], dict]:
+         max_actions: int, keep: Path | None = None) -> tuple[list[dict], dict]:
+    """``games`` games between levels ``strong`` and ``weak``, those of ``keep``'s file played already kept."""
     from sim.bots.tournament import run, schedule, standings
 
     entries = schedule(game, variant, [weak, strong], games, seed, max_actions)
+    path = None if keep is None else partial_file(keep, game, entries[0].variant, strong, weak, seed)
+    have = {} if path is None else finished(path, entries)
     t = time.perf_counter()
-    results = run(entries, workers=workers)
+
+    def done(r: dict) -> None:
+        have[r["index"]] = r
+        if path is not None:
+            with path.open("a") as f:
+                f.write(json.dumps(r) + "\n")
+
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    run([e for e in entries if e.index not in have], workers=workers, done=done)
+    results = [have[k] for k in sorted(have)]
     table = standings(results, [weak, strong], seed)
     table["wall_s"] = time.perf_counter() - t
     return results, table
@@ -122,8 +159,11 @@ def physics(results: list[dict], level: int, most: int, seed: int) -> tuple[int,
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--games", type=int, default=200)
-    ap.add_argument("--game", default="talo")
-    ap.add_argument("--variant", default=None)
+    ap.add_argument("--game", default="talo:green",
+                    help="GAME[:VARIANT] pairs, comma-separated (talo:green,tohuwabohu:basic)")
+    ap.add_argument("--pairings", default="2v1,3v2", help="STRONGvWEAK pairs, comma-separated")
+    ap.add_argument("--keep", type=Path, default=ROOT / "bench-bots",
+                    help="folder of the finished games, one file a pairing (a run resumes from it)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("-j", "--workers", type=int, default=2)
     ap.add_argument("--max-actions", type=int, default=4000)
@@ -135,28 +175,33 @@ def main() -> None:
     only = set(a.only.split(","))
     from sim.bots.risk import wilson
 
-    three = []
+    three: dict[str, list[dict]] = {}
     if "wins" in only or "physics" in only:
-        print(f"## {a.game} {a.variant or ''}: win rates ({a.games} games a pairing, seed {a.seed}, -j {a.workers})\n")
-        print("| pairing | games | stronger won | drawn | share | 95% interval | wall s |")
-        print("|---|---|---|---|---|---|---|")
-        for strong, weak in ((2, 1), (3, 2)):
-            results, table = wins(a.game, a.variant, strong, weak, a.games, a.seed, a.workers, a.max_actions)
-            if strong == 3:
-                three = results
-            h = table["head_to_head"][0]
-            lo, hi = wilson(h["won"], h["pairs"])
-            print(f"| {strong} vs {weak} | {h['pairs']} | {h['won']} | {h['drawn']} | {h['share']:.2f} | "
-                  f"{lo:.2f}-{hi:.2f} | {table['wall_s']:.0f} |", flush=True)
+        print(f"## Win rates ({a.games} games a pairing, seed {a.seed}, -j {a.workers})\n")
+        print("| game | pairing | games | stronger won | drawn | share | 95% interval | limit | wall s |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for spec in a.game.split(","):
+            game, _, variant = spec.partition(":")
+            for pairing in a.pairings.split(","):
+                strong, weak = (int(x) for x in pairing.split("v"))
+                results, table = wins(game, variant or None, strong, weak, a.games, a.seed, a.workers,
+                                      a.max_actions, a.keep)
+                if strong == 3:
+                    three[spec] = results
+                h = next(h for h in table["head_to_head"] if h["level"] == strong)
+                lo, hi = wilson(h["won"], h["pairs"])
+                limit = sum(r["ended"] == "limit" for r in results)
+                print(f"| {spec} | {strong} vs {weak} | {len(results)} | {h['won']} | {h['drawn']} | "
+                      f"{h['share']:.2f} | {lo:.2f}-{hi:.2f} | {limit} | {table['wall_s']:.0f} |", flush=True)
     if "cpu" in only:
         built, cpu = babylon_cpu(a.babylon_turns, a.decisions, a.seed)
         print(f"\n## Babylon tactical, level 3 on a building of {built} pieces: CPU s per decision\n")
         print(f"median {statistics.median(cpu):.2f}, largest {max(cpu):.2f} over {len(cpu)} decisions"
               if cpu else "no decision")
-    if "physics" in only and three:
-        n, k, model = physics(three, 3, a.physics, a.seed)
+    for spec, results in three.items() if "physics" in only else ():
+        n, k, model = physics(results, 3, a.physics, a.seed)
         lo, hi = wilson(k, n) if n else (0.0, 0.0)
-        print(f"\n## Level 3's placements in the live physics ({a.game})\n")
+        print(f"\n## Level 3's placements in the simulated physics ({spec})\n")
         print(f"{k} of {n} placements knocked a piece down ({k / max(n, 1):.3f}, 95% {lo:.3f}-{hi:.3f}); "
               f"the player's model said {statistics.mean(model) if model else float('nan'):.3f} on average "
               f"({len(model)} weighed)")

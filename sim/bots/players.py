@@ -176,9 +176,12 @@ class GreedyBot(Bot):
 
     def _ordered(self, pos: Position) -> list[Option]:
         """The tactic's options, best quick score first, ties in random order."""
-        opts = self.tactic.options(pos)
+        opts = self._options(pos)
         keys = self.rng.random(len(opts))
         return [opts[k] for k in sorted(range(len(opts)), key=lambda k: (-opts[k].quick, keys[k]))]
+
+    def _options(self, pos: Position) -> list[Option]:
+        return self.tactic.options(pos)
 
     def _chosen(self, pos: Position, weighed, why: str, risks=None) -> Decision:
         if not weighed:
@@ -196,6 +199,9 @@ class PlanningBot(GreedyBot):
     """Level 3: the tactic's best few looked at further and weighed by their risk (see the module docstring)."""
 
     level = 3
+
+    def _options(self, pos: Position) -> list[Option]:
+        return self.tactic.plan_options(pos)
 
     def _decide(self, pos: Position) -> Decision:
         weighed, risks, losing = [], [], []

@@ -77,6 +77,10 @@ class Tactic:
         lists any)."""
         raise NotImplementedError
 
+    def plan_options(self, pos: Position) -> list[Option]:
+        """The moves the planning player weighs (default: :meth:`options`)."""
+        return self.options(pos)
+
     def value(self, state: PlayState, player: str, pos: Position) -> float:
         """What ``state`` is worth to ``player`` (``pos``: the position the move was weighed from)."""
         if state.is_terminal:

@@ -174,8 +174,11 @@ class TaloTactic(Tactic):
         grid = _grid(pos)
         now = worth(grid, me)
         out = []
+        moved = moved_this_turn(pos.state.history)
         for a in pos.actions:
             name = a["action"]
+            if name in ("move-pawn", "restart") and moved:
+                continue  # a route is a whole walk: walking on before the board changes only loops (level 3 did)
             if name == "start":
                 i, j = a["cell"]
                 centre = (grid.layout.board.n - 1) / 2
@@ -246,6 +249,18 @@ class TaloTactic(Tactic):
             return worth(grid, player)
         stock = {int(k): v for k, v in view["stock"].items()}
         return replies(grid, rival, player, stock)
+
+
+def moved_this_turn(history) -> bool:
+    """Whether the pawn of the player to move has walked (or restarted) since its turn began or a block was last
+    placed (nothing it can reach has changed since)."""
+    for a in reversed(history):
+        name = a.get("action")
+        if name in ("end-turn", "start", "place"):
+            return False
+        if name in ("move-pawn", "restart"):
+            return True
+    return False
 
 
 def _grid(pos: Position) -> Grid:
@@ -330,5 +345,5 @@ def best_block(grid: Grid, lengths, judge: str) -> GridBlock | None:
     return max(found, key=lambda b: b[0])[1] if found else None
 
 
-__all__ = ["Grid", "TaloTactic", "allowed", "best_block", "best_blocks", "block_at", "grid_of", "kind_of", "replies",
-           "throw_options", "worth"]
+__all__ = ["Grid", "TaloTactic", "allowed", "best_block", "best_blocks", "block_at", "grid_of", "kind_of",
+           "moved_this_turn", "replies", "throw_options", "worth"]

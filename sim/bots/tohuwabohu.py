@@ -13,16 +13,24 @@ area breaks it: "exactly 5 levels"), the other pieces taken away too. A plan
 costs a move a slot to fill and a move a piece to take away; the card is
 fulfilled soonest by the plan that costs least.
 
+A piece of the kind a slot needs that lies under others is dug out (what
+stands on it taken away first, counted in the plan's cost). The area is
+shared: a piece that fills a slot of a rival's cheapest plan costs
+:data:`CONTEST` moves more to take away (the rival would set it back on its
+turn, as two players building over each other's pieces did, turn after turn,
+fulfilling nothing).
+
 - **Greedy** weighs the anchors at the middle of the area and a quarter of the
   way to each side, either way round, and makes the next move of the cheapest
   plans; a position is worth :data:`CARD` a card fulfilled, less the moves its
-  card still costs.
+  card still costs, less :data:`CONTEST` for each piece of a rival's plan its
+  move took away. Where the rules allow a swap (basic and advanced games, once
+  a turn) it swaps its card when the card's cheapest plan costs more moves than
+  a card costs on average on an empty area (:func:`fresh_cost`: the examples'
+  pieces, 12.4): a card buried in a rival's construction, or a long one.
 - **Planning** also weighs the anchors that set the example onto pieces the
   area has already (a construction someone left: its lower levels reused), and
-  swaps a card (basic game, once a turn) when it costs :data:`SWAP_MARGIN` more
-  moves than a card of the pile costs on average on the area as it is; it
-  prefers plans it can finish within the turn's time, and weighs every move by
-  its risk of collapse.
+  weighs every move by its risk of collapse.
 
 The professional variant: the cheapest of the three open cards, "Stop!" the
 moment one of them is fulfilled (the referee judges the claim).
@@ -50,13 +58,15 @@ AREA_HALF = 0.14
 """Half the side of the playing area (m): an anchored example stays inside it."""
 SHIFT = 0.07
 """How far (m) from the middle the greedy's other anchors lie."""
-SWAP_MARGIN = 4.0
-"""How many moves more than a card's average the open card must cost for the planning player to swap it."""
 EXTRA_TRIES = 8
 """Pieces of the area whose taking away the player tries with the referee once its plan is complete (the one
 whose going fulfils the card is taken first)."""
 UNREACHABLE = 1e6
 """The cost of a plan that cannot be carried out (pieces of a kind missing)."""
+CONTEST = 3.0
+"""What taking away a piece of a rival's construction costs, in moves, besides the move itself: the rival sets it
+back on its turn, and the piece must be taken again (two players building over each other's pieces fulfil
+nothing)."""
 
 
 @dataclass(frozen=True)
@@ -179,10 +189,12 @@ class Table:
 
     def above(self, pieces) -> list[str]:
         """``pieces`` and everything standing on them, the highest first."""
-        return sorted(reached(pieces, self.carries), key=lambda i: -float(_corners(self.scene.piece(i))[:, 2].max()))
+        return sorted(reached(pieces, self.carries),
+                      key=lambda i: (-float(_corners(self.scene.piece(i))[:, 2].max()), i))
 
-    def plan(self, card: str, anchor) -> Plan:
-        """``card``'s example at ``anchor`` against this table."""
+    def plan(self, card: str, anchor, theirs: frozenset[str] = frozenset()) -> Plan:
+        """``card``'s example at ``anchor`` against this table (``theirs``: the pieces of the rivals' constructions,
+        each in the way costing :data:`CONTEST` moves more)."""
         from sim.scene.overlap import Obstacles
 
         slots = blueprint(card)
@@ -207,18 +219,50 @@ class Table:
                         is not None and clash.a in scene.ids:
                     blocking.add(clash.a)
                     ignore.add(clash.a)
-        obstacles = tuple(self.above(blocking))
         need: dict[tuple, int] = {}
         for k, slot in enumerate(slots):
             if k not in filled:
                 need[slot.key] = need.get(slot.key, 0) + 1
-        spare = [p for p in self.scene.pieces if p.id not in used]
-        have: dict[tuple, int] = {}
-        for p in spare:
-            have[key_of(p)] = have.get(key_of(p), 0) + 1
-        missing = any(have.get(k, 0) < n for k, n in need.items())
-        cost = UNREACHABLE if missing else float(len(slots) - len(filled) + len(obstacles))
+        dig, taken = self._dig(need, used, set(self.above(blocking)))
+        obstacles = tuple(self.above(blocking | dig)) if taken is not None else ()
+        contested = sum(1 for p in obstacles if p in theirs) + sum(1 for p in taken or () if p in theirs)
+        cost = UNREACHABLE if taken is None else \
+            float(len(slots) - len(filled) + len(obstacles) + CONTEST * contested)
         return Plan(card, tuple(anchor), targets, filled, obstacles, cost)
+
+    def _dig(self, need: Mapping[tuple, int], used: set[str], away: set[str]):
+        """The pieces to take away so that every slot to fill has a piece of its kind a hand may take, and the
+        pieces taken from under others for it: ``(pieces to take away, the buried pieces used)``, ``(set(),
+        None)`` when the table has too few. A piece in the supply, or in play with nothing on it once ``away``
+        is taken away, is free; a piece under others is dug out (what stands on it taken away), the least to
+        take away first, never from under the plan's own ``used`` pieces."""
+        free: dict[tuple, int] = {}
+        buried: dict[tuple, list[str]] = {}
+        for p in self.scene.pieces:
+            if p.id in used:
+                continue
+            key = key_of(p)
+            if p.id in self.free or p.id in away or not set(self.carries(p.id)) - away:
+                free[key] = free.get(key, 0) + 1
+            else:
+                buried.setdefault(key, []).append(p.id)
+        dig: set[str] = set()
+        taken: list[str] = []
+        for key, n in need.items():
+            short = n - free.get(key, 0)
+            if short <= 0:
+                continue
+            picks = []
+            for pid in buried.get(key, ()):
+                up = set(self.above(self.carries(pid))) - away
+                if not up & used:
+                    picks.append((len(up - dig), pid, up))
+            if len(picks) < short:
+                return set(), None
+            for _, pid, up in sorted(picks)[:short]:
+                dig |= up
+                taken.append(pid)
+        return dig, taken
 
     def fits(self, card: str, anchor) -> bool:
         """Whether the example at ``anchor`` lies inside the area."""
@@ -275,15 +319,36 @@ class TohuwabohuTactic(Tactic):
 
     def plans(self, pos: Position, planning: bool) -> list[Plan]:
         """Every plan weighed for the player's open cards, cheapest first."""
-        table = pos.memo("tohuwabohu-table", lambda: Table(pos))
-        out = [table.plan(card, a) for card in self.my_cards(pos.view, pos.player)
+        table = _table(pos)
+        theirs = self.theirs(pos)
+        out = [table.plan(card, a, theirs) for card in self.my_cards(pos.view, pos.player)
                for a in self.anchors(table, card, planning)]
         return sorted(out, key=lambda p: p.cost)
+
+    def theirs(self, pos: Position) -> frozenset[str]:
+        """The pieces of the area that fill a slot of a rival's cheapest plan (the greedy's anchors): what a
+        rival has built towards its card, and would set back if taken away."""
+
+        def find() -> frozenset[str]:
+            table = _table(pos)
+            out: set[str] = set()
+            for rival in (p["name"] for p in pos.view["players"] if p["name"] != pos.player):
+                plans = [table.plan(card, a) for card in self.my_cards(pos.view, rival)
+                         for a in self.anchors(table, card, False)]
+                best = min(plans, key=lambda p: p.cost, default=None)
+                if best is not None and best.cost < UNREACHABLE:
+                    out.update(best.filled.values())
+            return frozenset(out)
+
+        return pos.memo("tohuwabohu-theirs", find)
 
     # --- moves ---
 
     def options(self, pos: Position) -> list[Option]:
         return self._options(pos, planning=False)
+
+    def plan_options(self, pos: Position) -> list[Option]:
+        return self._options(pos, planning=True)
 
     def _options(self, pos: Position, planning: bool) -> list[Option]:
         view = pos.view
@@ -291,6 +356,7 @@ class TohuwabohuTactic(Tactic):
         if self.pro and any(c["fulfilled"] for p in view["players"] if p["name"] == pos.player for c in p["open"]):
             out.append(Option({"action": "stop"}, CARD, "stop: a card is fulfilled"))
         plans = self.plans(pos, planning)
+        done = CARD * _done(view, pos.player)
         seen = set()
         for plan in plans[:4]:
             if plan.cost >= UNREACHABLE:
@@ -299,8 +365,12 @@ class TohuwabohuTactic(Tactic):
                 key = str(action)
                 if key not in seen:
                     seen.add(key)
-                    out.append(Option(action, -plan.cost + 1, f"{plan.card}: {label}",
+                    out.append(Option(action, done - plan.cost + 1, f"{plan.card}: {label}",
                                       {"card": plan.card, "anchor": list(plan.anchor), "cost": plan.cost}))
+        if SWAP in pos.actions:
+            cost = plans[0].cost if plans else UNREACHABLE
+            out.append(Option(SWAP, done - fresh_cost(), f"swap the card: it costs {min(cost, 999):g} moves, a card "
+                              f"of the pile {fresh_cost():.1f} on average", {"cost": cost}))
         if not out:
             out.append(Option({"action": "wait", "seconds": float(view["time_left"])}, -UNREACHABLE,
                               "nothing to build: the time runs out"))
@@ -309,7 +379,7 @@ class TohuwabohuTactic(Tactic):
     def _next(self, pos: Position, plan: Plan) -> list[tuple[dict, str]]:
         """The next moves of ``plan``: a piece in the way taken away, else a slot filled (the lowest whose slots
         below are filled), else, every slot filled, another piece of the area taken away."""
-        table = pos.memo("tohuwabohu-table", lambda: Table(pos))
+        table = _table(pos)
         home = {p.id: p for p in table.play}
         out = []
         for pid in plan.obstacles:
@@ -356,11 +426,12 @@ class TohuwabohuTactic(Tactic):
 
     def _sources(self, pos: Position, table: Table, key, used) -> list[str]:
         """The pieces of ``key`` a slot may take: from the supply first, then the area's that carry nothing and
-        fill no slot."""
+        fill no slot (of a rival's construction last)."""
         free = [p for p in pos.kinds([i for i in pos.pieces if i in table.free]) if key_of(pos.scene.piece(p)) == key]
+        theirs = self.theirs(pos)
         taken = [p.id for p in table.play if key_of(p) == key and p.id not in used and p.id in table.movable
                  and not table.carries(p.id)]
-        return free + taken
+        return free + sorted(taken, key=lambda i: i in theirs)
 
     def value(self, state: PlayState, player: str, pos: Position) -> float:
         if state.is_terminal:
@@ -370,9 +441,32 @@ class TohuwabohuTactic(Tactic):
         after = Position(state)
         table = Table(after)
         now = set(self.my_cards(after.view, player))
-        left = [min((table.plan(c, a).cost for a in self.anchors(table, c, False)), default=UNREACHABLE)
+        theirs = self.theirs(pos)
+        left = [min((table.plan(c, a, theirs).cost for a in self.anchors(table, c, False)), default=UNREACHABLE)
                 for c in cards if c in now]
-        return CARD * done - (min(left) if left else 0.0)
+        scene = after.scene
+        undone = sum(1 for p in theirs if p not in scene.ids or scene.piece(p).pos != pos.scene.piece(p).pos)
+        return CARD * done - (min(left) if left else 0.0) - CONTEST * undone
+
+
+SWAP = {"action": "swap"}
+
+
+@cache
+def fresh_cost() -> float:
+    """The moves an order card costs on an empty area, on average over the cards (its example's pieces): what a
+    card of the pile is expected to cost (the pile's order is hidden; it holds a share of every colour)."""
+    from sim.games.tohuwabohu.examples import EXAMPLES
+
+    return float(np.mean([len(blueprint(c)) for c in EXAMPLES]))
+
+
+def _done(view, player: str) -> int:
+    return int(next(p for p in view["players"] if p["name"] == player)["done"])
+
+
+def _table(pos: Position) -> Table:
+    return pos.memo("tohuwabohu-table", lambda: Table(pos))
 
 
 def _fulfils(pos: Position, action, card: str) -> bool:
