@@ -98,3 +98,30 @@ def test_the_suite_is_placed_by_closed_forms_the_statics_confirm(margin):
         e = (0.005 - x_c) * 1000  # mm inside the 10 mm post's edge
         assert lever_margin(fixed, e) == pytest.approx(margin, abs=1e-9)
         assert analyze(scene).margin_g == pytest.approx(margin, abs=1e-9)
+
+
+def _cubes_in_the_air(n: int):
+    from sim.scene import from_dict
+
+    return from_dict({"format": "towerlab-scene/1", "game": "free", "board": "table", "pieces": [
+        {"id": f"c{k}", "kind": "box", "size": [20, 20, 20], "pos": [(k % 10) * 30.0, (k // 10) * 30.0, 40.0]}
+        for k in range(n)]})
+
+
+@pytest.mark.parametrize(("n", "coarse"), [(TUNED.collapse_pieces - 1, False), (TUNED.collapse_pieces, True)])
+def test_a_collapse_of_many_pieces_is_witnessed_coarser_and_still_falls(monkeypatch, n, coarse):
+    import sim.physics.verdict as verdict
+
+    built = []
+
+    class Spy(verdict.World):
+        def __init__(self, scene, settings=None, *args, **kwargs):
+            built.append(settings)
+            super().__init__(scene, settings, *args, **kwargs)
+
+    monkeypatch.setattr(verdict, "World", Spy)
+    r = check(_cubes_in_the_air(n), seconds=0.3)
+    assert not r.stable and len(r.statics.unheld) == n and len(r.dynamics.moved) == n  # every cube fell
+    s = built[0]
+    assert (not s.exact_hulls, s.dt, s.solver_iterations) == (
+        (True, TUNED.collapse_dt, TUNED.collapse_iterations) if coarse else (False, TUNED.dt, TUNED.solver_iterations))

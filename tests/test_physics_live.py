@@ -265,3 +265,21 @@ def test_what_a_piece_taken_away_touched_is_judged_where_it_rests_and_held_at_on
         assert {"right", "plank"} <= lw.held
         lw.advance(1.0)
         assert all(np.array_equal(lw.pose(i), pose) for i, pose in before.items()) and lw.events == []
+
+
+@pytest.mark.parametrize("n", [5, 20])
+def test_a_crowd_of_free_pieces_gets_the_crowds_iteration_bound_and_a_few_the_live_worlds(n):
+    from sim.physics.live.stepping import CROWD_ITERATIONS, CROWD_PIECES
+
+    scene = from_dict({"format": "towerlab-scene/1", "game": "free", "board": "table", "pieces": [
+        {"id": f"c{k}", "kind": "box", "size": [20, 20, 20], "pos": [k * 30.0, 0.0, 30.0]} for k in range(n)]})
+    with LiveWorld(scene) as lw:
+        assert len(lw.free()) == n  # in the air: nothing held
+        lw.step(1)
+        bound = lw.world.get_precision()[1]
+        assert bound == (CROWD_ITERATIONS if n > CROWD_PIECES else lw.world.settings.solver_iterations)
+        lw.advance(1.0)  # landed and held
+        assert not lw.free()
+        lw.push("c0", [0.0, 0.0, 0.01])  # one of them simulated again: a step of one free piece
+        lw.step(1)
+        assert lw.world.get_precision()[1] == lw.world.settings.solver_iterations

@@ -61,6 +61,10 @@ class Gravity:
         self._gravity = g
         pb.setGravity(*(g * self._scale), physicsClientId=self._cid)
 
+    def get_precision(self) -> tuple[float, int]:
+        """The solver's convergence tolerance (m/s) and iteration bound now (the settings' until set)."""
+        return self._precision or (self.settings.residual_velocity, self.settings.solver_iterations)
+
     def set_precision(self, residual_velocity: float, iterations: int | None = None) -> None:
         """The solver's convergence tolerance (m/s) and iteration bound from now on.
 

@@ -193,7 +193,8 @@ def check(scene: Scene, seconds: float = DEFAULT_SECONDS, settings: PhysicsSetti
     Args:
         scene: the scene.
         seconds: simulated time (s).
-        settings: world settings (default: the tuned ones).
+        settings: world settings (default: the tuned ones); a collapse of ``settings.collapse_pieces`` or more
+            unheld pieces is witnessed coarser (whole hulls, ``collapse_dt``, ``collapse_iterations``).
         progress: called as ``progress(done_s, total_s)``: once at the start, then during the simulation.
         on_frame: called with every frame of the simulation (see :data:`~sim.physics.timeline.FrameSink`).
 
@@ -209,6 +210,9 @@ def check(scene: Scene, seconds: float = DEFAULT_SECONDS, settings: PhysicsSetti
     t0 = time.perf_counter()
     statics = analyze(scene)
     t1 = time.perf_counter()
+    if not statics.feasible and len(statics.unheld) >= settings.collapse_pieces:  # a collapse: see the settings
+        settings = settings.with_(exact_hulls=False, dt=settings.collapse_dt,
+                                  solver_iterations=min(settings.solver_iterations, settings.collapse_iterations))
     with World(scene, settings, statics.interfaces) as world:
         world.set_probe(settings.probe_g, statics.weakest_direction_deg)
         depth, span = support_depth(scene, statics.interfaces), span_length(scene, statics.interfaces)

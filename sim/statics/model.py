@@ -163,6 +163,30 @@ class Equilibrium:
         order = np.argsort(label, kind="stable")  # bodies grouped, each group in body order
         return np.split(order, np.flatnonzero(np.diff(label[order])) + 1)
 
+    def ungrounded(self, removed: np.ndarray | None = None) -> np.ndarray:
+        """Bodies that no chain of contacts joins to the board or a fixed piece, those ``removed`` left out.
+
+        Such a group cannot be held by any forces (contacts among its own bodies sum to nothing, and gravity
+        pulls it down), so every body of it needs help whatever the rest does: the peel takes them out at
+        once, and nothing they touch is held or let go by it (they touch nothing grounded).
+
+        Args:
+            removed: (b,) bool, bodies taken out (their contacts carry nothing); None for none.
+
+        Returns:
+            Sorted body indices (not removed) of every group without a grounded contact.
+        """
+        n = len(self.bodies)
+        gone = np.zeros(n, dtype=bool) if removed is None else removed
+        lower, upper = self.below >= 0, self.above >= 0
+        live = ~(lower & gone[np.maximum(self.below, 0)]) & ~(upper & gone[np.maximum(self.above, 0)])
+        both = live & lower & upper
+        label = component_labels(n, self.below[both], self.above[both])
+        touch = live & (lower ^ upper)  # a body against the board or a fixed piece
+        grounded = np.zeros(label.max() + 1 if n else 0, dtype=bool)
+        grounded[label[np.where(lower, self.below, self.above)[touch]]] = True
+        return np.flatnonzero(~grounded[label] & ~gone)
+
     def subset(self, bodies: np.ndarray) -> Equilibrium:
         """The equilibrium of a structure (body indices closed under contact): its bodies and contact points.
 

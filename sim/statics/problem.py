@@ -50,16 +50,31 @@ def peel_unheld(program, test=None, strict: int | None = None) -> list[int]:
     ``strict``: after this many bodies taken out one program at a time, every body that still needs help is
     taken out at once (None: one at a time to the end). A coarser answer (a body that would stand once those
     above it are gone may be among them) in a few programs instead of one per body: the live world's choice
-    for large collapses, never the verdict's."""
+    for large collapses, never the verdict's.
+
+    Before every program, the bodies that no chain of contacts joins to the ground any more
+    (:meth:`~sim.statics.model.Equilibrium.ungrounded`) are taken out at once: no forces can hold them, so
+    the one-at-a-time peel would take every one of them out too (in some order among the others, and none
+    of them touches what it leaves): exact, and a vault without its supports is decided with no program at
+    all instead of one a block."""
     out: list[int] = []
     removed = np.zeros(len(program.eq.bodies), dtype=bool)
     height = program.eq.com[:, 2]
+    peeled = 0  # bodies taken out one program at a time
     while True:
+        loose = program.eq.ungrounded(removed)  # no forces hold them: out at once, no program needed
+        for body in loose:
+            out.append(int(body))
+            program.remove(int(body))
+            removed[body] = True
+        if len(loose) and (removed.all() or (test is not None and test.holds(np.zeros(2), removed))):
+            return sorted(out)
         need = program.least_help()
         failing = [i for i in np.flatnonzero(need > tol.unheld_slack) if i not in out]
         if not failing:
             return sorted(out)
-        taken = failing if strict is not None and len(out) >= strict else [max(failing, key=lambda i: (height[i], -i))]
+        taken = failing if strict is not None and peeled >= strict else [max(failing, key=lambda i: (height[i], -i))]
+        peeled += len(taken) == 1
         for top in taken:
             out.append(int(top))
             program.remove(int(top))

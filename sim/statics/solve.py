@@ -109,12 +109,15 @@ def analyze(scene, interfaces=None, *, margin: bool = True, warm: bool | None = 
         return StaticsResult(True, MARGIN_CAP_G, 0.0, (), interfaces, timings, (MARGIN_CAP_G, MARGIN_CAP_G))
     groups = eq.structures()
     parts = [eq.subset(g) for g in groups]
-    tests = [TiltTest(part) for part in parts]
-    upright = [test.holds(np.zeros(2)) for test in tests]  # vertical forces alone hold it
+    # a structure that touches no ground falls whole: no program asked (Equilibrium.ungrounded)
+    floating = [len(part.ungrounded()) == len(part.bodies) for part in parts]
+    tests = [None if f else TiltTest(part) for part, f in zip(parts, floating)]
+    upright = [not f and test.holds(np.zeros(2)) for test, f in zip(tests, floating)]  # vertical forces hold it
     # a structure held by vertical forces needs its LP only for the margin: built then
-    problems = [None if up else problem_for(part, warm, friction=True) for part, up in zip(parts, upright)]
-    unheld = sorted(int(g[i]) for g, p, t in zip(groups, problems, tests)
-                    for i in ([] if p is None else p.unheld(t, strict_peel)))
+    problems = [None if up or f else problem_for(part, warm, friction=True)
+                for part, up, f in zip(parts, upright, floating)]
+    unheld = sorted(int(g[i]) for g, p, t, f in zip(groups, problems, tests, floating)
+                    for i in (range(len(g)) if f else [] if p is None else p.unheld(t, strict_peel)))
     unheld = tuple(eq.bodies[i] for i in unheld)
     checked = time.perf_counter()
     timings["feasibility"] = (checked - found) * 1e3

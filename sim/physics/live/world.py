@@ -18,8 +18,9 @@ probe: plain gravity) with
 * **events as they happen** (:class:`WorldEvent`: moved, left its support,
   fell, knocked down, came to rest), each with the last action before it;
 * **snapshots** (:mod:`sim.physics.live.history`) and stepping back;
-* **fixed steps with a real-time driver**: :meth:`LiveWorld.advance` steps
-  what fits in a wall-clock budget and reports the real-time factor.
+* **fixed steps with a real-time driver** (:mod:`sim.physics.live.stepping`):
+  :meth:`LiveWorld.advance` steps what fits in a wall-clock budget and
+  reports the real-time factor.
 
 Everything is SI, pieces by id; poses (7,) are position + quaternion xyzw of
 the piece frame.
@@ -37,8 +38,9 @@ from sim.physics.bodies import GRAVITY, pb
 from sim.physics.live.hands import DEFAULT_STRENGTH, Hands
 from sim.physics.live.history import History, LiveSnapshot
 from sim.physics.live.pulls import Pull, Pulls, check_pull
-from sim.physics.live.records import AdvanceReport, Grip, WorldAction, WorldEvent
+from sim.physics.live.records import Grip, WorldAction, WorldEvent
 from sim.physics.live.rest import SETTLE_FALL_STEPS, SETTLE_SPEED, Certification, CertifiedRest, InterfaceCache
+from sim.physics.live.stepping import FRAME_HZ, Stepping
 from sim.physics.readout import RayHit
 from sim.physics.settings import TUNED, PhysicsSettings
 from sim.physics.tracker import MotionThresholds, MotionTracker
@@ -46,9 +48,8 @@ from sim.physics.world import World
 from sim.scene import Piece, Scene
 from sim.tol import tol
 
-FRAME_HZ = 60.0
-"""Frames per simulated second: events, history and the rest check are taken once a frame."""
 _NO_POSE = np.zeros(7)  # a row that the world's own poses fill in
+
 
 def live_settings(settings: PhysicsSettings | None = None) -> PhysicsSettings:
     """The live world's settings: the tuned ones without the verdict's probe or the world's own sleeping
@@ -59,7 +60,7 @@ def live_settings(settings: PhysicsSettings | None = None) -> PhysicsSettings:
                                                                                               1000))
 
 
-class LiveWorld(CertifiedRest):
+class LiveWorld(CertifiedRest, Stepping):
     """A world that runs while it is changed; see the module docstring.
 
     Args:
@@ -351,97 +352,6 @@ class LiveWorld(CertifiedRest):
                      seconds=seconds)
         self._shake = (float(amplitude), float(frequency), float(direction_deg), self.time, self.time + seconds)
         self._wake(self.held | self.parked)
-
-    # --- stepping --------------------------------------------------------------------------------
-
-    def step(self, n: int = 1) -> None:
-        """Advance ``n`` fixed steps (``settings.dt`` each)."""
-        for _ in range(n):
-            self._step_once()
-
-    def advance(self, seconds: float, budget: float | None = None) -> AdvanceReport:
-        """Step as many fixed steps as ``seconds`` of simulated time hold, within a wall-clock ``budget`` (s).
-
-        A viewer calls it once a frame with the frame's duration (times a slow-motion factor); when the
-        budget runs out the rest is dropped, so the world slows down rather than freezing the window.
-
-        Returns:
-            What was done, with the real-time factor.
-        """
-        start = self._clock()
-        dt = self.world.settings.dt
-        wanted = max(0, int(round(seconds / dt)))
-        done = 0
-        while done < wanted:
-            if budget is not None and done and self._clock() - start >= budget:
-                break
-            self._step_once()
-            done += 1
-        wall = self._clock() - start
-        simulated = done * dt
-        return AdvanceReport(seconds, simulated, done, wall, simulated / wall if wall > 0 else float("inf"),
-                             done < wanted)
-
-    def _step_once(self) -> None:
-        w = self.world
-        shaking = self._shake is not None
-        if shaking:
-            self._shake_gravity()
-        carrying = self.hands.busy or bool(self.pulls)
-        if carrying or shaking or self.free():
-            self.hands.apply()
-            self.pulls.apply()
-            if shaking or carrying:
-                # a hand or the table does work each step (a light piece lifted fast gains more in a frame than
-                # the blow-up watch allows): the watch counts from the step before
-                w.rebase_energy()
-            w.step(1)
-            self._touches()
-        else:
-            w.idle(1)  # everything held: nothing to simulate
-        if w.steps % self._frame_steps == 0:
-            self._frame()
-
-    def _shake_gravity(self) -> None:
-        amplitude, hz, direction, start, end = self._shake
-        if self.time >= end:
-            self._shake = None
-            self.world.set_probe(0.0)
-            self._certify(force=True)
-            return
-        omega = 2 * np.pi * hz
-        self.world.set_probe(amplitude * omega**2 * np.sin(omega * (self.time - start)) / GRAVITY, direction)
-
-    def _frame(self) -> None:
-        """Once a frame: events, the history, and the statics when pieces have come to rest."""
-        awake = bool(self.hands.carried() or self.free() or self._shake is not None)
-        if not awake and not self._dirty and not self.tracker.unsettled:
-            self.history.repeat()  # nothing moved, nothing changed: the last frame again, for free
-            return
-        # pieces the statics just held still owe their tracker its rest: it is fed until it says ``settled``
-        # (else a piece certified before its rest window ended never came to rest, and nothing judged again)
-        self._dirty = awake
-        poses = self.poses()
-        tracked = {i: k for k, i in enumerate(self.ids)}
-        rows = [tracked[i] for i in self.tracker.ids]
-        resting = np.ones(len(self.ids), dtype=bool)  # held and parked pieces rest by construction
-        quiet = resting.copy()
-        awake = [k for k, i in enumerate(self.ids) if i not in self.held and i not in self.parked]
-        if awake:
-            awake_ids = [self.ids[k] for k in awake]
-            resting[awake] = self.world.at_rest(awake_ids)
-            quiet[awake] = self.world.at_rest(awake_ids, self._settle_speed)
-        for kind_event in self.tracker.frame(self.time, poses[rows], self._contacts, resting[rows]):
-            self.events.append(WorldEvent(kind_event.time, kind_event.kind, kind_event.pieces,
-                                         self.actions[-1] if self.actions else None))
-        self.history.record(poses)
-        for i, rest in zip(self.ids, quiet):
-            if not rest:
-                self._rest_since.pop(i, None)
-            else:
-                self._rest_since.setdefault(i, self.time)
-        if self._shake is None and any(self._rested(i) for i in self.free()):
-            self._certify()
 
     # --- helpers ---------------------------------------------------------------------------------
 
