@@ -119,6 +119,7 @@ class Server:
         self.roster = {pid: i for i, pid in enumerate(table.pieces)}
         self.runner: Runner | None = None
         self.traffic = {"sent": 0, "received": 0, "messages": 0}
+        self.bots: dict[str, int] = {}  # seat -> the level of the computer player that holds it (the status line)
         self._updates: deque[Update] = deque()
         self._woken = False
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -436,7 +437,8 @@ class Server:
 
     def status(self) -> str:
         """One line: who is connected, whose turn, the load."""
-        seats = " ".join(n + ("" if s.conn is not None else " (away)") for n, s in self.seats.items())
+        seats = " ".join(n + (f" (bot {self.bots[n]})" if n in self.bots else "") +
+                         ("" if s.conn is not None else " (away)") for n, s in self.seats.items())
         watching = sum(1 for c in self.conns if c.seat is None)
         st = self.state or {}
         turn = st.get("current") or "-"

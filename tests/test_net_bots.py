@@ -1,0 +1,113 @@
+"""Computer players at a served table (``towerlab serve --bot SEAT:LEVEL``): a real server on loopback, the computer
+player a client of it on its own thread, a headless client playing against it; the hands' turns of a placement;
+the option's bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from net_table import joined, on_table, run, served
+from scipy.spatial.transform import Rotation
+
+from sim.cli.serve import ServeError, parse_bots
+from sim.net.bots import start_bots, turns_to
+from sim.net.table import ServedTable, Setup, replay
+from sim.viewer.control.carry import tip_over, turn_about_vertical
+
+PACE = 0.25
+"""The computer player's pace in these tests: a quarter of a person's."""
+
+
+def _frames_of(log, seat, name):
+    return [e["frame"] for e in log if e.get("seat") == seat and e.get("action", {}).get("action") == name]
+
+
+def test_a_computer_player_plays_its_turns_through_the_table_at_a_hand_s_pace_against_a_headless_client(tmp_path):
+    setup = Setup("tohuwabohu", "basic", ("red", "blue"), 3, 6.0)
+    with served(setup, record=tmp_path / "net.tlrec") as server:
+        server.bots = {"red": 1}
+        bots = start_bots(server, server.bots, pace=PACE)
+        try:
+            async def scenario():
+                blue, watcher = await joined(server, "blue", watchers=1)
+                roster = {pid: n for n, pid in enumerate(watcher.pieces)}
+                rows: list[set] = []
+                watcher.on_message = lambda c, m: rows.append({r[0] for r in m.get("rows", ())}) \
+                    if m["type"] == "poses" else None
+                await watcher.wait_for(lambda c: c.state.get("current") == "blue", 60)  # red's turn ran out
+                piece = await on_table(server, lambda t: t.session.candidates(t.referee.table)[0])
+                for a in ({"action": "pick", "piece": piece}, {"action": "move-to", "at": [-40.0, 30.0]},
+                          {"action": "drop"}):
+                    assert (await blue.act(a))["ok"], a
+                await watcher.wait_for(lambda c: c.state.get("current") == "red", 60)
+                n = len(bots[0].decisions)
+                await watcher.wait_for(lambda c: len(bots[0].decisions) > n, 60)  # its second turn
+                picked = [e for e in watcher.events if e["kind"] == "picked" and e["cause"]["player"] == "red"]
+                assert picked  # every client saw red's hand at work ...
+                moved = roster[picked[0]["pieces"][0]]
+                assert sum(moved in r for r in rows) >= 5  # ... carrying the piece across, frame after frame
+                for c in (blue, watcher):
+                    await c.close()
+            run(scenario(), 240)
+        finally:
+            for b in bots:
+                b.stop()
+        assert bots[0].failed is None
+    frames, log = server.table.frame_no, server.table.log
+    answers = [a for d in bots[0].decisions for a in d["answers"]]
+    assert answers and all(a["ok"] for a in answers if a["action"]["action"] in ("pick", "move-to"))
+    picks, drops = _frames_of(log, "red", "pick"), _frames_of(log, "red", "drop")
+    assert picks and drops
+    placing = [d for d in bots[0].decisions if d["decision"]["action"]["action"] == "place" and
+               [a["action"]["action"] for a in d["answers"]][-1:] == ["drop"]]
+    assert placing
+    shortest = min(d["decision"]["seconds"] for d in placing)
+    # between taking a piece and letting go: the 85% of the move's seconds a hand spends carrying (at this pace)
+    carried = [d - max(p for p in picks if p <= d) for d in drops]
+    assert min(carried) >= int(0.85 * PACE * shortest * 60) - 2
+    again = replay(setup, log, frames)  # the same referee, the same log: the game the clients saw, bit for bit
+    try:
+        assert again.controller.world.poses().tobytes() == server.table.controller.world.poses().tobytes()
+        assert [e.to_json() for e in again.session.journal] == [e.to_json() for e in server.table.session.journal]
+    finally:
+        again.close()
+
+
+def test_a_placement_s_orientation_is_reached_by_a_hand_s_turns_tips_and_turns():
+    rng = np.random.default_rng(5)
+    for k in range(300):
+        start = Rotation.from_euler("z", rng.uniform(-180, 180), degrees=True) * \
+            Rotation.from_euler("x", 90 * rng.integers(0, 4), degrees=True)
+        target = Rotation.from_euler("z", rng.uniform(-180, 180), degrees=True) * \
+            Rotation.from_euler("y" if k % 2 else "x", 90 * rng.integers(0, 4), degrees=True) * \
+            Rotation.from_euler("z", 90 * rng.integers(0, 4), degrees=True)
+        q = start.as_quat()
+        turns = turns_to(q, target.as_quat())
+        assert len([t for t in turns if t["action"] == "tip"]) <= 2
+        for t in turns:
+            q = turn_about_vertical(q, t["degrees"]) if t["action"] == "rotate" else tip_over(q, t["axis"])
+        assert (Rotation.from_quat(q) * target.inv()).magnitude() < 1e-9
+    assert turns_to([0, 0, 0, 1], Rotation.from_euler("y", 30, degrees=True).as_quat()) is None  # no hand tilts
+
+
+@pytest.fixture(scope="module")
+def babylon_table():
+    t = ServedTable(Setup("babylon", "fast", ("red", "blue", "green")))
+    yield t
+    t.close()
+
+
+@pytest.mark.parametrize("specs, fragment", [
+    (["red"], "expected SEAT:LEVEL such as red:2, got 'red'"),
+    (["pink:1"], "no seat 'pink' (its seats: red, blue, green)"),
+    (["red:1", "red:1"], "the seat red is given twice"),
+    (["blue:4"], "level: expected one of 1, 2, 3, got 4"),
+    (["blue:2"], "babylon fast has computer players of level 1 only"),
+])
+def test_a_bad_bot_option_says_what_is_wrong(babylon_table, specs, fragment):
+    with pytest.raises(ServeError, match=fragment.replace("(", r"\(").replace(")", r"\)")):
+        parse_bots(specs, babylon_table)
+
+
+def test_bot_options_seat_their_levels(babylon_table):
+    assert parse_bots(["green:1", "red:1"], babylon_table) == {"green": 1, "red": 1}
