@@ -24,7 +24,7 @@ def test_every_action_has_a_handler_and_round_trips_through_its_file_form():
                 "camera": {"preset": "top"}, "orbit": {"degrees": [1, 2]}, "pan": {"fraction": [0, 1]},
                 "zoom": {"factor": 2}, "toggle": {"what": "help"}, "hand": {"name": "left"}, "wait": {"seconds": 1},
                 "screenshot": {"path": "x.png"}, "pick-group": {"pieces": ["a", "b"]},
-                "pull": {"piece": "a", "to": [0, 0, 10]}}
+                "pull": {"piece": "a", "to": [0, 0, 10]}, "orient": {"quat": [0, 0, 0, 1]}}
     actions = [action(name, **required.get(name, {})) for name in SPECS]
     for a in actions:
         assert a.name in ACTION_TABLE, a.name

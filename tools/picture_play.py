@@ -3,7 +3,8 @@ window under an Xvfb of its own, a scripted position, the window (panels and all
 
     python tools/picture_play.py [OUT_DIR [NAME ...]]   # docs/images by default: viewer.png, play-talo.png,
                                                # play-tohuwabohu.png, play-babylon.png, play-babylon-fast.png,
-                                               # play-legal.png (Babylon: a carried tower's legal places)
+                                               # play-legal.png (Babylon: a carried tower's legal places),
+                                               # play-bot.png (Tohuwabohu against a computer player)
 
 Needs Xvfb and xdotool. Each runs its script; the window's probe (``sim.viewer.window.probe``) says when the script is
 done and the picture is the one to keep (idle at full quality; steady with a piece in hand and its legal moves
@@ -81,22 +82,39 @@ def _viewer() -> list:
                {"action": "zoom", "factor": 0.7}])
 
 
+def _bot() -> list:
+    """Tohuwabohu against the computer: ann's turn made by a person (the script: three pieces set), then bob, a
+    computer player of level 3, at work: its hand carrying a piece, its reasoning open (the anchors it weighed,
+    their scores and risks of collapse)."""
+    return _tohuwabohu()[:-1] + [{"action": "bot-reasoning", "show": True}]
+
+
+def _bot_at_work(state: dict) -> bool:
+    """The computer players' picture: their second move or later, a piece in a computer's hand on the way."""
+    bots = next((g for g in state.get("game") or [] if "seats" in g), {})
+    weighed = any("\n  3. " in t["text"] for t in state.get("texts") or [])  # its candidates listed
+    return bots.get("made", 0) >= 2 and bots.get("moving") is not None and bool(state.get("hands")) and weighed
+
+
 VIEWER = ["view", "--game", "talo", "--no-recovery"]
 """The viewer's picture: ``towerlab view`` (every other name is ``towerlab play`` of that game)."""
 GAMES = {"viewer": (_viewer, VIEWER), "talo": (_talo, ["--seed", "7"]),
          "tohuwabohu": (_tohuwabohu, ["--players", "ann,bob", "--seed", "3"]),
          "babylon": (_babylon, ["--players", "red,blue,green"]),
          "babylon-fast": (_babylon_fast, ["--players", "red,blue,green", "--variant", "fast"]),
-         "legal": (_legal, ["--players", "red,blue,green"])}
+         "legal": (_legal, ["--players", "red,blue,green"]),
+         "bot": (_bot, ["--players", "ann,bob", "--seed", "3", "--bot", "bob:3"])}
 """Each picture: its script and the command's arguments (``towerlab play`` of the game that is the name's first
-word; ``legal`` is Babylon's)."""
+word; ``legal`` is Babylon's, ``bot`` Tohuwabohu's)."""
+READY = {"bot": _bot_at_work}
+"""Pictures taken at a moment of their own (else: idle, or steady with a piece in hand)."""
 
 
 def _run(env, *args, **kw):
     return subprocess.run(list(args), env=env, capture_output=True, text=True, timeout=60, **kw).stdout
 
 
-def _wait_for_picture(probe: Path, proc) -> None:
+def _wait_for_picture(probe: Path, proc, ready=None) -> None:
     """Until the window's script has run and its picture is the one to keep: idle (the full-quality still), or
     steady for a while with a piece in hand (a carried piece keeps the live picture) and nothing left to work out
     (its legal moves); then a second more (the panels are written four times a second)."""
@@ -108,7 +126,9 @@ def _wait_for_picture(probe: Path, proc) -> None:
             state = json.loads(probe.read_text())
         except (OSError, ValueError):
             state = {}
-        if state and not state.get("scripted", True) and (state.get("idle") or (
+        if ready is not None and state and not state.get("scripted", True) and ready(state):
+            return  # (a moment: taken at once)
+        if ready is None and state and not state.get("scripted", True) and (state.get("idle") or (
                 state.get("hands") and state.get("steady", 0) > 30 and not state.get("busy", True))):
             time.sleep(1.0)
             return
@@ -123,7 +143,7 @@ def picture(name: str, out: Path, display: str, work: Path) -> None:
     probe = work / f"{name}.probe.json"
     env = dict(os.environ, DISPLAY=display, TOWERLAB_RECORDINGS=str(work / "recordings"), TOWERLAB_PROBE=str(probe),
                PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
-    game = "babylon" if name == "legal" else name.split("-")[0]
+    game = {"legal": "babylon", "bot": "tohuwabohu"}.get(name, name.split("-")[0])
     command = args if args is VIEWER else ["play", game, *args, "--record", str(work / f"{name}.tlrec")]
     proc = subprocess.Popen([sys.executable, "-m", "sim", *command, "--actions", str(script),
                              "--size", f"{SIZE[0]}x{SIZE[1]}"], env=env, cwd=work,
@@ -137,7 +157,7 @@ def picture(name: str, out: Path, display: str, work: Path) -> None:
             found = _run(env, "xdotool", "search", "--name", title).split()
             window = found[0] if found else None
             time.sleep(0.5)
-        _wait_for_picture(probe, proc)
+        _wait_for_picture(probe, proc, READY.get(name))
         geometry = _run(env, "xdotool", "getwindowgeometry", window)
         x, y = next(line for line in geometry.splitlines() if "Position" in line).split()[1].split(",")
         import imageio_ffmpeg

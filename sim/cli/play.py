@@ -76,6 +76,10 @@ def play(
                                                             "(docs/network.md).")] = None,
     watch: Annotated[str | None, typer.Option("--watch", help="Watch a served table: its spectators' link, "
                                                               "ws://HOST:PORT/watch?token=...")] = None,
+    bot: Annotated[list[str] | None, typer.Option("--bot", help="A seat played by the computer: SEAT:LEVEL (1 "
+                                                                "random, 2 greedy, 3 planning; docs/bots.md), e.g. "
+                                                                "--bot blue:3; once per computer player.",
+                                                  show_default=False)] = None,
 ) -> None:
     """Play a game on the desktop, hot seat, with the program as the referee (docs/play.md).
 
@@ -85,7 +89,8 @@ def play(
     die, the cards). Every game is recorded for replay. The run ends with
     one line: the turns played and the result. --join LINK plays a seat of a
     table served by towerlab serve from another machine, --watch LINK watches
-    it (docs/network.md)."""
+    it (docs/network.md). --bot SEAT:LEVEL lets the computer play a seat: its
+    hand moves at a person's pace (K hurries it, I shows its reasoning)."""
     from sim.cli.render import parse_size
     from sim.viewer.control.actions import load_actions, specs_with
     from sim.viewer.play.games import new_game
@@ -98,6 +103,8 @@ def play(
                                       ("--record", record)) if v is not None]
         if join is not None and watch is not None:
             given.insert(0, "--watch")
+        if bot:
+            given.insert(0, "--bot")
         if given:
             raise PlayArgumentError(f"{given[0]} and --{'join' if join is not None else 'watch'}: a served table "
                                     "is the server's game (its set-up, its recording)")
@@ -140,13 +147,15 @@ def play(
         recording = SessionRecording(record if record is not None else default_recording(game), seed,
                                      g.session.players, g.session.variant)
     referee = Referee(g, recording)
-    plugins = ([recording] if recording is not None else []) + [referee]  # the recording starts first
+    threaded = not headless and actions is None
+    seats = bot_seats(bot or [], g, referee, threaded)
+    plugins = ([recording] if recording is not None else []) + [referee] + ([seats] if seats else [])
     script = load_actions(actions, specs_with(plugins)) if actions is not None else None
     if script is not None:
         from sim.viewer.control.script import check_pieces
 
         check_pieces(script, g.scene)
-    controller = game_controller(g, referee, recording, saved, threaded=not headless and script is None, size=(w, h))
+    controller = game_controller(g, referee, recording, saved, threaded=threaded, size=(w, h), seats=seats)
     title = f"towerlab play: {game} ({g.session.variant}, {', '.join(g.session.players)})"
     if headless:
         from sim.viewer.control.script import run_offscreen
@@ -154,7 +163,7 @@ def play(
         run_offscreen(controller, script or [], screenshot)
         code = 0
     else:
-        code = _window(controller, g, referee, script, screenshot, exit_after, title)
+        code = _window(controller, g, referee, script, screenshot, exit_after, title, seats)
     _said(referee, recording, screenshot)
     if code:
         raise typer.Exit(code)
@@ -177,17 +186,51 @@ def saved_game(resume, game, players, variant, seed, turn_seconds):
     return saved
 
 
-def game_controller(g, referee, recording, saved, threaded: bool, size):
+def bot_seats(given: list[str], g, referee, threaded: bool):
+    """The computer players ``--bot`` asks for (``SEAT:LEVEL`` each), as the session's plug-in; None for none.
+
+    Raises:
+        PlayArgumentError: not SEAT:LEVEL, a seat the game does not have or given twice, a level the variant has
+            no computer player of.
+    """
+    if not given:
+        return None
+    from sim.bots.players import make_bot
+    from sim.games.play.session import PlayError
+    from sim.viewer.play.bots import BotSeats, seat_rng
+
+    players = list(g.session.players)
+    bots, levels = {}, {}
+    for text in given:
+        seat, sep, level = text.rpartition(":")
+        if not sep or not seat or not level.strip().isdigit():
+            raise PlayArgumentError(f"--bot {text}: expected SEAT:LEVEL, e.g. {players[-1]}:2")
+        if seat not in players:
+            raise PlayArgumentError(f"--bot {text}: no seat {seat!r} in this game (its players: "
+                                    f"{', '.join(players)})")
+        if seat in bots:
+            raise PlayArgumentError(f"--bot {text}: {seat} is given twice")
+        try:
+            bots[seat] = make_bot(int(level), g.variant.game, g.variant.name, seat_rng(g.seed, players.index(seat)))
+        except PlayError as e:
+            raise PlayArgumentError(f"--bot {text}: {e}") from None
+        levels[seat] = int(level)
+    return BotSeats(referee, bots, levels, threaded=threaded)
+
+
+def game_controller(g, referee, recording, saved, threaded: bool, size, seats=None):
     """The session's controller: the game set up, or, resumed, the saved game restored on it (then recorded from
-    there on). A networked table makes its own the same way (:mod:`sim.net.table`)."""
+    there on); ``seats``: the computer players' plug-in, or None. A networked table makes its own the same way
+    (:mod:`sim.net.table`)."""
     from sim.fieldcheck import FieldError
     from sim.viewer.control.controller import Controller
     from sim.viewer.play.save import file_error, restore
 
+    after = [seats] if seats is not None else []
     if saved is None:
-        plugins = ([recording] if recording is not None else []) + [referee]  # the recording starts first
+        plugins = ([recording] if recording is not None else []) + [referee] + after  # the recording starts first
         return Controller(g.scene, threaded=threaded, size=size, supply=g.supply, plugins=plugins)
-    controller = Controller(g.scene, threaded=threaded, size=size, supply=g.supply, plugins=[referee])
+    controller = Controller(g.scene, threaded=threaded, size=size, supply=g.supply, plugins=[referee, *after])
     try:
         restore(controller, referee, saved.data)
     except FieldError as e:
@@ -212,10 +255,15 @@ def _said(referee, recording, screenshot) -> None:
     print(printable(line))
 
 
-def _window(controller, g, referee, script, screenshot, exit_after, title) -> int:
+def _window(controller, g, referee, script, screenshot, exit_after, title, seats=None) -> int:
     from sim.viewer.window.build import run_window
     from sim.viewer.window.play.draw import PlayWindow
     from sim.viewer.window.play.draw_fast import FastWindow
 
     window_plugin = (FastWindow if g.session.variant.startswith("fast") else PlayWindow)(referee)
-    return run_window(controller, title, script, screenshot, exit_after, plugins=[window_plugin], window_picture=True)
+    plugins = [window_plugin]
+    if seats is not None:
+        from sim.viewer.window.play.bots import BotWindow
+
+        plugins.append(BotWindow(seats, window_plugin))
+    return run_window(controller, title, script, screenshot, exit_after, plugins=plugins, window_picture=True)

@@ -36,7 +36,7 @@ FRAME = 1.0 / 60.0
 """A frame of the table (s): the scripted frame of the controller."""
 ABSENT = ("pause", "go-on")
 """What the table does once an absent seat's time is up."""
-HANDS_ACTIONS = frozenset({"move-to", "lift", "lower", "rotate", "tip", "flip", "drop", "cancel", "hand"})
+HANDS_ACTIONS = frozenset({"move-to", "lift", "lower", "rotate", "tip", "flip", "orient", "drop", "cancel", "hand"})
 """Actions on the hands at work: the seat whose hands they are."""
 TAKE_ACTIONS = frozenset({"pick", "pick-group", "poke", "pull", "release-pull"})
 """Actions that put the table's hands to work (where everyone builds at once, they seat the player first)."""

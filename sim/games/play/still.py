@@ -61,6 +61,22 @@ class StillTable:
         self.revision = 0
         self._scene: Scene | None = None
 
+    @classmethod
+    def of(cls, scene0: Scene, now: Scene, supply, judge: Callable[[Scene], Verdict] | None = None,
+           prepare: Callable[[Scene], Scene] | None = None, pinned: str | None = None,
+           seat: str | None = None) -> StillTable:
+        """The table a live one is now, as plain data: the set-up ``scene0``'s pieces where ``now`` has them
+        (those ``now`` lacks set aside), ``supply`` waiting, ``pinned`` held by the referee, ``seat`` at work
+        (what a computer player at the viewer's table decides on)."""
+        table = cls(scene0, supply, judge, prepare)
+        present = {p.id: p for p in now.pieces}
+        for pid in table.poses:
+            if pid in present:
+                table.poses[pid] = (*(float(x) for x in present[pid].pos), *(float(x) for x in present[pid].quat))
+        table.set_aside = frozenset(pid for pid in table.homes if pid not in present)
+        table.pinned, table.seat = pinned, seat
+        return table
+
     def copy(self) -> StillTable:
         """A table of its own in the same state (the set-up and the judge shared: they are never changed)."""
         out = object.__new__(StillTable)

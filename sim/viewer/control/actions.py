@@ -110,6 +110,9 @@ SPECS: dict[str, dict[str, Field]] = {
                           "the world axis to tip it over about (across: the one across its heading)"),
             "hand": _HAND},
     "flip": {"hand": _HAND},
+    "orient": {"quat": Field(vector((4,), "4 numbers (x, y, z, w) within ±1", -1.0, 1.0), REQUIRED,
+                             "the carried piece's orientation, a quaternion (normalised; a script's or a computer "
+                             "player's hand turns it so)"), "hand": _HAND},
     "drop": {"hand": _HAND, "free": Field(flag, False, "place freely (no snapping)")},
     "cancel": {"hand": _HAND},
     "poke": {"piece": Field(text, REQUIRED, "the piece"),
@@ -147,8 +150,8 @@ SPECS: dict[str, dict[str, Field]] = {
 }
 """Every action: field -> how it is checked, its default and what it means."""
 
-UNDOABLE = ("pick", "pick-group", "rotate", "tip", "flip", "lift", "lower", "drop", "cancel", "poke", "pull", "add",
-            "remove", "reset")
+UNDOABLE = ("pick", "pick-group", "rotate", "tip", "flip", "orient", "lift", "lower", "drop", "cancel", "poke",
+            "pull", "add", "remove", "reset")
 """Actions the undo stack records (a pick and everything until its drop are undone as one)."""
 
 

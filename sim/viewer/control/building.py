@@ -28,7 +28,8 @@ PICK_LIFT = 0.004
 class Building(Part):
     """Pick, carry, drop, cancel, poke, add and remove (see the module)."""
 
-    ACTIONS = ("pick", "move-to", "lift", "lower", "rotate", "tip", "flip", "drop", "cancel", "poke", "add", "remove")
+    ACTIONS = ("pick", "move-to", "lift", "lower", "rotate", "tip", "flip", "orient", "drop", "cancel", "poke", "add",
+               "remove")
 
     _planning: _LiveScene | None = None
     """The scene the hands were planned over last frame (kept: its records are reused)."""
@@ -127,6 +128,16 @@ class Building(Part):
         self._one_piece(a, "flipped")
         _, s = self._step_entry(a, "flip over")
         s.quat = flip_over(s.quat)
+        self.plan_hands()
+
+    def _do_orient(self, a: Action) -> None:
+        self._one_piece(a, "turned to an orientation")
+        q = np.asarray(a["quat"], dtype=float)
+        n = float(np.linalg.norm(q))
+        if n < 1e-6:
+            raise a.fail("quat", "must not be all zero (a quaternion of length 1 is an orientation)")
+        _, s = self._step_entry(a, "orient")
+        s.quat = q / n
         self.plan_hands()
 
     def _one_piece(self, a: Action, what: str) -> None:
