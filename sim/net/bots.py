@@ -7,14 +7,17 @@ seat that left). What it adds is the player (:mod:`sim.bots`) and the hands:
 
 - **What it reads.** When its seat may act (its turn; where everyone builds at once, whenever the table's hands
   are free), it asks the table's thread for the game as the one game interface has it (:func:`play_state`: the
-  referee's session cloned, the live pieces where they are now, still) and lets the player decide on that.
-- **What it does.** The decision's action is sent as a window sends its player's: a placement ``{piece, pose}``
-  as ``pick``, the turns that bring the piece to the pose's orientation (``tip``, ``flip``, ``rotate``),
-  ``move-to`` its x, y and ``drop``, at a person's pace (the decision's ``seconds``, spread over the carry, so
-  that every client sees the hand take the piece across the table); the game's own actions (``throw``,
-  ``end-turn``, ``take`` ...) as they are; a ``wait`` by waiting.
+  referee's session cloned on the live table as it stands, :func:`sim.viewer.play.bots.table_state`) and lets the
+  player decide on that.
+- **What it does.** The decision is made as the viewer's own computer players make it
+  (:func:`sim.viewer.play.bots.placement_steps`): a placement as ``pick``, ``orient`` to the pose's orientation,
+  ``move-to`` along the carry's way at a person's pace (:mod:`sim.bots.pace`) and ``drop``, each step sent at its
+  second (the way's points :data:`STEP_HZ` a second: the hand's spring joins them up), so that every client sees
+  the hand take the piece across the table; the game's own actions (``throw``, ``end-turn``, ``take`` ...) once a
+  person's seconds for them have passed; a ``wait`` by waiting.
 - **What it is told.** A refusal or an action answered ``lost`` (the server went back to its autosave) ends that
-  move: the player decides again from the table as it now is.
+  move (a carry refused on the way is cancelled: the piece goes back): the player decides again from the table as
+  it now is.
 """
 
 from __future__ import annotations
@@ -27,72 +30,34 @@ import threading
 import time
 
 import numpy as np
-from scipy.spatial.transform import Rotation
 
 from sim.games.play.session import PlayError
 from sim.net.client import Client
 from sim.net.links import Link
 
-MOTION = frozenset({"pick", "pick-group", "move-to", "rotate", "tip", "flip", "lift", "lower", "hand", "seat"})
+MOTION = frozenset({"pick", "pick-group", "move-to", "rotate", "tip", "flip", "orient", "lift", "lower", "hand",
+                    "seat"})
 """The hands' actions of a placement but its last (``drop``): a placement is one move of the game."""
-ORIENT_RAD = 1e-3
-"""How far (rad) the carried orientation may be from the pose's: a turn about the vertical closes the rest."""
+STEP_HZ = 15.0
+"""The carry's ``move-to`` steps sent a second (the viewer's bot makes one a frame; over the network every
+fourth is enough: the hand closes on each within some 0.15 s, so the piece glides from one to the next)."""
 QUIET_SECONDS = 60.0
 """The longest a bot waits for its placement to land (the table's hands free again) before it decides again."""
 
 
 def play_state(table, seat: str):
     """The game on ``table`` (a :class:`~sim.net.table.ServedTable`, on its thread) as the one game interface's
-    :class:`~sim.games.play.state.PlayState`, with ``seat``'s hands at work: the referee's session cloned, every
-    piece where the live world has it now, still. Its history holds the table's moves (each game action, each
-    placement once), so that a player's plan made this turn goes on while nobody else has moved.
-    """
-    from sim.games.play.judge import statics_judge
-    from sim.games.play.state import PlayState
-    from sim.games.play.still import StillTable
+    :class:`~sim.games.play.state.PlayState`, with ``seat``'s hands at work (where everyone builds at once, the
+    table seats it as it would). Its history holds the table's moves (each game action, each placement once), so
+    that a player's plan made this turn goes on while nobody else has moved."""
+    from sim.viewer.play.bots import table_state
 
-    c, referee, game = table.controller, table.referee, table.referee.game
-    live = referee.table
-    still = StillTable(game.scene, live.supply, statics_judge, game.prepare)
-    present = set(c.world.ids)
-    still.poses = {pid: tuple(float(x) for x in c.world.pose(pid)) if pid in present else still.homes[pid]
-                   for pid in still.homes}
-    still.set_aside = frozenset(pid for pid in still.homes if pid not in present)
-    still.pinned = live.pinned
-    session = table.session.clone()
-    still.seat = session.seat
     moves = tuple(json.dumps(e["action"]) for e in table.log
                   if "action" in e and e["action"]["action"] not in MOTION)
-    state = PlayState(table.variant, table.players, table.setup.seed, moves, session, still)
+    state = table_state(table.referee, moves)
     if table.simultaneous and state.current_player != seat and not state.is_terminal:
         state = state.apply({"action": "seat", "player": seat}).state
     return state
-
-
-def turns_to(start_quat, pose_quat) -> list[dict] | None:
-    """The hands' turns that bring a piece picked up at ``start_quat`` to ``pose_quat`` (both (4,) x, y, z, w).
-
-    The turn from one to the other is written as turns about the world's axes, vertical, x, vertical (Euler
-    ZXZ: ``Rz(a) Rx(b) Rz(c)``, the first applied last): a ``rotate`` by c, ``b / 90°`` tips about x
-    (:func:`~sim.viewer.control.carry.tip_over`) and a ``rotate`` by a. A hand tips by quarter turns only: None
-    when b is more than :data:`ORIENT_RAD` from one (an orientation no hand gives).
-    """
-    import warnings
-
-    turn = Rotation.from_quat(pose_quat) * Rotation.from_quat(start_quat).inv()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # b near 0 or 180°: a and c are one turn, c = 0 (gimbal lock)
-        a, b, c = turn.as_euler("ZXZ")
-    quarters = int(round(b / (np.pi / 2)))
-    if abs(b - quarters * np.pi / 2) > ORIENT_RAD:
-        return None
-    out = [{"action": "rotate", "degrees": float(np.degrees(c))}] if quarters else []
-    out += [{"action": "tip", "axis": "x"}] * quarters
-    last = float(np.degrees(a if quarters else a + c))
-    last = (last + 180.0) % 360.0 - 180.0
-    if abs(last) > 1e-6:
-        out.append({"action": "rotate", "degrees": last})
-    return out
 
 
 class SeatBot:
@@ -179,6 +144,8 @@ class SeatBot:
         return False
 
     async def _move(self, c: Client) -> None:
+        from sim.bots.pace import action_seconds
+
         state = await asyncio.wrap_future(self.runner.call(play_state, self.seat))
         if state.is_terminal or state.current_player != self.seat:
             await asyncio.sleep(0.1)
@@ -193,40 +160,45 @@ class SeatBot:
             return
         record = {"decision": decision.to_json(), "answers": []}
         self.decisions.append(record)
-        action, seconds = dict(decision.action), decision.seconds * self.pace
+        action = dict(decision.action)
         if action["action"] == "place":
             start = state.table_json()["poses"][action["piece"]]
-            await self._place(c, action, start, seconds, record["answers"])
+            await self._place(c, action, start, record)
         elif action["action"] == "wait":
             await self._idle(c, float(action.get("seconds", 1.0)) * self.pace)
         else:
-            await self._pause(seconds)
+            await self._pause(action_seconds(action) * self.pace)
             await self._send(c, action, record["answers"])
         if record["answers"] and not record["answers"][-1]["ok"]:
             await asyncio.sleep(0.2 * self.pace + 0.05)  # the table as it now is: decided again
 
-    async def _place(self, c: Client, action: dict, start, seconds: float, answers: list) -> None:
-        """A placement as a person's hand makes it: take the piece, turn it, carry it there, set it down."""
-        pose = action["pose"]
-        turns = turns_to(start[3:], pose[3:])
-        if turns is None:
-            answers.append({"action": action, "ok": False, "rule": "bot"})  # an orientation no hand gives
-            return
-        if not await self._send(c, {"action": "pick", "piece": action["piece"]}, answers):
-            return
-        await self._pause(0.25 * seconds)
-        for a in [*turns, {"action": "move-to", "at": [1000.0 * pose[0], 1000.0 * pose[1]], "free": True}]:
-            if not await self._send(c, a, answers):
-                await self._send(c, {"action": "cancel"}, answers)
+    async def _place(self, c: Client, action: dict, start, record: dict) -> None:
+        """A placement as a person's hand makes it (:func:`~sim.viewer.play.bots.placement_steps`), each step
+        sent at its second; a step refused on the way ends it (the carry cancelled: the piece goes back)."""
+        from sim.viewer.play.bots import placement_steps
+
+        steps = placement_steps(action["piece"], start, action["pose"])
+        record["carry_s"] = steps[-1][0] * self.pace  # from the grip to letting go
+        answers = record["answers"]
+        begun, last = time.monotonic(), -np.inf
+        for k, (at, step) in enumerate(steps):
+            final = k >= len(steps) - 2  # the last move-to and the drop
+            if step["action"] == "move-to" and not final and at - last < 1.0 / STEP_HZ:
+                continue
+            last = at
+            await self._pause(begun + at * self.pace - time.monotonic())
+            if self._stop.is_set():
                 return
-        await self._pause(0.6 * seconds)
-        if await self._send(c, {"action": "drop", "free": True}, answers):
-            await c.wait_for(lambda c: not c.state.get("hands") or c.state.get("over"), QUIET_SECONDS)
-        await self._pause(0.15 * seconds)
+            if not await self._send(c, step, answers):
+                if step["action"] != "pick":
+                    await self._send(c, {"action": "cancel", "hand": step.get("hand", "right")}, answers)
+                return
+        await c.wait_for(lambda c: not c.state.get("hands") or c.state.get("over"), QUIET_SECONDS)
 
     async def _send(self, c: Client, action: dict, answers: list) -> bool:
+        sent = time.monotonic()
         answer = await c.act(action, timeout=60.0)
-        answers.append({"action": action, "ok": answer["ok"], "rule": answer.get("rule")})
+        answers.append({"action": action, "ok": answer["ok"], "rule": answer.get("rule"), "sent": sent})
         return bool(answer["ok"])
 
     async def _pause(self, seconds: float) -> None:
@@ -243,19 +215,19 @@ class SeatBot:
 
 def start_bots(server, levels: dict[str, int], pace: float = 1.0) -> list[SeatBot]:
     """A :class:`SeatBot` for each seat of ``levels`` at ``server`` (listening), started: they join over loopback.
-    Each player's random stream is its seat's of the table's seed (:func:`sim.bots.match.game_streams`)."""
-    from sim.bots.match import game_streams
+    Each player's random stream is its seat's of the table's seed, as at the viewer's table
+    (:func:`sim.viewer.play.bots.seat_rng`)."""
+    from sim.viewer.play.bots import seat_rng
 
     t = server.table
-    _, streams = game_streams(t.setup.seed, len(t.players))
     host = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "::1"}.get(server.host, server.host)
     out = []
     for seat, level in levels.items():
         bot = SeatBot(Link(host, server.port, seat, server.seats[seat].token), level, server.runner,
-                      streams[t.players.index(seat)], pace)
+                      seat_rng(t.setup.seed, t.players.index(seat)), pace)
         bot.start()
         out.append(bot)
     return out
 
 
-__all__ = ["MOTION", "SeatBot", "play_state", "start_bots", "turns_to"]
+__all__ = ["MOTION", "STEP_HZ", "SeatBot", "play_state", "start_bots"]
