@@ -3,11 +3,13 @@ player a client of it on its own thread, a headless client playing against it; t
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from net_table import joined, on_table, run, served
 
 from sim.bots.pace import GRIP_S, RELEASE_S
-from sim.cli.serve import ServeError, parse_bots
+from sim.cli.play import PlayArgumentError, bot_levels
 from sim.net.bots import STEP_HZ, start_bots
 from sim.net.table import ServedTable, Setup, replay
 
@@ -74,16 +76,25 @@ def babylon_table():
 
 
 @pytest.mark.parametrize("specs, fragment", [
-    (["red"], "expected SEAT:LEVEL such as red:2, got 'red'"),
-    (["pink:1"], "no seat 'pink' (its seats: red, blue, green)"),
-    (["red:1", "red:1"], "the seat red is given twice"),
+    (["red"], "--bot red: expected SEAT:LEVEL, e.g. green:2"),
+    (["pink:1"], "no seat 'pink' in this game (its players: red, blue, green)"),
+    (["red:1", "red:1"], "red is given twice"),
     (["blue:4"], "level: expected one of 1, 2, 3, got 4"),
     (["blue:2"], "babylon fast has computer players of level 1 only"),
 ])
 def test_a_bad_bot_option_says_what_is_wrong(babylon_table, specs, fragment):
-    with pytest.raises(ServeError, match=fragment.replace("(", r"\(").replace(")", r"\)")):
-        parse_bots(specs, babylon_table)
+    t = babylon_table
+    with pytest.raises(PlayArgumentError, match=re.escape(fragment)):
+        bot_levels(specs, t.players, t.setup.game, t.variant.name)
 
 
 def test_bot_options_seat_their_levels(babylon_table):
-    assert parse_bots(["green:1", "red:1"], babylon_table) == {"green": 1, "red": 1}
+    t = babylon_table
+    assert bot_levels(["green:1", "red:1"], t.players, t.setup.game, t.variant.name) == {"green": 1, "red": 1}
+
+
+def test_a_bad_bot_option_of_serve_is_one_line(tmp_path):
+    from test_net_cli import one_line, towerlab
+
+    one_line(towerlab("serve", "talo", "--bot", "blue:7", "--port", "0", "--no-record", "--autosave",
+                      str(tmp_path / "t.json"), cwd=tmp_path), "--bot blue:7: level: expected one of 1, 2, 3")

@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from sim.cli.play import GAMES_HELP, TURN_SECONDS, VARIANTS_HELP, PlayArgumentError
+from sim.cli.play import GAMES_HELP, TURN_SECONDS, VARIANTS_HELP, PlayArgumentError, bot_levels
 from sim.errors import TowerlabError, printable
 
 PORT = 8765
@@ -111,8 +111,8 @@ def serve(
 
     table = _table(setup, saved, recording, absent, seat_timeout)
     try:
-        bots = parse_bots(bot or [], table)
-    except ServeError:
+        bots = bot_levels(bot or [], table.players, table.setup.game, table.variant.name)
+    except PlayArgumentError:
         table.close()
         raise
     tokens = kept.seats if kept else {p: new_token() for p in table.players}
@@ -165,33 +165,6 @@ async def _serve(server, ready) -> None:
             p.leave()
         for p in players:
             p.stop()
-
-
-def parse_bots(specs: list[str], table) -> dict[str, int]:
-    """``--bot SEAT:LEVEL`` options -> seat -> level, each checked against the table's seats and game.
-
-    Raises:
-        ServeError: not SEAT:LEVEL, a seat the table has not, a seat given twice, a level the game has not.
-    """
-    from sim.bots.players import make_bot
-    from sim.games.play.session import PlayError
-
-    out: dict[str, int] = {}
-    for spec in specs:
-        seat, _, level = spec.partition(":")
-        seat = seat.strip()
-        if not seat or not level.strip().isdigit():
-            raise ServeError(f"--bot: expected SEAT:LEVEL such as {table.players[0]}:2, got {spec!r}")
-        if seat not in table.players:
-            raise ServeError(f"--bot {spec}: this table has no seat {seat!r} (its seats: {', '.join(table.players)})")
-        if seat in out:
-            raise ServeError(f"--bot {spec}: the seat {seat} is given twice")
-        try:
-            make_bot(int(level), table.setup.game, table.variant.name, None)
-        except PlayError as e:
-            raise ServeError(f"--bot {spec}: {e}") from None
-        out[seat] = int(level)
-    return out
 
 
 async def _status(server) -> None:
