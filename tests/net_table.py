@@ -49,6 +49,14 @@ async def on_table(server: Server, fn, *args):
     return await asyncio.wrap_future(server.runner.call(fn, *args))
 
 
+async def hold_the_server_s_poses(server: Server, clients, timeout: float = 10.0) -> None:
+    """Wait until every client holds the table's poses now, bit for bit."""
+    truth = await on_table(server, lambda t: (list(t.controller.world.ids), t.controller.world.poses()))
+    for c in clients:
+        await c.wait_for(lambda c: c.pose_array()[0] == truth[0] and
+                         c.pose_array()[1].tobytes() == truth[1].tobytes(), timeout)
+
+
 async def quiet(server: Server, timeout: float = 20.0) -> None:
     """Wait until nothing moves on the table and no hand is lowering a piece."""
     async with asyncio.timeout(timeout):

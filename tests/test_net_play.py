@@ -4,7 +4,7 @@ sequence numbers, the pose stream, and the log played again bit for bit."""
 from __future__ import annotations
 
 import pytest
-from net_table import joined, on_table, quiet, run, served
+from net_table import hold_the_server_s_poses, joined, on_table, quiet, run, served
 
 from sim.net.client import Client, JoinError
 from sim.net.links import Link
@@ -31,10 +31,7 @@ def test_a_turn_played_over_the_network_is_the_server_s_and_every_client_sees_it
             assert (await red.act({"action": "move-to", "at": [20.0, 10.0]}))["ok"]
             assert (await red.act({"action": "drop"}))["ok"]
             await quiet(server)
-            truth = await on_table(server, lambda t: (list(t.controller.world.ids), t.controller.world.poses()))
-            for c in (red, blue, watcher):  # the poses the clients hold are the server's, bit for bit
-                await c.wait_for(lambda c: c.pose_array()[0] == truth[0] and
-                                 c.pose_array()[1].tobytes() == truth[1].tobytes())
+            await hold_the_server_s_poses(server, (red, blue, watcher))  # bit for bit
             await watcher.wait_for(lambda c: [e["kind"] for e in c.events][-2:] == ["picked", "dropped"])
             assert watcher.events[-1]["cause"]["player"] == "red"
             assert watcher.state["hands"] == {}

@@ -58,9 +58,9 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _serve(args, cwd) -> tuple[subprocess.Popen, dict]:
+def _serve(args, cwd, root: Path = ROOT) -> tuple[subprocess.Popen, dict]:
     p = subprocess.Popen([sys.executable, "-m", "sim", "serve", *args], cwd=cwd, stdout=subprocess.PIPE,
-                         stderr=subprocess.DEVNULL, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+                         stderr=subprocess.DEVNULL, text=True, env={**os.environ, "PYTHONPATH": str(root)})
     links = {}
     for line in p.stdout:
         m = re.match(r"\s+(\w+):\s+towerlab play --(join|watch) '(\S+)'", line)
@@ -71,10 +71,17 @@ def _serve(args, cwd) -> tuple[subprocess.Popen, dict]:
     raise SystemExit("the server printed no links")
 
 
-def _process_cpu(pid: int) -> float:
-    """CPU seconds (user and system, every thread) a process has spent so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+def _process_cpu(pid: int, tid: int | None = None) -> float:
+    """CPU seconds (user and system) a process has spent so far: every thread, or thread ``tid`` alone (the
+    server's event loop is its main thread, ``tid == pid``: the network's side)."""
+    stat = f"/proc/{pid}/stat" if tid is None else f"/proc/{pid}/task/{tid}/stat"
+    fields = Path(stat).read_text().rpartition(")")[2].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _threads_cpu(pid: int) -> dict[int, float]:
+    """Thread id -> the CPU seconds it has spent so far, for every thread of the process."""
+    return {int(t.name): _process_cpu(pid, int(t.name)) for t in Path(f"/proc/{pid}/task").iterdir()}
 
 
 def _percentile(xs, q):
@@ -82,12 +89,12 @@ def _percentile(xs, q):
     return xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))] if xs else float("nan")
 
 
-async def _collapse(players: int, spectators: int) -> dict:
+async def _collapse(players: int, spectators: int, root: Path = ROOT) -> dict:
     seats = COLOURS[:players]
     work = Path(tempfile.mkdtemp(prefix="bench-net-"))
     port = _free_port()
     proc, links = _serve(["babylon", "--variant", "fast", "--players", ",".join(seats), "--port", str(port),
-                          "--autosave", str(work / "table.json"), "--record", str(work / "game.tlrec")], work)
+                          "--autosave", str(work / "table.json"), "--record", str(work / "game.tlrec")], work, root)
     try:
         clients = {s: Client(links[s]) for s in seats}
         watchers = [Client(links[None]) for _ in range(spectators)]
@@ -110,10 +117,12 @@ async def _collapse(players: int, spectators: int) -> dict:
                 await clients[s].wait_for(lambda c, done=done: c.state["frame"] > done and not c.state["hands"], 30)
         first = seats[0]
         me = clients[first]
+        stream = await _stream(proc.pid, me, [*clients.values(), *watchers], f"{first}-tower-4", AREA[first])
         ids, poses = me.pose_array()
         at = [1000.0 * x for x in poses[ids.index(f"{first}-tower-2")][:3]]
         marks = [len(c.pose_times) for c in [*clients.values(), *watchers]]
-        cpu_start = _process_cpu(proc.pid)
+        cpu_start, net_start = _process_cpu(proc.pid), _process_cpu(proc.pid, proc.pid)
+        threads_start = _threads_cpu(proc.pid)
         collapse_start = time.monotonic()
         start_frame = me.frame
         loads = []
@@ -133,6 +142,8 @@ async def _collapse(players: int, spectators: int) -> dict:
                                                  if e["t"] > me.time - 30), 60)
         collapse_wall = time.monotonic() - collapse_start
         process_cpu = _process_cpu(proc.pid) - cpu_start
+        network_cpu = _process_cpu(proc.pid, proc.pid) - net_start
+        threads = {tid: cpu - threads_start.get(tid, 0.0) for tid, cpu in _threads_cpu(proc.pid).items()}
         collapse_frames = me.frame - start_frame
         sampling.cancel()
         hz, rtf = {"seats": [], "spectators": []}, []
@@ -149,12 +160,17 @@ async def _collapse(players: int, spectators: int) -> dict:
                              "n": len(latencies)},
                "collapse": {"wall_s": collapse_wall, "frames": collapse_frames,
                             "knocked": next(g for g in watchers[0].game if g["kind"] == "knocked")["data"]["pieces"],
-                            "process_cpu_per_table_s": process_cpu / (collapse_frames / 60.0)},
+                            "process_cpu_per_table_s": process_cpu / (collapse_frames / 60.0),
+                            "network_cpu_per_table_s": network_cpu / (collapse_frames / 60.0),
+                            "network_cpu_per_wall_s": network_cpu / collapse_wall,
+                            "threads_cpu_s": {("main" if tid == proc.pid else str(tid)): round(cpu, 3)
+                                              for tid, cpu in sorted(threads.items(), key=lambda x: -x[1])[:6]}},
                "pose_hz": {who: {"min": min(v), "median": statistics.median(v)} for who, v in hz.items() if v},
                "rtf": {"min": min(rtf), "median": statistics.median(rtf)},
                "traffic_kb_per_min": {"median": statistics.median(traffic_in) / 1024,
                                       "max": max(traffic_in) / 1024},
-               "minutes": minutes, "server_cpu_per_table_s": max((x["cpu"] for x in loads if x), default=None),
+               "stream": stream, "minutes": minutes,
+               "server_cpu_per_table_s": max((x["cpu"] for x in loads if x), default=None),
                "server_frame_ms_max": max((x["frame_ms_max"] for x in loads if x), default=None)}
         for c in [*clients.values(), *watchers]:
             await c.close()
@@ -165,6 +181,33 @@ async def _collapse(players: int, spectators: int) -> dict:
             proc.wait(60)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+STREAM_SECONDS = 20.0
+"""Wall seconds a seat's hand carries a piece to and fro while the network's cost is measured."""
+
+
+async def _stream(pid: int, me: Client, everyone: list[Client], piece: str, near) -> dict:
+    """The network's cost alone: one piece carried to and fro for :data:`STREAM_SECONDS` (its row changes every
+    frame, nothing else moves: the table's frames cost little) while every client is sent it. Measured: the
+    server's event loop's CPU (its main thread: reading, admission, sending) per second and per pose message
+    delivered, and the pose rate at the clients."""
+    await me.act({"action": "pick", "piece": piece})
+    before = [c.received["messages"] for c in everyone]
+    frames, marks = [c.frame for c in everyone], [len(c.pose_times) for c in everyone]
+    net, start = _process_cpu(pid, pid), time.monotonic()
+    k = 0
+    while time.monotonic() - start < STREAM_SECONDS:
+        k += 1
+        await me.act({"action": "move-to", "at": [near[0] + (60.0 if k % 2 else -60.0), near[1]]})
+        await asyncio.sleep(0.4)
+    wall, net = time.monotonic() - start, _process_cpu(pid, pid) - net
+    await me.act({"action": "cancel"})
+    messages = sum(c.received["messages"] - b for c, b in zip(everyone, before))
+    return {"wall_s": wall, "network_cpu_per_wall_s": net / wall, "messages": messages,
+            "network_us_per_message": 1e6 * net / max(messages, 1),
+            "pose_hz": statistics.median((len(c.pose_times) - m) / wall for c, m in zip(everyone, marks)),
+            "rtf": (me.frame - frames[0]) / 60.0 / wall}
 
 
 async def _soak(minutes: float, seed: int) -> dict:
@@ -239,42 +282,72 @@ async def _soak(minutes: float, seed: int) -> dict:
             "recorded_frames": len(a.times), "replay_s": replay_s}
 
 
+def _collapse_rows(c: dict) -> list[tuple[str, str]]:
+    """The collapse phase's figures, as (figure, value) rows."""
+    a, k = c["answer_ms"], c["collapse"]
+    rows = [("an action's answer (send to answer)", f"median {a['median']:.1f} ms, p95 {a['p95']:.1f} ms, "
+             f"p99 {a['p99']:.1f} ms, max {a['max']:.1f} ms ({a['n']} actions)"),
+            ("the server's pace during the collapse (table s / wall s)",
+             f"median {c['rtf']['median']:.2f}, lowest {c['rtf']['min']:.2f}"),
+            ("the table's CPU per table second during the collapse (its thread; below 1: real time on a core of "
+             "its own)", f"worst second {c['server_cpu_per_table_s']:.2f}, longest frame "
+             f"{c['server_frame_ms_max']:.0f} ms"),
+            ("the server process's CPU per table second during the collapse (every thread)",
+             f"{k['process_cpu_per_table_s']:.2f}"),
+            ("the network's CPU during the collapse (the server's event loop: admission, reading, sending)",
+             f"{k['network_cpu_per_table_s']:.3f} per table s, {k['network_cpu_per_wall_s']:.3f} of a core")]
+    for who, hz in c["pose_hz"].items():
+        rows.append((f"pose updates at each of the {who} while pieces move",
+                     f"median {hz['median']:.1f} Hz, lowest {hz['min']:.1f} Hz"))
+    st = c["stream"]
+    rows.append((f"the network's CPU while a carried piece streams to every client ({st['wall_s']:.0f} s)",
+                 f"{st['network_cpu_per_wall_s']:.3f} of a core, {st['network_us_per_message']:.0f} µs a message "
+                 f"delivered ({st['messages']} messages; {st['pose_hz']:.1f} pose messages a second at each client, "
+                 f"the table at {st['rtf']:.2f}x real time)"))
+    rows.append(("traffic received per client per minute", f"median {c['traffic_kb_per_min']['median']:.0f} kB, "
+                 f"most {c['traffic_kb_per_min']['max']:.0f} kB"))
+    rows.append(("the collapse", f"{len(k['knocked'])} pieces knocked down, {k['wall_s']:.1f} s of wall time to "
+                 "the last piece at rest"))
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--spectators", type=int, default=20)
-    ap.add_argument("--soak-minutes", type=float, default=1.0)
+    ap.add_argument("--soak-minutes", type=float, default=1.0, help="0: no soak")
     ap.add_argument("--full", action="store_true", help="the issue's 30-minute soak")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--skip-collapse", action="store_true")
+    ap.add_argument("--baseline", type=Path, help="another checkout of towerlab whose server plays the collapse "
+                                                  "phase too, in turn with this one's (before/after in one run)")
+    ap.add_argument("--rounds", type=int, default=1, help="collapse phases per server (with --baseline: in turn)")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     minutes = 30.0 if args.full else args.soak_minutes
     out = {"load": os.getloadavg()[0]}
     if not args.skip_collapse:
-        c = asyncio.run(_collapse(args.players, args.spectators))
-        out["collapse"] = c
+        servers = ([("baseline", args.baseline.resolve())] if args.baseline else []) + [("this", ROOT)]
+        runs: dict[str, list] = {name: [] for name, _ in servers}
+        loads = []
+        for _ in range(args.rounds):
+            for name, root in servers:
+                loads.append(os.getloadavg()[0])
+                runs[name].append(asyncio.run(_collapse(args.players, args.spectators, root)))
+        out["collapse"] = runs
         print(f"## A Babylon game with a collapse: {args.players} seats, {args.spectators} spectators (load "
-              f"{out['load']:.1f} on {os.cpu_count()} cores)\n")
-        print("| figure | value |\n|---|---|")
-        a = c["answer_ms"]
-        print(f"| an action's answer (send to answer) | median {a['median']:.1f} ms, p95 {a['p95']:.1f} ms, "
-              f"p99 {a['p99']:.1f} ms, max {a['max']:.1f} ms ({a['n']} actions) |")
-        print(f"| the server's pace during the collapse (table s / wall s) | median {c['rtf']['median']:.2f}, "
-              f"lowest {c['rtf']['min']:.2f} |")
-        print(f"| the table's CPU per table second during the collapse (its thread; below 1: real time on a core of "
-              f"its own) | worst second {c['server_cpu_per_table_s']:.2f}, longest frame "
-              f"{c['server_frame_ms_max']:.0f} ms |")
-        print(f"| the server process's CPU per table second during the collapse (every thread: the table's and "
-              f"the network's; below 1: real time on a core of its own) | "
-              f"{c['collapse']['process_cpu_per_table_s']:.2f} |")
-        for who, hz in c["pose_hz"].items():
-            print(f"| pose updates at each of the {who} while pieces move | median {hz['median']:.1f} Hz, lowest "
-                  f"{hz['min']:.1f} Hz |")
-        print(f"| traffic received per client per minute | median {c['traffic_kb_per_min']['median']:.0f} kB, "
-              f"most {c['traffic_kb_per_min']['max']:.0f} kB |")
-        print(f"| the collapse | {len(c['collapse']['knocked'])} pieces knocked down, {c['collapse']['wall_s']:.1f} s "
-              f"of wall time to the last piece at rest |\n")
+              f"{min(loads):.1f}-{max(loads):.1f} on {os.cpu_count()} cores)\n")
+        columns = [(f"{name} #{k + 1}", c) for name, _ in servers for k, c in enumerate(runs[name])]
+        print("| figure | " + " | ".join(h for h, _ in columns) + " |")
+        print("|---|" + "---|" * len(columns))
+        tables = [_collapse_rows(c) for _, c in columns]
+        for r, (figure, _) in enumerate(tables[0]):
+            print(f"| {figure} | " + " | ".join(t[r][1] for t in tables) + " |")
+        print()
+    if minutes <= 0:
+        if args.json:
+            args.json.write_text(json.dumps(out, indent=1))
+        return
     s = asyncio.run(_soak(minutes, args.seed))
     out["soak"] = s
     print(f"## Soak: {minutes:g} minute(s) of Babylon's fast game, four seats dropping and coming back\n")

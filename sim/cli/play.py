@@ -186,21 +186,18 @@ def saved_game(resume, game, players, variant, seed, turn_seconds):
     return saved
 
 
-def bot_seats(given: list[str], g, referee, threaded: bool):
-    """The computer players ``--bot`` asks for (``SEAT:LEVEL`` each), as the session's plug-in; None for none.
+def bot_levels(given: list[str], players, game: str, variant: str) -> dict[str, int]:
+    """``--bot SEAT:LEVEL`` options (``towerlab play``'s and ``serve``'s) -> seat -> level, in the order given.
 
     Raises:
         PlayArgumentError: not SEAT:LEVEL, a seat the game does not have or given twice, a level the variant has
             no computer player of.
     """
-    if not given:
-        return None
     from sim.bots.players import make_bot
     from sim.games.play.session import PlayError
-    from sim.viewer.play.bots import BotSeats, seat_rng
 
-    players = list(g.session.players)
-    bots, levels = {}, {}
+    players = list(players)
+    levels: dict[str, int] = {}
     for text in given:
         seat, sep, level = text.rpartition(":")
         if not sep or not seat or not level.strip().isdigit():
@@ -208,13 +205,32 @@ def bot_seats(given: list[str], g, referee, threaded: bool):
         if seat not in players:
             raise PlayArgumentError(f"--bot {text}: no seat {seat!r} in this game (its players: "
                                     f"{', '.join(players)})")
-        if seat in bots:
+        if seat in levels:
             raise PlayArgumentError(f"--bot {text}: {seat} is given twice")
         try:
-            bots[seat] = make_bot(int(level), g.variant.game, g.variant.name, seat_rng(g.seed, players.index(seat)))
+            make_bot(int(level), game, variant, None)
         except PlayError as e:
             raise PlayArgumentError(f"--bot {text}: {e}") from None
         levels[seat] = int(level)
+    return levels
+
+
+def bot_seats(given: list[str], g, referee, threaded: bool):
+    """The computer players ``--bot`` asks for (``SEAT:LEVEL`` each, :func:`bot_levels`), as the session's
+    plug-in; None for none.
+
+    Raises:
+        PlayArgumentError: see :func:`bot_levels`.
+    """
+    if not given:
+        return None
+    from sim.bots.players import make_bot
+    from sim.viewer.play.bots import BotSeats, seat_rng
+
+    players = list(g.session.players)
+    levels = bot_levels(given, players, g.variant.game, g.variant.name)
+    bots = {seat: make_bot(level, g.variant.game, g.variant.name, seat_rng(g.seed, players.index(seat)))
+            for seat, level in levels.items()}
     return BotSeats(referee, bots, levels, threaded=threaded)
 
 

@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from sim.cli.play import GAMES_HELP, TURN_SECONDS, VARIANTS_HELP, PlayArgumentError
+from sim.cli.play import GAMES_HELP, TURN_SECONDS, VARIANTS_HELP, PlayArgumentError, bot_levels
 from sim.errors import TowerlabError, printable
 
 PORT = 8765
@@ -61,6 +61,11 @@ def serve(
     seat_timeout: Annotated[float | None, typer.Option("--seat-timeout", min=1.0, max=86400.0,
                                                        help="Seconds an absent seat is waited for (default 60)."
                                                        )] = None,
+    bot: Annotated[list[str] | None, typer.Option("--bot", metavar="SEAT:LEVEL",
+                                                  help="A computer player at SEAT (1 random, 2 greedy, 3 planning; "
+                                                       "docs/bots.md), once per computer player: it plays on the "
+                                                       "server, at a person's pace; its seat's link is not "
+                                                       "printed.")] = None,
 ) -> None:
     """Serve a game that players join from other machines (docs/network.md).
 
@@ -68,8 +73,9 @@ def serve(
     their own) and a spectators' link; a player opens a window on the table
     with `towerlab play --join LINK`, a spectator with `towerlab play --watch
     LINK`. The server runs the physics and the referee; the windows show what
-    it sends. It autosaves the game (--resume AUTOSAVE serves it again),
-    records it (.tlrec) and shows a status line. Ctrl-C stops it."""
+    it sends. --bot SEAT:LEVEL seats a computer player (e.g. --bot blue:2).
+    It autosaves the game (--resume AUTOSAVE serves it again; give its --bot
+    again), records it (.tlrec) and shows a status line. Ctrl-C stops it."""
     from sim.net.links import is_loopback, new_token
     from sim.net.seatfile import SeatFile, read_seats, seats_path, write_seats
     from sim.net.table import ABSENT, Setup
@@ -104,12 +110,18 @@ def serve(
     recording = None if no_record else _recording(record, setup.game)
 
     table = _table(setup, saved, recording, absent, seat_timeout)
+    try:
+        bots = bot_levels(bot or [], table.players, table.setup.game, table.variant.name)
+    except PlayArgumentError:
+        table.close()
+        raise
     tokens = kept.seats if kept else {p: new_token() for p in table.players}
     watch = kept.watch if kept else new_token()
     from sim.net.server import Server
 
     server = Server(table, tokens, watch, host=host, port=port, autosave=autosave, autosave_seconds=autosave_seconds,
                     advertised=_advertised(host))
+    server.bots = bots
     code = 0
     try:
         asyncio.run(_serve(server, lambda s: _ready(s, setup, autosave, recording, resume, is_loopback(host),
@@ -133,19 +145,26 @@ def serve(
 
 
 async def _serve(server, ready) -> None:
+    from sim.net.bots import start_bots
+
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGTERM, server.stop)
-    status = None
+    status, players = None, []
 
     def started(s) -> None:
-        nonlocal status
+        nonlocal status, players
         ready(s)
+        players = start_bots(s, s.bots)
         status = asyncio.create_task(_status(s))
     try:
         await server.serve(started)
     finally:
         if status is not None:
             status.cancel()
+        for p in players:
+            p.leave()
+        for p in players:
+            p.stop()
 
 
 async def _status(server) -> None:
@@ -178,7 +197,10 @@ def _ready(server, setup, autosave, recording, resume, loopback, kept, write_sea
                     + (f", resumed from {resume}" if resume else "")))
     width = max(len(n) for n in t.players)
     for n in t.players:
-        print(printable(f"  {n + ':':{width + 1}} towerlab play --join '{links[n].url}'"))
+        if n in server.bots:
+            print(printable(f"  {n + ':':{width + 1}} a computer player (level {server.bots[n]})"))
+        else:
+            print(printable(f"  {n + ':':{width + 1}} towerlab play --join '{links[n].url}'"))
     print(printable(f"  {'watch:':{width + 1}} towerlab play --watch '{links[None].url}'"))
     if loopback:
         print("  (this machine only; --host 0.0.0.0 lets other machines join)")

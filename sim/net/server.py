@@ -4,9 +4,12 @@ It does the network's part and nothing of the game's: it checks who connects (th
 protocol's version, a seat taken), reads every message as hostile (:mod:`sim.net.protocol`: size, rate, JSON,
 fields, sequence numbers), hands a seat's actions to the table's thread and sends back its answers, and sends
 every client the table as it goes: a keyframe when it comes (and whenever it falls behind), then the pose rows
-that changed, the events and the game's state. Nothing a client sends or fails to read holds the table up: each
-client has its own queue of messages to send; a client that cannot keep up gets a fresh keyframe instead of the
-pose messages it missed, and one that falls too far behind is closed (it may come back).
+that changed, the events and the game's state. The table's stream is made once per batch of frames and written to
+every client that keeps up at once (``websockets.broadcast``: one encoding, no task woken per client); a client
+whose connection is behind (its socket's buffer past :data:`BEHIND_BYTES`, or messages of its own waiting) is sent
+through its own queue instead, in order. Nothing a client sends or fails to read holds the table up: a client that
+cannot keep up gets a fresh keyframe instead of the pose messages it missed, and one that falls too far behind is
+closed (it may come back).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-from websockets.asyncio.server import ServerConnection, serve
+from websockets.asyncio.server import ServerConnection, broadcast, serve
 from websockets.exceptions import ConnectionClosed
 
 from sim.net.links import Link, request_link, same_token
@@ -39,6 +42,10 @@ MAX_WAITING = 2000
 """Messages waiting for a client after which it is closed as too slow (code 4010)."""
 ANSWERS_KEPT = 64
 """The answers a seat's welcome repeats (those a client may have missed as it dropped)."""
+BEHIND_BYTES = 2 ** 15
+"""Bytes waiting in a connection's socket buffer past which it is behind: the table's stream goes through its
+queue (where pose messages are left out once it lags) instead of the broadcast (the library's own high-water
+mark: its sends wait for the buffer to drain past it)."""
 PING_SECONDS = 5.0
 """The keepalive's ping interval and timeout (s): a client gone without a word is noticed within twice this."""
 
@@ -69,11 +76,19 @@ class Conn:
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     resync: bool = False
     synced: bool = False
+    sending: bool = False  # its sender is writing a message of its queue
     sent: int = 0  # bytes sent
+    queued: int = 0  # messages sent through its queue (the rest: broadcast)
 
     @property
     def name(self) -> str:
         return "spectator" if self.seat is None else self.seat.name
+
+    def keeps_up(self) -> bool:
+        """Nothing of its own waits to be sent and its socket takes what it is given: the broadcast may write to
+        it now (in order with what it was sent before)."""
+        return not (self.queue or self.sending or self.resync) and \
+            self.ws.transport.get_write_buffer_size() <= BEHIND_BYTES
 
 
 class Server:
@@ -104,6 +119,7 @@ class Server:
         self.roster = {pid: i for i, pid in enumerate(table.pieces)}
         self.runner: Runner | None = None
         self.traffic = {"sent": 0, "received": 0, "messages": 0}
+        self.bots: dict[str, int] = {}  # seat -> the level of the computer player that holds it (the status line)
         self._updates: deque[Update] = deque()
         self._woken = False
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -200,14 +216,28 @@ class Server:
             self.state = state
             texts.append(self._state())
         poses = bool(texts) and texts[0].startswith('{"type":"poses"')
+        fast = []
         for c in list(self.conns):
             if not c.synced:
+                continue
+            if c.keeps_up():
+                fast.append(c)
                 continue
             for k, text in enumerate(texts):
                 if k == 0 and poses and (c.resync or len(c.queue) >= LAG):
                     c.resync = True  # it will be sent a keyframe once it has caught up
                     continue
                 self._push(c, text)
+        if fast:
+            sockets = [c.ws for c in fast]
+            size = 0
+            for text in texts:
+                data = text.encode("utf-8")  # once for every client
+                broadcast(sockets, data, text=True)
+                size += len(data)
+            for c in fast:
+                c.sent += size
+            self.traffic["sent"] += size * len(fast)
 
     def _keyframe(self) -> str:
         u = self.latest
@@ -245,9 +275,14 @@ class Server:
                         await c.wake.wait()
                         continue
                 text = c.queue.popleft()
-                await c.ws.send(text)
+                c.sending = True
+                try:
+                    await c.ws.send(text)
+                finally:
+                    c.sending = False
                 n = len(text.encode("utf-8")) if not text.isascii() else len(text)
                 c.sent += n
+                c.queued += 1
                 self.traffic["sent"] += n
         except ConnectionClosed:
             return
@@ -338,6 +373,7 @@ class Server:
         return False
 
     async def _close(self, c: Conn, code: str, message: str) -> None:
+        c.queue.clear()  # what waits is not sent after the error that says why the connection closes
         with contextlib.suppress(ConnectionClosed):
             await c.ws.send(dumps({"type": "error", "code": code, "message": message}))
         await c.ws.close(CLOSE[code], code)
@@ -401,7 +437,8 @@ class Server:
 
     def status(self) -> str:
         """One line: who is connected, whose turn, the load."""
-        seats = " ".join(n + ("" if s.conn is not None else " (away)") for n, s in self.seats.items())
+        seats = " ".join(n + (f" (bot {self.bots[n]})" if n in self.bots else "") +
+                         ("" if s.conn is not None else " (away)") for n, s in self.seats.items())
         watching = sum(1 for c in self.conns if c.seat is None)
         st = self.state or {}
         turn = st.get("current") or "-"

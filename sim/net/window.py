@@ -149,72 +149,63 @@ class NetWorld(PosedWorld):
 
     def ray_tests(self, starts, ends) -> list:
         """:meth:`PosedWorld.ray_test` of every segment, all pieces at once (a carry's plan casts some 64 a
-        frame over a Babylon table's 123 pieces: one by one, a second a frame), and the ground as the live world
+        frame over a Babylon table's 123 pieces: one by one, a second a frame), at each piece's convex parts as
+        the live world's collision shapes have them (:mod:`sim.net.rays`), and at the ground as the live world
         has it: the board's slab (``board``, its top at z = 0) and the endless table under it (``table``), so
         that the window's own carry rests on what the server's would."""
-        from sim.geometry.transforms import quat_to_matrix
+        from sim.net.rays import cast
         from sim.viewer.control.posed import PosedHit
 
-        ids, poses = self._ids, self._poses
-        lo, hi = self._boxes(ids) if ids else (np.zeros((0, 3)), np.zeros((0, 3)))
-        rot = np.stack([quat_to_matrix(q) for q in poses[:, 3:]]) if ids else np.zeros((0, 3, 3))
-        ground, at, low, high = self._ground()
-        ids, centres = [*ids, *ground], np.concatenate([poses[:, :3], at])
-        lo, hi = np.concatenate([lo, low]), np.concatenate([hi, high])
-        rot = np.concatenate([rot, np.tile(np.eye(3), (len(ground), 1, 1))])
+        names, at = self._placed()
+        starts, ends = np.asarray(starts, dtype=float), np.asarray(ends, dtype=float)
         out = []
-        for start, end in zip(np.asarray(starts, dtype=float), np.asarray(ends, dtype=float)):
-            a = np.einsum("nji,nj->ni", rot, start - centres)  # the segment in each piece's frame
-            d = np.einsum("nji,nj->ni", rot, end - centres) - a
-            with np.errstate(divide="ignore", invalid="ignore"):
-                t_lo, t_hi = (lo - a) / d, (hi - a) / d
-            flat = np.abs(d) < 1e-15
-            inside = (a >= lo) & (a <= hi)
-            t0 = np.where(flat, np.where(inside, -np.inf, np.inf), np.minimum(t_lo, t_hi)).max(axis=1)
-            t1 = np.where(flat, np.where(inside, np.inf, -np.inf), np.maximum(t_lo, t_hi)).min(axis=1)
-            hit = (t0 <= t1) & (t0 >= 0.0) & (t0 <= 1.0)  # as Bullet's: a box the ray starts inside is not met
-            if not hit.any():
+        for (start, end), hit in zip(zip(starts, ends), cast(at, starts, ends)):
+            if hit is None:
                 out.append(None)
                 continue
-            k = int(np.argmin(np.where(hit, t0, np.inf)))
-            t = float(t0[k])
-            local = a[k] + d[k] * t
-            axis = int(np.argmin(np.minimum(np.abs(local - lo[k]), np.abs(local - hi[k]))))
-            n = np.zeros(3)
-            n[axis] = -1.0 if abs(local[axis] - lo[k][axis]) < abs(local[axis] - hi[k][axis]) else 1.0
-            out.append(PosedHit(ids[k], start + (end - start) * t, rot[k] @ n, float(t * np.linalg.norm(end - start))))
+            k, t, normal = hit
+            out.append(PosedHit(names[k], start + (end - start) * t, normal, float(t * np.linalg.norm(end - start))))
         return out
 
     def _ground(self):
-        """The board's slab and the table as boxes (ids, centres, lows, highs), as the live world builds them
-        (sim.physics.world: the table's top at z = -thickness, the board's slab on it, its top at z = 0)."""
+        """The board's slab and the table (ids, origins, parts), as the live world builds them (sim.physics.world:
+        the table's top at z = -thickness, the board's slab on it, its top at z = 0)."""
         if getattr(self, "_grounds", None) is None:
+            from sim.geometry.solids import box
             from sim.names import BOARD, TABLE
 
             board = self._scene0.board_info
             far = 1e3  # the endless table: a slab wider than any ray the viewer casts
-            top = -board.thickness
-            ids, at, lo, hi = [TABLE], [[0.0, 0.0, top]], [[-far, -far, -1.0]], [[far, far, 0.0]]
+            ids, at, parts = [TABLE], [[0.0, 0.0, -board.thickness]], [[box([-far, -far, -1.0], [far, far, 0.0])]]
             if board.shape is not None:
-                v = board.shape.vertices
                 ids.append(BOARD)
                 at.append(list(board.pos))
-                lo.append(v.min(axis=0))
-                hi.append(v.max(axis=0))
-            self._grounds = (ids, np.array(at, dtype=float), np.array(lo, dtype=float), np.array(hi, dtype=float))
-        return self._grounds
+                parts.append([p.vertices for p in board.shape.parts])
+            self._grounds = (ids, np.array(at, dtype=float), parts)
+        return self._grounds[:2]
 
     def ray_test(self, start, end):
         return self.ray_tests([start], [end])[0]
 
-    def _boxes(self, ids) -> tuple[np.ndarray, np.ndarray]:
-        """Each piece's bounding box in its own frame, (n, 3) lows and highs, kept."""
+    def _placed(self):
+        """The bodies' names and their convex parts' faces where they are now (:func:`sim.net.rays.placed`): the
+        faces kept while the pieces present are the same, their places while the poses are."""
+        from sim.geometry.transforms import quat_to_matrix
+        from sim.net.rays import faces_of, placed
+
+        ids, poses = self._ids, self._poses
+        ground, at = self._ground()
         key = tuple(ids)
-        if getattr(self, "_box_key", None) != key:
-            shapes = [self._pieces[i].shape.vertices for i in ids]
-            self._box = (np.array([v.min(axis=0) for v in shapes]), np.array([v.max(axis=0) for v in shapes]))
-            self._box_key = key
-        return self._box
+        if getattr(self, "_faces_key", None) != key:
+            parts = [[p.vertices for p in self._pieces[i].shape.parts] for i in ids]
+            self._faces_of, self._faces_key, self._placed_key = faces_of([*parts, *self._grounds[2]]), key, None
+        bits = poses.tobytes()
+        if self._placed_key != bits:
+            rot = np.stack([quat_to_matrix(q) for q in poses[:, 3:]]) if ids else np.zeros((0, 3, 3))
+            rot = np.concatenate([rot, np.tile(np.eye(3), (len(ground), 1, 1))])
+            self._placed_at = placed(self._faces_of, rot, np.concatenate([poses[:, :3].reshape(-1, 3), at]))
+            self._placed_key = bits
+        return [*ids, *ground], self._placed_at
 
 
 class NetSeat(SessionPlugin):

@@ -1,0 +1,125 @@
+"""Computer players at a served table (``towerlab serve --bot SEAT:LEVEL``): a real server on loopback, the computer
+player a client of it on its own thread, a headless client playing against it; the option's bad input."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from net_table import joined, on_table, run, served
+
+from sim.bots.pace import GRIP_S, RELEASE_S
+from sim.cli.play import PlayArgumentError, bot_levels
+from sim.net.bots import STEP_HZ, start_bots
+from sim.net.table import ServedTable, Setup, replay
+
+PACE = 0.25
+"""The computer player's pace in these tests: a quarter of a person's."""
+
+
+def test_a_computer_player_plays_its_turns_through_the_table_at_a_hand_s_pace_against_a_headless_client(tmp_path):
+    setup = Setup("tohuwabohu", "basic", ("red", "blue"), 3, 6.0)
+    with served(setup, record=tmp_path / "net.tlrec") as server:
+        server.bots = {"red": 1}
+        bots = start_bots(server, server.bots, pace=PACE)
+        try:
+            async def scenario():
+                blue, watcher = await joined(server, "blue", watchers=1)
+                roster = {pid: n for n, pid in enumerate(watcher.pieces)}
+                rows: list[set] = []
+                watcher.on_message = lambda c, m: rows.append({r[0] for r in m.get("rows", ())}) \
+                    if m["type"] == "poses" else None
+                await watcher.wait_for(lambda c: c.state.get("current") == "blue", 60)  # red's turn ran out
+                piece = await on_table(server, lambda t: t.session.candidates(t.referee.table)[0])
+                for a in ({"action": "pick", "piece": piece}, {"action": "move-to", "at": [-40.0, 30.0]},
+                          {"action": "drop"}):
+                    assert (await blue.act(a))["ok"], a
+                await watcher.wait_for(lambda c: c.state.get("current") == "red", 60)
+                n = len(bots[0].decisions)
+                await watcher.wait_for(lambda c: len(bots[0].decisions) > n, 60)  # its second turn
+                picked = [e for e in watcher.events if e["kind"] == "picked" and e["cause"]["player"] == "red"]
+                assert picked  # every client saw red's hand at work ...
+                moved = roster[picked[0]["pieces"][0]]
+                assert sum(moved in r for r in rows) >= 5  # ... carrying the piece across, frame after frame
+                for c in (blue, watcher):
+                    await c.close()
+            run(scenario(), 240)
+        finally:
+            for b in bots:
+                b.stop()
+        assert bots[0].failed is None
+    frames, log = server.table.frame_no, server.table.log
+    answers = [a for d in bots[0].decisions for a in d["answers"]]
+    assert answers and all(a["ok"] for a in answers if a["action"]["action"] in ("pick", "orient"))
+    placed = [d for d in bots[0].decisions if d["decision"]["action"]["action"] == "place" and
+              [a["action"]["action"] for a in d["answers"]][-1:] == ["drop"]]
+    assert placed
+    for d in placed:  # the hand took the piece across at a person's pace, a step at a time
+        sent = {a["action"]["action"]: a["sent"] for a in reversed(d["answers"])}
+        assert d["carry_s"] >= PACE * (GRIP_S + RELEASE_S / 2)
+        assert sent["drop"] - sent["pick"] >= d["carry_s"] - 0.02
+        steps = sum(a["action"]["action"] == "move-to" for a in d["answers"])
+        assert steps >= STEP_HZ * (d["carry_s"] - PACE * (GRIP_S + RELEASE_S / 2)) - 1
+    again = replay(setup, log, frames)  # the same referee, the same log: the game the clients saw, bit for bit
+    try:
+        assert again.controller.world.poses().tobytes() == server.table.controller.world.poses().tobytes()
+        assert [e.to_json() for e in again.session.journal] == [e.to_json() for e in server.table.session.journal]
+    finally:
+        again.close()
+
+
+def test_a_computer_player_builds_where_everyone_builds_at_once_taking_the_free_hands():
+    setup = Setup("babylon", "fast", ("red", "blue", "green"), 2)
+    with served(setup) as server:
+        bots = start_bots(server, {"green": 1}, pace=PACE)
+        try:
+            async def scenario():
+                red, blue = await joined(server, "red", "blue")
+                await red.wait_for(lambda c: sum(1 for g in c.game if g["kind"] == "placed" and
+                                                 g["data"].get("player") == "green") >= 2, 120)
+                assert (await red.act({"action": "pick", "piece": "red-tower-1"}))["ok"]  # red's hands, meanwhile
+                await red.act({"action": "move-to", "at": [-200.0, -200.0]})
+                await red.act({"action": "drop"})
+                n = len(bots[0].decisions)
+                await red.wait_for(lambda c: len(bots[0].decisions) > n, 60)  # and green's again once they are free
+                for c in (red, blue):
+                    await c.close()
+            run(scenario(), 240)
+        finally:
+            for b in bots:
+                b.stop()
+    assert bots[0].failed is None
+    seated = [e for e in server.table.log if e.get("action", {}).get("action") == "seat"]
+    assert {e["seat"] for e in seated} >= {"green", "red"}  # the table gave each the hands before its pick
+
+
+@pytest.fixture(scope="module")
+def babylon_table():
+    t = ServedTable(Setup("babylon", "fast", ("red", "blue", "green")))
+    yield t
+    t.close()
+
+
+@pytest.mark.parametrize("specs, fragment", [
+    (["red"], "--bot red: expected SEAT:LEVEL, e.g. green:2"),
+    (["pink:1"], "no seat 'pink' in this game (its players: red, blue, green)"),
+    (["red:1", "red:1"], "red is given twice"),
+    (["blue:4"], "level: expected one of 1, 2, 3, got 4"),
+    (["blue:2"], "babylon fast has computer players of level 1 only"),
+])
+def test_a_bad_bot_option_says_what_is_wrong(babylon_table, specs, fragment):
+    t = babylon_table
+    with pytest.raises(PlayArgumentError, match=re.escape(fragment)):
+        bot_levels(specs, t.players, t.setup.game, t.variant.name)
+
+
+def test_bot_options_seat_their_levels(babylon_table):
+    t = babylon_table
+    assert bot_levels(["green:1", "red:1"], t.players, t.setup.game, t.variant.name) == {"green": 1, "red": 1}
+
+
+def test_a_bad_bot_option_of_serve_is_one_line(tmp_path):
+    from test_net_cli import one_line, towerlab
+
+    one_line(towerlab("serve", "talo", "--bot", "blue:7", "--port", "0", "--no-record", "--autosave",
+                      str(tmp_path / "t.json"), cwd=tmp_path), "--bot blue:7: level: expected one of 1, 2, 3")
