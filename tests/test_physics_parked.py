@@ -101,7 +101,7 @@ def test_beside_keeps_what_touches_the_building_fixed_and_drops_the_rest():
 
 
 def test_the_inline_statics_judge_the_newest_configuration_when_asked(monkeypatch):
-    from sim.viewer import stability
+    from sim.viewer.control import stability
 
     calls = []
     real = stability.judge
