@@ -183,6 +183,9 @@ async def _collapse(players: int, spectators: int, root: Path = ROOT) -> dict:
             proc.kill()
 
 
+DROPS = 0.1
+"""The share of the soak's carries set down (the rest are cancelled: the piece goes back to the stock, so that a
+round lasts; a seat whose towers are all placed says it is done, and a round that ends is followed by the next)."""
 STREAM_SECONDS = 20.0
 """Wall seconds a seat's hand carries a piece to and fro while the network's cost is measured."""
 
@@ -231,13 +234,23 @@ async def _soak(minutes: float, seed: int) -> dict:
         async def seat(s: str) -> None:
             c = clients[s]
             next_drop = time.monotonic() + rng.uniform(1.0, drop_every)
-            k = 1
+            gone: set[int] = set()  # its towers the game will not let it take again this round
+            k = 0
             while time.monotonic() < end:
-                plan = [{"action": "pick", "piece": f"{s}-tower-{k}"},
-                        {"action": "move-to", "at": [AREA[s][0] + rng.uniform(-80, 80),
-                                                     AREA[s][1] + rng.uniform(-80, 80)]},
-                        {"action": "cancel"} if rng.random() < 0.2 else {"action": "drop"}]
-                k = k % 20 + 1
+                view = c.state.get("view") or {}
+                if c.state.get("over"):
+                    stats["over"] = True
+                    return
+                if view.get("stopped"):  # the round is over: anyone may begin the next
+                    plan = [{"action": "next-round"}]
+                elif len(gone) == 20:
+                    plan = [{"action": "done"}]  # it can build no further: the round ends once all are done
+                else:
+                    k = rng.choice([n for n in range(1, 21) if n not in gone])
+                    plan = [{"action": "pick", "piece": f"{s}-tower-{k}"},
+                            {"action": "move-to", "at": [AREA[s][0] + rng.uniform(-80, 80),
+                                                         AREA[s][1] + rng.uniform(-80, 80)]},
+                            {"action": "drop"} if rng.random() < DROPS else {"action": "cancel"}]
                 for a in plan:
                     if time.monotonic() > next_drop:
                         await c.drop()
@@ -251,7 +264,16 @@ async def _soak(minutes: float, seed: int) -> dict:
                     stats["actions"] += 1
                     stats["lost"] += answer.get("rule") == "lost"
                     sent[s].append((a, answer))
+                    if answer["ok"]:
+                        stats[a["action"]] = stats.get(a["action"], 0) + 1
+                        if a["action"] == "next-round":
+                            gone.clear()
                     if not answer["ok"]:
+                        if a["action"] == "pick" and answer.get("rule") in ("placed", "knocked-down"):
+                            gone.add(k)
+                        elif a["action"] == "done":
+                            await c.wait_for(lambda c: (c.state.get("view") or {}).get("stopped")
+                                             or c.state.get("over"), 60)
                         await asyncio.sleep(rng.uniform(0.1, 0.5))  # someone else's hands are at work
                         break
                     await asyncio.sleep(rng.uniform(0.05, 0.3))
@@ -353,6 +375,9 @@ def main() -> None:
     print(f"## Soak: {minutes:g} minute(s) of Babylon's fast game, four seats dropping and coming back\n")
     print("| figure | value |\n|---|---|")
     print(f"| actions sent and answered | {s['actions']} ({s['unanswered']} unanswered, {s['lost']} lost) |")
+    print(f"| what was played (answered done) | {s.get('pick', 0)} pieces taken, {s.get('drop', 0)} set down, "
+          f"{s.get('cancel', 0)} put back by the hand, {s.get('done', 0)} 'done', {s.get('next-round', 0)} "
+          f"rounds begun{'; the game ended' if s.get('over') else ''} |")
     print(f"| connections dropped (and made again by the clients) | {s['drops']}, {s['puts_back']} mid-carry "
           "(the piece put back) |")
     print(f"| every action done or refused by the game in the table's log, in order | {s['every_action_in_the_log']} |")
