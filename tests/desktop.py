@@ -122,7 +122,8 @@ class Desktop:
             if state is not None and ready(state):
                 return state
             time.sleep(0.05)
-        raise AssertionError(f"waited {timeout:.0f} s for {what}; last probe: {_brief(state)}")
+        raise AssertionError(f"waited {timeout:.0f} s for {what}; last probe: {_brief(state)}; where the window "
+                             f"was:\n{self.stuck()}")
 
     def idle(self, after: dict | None = None, inputs: int = 0, ready=None, timeout: float = WAIT) -> dict:
         """Wait until the window is idle (:mod:`sim.viewer.window.probe`), has drawn a frame since ``after`` (a state)
@@ -279,8 +280,22 @@ class Desktop:
         try:
             return self.proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            self.proc.kill()
-            raise
+            raise AssertionError(f"the window did not end within {timeout:g} s; where it was:\n"
+                                 f"{self.stuck()}") from None
+
+    def stuck(self) -> str:
+        """Where a window that does not end is (its threads' stacks, which the probe gives on SIGUSR1), and end
+        it: the tail of its stderr."""
+        import signal
+
+        try:
+            self.proc.send_signal(signal.SIGUSR1)
+            self.proc.wait(timeout=3)
+        except (subprocess.TimeoutExpired, ProcessLookupError):
+            pass
+        self.proc.kill()
+        _, err = self.proc.communicate(timeout=10)
+        return err[-4000:]
 
 
 def run_in_window(script: str, display: str) -> dict:

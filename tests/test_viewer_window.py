@@ -283,3 +283,22 @@ def test_a_tower_knocked_over_with_the_mouse_is_announced_with_its_pieces_and_ca
     h, w = announced.shape[:2]
     corner = announced[int(0.7 * h):, int(0.55 * w):]
     assert (corner.min(axis=2) > 200).mean() > 0.002
+
+
+def test_a_probed_window_asked_where_it_is_prints_its_stacks_and_goes_on(display, tmp_path):
+    """A test that finds a window stuck sends SIGUSR1 (Desktop.stuck): every thread's stack reaches stderr, and
+    the window is not ended by the question."""
+    import signal
+
+    viewer = Viewer(display, [str(_scene(tmp_path)), "--size", f"{SIZE[0]}x{SIZE[1]}"], tmp_path)
+    try:
+        before = viewer.state()
+        viewer.proc.send_signal(signal.SIGUSR1)
+        after = viewer.wait(lambda s: s["frame"] > before["frame"] + 5, what="frames after the question")
+        assert after["pid"] == viewer.proc.pid
+        code = viewer.quit()
+    finally:
+        if viewer.proc.poll() is None:
+            viewer.proc.kill()
+    err = viewer.proc.stderr.read()
+    assert code == 0 and "Thread 0x" in err and "(most recent call first)" in err, err[-2000:]

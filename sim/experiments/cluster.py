@@ -107,8 +107,8 @@ def _answers(address: str, timeout: float) -> None:
     try:
         asyncio.run(handshake())
     except TimeoutError:
-        raise ExecutionError(f"--scheduler {address}: no answer within {timeout:g} s (is a Dask scheduler "
-                             "listening there?)") from None
+        raise ExecutionError(f"--scheduler {address}: cannot reach the scheduler: no answer within {timeout:g} s "
+                             "(is a Dask scheduler listening there?)") from None
     except OSError as e:
         raise ExecutionError(f"--scheduler {address}: cannot reach the scheduler ({_first_line(e)})") from None
     except Exception as e:  # noqa: BLE001 - whatever the protocol makes of a stranger's bytes (MemoryError too)

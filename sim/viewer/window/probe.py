@@ -111,6 +111,11 @@ class WindowProbe:
     """
 
     def __init__(self, base, path: Path):
+        import faulthandler
+        import signal
+
+        # a test that finds the window stuck asks where it is (SIGUSR1: every thread's stack on stderr)
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
         self.base = base
         self.path = Path(path)
         self.commands = Path(str(path) + ".cmd")
