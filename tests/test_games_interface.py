@@ -105,6 +105,16 @@ def test_a_variant_takes_its_player_counts_and_no_others(name):
                 v.start(pool[:n], seed=2)
 
 
+@pytest.mark.parametrize("board", ["green", "island"])
+def test_talos_table_has_the_pawns_of_its_players_only(board):
+    """A colour nobody plays stays in the box (its pawn stood beside the board, in the way of nothing but the
+    eye, and a piece the window let a player pick)."""
+    game = registry.variant("talo", board).start(("blue", "pink"), seed=0)
+    pawns = sorted(p.id for p in game.scene.pieces if p.kind == "talo.pawn")
+    assert pawns == ["pawn-blue", "pawn-pink"]
+    assert sum(p.kind == "talo.block" for p in game.scene.pieces) == 55
+
+
 def test_a_lookup_names_what_exists():
     with pytest.raises(PlayError, match="game: expected one of tohuwabohu, talo, babylon, got 'chess'"):
         registry.variant("chess")
@@ -308,7 +318,7 @@ def test_a_talo_block_sticking_out_over_the_waiting_pawns_is_no_legal_placement(
     from sim.games.play.talo import TaloSession
     from sim.games.talo.layout import GridBlock, block_piece
 
-    game = registry.variant("talo", "green").start()
+    game = registry.variant("talo", "green").start(("red", "blue", "green"))  # green's pawn waits beside the board
     session = TaloSession(("red", "blue"), LoadedDie([5]), statics_judge)
     table = StillTable(game.scene, game.supply, statics_judge)
     for action, args in (("start", {"cell": [0, 9]}), ("start", {"cell": [9, 9]}), ("throw", {}),

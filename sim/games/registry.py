@@ -206,11 +206,15 @@ def game_rng(seed: int) -> np.random.Generator:
 # --- the tables ---------------------------------------------------------------------------------------
 
 
-def talo_table(board: str = "talo-green") -> Scene:
-    """Talo's table: the board (``talo-green`` or ``talo-island``), the stock on either side, the pawns."""
+def talo_table(board: str = "talo-green", players=None) -> Scene:
+    """Talo's table: the board (``talo-green`` or ``talo-island``), the stock on either side, the pawns (of
+    ``players`` only, when given: a colour nobody plays stays in the box)."""
     from sim.games.setup import setup
 
     scene = setup("talo")
+    if players is not None:
+        keep = {f"pawn-{c}" for c in players}
+        scene = replace(scene, pieces=tuple(p for p in scene.pieces if p.kind != "talo.pawn" or p.id in keep))
     if board == scene.board:
         return scene
     return replace(scene, board=board, title=f"Talo on the {board.removeprefix('talo-')} board")
@@ -311,9 +315,9 @@ register(Variant("tohuwabohu", "advanced", "the basic game with turns of 10 s", 
 register(Variant("tohuwabohu", "pro", "the professional variant: four-minute rounds, three open cards, everyone "
                  "builds", (2, 4), TWO, None, "pro", _tohuwabohu_table, _tohuwabohu("pro")))
 register(Variant("talo", "green", "pawns climb the building on the green board", (1, 6), TWO, _pawn_colours,
-                 "talo", lambda players, seed: talo_table("talo-green"), _talo("green")))
+                 "talo", lambda players, seed: talo_table("talo-green", players), _talo("green")))
 register(Variant("talo", "island", "the island board: no blocks on the water at level 0", (1, 6), TWO,
-                 _pawn_colours, "talo", lambda players, seed: talo_table("talo-island"), _talo("island")))
+                 _pawn_colours, "talo", lambda players, seed: talo_table("talo-island", players), _talo("island")))
 register(Variant("talo", "fantasy", "Talo-Fantasy: one construction built together, no pawns, no grid", (2, 4),
                  TWO, None, "fantasy", lambda players, seed: fantasy_table(), _fantasy))
 register(Variant("babylon", "tactical", "4 or 5 pieces a turn, nobles on towers, level majorities", (3, 5), THREE,
