@@ -46,8 +46,8 @@ def _brief(state: dict | None) -> str:
     """A probe state for a failure's message: what tells most first (the poses and texts last, cut)."""
     if state is None:
         return "none"
-    first = ("idle", "steady", "busy", "quality", "frame", "inputs", "mode", "hands", "ghosts", "hovered", "mouse",
-             "messages", "verdict", "game")
+    first = ("idle", "steady", "busy", "quality", "frame", "inputs", "buttons", "title", "mode", "hands", "ghosts",
+             "hovered", "mouse", "messages", "verdict", "game")
     head = {k: state[k] for k in first if k in state}
     rest = {k: v for k, v in state.items() if k not in head}
     return json.dumps(head)[:3000] + " ... " + json.dumps(rest)[:1500]
@@ -275,13 +275,16 @@ class Desktop:
         return load_png(path)[..., :3].astype(float)
 
     def quit(self, wait: float = 0.0, timeout: float = 30.0) -> int:
-        """Ctrl+Q; the process's exit code (killed when it does not end)."""
-        self.xdotool("key", "--window", self.window, "ctrl+q")
+        """Ctrl+Q, typed as the X server's own input into the window given the focus (an event sent to the window,
+        as the other keys are, lost its Q now and then under load: the window saw Ctrl go down and up and Q only
+        let go, its probe's ``buttons`` showed); the process's exit code (killed when it does not end)."""
+        self.xdotool("windowfocus", "--sync", self.window)
+        self.xdotool("key", "ctrl+q")
         try:
             return self.proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            raise AssertionError(f"the window did not end within {timeout:g} s; where it was:\n"
-                                 f"{self.stuck()}") from None
+            raise AssertionError(f"the window did not end within {timeout:g} s; last probe: {_brief(self.state())}; "
+                                 f"where it was:\n{self.stuck()}") from None
 
     def stuck(self) -> str:
         """Where a window that does not end is (its threads' stacks, which the probe gives on SIGUSR1), and end

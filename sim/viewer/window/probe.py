@@ -31,6 +31,8 @@ STEADY_FRAMES = 3
 """Frames in a row that draw the same picture before the window counts as idle: what a frame draws is on
 screen from the next one (the buffers are flipped when the next frame is drawn)."""
 ENV = "TOWERLAB_PROBE"
+BUTTONS = 12
+"""Button events the probe keeps, newest last."""
 _COUNTS = {"frames": 0, "inputs": 0}
 """Frames drawn and buttons pressed and released (each a Panda3D button event) in this process, over every
 window it opens (a replay's window hands over to the viewer's): what a test counts from."""
@@ -126,8 +128,9 @@ class WindowProbe:
         self._written_at = 0.0
         self._written_key = None
         self._cmd_mtime = None
-        for event in ("towerlab-probe-down", "towerlab-probe-up"):
-            base.accept(event, self._input)
+        self.buttons: list[str] = []  # the last button events, "down:control", "up:q" (what a stuck test reads)
+        for event, how in (("towerlab-probe-down", "down"), ("towerlab-probe-up", "up")):
+            base.accept(event, self._input, [how])
         thrower = base.buttonThrowers[0].node()
         thrower.set_button_down_event("towerlab-probe-down")
         thrower.set_button_up_event("towerlab-probe-up")
@@ -147,8 +150,9 @@ class WindowProbe:
     def inputs(self) -> int:
         return _COUNTS["inputs"]
 
-    def _input(self, *_args) -> None:
+    def _input(self, how: str, button=None) -> None:
         _COUNTS["inputs"] += 1
+        self.buttons = [*self.buttons[-(BUTTONS - 1):], f"{how}:{button}"]
 
     def _read_commands(self) -> None:
         try:
@@ -185,7 +189,8 @@ class WindowProbe:
         summary = (key, idle, self.inputs, self.done_seq)
         if summary != self._written_key or now - self._written_at >= BEAT:
             data = dict(state, pid=os.getpid(), frame=self.frame, steady=self.steady, idle=idle, inputs=self.inputs,
-                        seq=self.done_seq, id_view=self.id_view, texts=texts, panels=panel_boxes(self.base),
+                        seq=self.done_seq, id_view=self.id_view, buttons=self.buttons, texts=texts,
+                        panels=panel_boxes(self.base),
                         size=[self.base.win.get_x_size(), self.base.win.get_y_size()],
                         title=self.base.win.get_properties().get_title())
             data.pop("picture", None)
