@@ -256,6 +256,45 @@ def test_a_version_with_terminal_escapes_is_escaped_before_it_reaches_the_termin
         assert "\\x1b[2J" in o.err, o.report()
 
 
+ESCAPES = "\x1b[2J\x1b]0;owned\x07\u202e"
+
+
+def test_every_string_a_recording_holds_is_escaped_before_it_reaches_the_terminal(session, tmp_path, capsys):
+    """Every string of every JSON member of a session's recording that reads with escapes in it (an action's
+    player and arguments, an event's data, the header's extras and source), given them all at once: what the
+    summary, the penalty and their JSON print holds none of them raw. (Names, ids and kinds that must be names
+    are refused at the door instead.)"""
+    from sim.replay import load_recording
+    from sim.replay.errors import RecordingError
+    from tests.test_fuzz_cli import nodes, parent_of
+
+    items = list(session)
+    path = tmp_path / "escapes.tlrec"
+    taken = []
+    for k, (name, raw) in enumerate(items):
+        if not name.endswith(".json") or name == forge.MANIFEST:
+            continue
+        for where, value in list(nodes(json.loads(raw))):
+            if not isinstance(value, str) or not where:
+                continue
+            doc = json.loads(items[k][1])
+            parent_of(doc, where)[where[-1]] = value + ESCAPES
+            trial = [*items[:k], (name, forge.dumps(doc)), *items[k + 1:]]
+            forge.build(path, trial)
+            try:
+                load_recording(path)
+            except RecordingError:
+                continue  # a string that must be a name or a kind: refused, in one escaped line
+            items, taken = trial, [*taken, (name, where)]
+    assert len(taken) >= 8 and any(n == forge.HEADER for n, _ in taken), taken
+    forge.build(path, items)
+    for args in (["replay", path, "--summary"], ["penalty", path], ["replay", path, "--json"],
+                 ["penalty", path, "--json"]):
+        assert main([str(a) for a in args]) == 0
+        out = capsys.readouterr()
+        assert all(line.isprintable() for line in (out.out + out.err).splitlines()), (args, out)
+
+
 @pytest.mark.parametrize("settings, field", [({"dt": 0}, "dt"), ({"dt": -1}, "dt"), ({"dt": "fast"}, "dt"),
                                              ({"solver_iterations": 1e12}, "solver_iterations"),
                                              ({"length_scale": float("nan")}, "length_scale"), (5, "settings")])
