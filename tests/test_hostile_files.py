@@ -504,3 +504,36 @@ def test_damaged_fixtures_are_what_they_claim(fall):
 
     with zipfile.ZipFile(io.BytesIO(bomb)) as z:
         assert z.infolist()[0].file_size == (1 << 28) + 128
+
+
+# --- saved games and seats files ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("special, expected", [
+    ("fifo", "is a FIFO (named pipe), not a regular file"),
+    ("zero", "is a device (a link to it), not a regular file"),
+    ("large", "the file is 300 MiB; a saved game may be at most 256 MiB"),
+    ("deep", "nested too deeply"),
+])
+def test_a_saved_game_is_read_by_the_one_policy(jail, tmp_path, special, expected):
+    """play --resume and serve --resume read a saved game as every other file (sim.limits): a check of its own
+    said only 'not a regular file', and let JSON nested past the 64 levels of every other file through."""
+    path = tmp_path / "game.json"
+    if special == "fifo":
+        os.mkfifo(path)
+    elif special == "zero":
+        path.symlink_to("/dev/zero")
+    elif special == "large":
+        with open(path, "wb") as f:
+            f.truncate(300 << 20)  # sparse: costs no disk
+    else:
+        path.write_text('{"format": "towerlab-game/2", "viewer": ' + "[" * 100 + "]" * 100 + "}")
+    refused(jail, [["play", "--resume", path, "--offscreen", "--no-record", "--exit"]], expect=expected)
+
+
+def test_a_seats_file_is_read_by_the_one_policy(tmp_path):
+    from sim.net.seatfile import SeatFileError, read_seats
+
+    os.mkfifo(tmp_path / "game.json.seats")
+    with pytest.raises(SeatFileError, match=r"game.json.seats: is a FIFO \(named pipe\), not a regular file"):
+        read_seats(tmp_path / "game.json.seats", ("red", "blue"))
