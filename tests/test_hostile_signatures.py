@@ -206,3 +206,16 @@ def test_the_signed_bytes_are_the_manifest_s(table):
     flipped[10] ^= 1
     with pytest.raises(SignatureError, match="hmac"):
         key.check(r.signature, bytes(flipped))
+
+
+def test_serve_makes_the_table_s_key_once_and_refuses_one_that_is_none(tmp_path, capsys, monkeypatch):
+    from sim.cli.serve import _table_key
+
+    key = _table_key(tmp_path / "table.key")
+    assert f"made the table's key {tmp_path / 'table.key'} (key id {key.key_id})" in capsys.readouterr().out
+    assert _table_key(tmp_path / "table.key").secret == key.secret and capsys.readouterr().out == ""
+    monkeypatch.chdir(tmp_path)
+    os.mkfifo(tmp_path / "fifo.key")
+    assert main(["serve", "talo", "--key", "fifo.key", "--port", "0", "--record", "r.tlrec"]) == 2
+    assert one_line(capsys) == "towerlab: error: --key fifo.key: is a FIFO (named pipe), not a regular file"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo.key", "table.key"]  # nothing else made
