@@ -7,7 +7,8 @@ written this way: a change to one piece or one turn is a change to one line.
 from __future__ import annotations
 
 import json
-from pathlib import Path
+
+from sim.limits import FileRefusedError, check_depth, read_text, too_deep
 
 
 def dumps_one_per_line(data: dict, key: str) -> str:
@@ -53,26 +54,27 @@ class JSONFileError(ValueError):
     """A JSON file that cannot be read: why, in words that follow its name."""
 
 
-def read_json_file(path, max_bytes: int):
-    """The parsed content of a JSON file that came from outside: a regular file of at most ``max_bytes`` of UTF-8
-    JSON.
+def read_json_file(path, kind: str):
+    """The parsed content of a JSON file that came from outside, read by the one policy for users' files
+    (:func:`sim.limits.read_text`: a regular file of at most its kind's size, UTF-8), nested at most
+    :data:`sim.limits.MAX_DEPTH` deep.
+
+    Args:
+        path: the file.
+        kind: what it is (a key of :data:`sim.limits.LIMITS`: ``game``, ``seats``).
 
     Raises:
-        JSONFileError: why not (``no such file``, ``not a regular file``, too large, not UTF-8, not JSON).
+        JSONFileError: why not (``cannot read the file (no such file)``, ``is a FIFO (named pipe), not a regular
+            file``, too large, not UTF-8, not JSON, nested too deeply).
     """
-    path = Path(path)
     try:
-        if not path.is_file():
-            raise JSONFileError("no such file" if not path.exists() else "not a regular file")
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise JSONFileError(f"the file is {size / 2**20:.0f} MiB; at most {max_bytes // 2**20} MiB are read")
-        text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise JSONFileError(f"cannot be read ({e.strerror or e})") from None
-    except UnicodeDecodeError:
-        raise JSONFileError("not a text file (expected UTF-8 JSON)") from None
+        text = read_text(path, kind)
+    except FileRefusedError as e:
+        raise JSONFileError(e.reason) from None
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except READ_ERRORS as e:
         raise JSONFileError(unreadable(e)) from None
+    if check_depth(value) is not None:
+        raise JSONFileError(f"not valid here: {too_deep()}")
+    return value

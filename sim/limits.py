@@ -47,12 +47,16 @@ LIMITS = {
     "script": 50 * MiB,
     "autosave": 50 * MiB,
     "recording": 4 * GiB,
+    "key": 4096,
+    "game": 256 * MiB,
+    "seats": 64 * 1024,
 }
 """The largest file of each kind read (bytes). A recording may be as large as its container lets it be (4 GB:
 zip offsets of 32 bits); a mesh's resources (a glTF's buffers) count towards the mesh's limit together."""
 
 NAMES = {"scene": "scene file", "mesh": "mesh file", "actions": "action file", "script": "game script",
-         "autosave": "autosave", "recording": "recording"}
+         "autosave": "autosave", "recording": "recording", "key": "key file",
+         "game": "saved game", "seats": "seats file"}
 """How a message names each kind."""
 
 MAX_DEPTH = 64

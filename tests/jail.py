@@ -9,8 +9,11 @@ CPU seconds, wall seconds and peak resident memory.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import resource
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -68,6 +71,41 @@ for line in sys.stdin:
 MiB = 1 << 20
 
 
+def _vm_bytes() -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmSize:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+@contextlib.contextmanager
+def in_budget(seconds: float, memory: int):
+    """The body run under a budget in this process, for fuzz tests whose commands are too cheap to fork for:
+    ``memory`` bytes of address space beyond what the process holds now (a larger allocation is a MemoryError)
+    and ``seconds`` on the clock (then a TimeoutError, from SIGALRM); both limits restored after.
+
+    The test sees either as an exception or as the traceback and exit code the command made of it.
+    """
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    limit = _vm_bytes() + int(memory)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+
+    def expired(*_):
+        raise TimeoutError(f"over the budget of {seconds:g} s")
+
+    before = signal.signal(signal.SIGALRM, expired)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, before)
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
 @dataclass(frozen=True)
 class Outcome:
     """What a jailed command did.
@@ -104,9 +142,11 @@ class Outcome:
         return lines[0]
 
     def clean(self) -> None:
-        """Exit 0, or a clean refusal (see :meth:`refused`)."""
+        """Exit 0 with every line it printed printable (a file's strings escaped: no ESC, bell or bidirectional
+        override reaches the terminal), or a clean refusal (see :meth:`refused`)."""
         if self.code == 0:
             assert "Traceback" not in self.out + self.err, self.report()
+            assert all(line.isprintable() for line in (self.out + self.err).splitlines()), self.report()
             return
         self.refused()
 

@@ -4,8 +4,9 @@ Valid scenes of every game are mutated (wrong types, out-of-range and non-finite
 numbers, deleted and duplicated fields and pieces, odd strings, deep nesting,
 truncation, bytes that are not UTF-8) and run through ``validate``, ``check``,
 ``render`` and every game's check by ``sim.cli.main``. Whatever the file, each
-run ends in exit 0 or 2; on 2 stderr holds one error line; never a traceback;
-an existing output file is never damaged.
+run ends in exit 0 or 2, within a budget of time and memory enforced as it runs
+(:func:`tests.jail.in_budget`); on 2 stderr holds one error line; never a
+traceback; an existing output file is never damaged.
 
 ``make test`` runs a fixed set of examples (derandomized, so every run asks the
 same questions). ``TOWERLAB_FUZZ=5000 .venv/bin/python -m pytest tests/test_fuzz_cli.py``
@@ -19,13 +20,18 @@ import copy
 import io
 import json
 import os
+import resource
 import tempfile
+import time
 from pathlib import Path
 
+import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sim.cli import main
+from tests.jail import MiB, in_budget
 
 FORMAT = "towerlab-scene/1"
 SEEDS = {
@@ -179,6 +185,10 @@ def _commands(scene: Path, before: Path, image: Path) -> list[list[str]]:
 
 KEEP = b"an earlier picture the user wants to keep"
 EXAMPLES = int(os.environ.get("TOWERLAB_FUZZ", "0"))
+SECONDS, MEMORY = 60.0, 2048 * MiB
+"""Each command's budget: seconds on the clock (no hang) and address space beyond the test's (no runaway
+allocation), enforced in this process (:func:`tests.jail.in_budget`): a fork a command would cost more than
+most commands do."""
 
 
 @settings(max_examples=EXAMPLES or 250, derandomize=not EXAMPLES, deadline=None, database=None,
@@ -193,7 +203,8 @@ def test_no_scene_file_breaks_a_command(mutant):
         before.write_text(json.dumps(SEEDS["babylon"]))
         for args in _commands(scene, before, image):
             image.write_bytes(KEEP)
-            code, out, err = _run(args)
+            with in_budget(SECONDS, MEMORY):
+                code, out, err = _run(args)
             assert code in (0, 2), (args, code, err)
             assert "Traceback" not in out + err, args
             lines = [ln for ln in err.splitlines() if ln.strip()]
@@ -204,3 +215,14 @@ def test_no_scene_file_breaks_a_command(mutant):
             elif args[0] == "render":
                 assert image.read_bytes().startswith(b"\x89PNG\r\n\x1a\n"), args  # a whole new picture
             assert sorted(p.name for p in folder.iterdir()) == ["before.json", "picture.png", "scene.json"], args
+
+
+def test_the_budget_holds_a_command_to_its_memory_and_time():
+    """The in-process budget bites (a test whose budget could not fail would prove nothing) and is lifted after."""
+    limits = resource.getrlimit(resource.RLIMIT_AS)
+    with pytest.raises(MemoryError), in_budget(30.0, 256 * MiB):
+        np.ones(1 << 30)  # 8 GiB
+    with pytest.raises(TimeoutError), in_budget(0.2, MEMORY):
+        time.sleep(5)
+    assert resource.getrlimit(resource.RLIMIT_AS) == limits
+    assert np.ones(1 << 26).sum() == 1 << 26  # 512 MiB again

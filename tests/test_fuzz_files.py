@@ -34,6 +34,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sim.cli import main
+from sim.replay import load_recording
+from sim.replay.signing import TableKey
 from tests import forge
 from tests.helpers import SCENES
 from tests.jail import Jail, MiB
@@ -69,8 +71,9 @@ def judged(jail, args, *, seconds=SECONDS, memory=MEMORY):
 
 @pytest.fixture(scope="module")
 def recordings(tmp_path_factory):
-    """Three real recordings' members: a free run (simulate --record), a session (players, actions, events,
-    pieces that come and go) and a free run of a mesh piece (its mesh a member)."""
+    """Four real recordings' members: a free run (simulate --record), a session (players, actions, events,
+    pieces that come and go), a free run of a mesh piece (its mesh a member) and the free run signed by a table's
+    key (its signature a member after the manifest)."""
     folder = tmp_path_factory.mktemp("recordings")
     assert main(["simulate", str(SCENES / "free/physics-harmonic-8-falls.json"), "-o", str(folder / "a.json"),
                  "--record", str(folder / "run.tlrec"), "--seconds", "1.1", "--json"]) == 0
@@ -80,7 +83,13 @@ def recordings(tmp_path_factory):
         {"id": "m", "kind": "mesh", "file": "cube.obj", "pos": [0, 0, 30], "rot": [20, 0, 0]}]}))
     assert main(["simulate", str(folder / "mesh.json"), "-o", str(folder / "b.json"), "--record",
                  str(folder / "mesh.tlrec"), "--seconds", "1.1", "--json"]) == 0
-    return Seeds(forge.members((folder / f).read_bytes()) for f in ("run.tlrec", "session.tlrec", "mesh.tlrec"))
+    seeds = Seeds(forge.members((folder / f).read_bytes()) for f in ("run.tlrec", "session.tlrec", "mesh.tlrec"))
+    key = TableKey(folder / "table.key", bytes(range(32)))
+    run = forge.members(forge.build(folder / "signed.tlrec", seeds[0]))  # the manifest as a rebuild writes it
+    seeds.append([*run, ("signature.json", forge.dumps(key.sign(dict(run)[forge.MANIFEST])))])
+    forge.build(folder / "signed.tlrec", seeds[-1])
+    load_recording(folder / "signed.tlrec").check_key(key)  # the seed is signed, and whole
+    return seeds
 
 
 class Seeds(list):

@@ -256,6 +256,45 @@ def test_a_version_with_terminal_escapes_is_escaped_before_it_reaches_the_termin
         assert "\\x1b[2J" in o.err, o.report()
 
 
+ESCAPES = "\x1b[2J\x1b]0;owned\x07\u202e"
+
+
+def test_every_string_a_recording_holds_is_escaped_before_it_reaches_the_terminal(session, tmp_path, capsys):
+    """Every string of every JSON member of a session's recording that reads with escapes in it (an action's
+    player and arguments, an event's data, the header's extras and source), given them all at once: what the
+    summary, the penalty and their JSON print holds none of them raw. (Names, ids and kinds that must be names
+    are refused at the door instead.)"""
+    from sim.replay import load_recording
+    from sim.replay.errors import RecordingError
+    from tests.test_fuzz_cli import nodes, parent_of
+
+    items = list(session)
+    path = tmp_path / "escapes.tlrec"
+    taken = []
+    for k, (name, raw) in enumerate(items):
+        if not name.endswith(".json") or name == forge.MANIFEST:
+            continue
+        for where, value in list(nodes(json.loads(raw))):
+            if not isinstance(value, str) or not where:
+                continue
+            doc = json.loads(items[k][1])
+            parent_of(doc, where)[where[-1]] = value + ESCAPES
+            trial = [*items[:k], (name, forge.dumps(doc)), *items[k + 1:]]
+            forge.build(path, trial)
+            try:
+                load_recording(path)
+            except RecordingError:
+                continue  # a string that must be a name or a kind: refused, in one escaped line
+            items, taken = trial, [*taken, (name, where)]
+    assert len(taken) >= 8 and any(n == forge.HEADER for n, _ in taken), taken
+    forge.build(path, items)
+    for args in (["replay", path, "--summary"], ["penalty", path], ["replay", path, "--json"],
+                 ["penalty", path, "--json"]):
+        assert main([str(a) for a in args]) == 0
+        out = capsys.readouterr()
+        assert all(line.isprintable() for line in (out.out + out.err).splitlines()), (args, out)
+
+
 @pytest.mark.parametrize("settings, field", [({"dt": 0}, "dt"), ({"dt": -1}, "dt"), ({"dt": "fast"}, "dt"),
                                              ({"solver_iterations": 1e12}, "solver_iterations"),
                                              ({"length_scale": float("nan")}, "length_scale"), (5, "settings")])
@@ -465,3 +504,36 @@ def test_damaged_fixtures_are_what_they_claim(fall):
 
     with zipfile.ZipFile(io.BytesIO(bomb)) as z:
         assert z.infolist()[0].file_size == (1 << 28) + 128
+
+
+# --- saved games and seats files ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("special, expected", [
+    ("fifo", "is a FIFO (named pipe), not a regular file"),
+    ("zero", "is a device (a link to it), not a regular file"),
+    ("large", "the file is 300 MiB; a saved game may be at most 256 MiB"),
+    ("deep", "nested too deeply"),
+])
+def test_a_saved_game_is_read_by_the_one_policy(jail, tmp_path, special, expected):
+    """play --resume and serve --resume read a saved game as every other file (sim.limits): a check of its own
+    said only 'not a regular file', and let JSON nested past the 64 levels of every other file through."""
+    path = tmp_path / "game.json"
+    if special == "fifo":
+        os.mkfifo(path)
+    elif special == "zero":
+        path.symlink_to("/dev/zero")
+    elif special == "large":
+        with open(path, "wb") as f:
+            f.truncate(300 << 20)  # sparse: costs no disk
+    else:
+        path.write_text('{"format": "towerlab-game/2", "viewer": ' + "[" * 100 + "]" * 100 + "}")
+    refused(jail, [["play", "--resume", path, "--offscreen", "--no-record", "--exit"]], expect=expected)
+
+
+def test_a_seats_file_is_read_by_the_one_policy(tmp_path):
+    from sim.net.seatfile import SeatFileError, read_seats
+
+    os.mkfifo(tmp_path / "game.json.seats")
+    with pytest.raises(SeatFileError, match=r"game.json.seats: is a FIFO \(named pipe\), not a regular file"):
+        read_seats(tmp_path / "game.json.seats", ("red", "blue"))

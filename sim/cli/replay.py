@@ -30,13 +30,31 @@ def register(app: typer.Typer) -> None:
     app.command()(penalty)
 
 
-def _load(path: Path, quiet: bool):
-    from sim.replay import load_recording
+KEY_HELP = ("Check that the recording was signed with this table's key file (serve --key): a note says "
+            "'signed by this table's key', anything else (unsigned, another key, changed since) exits 2.")
+KeyOption = Annotated[Path | None, typer.Option("--key", help=KEY_HELP, show_default=False)]
 
+
+def _load(path: Path, quiet: bool, key_path: Path | None = None):
+    """The recording, its notes printed (unless ``quiet``), its signature checked with ``key_path``'s key."""
+    from sim.replay import load_recording
+    from sim.replay.signing import load_key
+
+    key = load_key(key_path) if key_path is not None else None  # a bad key file before the recording is read
     recording = load_recording(path)
+    if key is not None:
+        try:
+            recording.check_key(key)
+        except TowerlabError as e:
+            raise ReplayArgumentError(f"{path}: {e}") from None
     if not quiet:
         for note in recording.notes:
             note_line(f"{path}: {note}")
+        if key is not None:
+            note_line(f"{path}: signed by this table's key ({key_path}, key id {key.key_id})")
+        elif recording.signature is not None:
+            note_line(f"{path}: signed by a table's key (key id {recording.signature.key_id}); --key FILE checks "
+                      "that it is that table's")
     return recording
 
 
@@ -76,6 +94,7 @@ def replay(
                         ] = True,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary (or the video written) as JSON.")
                        ] = False,
+    key: KeyOption = None,
 ) -> None:
     """Replay a recording: in the replay window, as a summary, or as a video.
 
@@ -100,7 +119,7 @@ def replay(
               clip=(("--from", start is not None), ("--to", end is not None), ("--speed", speed != 1.0),
                     ("--fps", fps is not None), ("--camera", camera != "iso"), ("--no-captions", not captions)))
     w, h = parse_size(size or (DEFAULT_VIDEO if video is not None else DEFAULT_WINDOW))
-    recording = _load(recording_path, as_json)
+    recording = _load(recording_path, as_json, key)
     if summary or (as_json and video is None):
         if as_json:
             emit_json(recording.summary())
@@ -187,6 +206,7 @@ def penalty(
     variant: Annotated[str | None, typer.Option(
         "--variant", help=PENALTY_VARIANT_HELP, show_default=False)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the verdict as JSON.")] = False,
+    key: KeyOption = None,
 ) -> None:
     """The collapse verdict of a recording by the rules of its game.
 
@@ -194,11 +214,12 @@ def penalty(
     action came last before the first knocked-down piece, with the action and
     the piece), and the consequence the game's rule imposes. Exit 0 whatever
     the verdict (no collapse is a verdict too); 2 on a recording that cannot
-    be read.
+    be read. With --key, the verdict is given only for a recording signed with
+    that table's key (docs/recording-format.md, what the digests prove).
     """
     from sim.replay.penalty import settle
 
-    recording = _load(recording_path, as_json)
+    recording = _load(recording_path, as_json, key)
     verdict = settle(recording, variant)
     if as_json:
         emit_json(verdict.to_json())

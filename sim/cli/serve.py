@@ -55,6 +55,11 @@ def serve(
     record: Annotated[Path | None, typer.Option("--record", help="Record the game into this file (.tlrec; default: "
                                                                  "a new file in the recordings folder).")] = None,
     no_record: Annotated[bool, typer.Option("--no-record", help="Do not record the game.")] = False,
+    key: Annotated[Path | None, typer.Option("--key", help="Sign the recording with this table's key file (made "
+                                                           "there, readable by you alone, if it is not there): "
+                                                           "'towerlab replay/penalty --key FILE' then tells a "
+                                                           "recording of this table from a forged one.",
+                                             show_default=False)] = None,
     absent: Annotated[str | None, typer.Option("--absent", help="Once an absent seat's time is up: pause (the game "
                                                                 "waits for it, the default) or go-on (its clock "
                                                                 "runs, an untimed turn of it is ended).")] = None,
@@ -83,6 +88,8 @@ def serve(
 
     if record is not None and no_record:
         raise PlayArgumentError("--record and --no-record: give one of them")
+    if key is not None and no_record:
+        raise PlayArgumentError("--key: signs the recording; not with --no-record")
     if absent is not None and absent not in ABSENT:
         raise ServeError(f"--absent: expected one of {', '.join(ABSENT)}, got {absent!r}")
     if turn_seconds is not None and not math.isfinite(turn_seconds):
@@ -108,8 +115,9 @@ def serve(
     _check_writable(autosave, "--autosave")
     _check_port(host, port)
     recording = None if no_record else _recording(record, setup.game)
+    table_key = _table_key(key)
 
-    table = _table(setup, saved, recording, absent, seat_timeout)
+    table = _table(setup, saved, recording, absent, seat_timeout, table_key)
     try:
         bots = bot_levels(bot or [], table.players, table.setup.game, table.variant.name)
     except PlayArgumentError:
@@ -210,19 +218,34 @@ def _ready(server, setup, autosave, recording, resume, loopback, kept, write_sea
     print(printable(f"  autosave: {autosave} (towerlab serve --resume {autosave}); seats' secrets in "
                     f"{seats_path(autosave)}"))
     if recording is not None:
-        print(printable(f"  recording: {recording}"))
+        signed = t.recording.recorder.key if t.recording is not None else None
+        print(printable(f"  recording: {recording}" + (f" (signed with {signed.path}, key id {signed.key_id})"
+                                                          if signed is not None else "")))
     if kept is None and resume is not None:
         print("  (no seats file beside the autosave: new links, the old ones no longer work)")
     sys.stdout.flush()
 
 
-def _table(setup, saved, recording, absent, seat_timeout):
+def _table_key(path):
+    """The table's key (made at ``path`` if no file is there, which is said), or None."""
+    if path is None:
+        return None
+    from sim.replay.signing import key_for_table
+
+    key, made = key_for_table(path)
+    if made:
+        print(printable(f"towerlab serve: made the table's key {path} (key id {key.key_id}): keep it private; "
+                        f"'towerlab penalty RECORDING --key {path}' checks a recording of this table"))
+    return key
+
+
+def _table(setup, saved, recording, absent, seat_timeout, key=None):
     from sim.fieldcheck import FieldError
     from sim.net.table import ServedTable
     from sim.viewer.play.save import file_error
 
     try:
-        table = ServedTable(setup, saved=saved, record=recording, absent=absent, seat_timeout=seat_timeout)
+        table = ServedTable(setup, saved=saved, record=recording, absent=absent, seat_timeout=seat_timeout, key=key)
     except FieldError as e:
         raise file_error(saved.path, e) from None
     if saved is not None:

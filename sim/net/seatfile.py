@@ -17,9 +17,10 @@ from pathlib import Path
 from sim.errors import TowerlabError
 from sim.fieldcheck import Field, FieldError
 from sim.jsontext import JSONFileError, read_json_file
+from sim.limits import LIMITS
 
 FORMAT = "towerlab-seats/1"
-MAX_BYTES = 64 * 1024
+MAX_BYTES = LIMITS["seats"]
 
 
 class SeatFileError(TowerlabError):
@@ -71,7 +72,7 @@ def read_seats(path: Path, players: tuple[str, ...]) -> SeatFile:
     from sim.net.table import ABSENT
 
     try:
-        raw = read_json_file(path, MAX_BYTES)
+        raw = read_json_file(path, "seats")
     except JSONFileError as e:
         raise SeatFileError(f"{path}: {e}") from None
     f = Field(raw)

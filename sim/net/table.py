@@ -73,13 +73,14 @@ class ServedTable:
         setup: the game.
         saved: a saved game (:class:`sim.viewer.play.save.SavedGame`) to go on from (its set-up is the game's).
         record: the recording's path, or None for none.
+        key: the table's key (:class:`sim.replay.signing.TableKey`) its recording is signed with, or None.
         absent: :data:`ABSENT`: what happens once an absent seat's time is up.
         seat_timeout: seconds of the table an absent seat is waited for.
         live: the table decides for absent seats (False: a replay, which does only what its log says).
     """
 
     def __init__(self, setup: Setup, *, saved=None, record: Path | None = None, absent: str = "pause",
-                 seat_timeout: float = 60.0, live: bool = True):
+                 seat_timeout: float = 60.0, live: bool = True, key=None):
         from sim.cli.play import game_controller
         from sim.viewer.play.games import new_game
         from sim.viewer.play.mode import Referee
@@ -92,7 +93,8 @@ class ServedTable:
         if record is not None:
             from sim.viewer.control.recording import SessionRecording
 
-            self.recording = SessionRecording(record, setup.seed, game.session.players, game.session.variant)
+            self.recording = SessionRecording(record, setup.seed, game.session.players, game.session.variant,
+                                              key=key)
         self.referee = Referee(game, self.recording)
         self.controller = game_controller(game, self.referee, self.recording, saved, threaded=False, size=(1280, 800))
         self.variant = game.variant

@@ -21,8 +21,9 @@ CHUNK_SECONDS = 1.0
 KEYFRAME_SECONDS = 10.0
 """The most recording time between keyframes (s): a seek decodes at most this much."""
 
-HEADER, SCENE_POSES, MANIFEST = "header.json", "scene.npz", "manifest.json"
-"""Names of the members that are not chunks."""
+HEADER, SCENE_POSES, MANIFEST, SIGNATURE = "header.json", "scene.npz", "manifest.json", "signature.json"
+"""Names of the members that are not chunks (the signature, after the manifest, only in a signed recording:
+:mod:`sim.replay.signing`)."""
 
 
 def chunk_names(k: int) -> tuple[str, str]:

@@ -36,7 +36,7 @@ from sim.limits import Budget, FileRefusedError, check_depth, read_bytes, read_n
 from sim.replay import schema
 from sim.replay.container import DamagedError, read_archive
 from sim.replay.errors import RecordingError
-from sim.replay.layout import HEADER, MANIFEST, SCENE_POSES, chunk_names
+from sim.replay.layout import HEADER, MANIFEST, SCENE_POSES, SIGNATURE, chunk_names
 from sim.replay.meshes import PREFIX, MeshFolder, has_meshes
 from sim.replay.poses import PoseTrack, check_chunk, check_poses
 from sim.replay.recording import Recording
@@ -105,6 +105,7 @@ class _Reader:
             self._check_manifest(manifest, members)
         elif closed:
             self.fail(f"{MANIFEST}: missing from a closed recording")
+        signature = self._signature(members, order)
         scene_json = raw_header["scene"]
         pieces = scene_json.get("pieces") if isinstance(scene_json, dict) else None
         if any(n.startswith(PREFIX) for n in members) or (isinstance(pieces, list) and has_meshes(pieces)):
@@ -130,7 +131,8 @@ class _Reader:
         pieces = self._roster_pieces(scene, roster)
         self._added_pieces(scene, actions)
         return Recording(self.path, header_data, scene, tuple(roster), track, tuple(actions), tuple(events),
-                         manifest is not None, tuple(notes), tuple(pieces), self.meshes)
+                         manifest is not None, tuple(notes), tuple(pieces), self.meshes, signature,
+                         members.get(MANIFEST))
 
     def _members(self) -> tuple[dict[str, bytes], bool]:
         """name -> bytes of every whole member, in file order, and whether the writer closed the file."""
@@ -182,9 +184,22 @@ class _Reader:
             if len(raw) != entry.size or hashlib.sha256(raw).hexdigest() != entry.sha256:
                 self.fail(f"{entry.name}: sha256 does not match the manifest (damaged)")
             listed.add(entry.name)
-        extra = [n for n in members if n not in listed and n != MANIFEST]
+        extra = [n for n in members if n not in listed and n not in (MANIFEST, SIGNATURE)]
         if extra:
             self.fail(f"{extra[0]}: not in the manifest")
+
+    def _signature(self, members: dict[str, bytes], order: list[str]) -> schema.Signature | None:
+        """The signature of a signed recording (checked against the manifest's bytes, not yet against a key:
+        :meth:`sim.replay.signing.TableKey.check`), or None."""
+        if SIGNATURE not in members:
+            return None
+        if order[-2:] != [MANIFEST, SIGNATURE]:
+            self.fail(f"{SIGNATURE}: expected right after {MANIFEST}, as the last member (a table signs the "
+                      "manifest of a closed recording)")
+        signature = self._model(SIGNATURE, schema.Signature, self._json(SIGNATURE, members[SIGNATURE]))
+        if signature.manifest_sha256 != hashlib.sha256(members[MANIFEST]).hexdigest():
+            self.fail(f"{SIGNATURE}: manifest_sha256: does not match {MANIFEST} (damaged)")
+        return signature
 
     def _check_totals(self, manifest, header, track: PoseTrack, chunks: int, actions, events, latest: float) -> None:
         """What a closed recording's manifest says it holds must be what it holds."""

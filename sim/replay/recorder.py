@@ -32,6 +32,7 @@ from sim.replay.layout import (
     MANIFEST,
     RATE_HZ,
     SCENE_POSES,
+    SIGNATURE,
     chunk_names,
     header_json,
     manifest_json,
@@ -57,13 +58,15 @@ class Recorder:
         chunk_seconds: recording time per chunk.
         keyframe_seconds: the most recording time between keyframes.
         sync: sync every member to the disk (see :class:`~sim.replay.container.AppendZip`).
+        key: the table's key (:class:`~sim.replay.signing.TableKey`): the manifest is signed with it when the
+            recording is closed (``signature.json``), or None for an unsigned recording.
 
     Attributes:
         path: the file.
     """
 
     def __init__(self, path, *, rate_hz: float = RATE_HZ, chunk_seconds: float = CHUNK_SECONDS,
-                 keyframe_seconds: float = KEYFRAME_SECONDS, sync: bool = True):
+                 keyframe_seconds: float = KEYFRAME_SECONDS, sync: bool = True, key=None):
         if not (rate_hz > 0 and chunk_seconds > 0 and keyframe_seconds >= chunk_seconds):
             raise RecorderError(f"rate {rate_hz} Hz, chunks of {chunk_seconds} s, keyframes every "
                                 f"{keyframe_seconds} s: expected positive values, keyframes no closer than chunks")
@@ -71,6 +74,7 @@ class Recorder:
         self.rate_hz, self.chunk_seconds, self.keyframe_seconds = float(rate_hz), float(chunk_seconds), \
             float(keyframe_seconds)
         self.sync = sync
+        self.key = key
         self._action_log: list[RecordedAction] = []
         self._event_log: list[RecordedEvent] = []
         self._roster: list[tuple[str, dict]] = []  # (id, file form) by roster number
@@ -238,7 +242,8 @@ class Recorder:
         self._live = LiveFeed(self, live)
 
     def close(self) -> None:
-        """Write the last chunk and the manifest; the file is complete. Closing twice does nothing."""
+        """Write the last chunk and the manifest (and its signature, with a key); the file is complete. Closing
+        twice does nothing."""
         if self._writer is None or self._writer.closed:
             return
         try:
@@ -247,7 +252,10 @@ class Recorder:
             self._writer.drain()
             manifest = manifest_json(self._latest - self._start, self._kept, self._written, len(self._action_log),
                                      len(self._event_log), self._writer.digests)
-            self._writer.write(MANIFEST, json_bytes(manifest))
+            raw = json_bytes(manifest)
+            self._writer.write(MANIFEST, raw)
+            if self.key is not None:
+                self._writer.write(SIGNATURE, json_bytes(self.key.sign(raw)))
             self._writer.close()
         except (OSError, ValueError) as e:
             self._writer.abandon()

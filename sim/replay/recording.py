@@ -32,6 +32,9 @@ class Recording:
             with), checked as a scene file's pieces are.
         meshes: the private folder its mesh files were written to (:class:`~sim.replay.meshes.MeshFolder`,
             removed with the recording), or None.
+        signature: the signature of a recording a table signed (:class:`~sim.replay.schema.Signature`, whole
+            and of this manifest, its key not yet checked: :meth:`check_key`), or None.
+        manifest: the manifest's bytes (what a signature signs), or None for a recording never closed.
     """
 
     path: Path
@@ -45,8 +48,18 @@ class Recording:
     notes: tuple[str, ...] = field(default=())
     roster_pieces: tuple = field(default=(), repr=False)
     meshes: object = field(default=None, repr=False)
+    signature: object = field(default=None, repr=False)
+    manifest: bytes | None = field(default=None, repr=False)
 
     # --- what it is ----------------------------------------------------------------------------
+
+    def check_key(self, key) -> None:
+        """Check that a table holding ``key`` (:class:`~sim.replay.signing.TableKey`) signed this recording.
+
+        Raises:
+            SignatureError: unsigned, signed by another key, or changed since it was signed.
+        """
+        key.check(self.signature, self.manifest or b"")
 
     @property
     def game(self) -> str:
@@ -143,7 +156,8 @@ class Recording:
                 "start_s": self.start, "end_s": self.end, "duration_s": self.duration, "frames": len(self.track),
                 "pieces": len(self.roster), "actions": len(self.actions), "events": kinds,
                 "first_knocked_down_s": None if first is None else first.time, "complete": self.complete,
-                "replayable": bool(self.header.get("replayable")), "notes": list(self.notes)}
+                "replayable": bool(self.header.get("replayable")),
+                "signed_by": None if self.signature is None else self.signature.key_id, "notes": list(self.notes)}
 
 
 def load_recording(path) -> Recording:

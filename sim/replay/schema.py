@@ -237,6 +237,22 @@ class Manifest(_Open):
     members: list[MemberEntry]
 
 
+def _hex16(v: Any) -> str:
+    if not isinstance(v, str) or len(v) != 16 or any(c not in "0123456789abcdef" for c in v):
+        _fail("a key id (16 hex digits)", v)
+    return v
+
+
+class Signature(_Closed):
+    """``signature.json``, after the manifest of a recording a table signed (:mod:`sim.replay.signing`)."""
+
+    format: V(one_of("towerlab-signature/1"))
+    algorithm: V(one_of("hmac-sha256"))
+    key_id: V(_hex16)
+    manifest_sha256: V(_sha256)
+    hmac: V(_sha256)
+
+
 class RosterEntry(_Closed):
     """A piece that appears in a chunk: its roster number, id and scene-file form."""
 

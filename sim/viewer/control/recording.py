@@ -47,18 +47,19 @@ class SessionRecording(SessionPlugin):
         seed: the session's seed, kept in the header.
         players: the players in turn order, kept in the header (a played game; ``towerlab penalty`` reads them).
         variant: the game's variant, kept in the header.
+        key: the table's key the recording is signed with (:class:`sim.replay.signing.TableKey`), or None.
     """
 
     name = "recording"
 
-    def __init__(self, path, seed: int | None = None, players=None, variant: str | None = None):
+    def __init__(self, path, seed: int | None = None, players=None, variant: str | None = None, key=None):
         from sim.replay import Recorder
 
         self.path = Path(path)
         self.seed = seed
         self.players = None if players is None else tuple(players)
         self.variant = variant
-        self.recorder = Recorder(self.path)
+        self.recorder = Recorder(self.path, key=key)
         self.error: str | None = None
         self.t = 0.0  # recording time (s)
         self._world = None

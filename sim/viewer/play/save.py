@@ -32,13 +32,14 @@ from sim.atomic import write_text
 from sim.errors import TowerlabError
 from sim.fieldcheck import Field, FieldError
 from sim.jsontext import JSONFileError, read_json_file
+from sim.limits import LIMITS
 
 FORMAT = "towerlab-game/2"
 """The format of a saved game (its ``format`` field). ``/2``: a drop hands the session the piece (its record of
 the referee's calls reads the table less than ``/1``'s, which this version does not play back)."""
 EARLIER = ("towerlab-game/1",)
 """Formats of games saved by earlier versions."""
-MAX_BYTES = 256 * 2**20
+MAX_BYTES = LIMITS["game"]
 """The largest saved game read (a long game's record of calls is some megabytes)."""
 KEYS = ("format", "game", "variant", "players", "seed", "turn_seconds", "saved_at", "viewer", "referee")
 
@@ -117,7 +118,7 @@ def read_game(path) -> SavedGame:
 
     path = Path(path)
     try:
-        raw = read_json_file(path, MAX_BYTES)
+        raw = read_json_file(path, "game")
     except JSONFileError as e:
         raise GameFileError(f"{path}: {e}") from None
     f = Field(raw)
