@@ -537,3 +537,17 @@ def test_a_seats_file_is_read_by_the_one_policy(tmp_path):
     os.mkfifo(tmp_path / "game.json.seats")
     with pytest.raises(SeatFileError, match=r"game.json.seats: is a FIFO \(named pipe\), not a regular file"):
         read_seats(tmp_path / "game.json.seats", ("red", "blue"))
+
+
+def test_the_documented_mesh_and_hull_limits_are_the_enforced_ones():
+    """docs/limits.md and docs/scene-format.md state the limits the code enforces (the mesh limit was lowered to
+    what validates within 2 s: a stale number in the docs would promise what is refused)."""
+    from pathlib import Path
+
+    from sim.pieces.custom import MAX_HULL_POINTS, MAX_MESH_TRIANGLES
+
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    for name in ("limits.md", "scene-format.md"):
+        text = " ".join((docs / name).read_text().split())
+        assert f"{MAX_MESH_TRIANGLES:,} triangles" in text, name
+    assert f"{MAX_HULL_POINTS:,} points" in " ".join((docs / "scene-format.md").read_text().split())

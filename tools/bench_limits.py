@@ -43,8 +43,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 CODE = Path(os.environ.get("TOWERLAB_BENCH_CODE") or ROOT)  # whose ``sim`` is measured in a child
 ROWS = (["overlap-hull-1000", "overlap-hull-2000", "overlap-hull-4000", "overlap-hull-10000", "overlap-two-hulls",
-         "overlap-stl-20480", "overlap-stl-200000", "talo-1000", "talo-2000", "talo-4000", "talo-10000",
-         "coacd-ctrl-c", "scheduler-mute", "experiment-kill-9"])
+         "overlap-stl-20480", "overlap-stl-50000", "overlap-stl-200000", "talo-1000", "talo-2000", "talo-4000",
+         "talo-10000", "coacd-ctrl-c", "scheduler-mute", "experiment-kill-9"])
 
 
 # --- in the child: the rows measured in-process ------------------------------------------------------

@@ -40,7 +40,7 @@ MESH_SUFFIXES = {".obj": "obj", ".stl": "stl", ".ply": "ply", ".glb": "glb", ".g
 MAX_MESH_BYTES = LIMITS["mesh"]
 """The largest mesh file read (bytes), its resources (a glTF's buffers) included: as large as a scene file may
 be."""
-MAX_MESH_TRIANGLES = 200_000
+MAX_MESH_TRIANGLES = 50_000
 """The most triangles a mesh file may have: a scan's worth; a block needs far fewer."""
 DECOMPOSITIONS = ("none", "exact", "coacd")
 """How a mesh that is not made of convex bodies becomes parts: refused, cut exactly, or by CoACD."""

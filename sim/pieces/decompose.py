@@ -62,7 +62,7 @@ MAX_PARTS = 512
 BUDGET = 300.0
 """How long one body's decomposition may run (s) unless ``$TOWERLAB_DECOMPOSE_SECONDS`` says otherwise: a
 scanned block takes CoACD seconds to a minute on this project's 2-core machine (a bumpy ball of 5 120
-triangles: 9 CPU-seconds), a mesh at the 200 000 triangles a file may have far longer."""
+triangles: 9 CPU-seconds), a mesh at the 50 000 triangles a file may have far longer."""
 BUDGET_ENV = "TOWERLAB_DECOMPOSE_SECONDS"
 """Environment variable: the decomposition budget (s) instead of :data:`BUDGET`."""
 CHILD = resources.files("sim.pieces").joinpath("coacd_child.py")
