@@ -11,6 +11,11 @@ physics.
 - **cpu**: Babylon's tactical game built by the rule of four's witness turns for ``--babylon-turns`` turns
   (some 140 pieces), then ``--decisions`` decisions of a level-3 player there: CPU seconds of each
   (``time.thread_time``: this process's work, whatever else the machine runs).
+- **speed**: for each ``--game``, a game of ``--speed-actions`` actions between levels 3, 2 and 1 (as many seats
+  as the game needs, level 3 first) played twice from ``--seed``: with the players' shortcuts (the planning
+  player's risk measured only for the moves that can still be chosen, Talo's model reading again only what a
+  block changed) and without them (the reference); CPU seconds per decision, median and largest, per level, and
+  whether both played the same moves (they must).
 - **physics**: the level-3 placements of the win games (up to ``--physics``), each set down once more with
   the hand's noise drawn afresh and the building simulated (pybullet, ``sim.experiments``' dynamics): the share
   of placements after which a piece is knocked down, with its interval, beside what the player's own model
@@ -116,6 +121,37 @@ def babylon_cpu(turns: int, decisions: int, seed: int) -> tuple[int, list[float]
     return built, cpu
 
 
+def shortcuts(on: bool) -> None:
+    """Turn the players' shortcuts on or off (off: the reference they are measured against)."""
+    import sim.bots.players as players
+    import sim.bots.talo as talo
+
+    players.PlanningBot.bound = on
+    talo.SHORTCUTS = on
+
+
+def speed(game: str, variant: str | None, actions: int, seed: int) -> dict:
+    """CPU seconds per decision by level, with the shortcuts and without, on the same game (see the module
+    docstring)."""
+    from sim.bots.match import play_game
+    from sim.games import registry
+
+    v = registry.variant(game, variant)
+    seats = list(v.default_players)[: max(2, v.players[0])]
+    levels = {p: max(1, 3 - k) for k, p in enumerate(seats)}
+    out = {}
+    for on in (True, False):
+        shortcuts(on)
+        played = play_game(game, v.name, levels, seed, max_actions=actions)
+        by_level: dict[int, list[float]] = {}
+        for p in seats:
+            by_level.setdefault(levels[p], []).extend(played.cpu(p))
+        out[on] = ([(m.player, m.action) for m in played.moves], by_level)
+    shortcuts(True)
+    return {"same": out[True][0] == out[False][0], "fast": out[True][1], "reference": out[False][1],
+            "variant": v.name}
+
+
 def physics(results: list[dict], level: int, most: int, seed: int) -> tuple[int, int, list[float]]:
     """(placements simulated, placements after which a piece was knocked down, the model's P of each)."""
     from sim.bots.match import Played, game_streams
@@ -170,12 +206,29 @@ def main() -> None:
     ap.add_argument("--babylon-turns", type=int, default=28)
     ap.add_argument("--decisions", type=int, default=5)
     ap.add_argument("--physics", type=int, default=60)
-    ap.add_argument("--only", default="wins,cpu,physics")
+    ap.add_argument("--speed-actions", type=int, default=60)
+    ap.add_argument("--only", default="wins,cpu,physics", help="of wins, cpu, physics, speed")
     a = ap.parse_args()
     only = set(a.only.split(","))
     from sim.bots.risk import wilson
 
     three: dict[str, list[dict]] = {}
+    if "speed" in only:
+        print(f"## CPU s per decision, {a.speed_actions} actions of levels 3, 2, 1 (seed {a.seed}): with the "
+              "shortcuts / without\n")
+        print("| game | level | decisions | median | largest | median without | largest without | ratio of sums "
+              "| same moves |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for spec in a.game.split(","):
+            game, _, variant = spec.partition(":")
+            r = speed(game, variant or None, a.speed_actions, a.seed)
+            for level in sorted(r["fast"], reverse=True):
+                f, ref = r["fast"][level], r["reference"][level]
+                if not f:
+                    continue
+                print(f"| {game}:{r['variant']} | {level} | {len(f)} | {statistics.median(f):.3f} | {max(f):.3f} | "
+                      f"{statistics.median(ref):.3f} | {max(ref):.3f} | {sum(ref) / max(sum(f), 1e-9):.2f} | "
+                      f"{r['same']} |", flush=True)
     if "wins" in only or "physics" in only:
         print(f"## Win rates ({a.games} games a pairing, seed {a.seed}, -j {a.workers})\n")
         print("| game | pairing | games | stronger won | drawn | share | 95% interval | limit | wall s |")

@@ -199,13 +199,15 @@ class PlanningBot(GreedyBot):
     """Level 3: the tactic's best few looked at further and weighed by their risk (see the module docstring)."""
 
     level = 3
+    bound = True
+    """Measure the risk only of the moves that can still be chosen (False: of every move weighed, as the
+    reference the bench and the tests compare the bound against)."""
 
     def _options(self, pos: Position) -> list[Option]:
         return self.tactic.plan_options(pos)
 
     def _decide(self, pos: Position) -> Decision:
-        weighed, risks, losing = [], [], []
-        judges: dict[str, RiskJudge] = {}
+        weighed, losing = [], []
         seed = int(self.rng.integers(2 ** 31))
         for tried, opt in enumerate(self._ordered(pos)):
             if len(weighed) >= self.tactic.plan_width or tried >= TRIES * self.tactic.plan_width:
@@ -214,26 +216,38 @@ class PlanningBot(GreedyBot):
                 continue
             if opt.action["action"] in CHANCE:
                 weighed.append((opt.quick, opt))
-                risks.append(None)
                 continue
-            after = pos.after(opt.action).state
-            value = self.tactic.lookahead(pos, after, pos.player, self.rng)
-            if value <= -WIN / 2:
-                losing.append((value, opt))
+            value = self.tactic.lookahead(pos, pos.after(opt.action).state, pos.player, self.rng)
+            (losing if value <= -WIN / 2 else weighed).append((value, opt))
+        if not weighed:
+            return self._chosen(pos, losing, "every move weighed loses")
+        weighed, risks = self._weigh_risks(pos, weighed, seed)
+        return self._chosen(pos, weighed, "the best after the replies, less its risk", risks)
+
+    def _weigh_risks(self, pos: Position, weighed: list, seed: int) -> tuple[list, list]:
+        """``weighed`` (value, option) less each placement's risk, and the risks (None: not measured).
+
+        A risk only lowers a value, so the risks are measured best value first, and a placement whose value
+        without its risk is no better than the best found with its risk cannot be chosen: its risk is not
+        measured (:attr:`bound`; the move chosen is the same, ties go to the first weighed as before)."""
+        judges: dict[str, RiskJudge] = {}
+        out = [list(w) for w in weighed]
+        risks: list[float | None] = [None] * len(weighed)
+        best = None  # (value less risk, index) of the best so far
+        for k in sorted(range(len(weighed)), key=lambda k: (-weighed[k][0], k)):
+            value, opt = weighed[k]
+            if self.bound and best is not None and (value < best[0] or (value == best[0] and k > best[1])):
                 continue
-            risk = None
-            if self.tactic.risky(opt.action) and not after.is_terminal:
+            if self.tactic.risky(opt.action) and not pos.after(opt.action).state.is_terminal:
                 piece = opt.action["piece"]
                 key = piece if piece not in pos.supply else ""  # from the supply: the same building for all
                 if key not in judges:
                     judges[key] = RiskJudge(self.tactic.building(pos, piece), self.noise, self.tactic.local_risk)
-                risk = judges[key].risk(self.tactic.aimed(pos, opt.action), seed).p
-                value -= self.tactic.risk_weight * risk
-            weighed.append((value, opt))
-            risks.append(risk)
-        if not weighed:
-            return self._chosen(pos, losing, "every move weighed loses")
-        return self._chosen(pos, weighed, "the best after the replies, less its risk", risks)
+                risks[k] = judges[key].risk(self.tactic.aimed(pos, opt.action), seed).p
+                out[k][0] = value - self.tactic.risk_weight * risks[k]
+            if best is None or out[k][0] > best[0] or (out[k][0] == best[0] and k < best[1]):
+                best = (out[k][0], k)
+        return [tuple(w) for w in out], risks
 
 
 def make_bot(level: int, game: str, variant: str, rng: np.random.Generator, noise: HandNoise = HAND) -> Bot:
