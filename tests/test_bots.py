@@ -16,7 +16,6 @@ from helpers import box_record, free_scene
 
 from sim.bots import HandNoise, RiskJudge, make_bot
 from sim.bots.match import play_game
-from sim.bots.tactics import UNTAUGHT
 from sim.games import registry
 from sim.games.play.session import PlayError
 
@@ -37,8 +36,8 @@ def _levels(game, variant, level):
 
 
 CASES = [(v.game, v.name, 1) for v in registry.variants()]
-CASES += [(v.game, v.name, lv) for v in registry.variants() if (v.game, v.name) not in UNTAUGHT
-          for lv in (2, 3) if v.game != "babylon" or FUZZ]  # Babylon's greedy: seconds a move (bench_bots)
+CASES += [(v.game, v.name, lv) for v in registry.variants() for lv in (2, 3)
+          if v.game != "babylon" or FUZZ]  # Babylon's greedy: seconds a move (bench_bots)
 
 
 @pytest.mark.parametrize(("game", "variant", "level"), CASES, ids=[f"{g}:{v}:{lv}" for g, v, lv in CASES])
@@ -69,7 +68,6 @@ def test_a_tohuwabohu_greedy_player_builds_its_card_as_its_example():
 @pytest.mark.parametrize(("level", "variant", "message"), [
     (0, "green", "level: expected one of 1, 2, 3, got 0"),
     (True, "green", "level: expected one of 1, 2, 3, got True"),
-    (2, "fantasy", "level: talo fantasy has computer players of level 1 only, got 2"),
     (1, "moon", "--variant: talo plays"),
 ])
 def test_a_bad_level_or_variant_is_named(level, variant, message):
@@ -215,3 +213,50 @@ def test_a_talo_player_walks_once_until_the_board_changes():
     played = play_game("talo", "green", {"yellow": 3, "red": 2}, 1189033389, max_actions=22)  # walked 4 times
     names = [(m.player, m.action["action"]) for m in played.moves]
     assert played.refusals() == [] and all(a != b or a[1] != "move-pawn" for a, b in zip(names, names[1:]))
+
+
+def test_a_fast_game_area_where_nothing_stands_is_open_all_over():
+    """Once a part stood on the table, the fast game listed table spots beside it alone: a player could never begin
+    in its other construction area (every computer player built in one, and scored nothing)."""
+    from sim.bots.babylon_fast import _my_areas, _side
+    from sim.bots.position import Position
+
+    state = registry.new_state("babylon", "fast", ["red", "blue", "green"], seed=1)
+    tower = next(p for p in state.placeable() if "tower" in p)
+    first = state.legal_placements(tower)
+    pos = Position(state)
+    areas = _my_areas(pos, "red")
+    assert {_side(areas, s.pose) for s in first} == {"blue", "green"}
+    spot = next(s for s in first if _side(areas, s.pose) == "green")
+    after = state.apply(spot.action()).state
+    other = next(p for p in after.placeable() if "tower" in p)
+    sides = {_side(areas, s.pose) for s in after.legal_placements(other) if s.rule == "table"}
+    assert sides == {"blue", "green"}
+
+
+def test_a_fantasy_player_who_brings_the_construction_down_is_the_one_who_loses():
+    from sim.bots.match import Played
+    from sim.bots.tournament import pairs
+
+    collapse = {"game": "talo", "variant": "fantasy", "players": ["red", "blue"], "levels": {"red": 2, "blue": 1},
+                "seed": 1, "outcome": {"winners": [], "loser": "blue", "scores": {"red": 3, "blue": 2}},
+                "ended": "over"}
+    assert Played(*(collapse[k] for k in ("game", "variant")), ("red", "blue"), collapse["levels"], 1, (),
+                  collapse["outcome"], "over", {}).winners == ("red",)
+    assert pairs(collapse) == [(2, 1, 1.0)]
+    built = {**collapse, "outcome": {"winners": ["red", "blue"], "loser": None, "scores": {"red": 3, "blue": 2}}}
+    assert pairs(built) == [(2, 1, 0.5)]
+
+
+def test_a_fantasy_greedy_player_builds_low():
+    from sim.bots.fantasy import top_of
+
+    played = play_game("talo", "fantasy", {"red": 2, "blue": 1}, 2, max_actions=24)
+    placed = [m for m in played.moves if m.player == "red" and m.action["action"] == "place"]
+    assert placed and played.refusals() == []
+    for m in placed:  # the lowest top of those weighed
+        tops = [c["detail"]["top_mm"] for c in m.decision["candidates"] if "top_mm" in c["detail"]]
+        assert m.decision["candidates"][0]["detail"]["top_mm"] <= min(tops) + 1e-6 or m.decision["why"].startswith(
+            "the plan")
+    assert top_of(registry.new_state("talo", "fantasy", ["a", "b"], 1).scene().pieces[0],
+                  (0, 0, 0.1, 0, 0, 0, 1)) > 0.1

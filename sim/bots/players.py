@@ -264,8 +264,6 @@ def make_bot(level: int, game: str, variant: str, rng: np.random.Generator, nois
 
     variant = lookup(game, variant).name
     tactic = tactic_for(game, variant)
-    if tactic is None and level > 1:
-        raise PlayError(f"level: {game} {variant} has computer players of level 1 only, got {level}")
     return {1: RandomBot, 2: GreedyBot, 3: PlanningBot}[level](tactic, rng, noise)
 
 
