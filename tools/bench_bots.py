@@ -17,9 +17,10 @@ physics.
   block changed) and without them (the reference); CPU seconds per decision, median and largest, per level, and
   whether both played the same moves (they must).
 - **physics**: the level-3 placements of the win games (up to ``--physics``), each set down once more with
-  the hand's noise drawn afresh and the building simulated (pybullet, ``sim.experiments``' dynamics): the share
-  of placements after which a piece is knocked down, with its interval, beside what the player's own model
-  (the exact statics over its samples) said of the same placements.
+  the hand's noise drawn afresh in the live physics (``sim.physics.live``, the viewer's world: the building,
+  the piece added where the noisy hand sets it, two seconds stepped): the share of placements after which
+  something fell, with its interval, beside what the player's own model (the exact statics over its samples)
+  said of the same placements.
 
 Prints a Markdown summary; each figure is from this one run.
 """
@@ -152,11 +153,49 @@ def speed(game: str, variant: str | None, actions: int, seed: int) -> dict:
             "variant": v.name}
 
 
+LET_GO_M = 0.0005
+"""How far (m) above where the noise model sets it down the hand lets the piece go."""
+LIVE_SECONDS = 2.0
+"""Simulated seconds the live world runs after a placement before it is asked whether anything fell."""
+
+
+def live_falls(before, action: dict, noise, seed: int, trial: int) -> bool | None:
+    """Whether ``action`` (a placement made on ``before``, a game's state) brings anything down in the live
+    physics (:class:`sim.physics.live.LiveWorld`, the viewer's world) when a hand sets the piece down with
+    ``noise``: the noisy pose drawn and set down against what is there by the experiments' model
+    (:func:`sim.experiments.perturb.start_trial`, trial ``trial`` of ``seed``: what it pushes aside moved as the
+    model moves it), the piece let go
+    :data:`LET_GO_M` above it (and above any overlap the model left), the world
+    stepped :data:`LIVE_SECONDS`, and its events read (``knocked_down`` or ``fell``). None: the placement is not
+    one the game's physics scene holds."""
+    from sim.experiments.perturb import start_trial
+    from sim.physics.live import LiveWorld
+
+    piece = action["piece"]
+    scene = before.scene()
+    built = scene.with_pieces(p for p in scene.pieces if p.id not in before.supply and p.id != piece)
+    pose = action["pose"]
+    aimed = scene.piece(piece).moved(tuple(pose[:3]), tuple(pose[3:]))
+    physical = before.variant.rules.physics_scene(built.with_pieces([*built.pieces, aimed]))
+    if piece not in physical.ids:
+        return None
+    start = start_trial(physical, [noise.perturbation(piece)], seed, trial)
+    landed = start.resting.piece(piece)  # let go just above where it lands (the model may leave it a touch deep)
+    landed = landed.moved((*landed.pos[:2], float(landed.pos[2]) + start.overlap_m + LET_GO_M), landed.quat)
+    rest = start.resting  # the pieces the noisy piece pushed aside where the model leaves them
+    world = LiveWorld(rest.with_pieces(p for p in rest.pieces if p.id != piece))
+    try:
+        world.add(landed)
+        world.step(int(round(LIVE_SECONDS / world.world.settings.dt)))
+        return any(e.kind in ("knocked_down", "fell") for e in world.drain_events())
+    finally:
+        world.close()
+
+
 def physics(results: list[dict], level: int, most: int, seed: int) -> tuple[int, int, list[float]]:
-    """(placements simulated, placements after which a piece was knocked down, the model's P of each)."""
+    """(placements set down in the live physics, those after which something fell, the model's P of each)."""
     from sim.bots.match import Played, game_streams
     from sim.bots.risk import HAND
-    from sim.experiments import experiment, run
     from sim.games.registry import new_state
 
     done = collapsed = 0
@@ -174,18 +213,11 @@ def physics(results: list[dict], level: int, most: int, seed: int) -> tuple[int,
             state = step.state if step.accepted else state
             if move.player not in mine or move.action.get("action") != "place" or not step.accepted:
                 continue
-            piece = move.action["piece"]
-            built = before.scene().with_pieces(p for p in before.scene().pieces
-                                               if p.id not in before.supply and p.id != piece)
-            pose = move.action["pose"]
-            aimed = before.scene().piece(piece).moved(tuple(pose[:3]), tuple(pose[3:]))
-            scene = before.variant.rules.physics_scene(built.with_pieces([*built.pieces, aimed]))
-            if piece not in scene.ids:
+            fell = live_falls(before, move.action, HAND, seed, done)
+            if fell is None:
                 continue
-            exp = experiment(scene, [HAND.perturbation(piece)], "dynamics", seed + done, margin=False)
-            rec = run(exp, 1, workers=1).records[0]
             done += 1
-            collapsed += bool(rec.collapsed)
+            collapsed += fell
             cands = (move.decision or {}).get("candidates") or []
             if cands and cands[0].get("risk") is not None:
                 model.append(float(cands[0]["risk"]))
@@ -254,8 +286,8 @@ def main() -> None:
     for spec, results in three.items() if "physics" in only else ():
         n, k, model = physics(results, 3, a.physics, a.seed)
         lo, hi = wilson(k, n) if n else (0.0, 0.0)
-        print(f"\n## Level 3's placements in the simulated physics ({spec})\n")
-        print(f"{k} of {n} placements knocked a piece down ({k / max(n, 1):.3f}, 95% {lo:.3f}-{hi:.3f}); "
+        print(f"\n## Level 3's placements in the live physics ({spec})\n")
+        print(f"{k} of {n} placements brought something down ({k / max(n, 1):.3f}, 95% {lo:.3f}-{hi:.3f}); "
               f"the player's model said {statistics.mean(model) if model else float('nan'):.3f} on average "
               f"({len(model)} weighed)")
 
