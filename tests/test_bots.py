@@ -264,3 +264,44 @@ def test_a_fantasy_greedy_player_builds_low():
             "the plan")
     assert top_of(registry.new_state("talo", "fantasy", ["a", "b"], 1).scene().pieces[0],
                   (0, 0, 0.1, 0, 0, 0, 1)) > 0.1
+
+
+@pytest.mark.parametrize("level", [2, 3])
+def test_a_player_whose_best_moves_all_lose_looks_further_for_one_that_does_not(level):
+    """A planning Talo player, its throw a long block, weighed 16 placements that all brought the building down
+    and made one of them (it lost the game) while a placement further down its list stood."""
+    from sim.bots.players import TRIES, GreedyBot, PlanningBot
+    from sim.bots.tactic import WIN, Option, Tactic
+
+    state = registry.new_state("talo", "green", ["red", "blue"], seed=1)
+    throw = next(a for a in state.legal_actions() if a["action"] == "start")
+    state = state.apply(throw).state
+    spots = []
+
+    class Doomed(Tactic):
+        greedy_width = plan_width = 2
+
+        def options(self, pos):
+            spots[:] = [a for a in pos.actions if pos.accepts(a)][: TRIES * 2 + 5]
+            return [Option(a, 100.0 - k, f"move {k}") for k, a in enumerate(spots)]
+
+        def value(self, after, player, pos):
+            return 1.0 if spots.index(self._last) == len(spots) - 1 else -WIN
+
+        def lookahead(self, pos, after, player, rng):
+            return self.value(after, player, pos)
+
+        def risky(self, action):
+            return False
+
+    tactic = Doomed("talo", "green")
+    real = type(tactic).value
+
+    def value(self, after, player, pos):
+        self._last = next(a for a in spots if pos.after(a).state is after)
+        return real(self, after, player, pos)
+
+    tactic.value = value.__get__(tactic)
+    bot = (GreedyBot if level == 2 else PlanningBot)(tactic, np.random.default_rng(0))
+    decision = bot.decide(state)
+    assert len(spots) > TRIES * 2 and decision.action == spots[-1], decision.why

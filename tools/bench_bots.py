@@ -8,8 +8,9 @@ physics.
 - **wins**: ``--games`` games of level 2 against level 1, and as many of 3 against 2 (two seats, each level
   from each seat, :mod:`sim.bots.tournament`'s schedule), on ``-j`` processes: the stronger level's share of
   the games with its 95% Wilson interval (a draw counts half to each, shown apart).
-- **cpu**: Babylon's tactical game built by the rule of four's witness turns for ``--babylon-turns`` turns
-  (some 140 pieces), then ``--decisions`` decisions of a level-3 player there: CPU seconds of each
+- **cpu**: Babylon's tactical game of ``--babylon-players`` built by the rule of four's witness turns for
+  ``--babylon-turns`` turns (or until the turn before the last; three players' game ends at 95 pieces), then
+  ``--decisions`` decisions of a level-3 player there, with the shortcuts and without: CPU seconds of each
   (``time.thread_time``: this process's work, whatever else the machine runs).
 - **speed**: for each ``--game``, a game of ``--speed-actions`` actions between levels 3, 2 and 1 (as many seats
   as the game needs, level 3 first) played twice from ``--seed``: with the players' shortcuts (the planning
@@ -88,13 +89,13 @@ def wins(game: str, variant: str | None, strong: int, weak: int, games: int, see
     return results, table
 
 
-def babylon_cpu(turns: int, decisions: int, seed: int) -> tuple[int, list[float]]:
+def babylon_cpu(turns: int, decisions: int, seed: int, players: int = 5) -> tuple[int, list[float], list[float]]:
     from sim.bots import make_bot
     from sim.bots.babylon import witness_turn
     from sim.bots.position import Position
     from sim.games import registry
 
-    state = registry.new_state("babylon", "tactical", ["red", "blue", "green"], seed)
+    state = registry.new_state("babylon", "tactical", ["red", "blue", "green", "yellow", "white"][:players], seed)
     for _ in range(turns):
         opt = None if state.is_terminal else witness_turn(Position(state))
         if opt is None:
@@ -109,17 +110,20 @@ def babylon_cpu(turns: int, decisions: int, seed: int) -> tuple[int, list[float]
             break
         state = after
     built = len(state.scene().pieces) - len(state.supply)
-    bot = make_bot(3, "babylon", "tactical", np.random.default_rng(seed))
-    cpu = []
-    for _ in range(decisions):
-        if state.is_terminal:
-            break
-        start = time.thread_time()
-        decision = bot.decide(state)
-        cpu.append(time.thread_time() - start)
-        step = state.apply(decision.action)
-        state = step.state if step.accepted else state
-    return built, cpu
+    cpu = {}
+    for on in (True, False):
+        shortcuts(on)
+        s, bot, cpu[on] = state, make_bot(3, "babylon", "tactical", np.random.default_rng(seed)), []
+        for _ in range(decisions):
+            if s.is_terminal:
+                break
+            start = time.thread_time()
+            decision = bot.decide(s)
+            cpu[on].append(time.thread_time() - start)
+            step = s.apply(decision.action)
+            s = step.state if step.accepted else s
+    shortcuts(True)
+    return built, cpu[True], cpu[False]
 
 
 def shortcuts(on: bool) -> None:
@@ -235,7 +239,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("-j", "--workers", type=int, default=2)
     ap.add_argument("--max-actions", type=int, default=4000)
-    ap.add_argument("--babylon-turns", type=int, default=28)
+    ap.add_argument("--babylon-turns", type=int, default=40)
+    ap.add_argument("--babylon-players", type=int, default=5, help="players at the table of the cpu figure")
     ap.add_argument("--decisions", type=int, default=5)
     ap.add_argument("--physics", type=int, default=60)
     ap.add_argument("--speed-actions", type=int, default=60)
@@ -279,10 +284,11 @@ def main() -> None:
                 print(f"| {spec} | {strong} vs {weak} | {len(results)} | {h['won']} | {h['drawn']} | "
                       f"{h['share']:.2f} | {lo:.2f}-{hi:.2f} | {limit} | {table['wall_s']:.0f} |", flush=True)
     if "cpu" in only:
-        built, cpu = babylon_cpu(a.babylon_turns, a.decisions, a.seed)
+        built, cpu, ref = babylon_cpu(a.babylon_turns, a.decisions, a.seed, a.babylon_players)
         print(f"\n## Babylon tactical, level 3 on a building of {built} pieces: CPU s per decision\n")
-        print(f"median {statistics.median(cpu):.2f}, largest {max(cpu):.2f} over {len(cpu)} decisions"
-              if cpu else "no decision")
+        for name, c in (("with the shortcuts", cpu), ("without (the reference)", ref)):
+            print(f"{name}: median {statistics.median(c):.2f}, largest {max(c):.2f} over {len(c)} decisions"
+                  if c else f"{name}: no decision")
     for spec, results in three.items() if "physics" in only else ():
         n, k, model = physics(results, 3, a.physics, a.seed)
         lo, hi = wilson(k, n) if n else (0.0, 0.0)

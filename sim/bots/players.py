@@ -44,6 +44,9 @@ WAY_OUT = frozenset({"take-back", "done", "wait"})
 TRIES = 4
 """Options a greedy or planning player tries with the referee, per option it means to weigh, before it weighs
 those it has (each try is a referee's answer: a Babylon building's statics, tenths of a second)."""
+RESCUE = 48
+"""Further options a greedy or planning player tries, when every move it weighed loses at once, for one that does
+not."""
 SPOT_TRIES = 12
 """Places of one piece a random player tries with the referee before it turns to another piece."""
 
@@ -164,7 +167,9 @@ class GreedyBot(Bot):
 
     def _decide(self, pos: Position) -> Decision:
         weighed, losing = [], []
-        for tried, opt in enumerate(self._ordered(pos)):
+        ordered = self._ordered(pos)
+        tried = 0
+        for tried, opt in enumerate(ordered):
             if len(weighed) >= self.tactic.greedy_width or tried >= TRIES * self.tactic.greedy_width:
                 break
             if not pos.accepts(opt.action):
@@ -172,7 +177,21 @@ class GreedyBot(Bot):
             chance = opt.action["action"] in CHANCE
             value = opt.quick if chance else self.tactic.value(pos.after(opt.action).state, pos.player, pos)
             (losing if value <= -WIN / 2 else weighed).append((value, opt))
+        if not weighed and losing:
+            weighed = self._rescue(pos, ordered[tried:])
         return self._chosen(pos, weighed or losing, "the best position now")
+
+    def _rescue(self, pos: Position, rest: list[Option]) -> list:
+        """When every move weighed loses at once (Talo: a long block after a throw that brings the building down
+        wherever the best few lie), the first of up to :data:`RESCUE` further options whose position does not
+        lose, by :meth:`Tactic.value` ([(value, option)], empty when none)."""
+        for opt in rest[:RESCUE]:
+            if opt.action["action"] in CHANCE or not pos.accepts(opt.action):
+                continue
+            value = self.tactic.value(pos.after(opt.action).state, pos.player, pos)
+            if value > -WIN / 2:
+                return [(value, opt)]
+        return []
 
     def _ordered(self, pos: Position) -> list[Option]:
         """The tactic's options, best quick score first, ties in random order."""
@@ -209,7 +228,9 @@ class PlanningBot(GreedyBot):
     def _decide(self, pos: Position) -> Decision:
         weighed, losing = [], []
         seed = int(self.rng.integers(2 ** 31))
-        for tried, opt in enumerate(self._ordered(pos)):
+        ordered = self._ordered(pos)
+        tried = 0
+        for tried, opt in enumerate(ordered):
             if len(weighed) >= self.tactic.plan_width or tried >= TRIES * self.tactic.plan_width:
                 break
             if not pos.accepts(opt.action):
@@ -219,6 +240,8 @@ class PlanningBot(GreedyBot):
                 continue
             value = self.tactic.lookahead(pos, pos.after(opt.action).state, pos.player, self.rng)
             (losing if value <= -WIN / 2 else weighed).append((value, opt))
+        if not weighed and losing:
+            weighed = self._rescue(pos, ordered[tried:])
         if not weighed:
             return self._chosen(pos, losing, "every move weighed loses")
         weighed, risks = self._weigh_risks(pos, weighed, seed)
