@@ -87,7 +87,6 @@ def test_ctrl_c_keeps_the_finished_games_and_prints_the_standings(monkeypatch, t
     (["talo", "-n", "2", "--bots", "1,7"], "level: expected one of 1, 2, 3, got 7"),
     (["talo", "-n", "2", "--bots", "1,1"], "--bots: a level given twice in 1,1"),
     (["talo", "-n", "2", "--bots", "1,x"], "--bots: expected levels such as 1,2,3, got '1,x'"),
-    (["talo", "-n", "2", "--variant", "fantasy", "--bots", "1,2"], "talo fantasy has computer players of level 1"),
     (["talo", "-n", "2", "-o", "r.txt"], "-o: expected a .csv file"),
 ])
 def test_bad_input_is_one_line_exit_2(args, message, capsys):

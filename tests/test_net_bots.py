@@ -106,7 +106,6 @@ def babylon_table():
     (["pink:1"], "no seat 'pink' in this game (its players: red, blue, green)"),
     (["red:1", "red:1"], "red is given twice"),
     (["blue:4"], "level: expected one of 1, 2, 3, got 4"),
-    (["blue:2"], "babylon fast has computer players of level 1 only"),
 ])
 def test_a_bad_bot_option_says_what_is_wrong(babylon_table, specs, fragment):
     t = babylon_table

@@ -8,13 +8,20 @@ physics.
 - **wins**: ``--games`` games of level 2 against level 1, and as many of 3 against 2 (two seats, each level
   from each seat, :mod:`sim.bots.tournament`'s schedule), on ``-j`` processes: the stronger level's share of
   the games with its 95% Wilson interval (a draw counts half to each, shown apart).
-- **cpu**: Babylon's tactical game built by the rule of four's witness turns for ``--babylon-turns`` turns
-  (some 140 pieces), then ``--decisions`` decisions of a level-3 player there: CPU seconds of each
+- **cpu**: Babylon's tactical game of ``--babylon-players`` built by the rule of four's witness turns for
+  ``--babylon-turns`` turns (or until the turn before the last; three players' game ends at 95 pieces), then
+  ``--decisions`` decisions of a level-3 player there, with the shortcuts and without: CPU seconds of each
   (``time.thread_time``: this process's work, whatever else the machine runs).
+- **speed**: for each ``--game``, a game of ``--speed-actions`` actions between levels 3, 2 and 1 (as many seats
+  as the game needs, level 3 first) played twice from ``--seed``: with the players' shortcuts (the planning
+  player's risk measured only for the moves that can still be chosen, Talo's model reading again only what a
+  block changed) and without them (the reference); CPU seconds per decision, median and largest, per level, and
+  whether both played the same moves (they must).
 - **physics**: the level-3 placements of the win games (up to ``--physics``), each set down once more with
-  the hand's noise drawn afresh and the building simulated (pybullet, ``sim.experiments``' dynamics): the share
-  of placements after which a piece is knocked down, with its interval, beside what the player's own model
-  (the exact statics over its samples) said of the same placements.
+  the hand's noise drawn afresh in the live physics (``sim.physics.live``, the viewer's world: the building,
+  the piece added where the noisy hand sets it, two seconds stepped): the share of placements after which
+  something fell, with its interval, beside what the player's own model (the exact statics over its samples)
+  said of the same placements.
 
 Prints a Markdown summary; each figure is from this one run.
 """
@@ -82,13 +89,13 @@ def wins(game: str, variant: str | None, strong: int, weak: int, games: int, see
     return results, table
 
 
-def babylon_cpu(turns: int, decisions: int, seed: int) -> tuple[int, list[float]]:
+def babylon_cpu(turns: int, decisions: int, seed: int, players: int = 5) -> tuple[int, list[float], list[float]]:
     from sim.bots import make_bot
     from sim.bots.babylon import witness_turn
     from sim.bots.position import Position
     from sim.games import registry
 
-    state = registry.new_state("babylon", "tactical", ["red", "blue", "green"], seed)
+    state = registry.new_state("babylon", "tactical", ["red", "blue", "green", "yellow", "white"][:players], seed)
     for _ in range(turns):
         opt = None if state.is_terminal else witness_turn(Position(state))
         if opt is None:
@@ -103,24 +110,96 @@ def babylon_cpu(turns: int, decisions: int, seed: int) -> tuple[int, list[float]
             break
         state = after
     built = len(state.scene().pieces) - len(state.supply)
-    bot = make_bot(3, "babylon", "tactical", np.random.default_rng(seed))
-    cpu = []
-    for _ in range(decisions):
-        if state.is_terminal:
-            break
-        start = time.thread_time()
-        decision = bot.decide(state)
-        cpu.append(time.thread_time() - start)
-        step = state.apply(decision.action)
-        state = step.state if step.accepted else state
-    return built, cpu
+    cpu = {}
+    for on in (True, False):
+        shortcuts(on)
+        s, bot, cpu[on] = state, make_bot(3, "babylon", "tactical", np.random.default_rng(seed)), []
+        for _ in range(decisions):
+            if s.is_terminal:
+                break
+            start = time.thread_time()
+            decision = bot.decide(s)
+            cpu[on].append(time.thread_time() - start)
+            step = s.apply(decision.action)
+            s = step.state if step.accepted else s
+    shortcuts(True)
+    return built, cpu[True], cpu[False]
+
+
+def shortcuts(on: bool) -> None:
+    """Turn the players' shortcuts on or off (off: the reference they are measured against)."""
+    import sim.bots.players as players
+    import sim.bots.talo as talo
+
+    players.PlanningBot.bound = on
+    talo.SHORTCUTS = on
+
+
+def speed(game: str, variant: str | None, actions: int, seed: int) -> dict:
+    """CPU seconds per decision by level, with the shortcuts and without, on the same game (see the module
+    docstring)."""
+    from sim.bots.match import play_game
+    from sim.games import registry
+
+    v = registry.variant(game, variant)
+    seats = list(v.default_players)[: max(2, v.players[0])]
+    levels = {p: max(1, 3 - k) for k, p in enumerate(seats)}
+    out = {}
+    for on in (True, False):
+        shortcuts(on)
+        played = play_game(game, v.name, levels, seed, max_actions=actions)
+        by_level: dict[int, list[float]] = {}
+        for p in seats:
+            by_level.setdefault(levels[p], []).extend(played.cpu(p))
+        out[on] = ([(m.player, m.action) for m in played.moves], by_level)
+    shortcuts(True)
+    return {"same": out[True][0] == out[False][0], "fast": out[True][1], "reference": out[False][1],
+            "variant": v.name}
+
+
+LET_GO_M = 0.0005
+"""How far (m) above where the noise model sets it down the hand lets the piece go."""
+LIVE_SECONDS = 2.0
+"""Simulated seconds the live world runs after a placement before it is asked whether anything fell."""
+
+
+def live_falls(before, action: dict, noise, seed: int, trial: int) -> bool | None:
+    """Whether ``action`` (a placement made on ``before``, a game's state) brings anything down in the live
+    physics (:class:`sim.physics.live.LiveWorld`, the viewer's world) when a hand sets the piece down with
+    ``noise``: the noisy pose drawn and set down against what is there by the experiments' model
+    (:func:`sim.experiments.perturb.start_trial`, trial ``trial`` of ``seed``: what it pushes aside moved as the
+    model moves it), the piece let go
+    :data:`LET_GO_M` above it (and above any overlap the model left), the world
+    stepped :data:`LIVE_SECONDS`, and its events read (``knocked_down`` or ``fell``). None: the placement is not
+    one the game's physics scene holds."""
+    from sim.experiments.perturb import start_trial
+    from sim.physics.live import LiveWorld
+
+    piece = action["piece"]
+    scene = before.scene()
+    built = scene.with_pieces(p for p in scene.pieces if p.id not in before.supply and p.id != piece)
+    pose = action["pose"]
+    aimed = scene.piece(piece).moved(tuple(pose[:3]), tuple(pose[3:]))
+    physical = before.variant.rules.physics_scene(built.with_pieces([*built.pieces, aimed]))
+    if piece not in physical.ids:
+        return None
+    start = start_trial(physical, [noise.perturbation(piece)], seed, trial)
+    landed = start.resting.piece(piece)  # let go just above where it lands (the model may leave it a touch deep)
+    landed = landed.moved((*landed.pos[:2], float(landed.pos[2]) + start.overlap_m + LET_GO_M), landed.quat)
+    rest = start.resting  # the pieces the noisy piece pushed aside where the model leaves them
+    world = LiveWorld(rest.with_pieces(p for p in rest.pieces if p.id != piece))
+    try:
+        world.add(landed)
+        world.step(int(round(LIVE_SECONDS / world.world.settings.dt)))
+        return any(e.kind in ("knocked_down", "fell") for e in world.drain_events())
+    finally:
+        world.close()
 
 
 def physics(results: list[dict], level: int, most: int, seed: int) -> tuple[int, int, list[float]]:
-    """(placements simulated, placements after which a piece was knocked down, the model's P of each)."""
+    """(placements set down in the live physics, those after which something fell, the model's P of each)."""
     from sim.bots.match import Played, game_streams
     from sim.bots.risk import HAND
-    from sim.experiments import experiment, run
     from sim.games.registry import new_state
 
     done = collapsed = 0
@@ -138,18 +217,11 @@ def physics(results: list[dict], level: int, most: int, seed: int) -> tuple[int,
             state = step.state if step.accepted else state
             if move.player not in mine or move.action.get("action") != "place" or not step.accepted:
                 continue
-            piece = move.action["piece"]
-            built = before.scene().with_pieces(p for p in before.scene().pieces
-                                               if p.id not in before.supply and p.id != piece)
-            pose = move.action["pose"]
-            aimed = before.scene().piece(piece).moved(tuple(pose[:3]), tuple(pose[3:]))
-            scene = before.variant.rules.physics_scene(built.with_pieces([*built.pieces, aimed]))
-            if piece not in scene.ids:
+            fell = live_falls(before, move.action, HAND, seed, done)
+            if fell is None:
                 continue
-            exp = experiment(scene, [HAND.perturbation(piece)], "dynamics", seed + done, margin=False)
-            rec = run(exp, 1, workers=1).records[0]
             done += 1
-            collapsed += bool(rec.collapsed)
+            collapsed += fell
             cands = (move.decision or {}).get("candidates") or []
             if cands and cands[0].get("risk") is not None:
                 model.append(float(cands[0]["risk"]))
@@ -167,15 +239,33 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("-j", "--workers", type=int, default=2)
     ap.add_argument("--max-actions", type=int, default=4000)
-    ap.add_argument("--babylon-turns", type=int, default=28)
+    ap.add_argument("--babylon-turns", type=int, default=40)
+    ap.add_argument("--babylon-players", type=int, default=5, help="players at the table of the cpu figure")
     ap.add_argument("--decisions", type=int, default=5)
     ap.add_argument("--physics", type=int, default=60)
-    ap.add_argument("--only", default="wins,cpu,physics")
+    ap.add_argument("--speed-actions", type=int, default=60)
+    ap.add_argument("--only", default="wins,cpu,physics", help="of wins, cpu, physics, speed")
     a = ap.parse_args()
     only = set(a.only.split(","))
     from sim.bots.risk import wilson
 
     three: dict[str, list[dict]] = {}
+    if "speed" in only:
+        print(f"## CPU s per decision, {a.speed_actions} actions of levels 3, 2, 1 (seed {a.seed}): with the "
+              "shortcuts / without\n")
+        print("| game | level | decisions | median | largest | median without | largest without | ratio of sums "
+              "| same moves |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for spec in a.game.split(","):
+            game, _, variant = spec.partition(":")
+            r = speed(game, variant or None, a.speed_actions, a.seed)
+            for level in sorted(r["fast"], reverse=True):
+                f, ref = r["fast"][level], r["reference"][level]
+                if not f:
+                    continue
+                print(f"| {game}:{r['variant']} | {level} | {len(f)} | {statistics.median(f):.3f} | {max(f):.3f} | "
+                      f"{statistics.median(ref):.3f} | {max(ref):.3f} | {sum(ref) / max(sum(f), 1e-9):.2f} | "
+                      f"{r['same']} |", flush=True)
     if "wins" in only or "physics" in only:
         print(f"## Win rates ({a.games} games a pairing, seed {a.seed}, -j {a.workers})\n")
         print("| game | pairing | games | stronger won | drawn | share | 95% interval | limit | wall s |")
@@ -194,15 +284,16 @@ def main() -> None:
                 print(f"| {spec} | {strong} vs {weak} | {len(results)} | {h['won']} | {h['drawn']} | "
                       f"{h['share']:.2f} | {lo:.2f}-{hi:.2f} | {limit} | {table['wall_s']:.0f} |", flush=True)
     if "cpu" in only:
-        built, cpu = babylon_cpu(a.babylon_turns, a.decisions, a.seed)
+        built, cpu, ref = babylon_cpu(a.babylon_turns, a.decisions, a.seed, a.babylon_players)
         print(f"\n## Babylon tactical, level 3 on a building of {built} pieces: CPU s per decision\n")
-        print(f"median {statistics.median(cpu):.2f}, largest {max(cpu):.2f} over {len(cpu)} decisions"
-              if cpu else "no decision")
+        for name, c in (("with the shortcuts", cpu), ("without (the reference)", ref)):
+            print(f"{name}: median {statistics.median(c):.2f}, largest {max(c):.2f} over {len(c)} decisions"
+                  if c else f"{name}: no decision")
     for spec, results in three.items() if "physics" in only else ():
         n, k, model = physics(results, 3, a.physics, a.seed)
         lo, hi = wilson(k, n) if n else (0.0, 0.0)
-        print(f"\n## Level 3's placements in the simulated physics ({spec})\n")
-        print(f"{k} of {n} placements knocked a piece down ({k / max(n, 1):.3f}, 95% {lo:.3f}-{hi:.3f}); "
+        print(f"\n## Level 3's placements in the live physics ({spec})\n")
+        print(f"{k} of {n} placements brought something down ({k / max(n, 1):.3f}, 95% {lo:.3f}-{hi:.3f}); "
               f"the player's model said {statistics.mean(model) if model else float('nan'):.3f} on average "
               f"({len(model)} weighed)")
 

@@ -106,7 +106,12 @@ class Played:
 
     @property
     def winners(self) -> tuple[str, ...]:
-        """The winners: the game's own, or at the limit the players with the highest score (all tied: none)."""
+        """The winners: the game's own; in a game nobody won that one player lost (Talo-Fantasy's collapse: the
+        player who brought the construction down) the others, who did not lose; at the limit the players with the
+        highest score (all tied: none)."""
+        loser = self.outcome.get("loser")
+        if not self.outcome["winners"] and loser in self.players and len(self.players) > 1:
+            return tuple(p for p in self.players if p != loser)
         if self.outcome["winners"] or self.ended == "over":
             return tuple(self.outcome["winners"])
         scores = self.outcome["scores"]

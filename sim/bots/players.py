@@ -44,6 +44,9 @@ WAY_OUT = frozenset({"take-back", "done", "wait"})
 TRIES = 4
 """Options a greedy or planning player tries with the referee, per option it means to weigh, before it weighs
 those it has (each try is a referee's answer: a Babylon building's statics, tenths of a second)."""
+RESCUE = 48
+"""Further options a greedy or planning player tries, when every move it weighed loses at once, for one that does
+not."""
 SPOT_TRIES = 12
 """Places of one piece a random player tries with the referee before it turns to another piece."""
 
@@ -164,7 +167,9 @@ class GreedyBot(Bot):
 
     def _decide(self, pos: Position) -> Decision:
         weighed, losing = [], []
-        for tried, opt in enumerate(self._ordered(pos)):
+        ordered = self._ordered(pos)
+        tried = 0
+        for tried, opt in enumerate(ordered):
             if len(weighed) >= self.tactic.greedy_width or tried >= TRIES * self.tactic.greedy_width:
                 break
             if not pos.accepts(opt.action):
@@ -172,7 +177,21 @@ class GreedyBot(Bot):
             chance = opt.action["action"] in CHANCE
             value = opt.quick if chance else self.tactic.value(pos.after(opt.action).state, pos.player, pos)
             (losing if value <= -WIN / 2 else weighed).append((value, opt))
+        if not weighed and losing:
+            weighed = self._rescue(pos, ordered[tried:])
         return self._chosen(pos, weighed or losing, "the best position now")
+
+    def _rescue(self, pos: Position, rest: list[Option]) -> list:
+        """When every move weighed loses at once (Talo: a long block after a throw that brings the building down
+        wherever the best few lie), the first of up to :data:`RESCUE` further options whose position does not
+        lose, by :meth:`Tactic.value` ([(value, option)], empty when none)."""
+        for opt in rest[:RESCUE]:
+            if opt.action["action"] in CHANCE or not pos.accepts(opt.action):
+                continue
+            value = self.tactic.value(pos.after(opt.action).state, pos.player, pos)
+            if value > -WIN / 2:
+                return [(value, opt)]
+        return []
 
     def _ordered(self, pos: Position) -> list[Option]:
         """The tactic's options, best quick score first, ties in random order."""
@@ -199,41 +218,59 @@ class PlanningBot(GreedyBot):
     """Level 3: the tactic's best few looked at further and weighed by their risk (see the module docstring)."""
 
     level = 3
+    bound = True
+    """Measure the risk only of the moves that can still be chosen (False: of every move weighed, as the
+    reference the bench and the tests compare the bound against)."""
 
     def _options(self, pos: Position) -> list[Option]:
         return self.tactic.plan_options(pos)
 
     def _decide(self, pos: Position) -> Decision:
-        weighed, risks, losing = [], [], []
-        judges: dict[str, RiskJudge] = {}
+        weighed, losing = [], []
         seed = int(self.rng.integers(2 ** 31))
-        for tried, opt in enumerate(self._ordered(pos)):
+        ordered = self._ordered(pos)
+        tried = 0
+        for tried, opt in enumerate(ordered):
             if len(weighed) >= self.tactic.plan_width or tried >= TRIES * self.tactic.plan_width:
                 break
             if not pos.accepts(opt.action):
                 continue
             if opt.action["action"] in CHANCE:
                 weighed.append((opt.quick, opt))
-                risks.append(None)
                 continue
-            after = pos.after(opt.action).state
-            value = self.tactic.lookahead(pos, after, pos.player, self.rng)
-            if value <= -WIN / 2:
-                losing.append((value, opt))
+            value = self.tactic.lookahead(pos, pos.after(opt.action).state, pos.player, self.rng)
+            (losing if value <= -WIN / 2 else weighed).append((value, opt))
+        if not weighed and losing:
+            weighed = self._rescue(pos, ordered[tried:])
+        if not weighed:
+            return self._chosen(pos, losing, "every move weighed loses")
+        weighed, risks = self._weigh_risks(pos, weighed, seed)
+        return self._chosen(pos, weighed, "the best after the replies, less its risk", risks)
+
+    def _weigh_risks(self, pos: Position, weighed: list, seed: int) -> tuple[list, list]:
+        """``weighed`` (value, option) less each placement's risk, and the risks (None: not measured).
+
+        A risk only lowers a value, so the risks are measured best value first, and a placement whose value
+        without its risk is no better than the best found with its risk cannot be chosen: its risk is not
+        measured (:attr:`bound`; the move chosen is the same, ties go to the first weighed as before)."""
+        judges: dict[str, RiskJudge] = {}
+        out = [list(w) for w in weighed]
+        risks: list[float | None] = [None] * len(weighed)
+        best = None  # (value less risk, index) of the best so far
+        for k in sorted(range(len(weighed)), key=lambda k: (-weighed[k][0], k)):
+            value, opt = weighed[k]
+            if self.bound and best is not None and (value < best[0] or (value == best[0] and k > best[1])):
                 continue
-            risk = None
-            if self.tactic.risky(opt.action) and not after.is_terminal:
+            if self.tactic.risky(opt.action) and not pos.after(opt.action).state.is_terminal:
                 piece = opt.action["piece"]
                 key = piece if piece not in pos.supply else ""  # from the supply: the same building for all
                 if key not in judges:
                     judges[key] = RiskJudge(self.tactic.building(pos, piece), self.noise, self.tactic.local_risk)
-                risk = judges[key].risk(self.tactic.aimed(pos, opt.action), seed).p
-                value -= self.tactic.risk_weight * risk
-            weighed.append((value, opt))
-            risks.append(risk)
-        if not weighed:
-            return self._chosen(pos, losing, "every move weighed loses")
-        return self._chosen(pos, weighed, "the best after the replies, less its risk", risks)
+                risks[k] = judges[key].risk(self.tactic.aimed(pos, opt.action), seed).p
+                out[k][0] = value - self.tactic.risk_weight * risks[k]
+            if best is None or out[k][0] > best[0] or (out[k][0] == best[0] and k < best[1]):
+                best = (out[k][0], k)
+        return [tuple(w) for w in out], risks
 
 
 def make_bot(level: int, game: str, variant: str, rng: np.random.Generator, noise: HandNoise = HAND) -> Bot:
@@ -250,8 +287,6 @@ def make_bot(level: int, game: str, variant: str, rng: np.random.Generator, nois
 
     variant = lookup(game, variant).name
     tactic = tactic_for(game, variant)
-    if tactic is None and level > 1:
-        raise PlayError(f"level: {game} {variant} has computer players of level 1 only, got {level}")
     return {1: RandomBot, 2: GreedyBot, 3: PlanningBot}[level](tactic, rng, noise)
 
 

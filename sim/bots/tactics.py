@@ -4,19 +4,21 @@ from __future__ import annotations
 
 from sim.bots.tactic import Tactic
 
-UNTAUGHT = frozenset({("talo", "fantasy"), ("babylon", "fast"), ("babylon", "fast-expert")})
-"""Variants whose players play at level 1 only (no tactic yet: the level 1 player needs none)."""
 
+def tactic_for(game: str, variant: str) -> Tactic:
+    """The tactic of ``game`` in ``variant`` (a registered one: :func:`sim.games.registry.variant`)."""
+    if game == "talo" and variant == "fantasy":
+        from sim.bots.fantasy import FantasyTactic
 
-def tactic_for(game: str, variant: str) -> Tactic | None:
-    """The tactic of ``game`` in ``variant`` (a registered one: :func:`sim.games.registry.variant`); None for the
-    variants of :data:`UNTAUGHT`."""
-    if (game, variant) in UNTAUGHT:
-        return None
+        return FantasyTactic(game, variant)
     if game == "talo":
         from sim.bots.talo import TaloTactic
 
         return TaloTactic(game, variant)
+    if game == "babylon" and variant in ("fast", "fast-expert"):
+        from sim.bots.babylon_fast import FastTactic
+
+        return FastTactic(game, variant)
     if game == "babylon":
         from sim.bots.babylon import TacticalTactic
 
@@ -26,4 +28,4 @@ def tactic_for(game: str, variant: str) -> Tactic | None:
     return TohuwabohuTactic(game, variant)
 
 
-__all__ = ["UNTAUGHT", "tactic_for"]
+__all__ = ["tactic_for"]

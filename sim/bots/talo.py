@@ -56,6 +56,13 @@ DIE = tuple(range(1, 11))
 """The faces of the die."""
 COMBINATIONS = 2
 """After a throw, the combinations of blocks whose places a player weighs (the model's best)."""
+MEMO = 512
+"""Positions whose replies a planning player remembers (the grid its turn's rest leaves is often the one a later
+move of the turn weighs again)."""
+SHORTCUTS = True
+"""A block added to the model's grid keeps the routes of the pawns it lies off, the model's blocks are looked for
+near the pawns only, and a position's replies are remembered (:data:`MEMO`): the same answers at a fraction of
+the cost. False: everything read again, the reference the bench and the tests compare against."""
 
 
 class Grid:
@@ -80,6 +87,13 @@ class Grid:
         self.terrain = Terrain(layout) if terrain is None else terrain
         self._shut = shut
         self._reach: dict = {}
+        self._near: dict = {}
+
+    @property
+    def key(self) -> tuple:
+        """What the model's answers depend on: where the blocks lie and the pawns stand (not the blocks' ids)."""
+        return (tuple(sorted((b.length, b.cell, b.layer, b.axis) for b in self.layout.blocks)),
+                tuple(sorted((p.color, p.cell, p.level) for p in self.layout.pawns)), self.players)
 
     def reach(self, color: str):
         """The routes of ``color``'s pawn (:func:`sim.games.talo.reachable`)."""
@@ -103,11 +117,16 @@ class Grid:
         return 0 if pawn is None else pawn.level
 
     def plus(self, *blocks: GridBlock) -> Grid:
-        """The grid with ``blocks`` added."""
+        """The grid with ``blocks`` added. A pawn's routes are kept where the blocks lie off every field of them and
+        the fields beside (a step goes to a neighbouring field and depends on that field's column alone: the
+        routes are the same)."""
         layout = replace(self.layout, blocks=self.layout.blocks + tuple(blocks))
         cells = {v[:2] for b in blocks for v in b.voxels()}
         beside = any(max(abs(c[0] - p.cell[0]), abs(c[1] - p.cell[1])) <= 1 for c in cells for p in layout.pawns)
-        return Grid(layout, self.players, self.terrain.changed(layout, cells), None if beside else self._shut)
+        out = Grid(layout, self.players, self.terrain.changed(layout, cells), None if beside else self._shut)
+        if SHORTCUTS:
+            out._reach = {c: r for c, r in self._reach.items() if cells.isdisjoint(self.near_of(c))}
+        return out
 
     def moved(self, color: str, spot) -> Grid:
         """The grid with ``color``'s pawn at ``spot`` (i, j, level)."""
@@ -125,10 +144,18 @@ class Grid:
         best = max(reach.routes, key=lambda s: (s[2], -len(reach.routes[s]), s))
         return self if best == reach.pawn.spot else self.moved(color, best)
 
+    def near_of(self, color: str) -> frozenset[tuple[int, int]]:
+        """Fields where a block may change what ``color``'s pawn reaches: every field of its routes and around
+        (none without a pawn)."""
+        if color not in self._near:
+            cells = {s[:2] for s in self.reach(color).routes} if self.layout.pawn(color) is not None else ()
+            self._near[color] = frozenset((i + di, j + dj) for i, j in cells for di in range(-NEAR, NEAR + 1)
+                                          for dj in range(-NEAR, NEAR + 1))
+        return self._near[color]
+
     def near(self) -> set[tuple[int, int]]:
         """Fields where a block may change what some pawn reaches: every field of a pawn's routes and around."""
-        cells = {s[:2] for c in self.players if self.layout.pawn(c) is not None for s in self.reach(c).routes}
-        return {(i + di, j + dj) for i, j in cells for di in range(-NEAR, NEAR + 1) for dj in range(-NEAR, NEAR + 1)}
+        return set().union(*(self.near_of(c) for c in self.players))
 
 
 def kind_of(block: GridBlock, near: set) -> tuple:
@@ -168,6 +195,10 @@ class TaloTactic(Tactic):
     greedy_width = 3
     plan_width = 4
     risk_weight = 400.0  # a collapse loses the game (WIN): a sure one costs this much
+
+    def __init__(self, game: str, variant: str):
+        super().__init__(game, variant)
+        self._replies: dict[tuple, float] = {}  # Grid.key, rival, player, stock -> replies(): the oldest goes first
 
     def options(self, pos: Position) -> list[Option]:
         me = pos.player
@@ -248,7 +279,12 @@ class TaloTactic(Tactic):
         if rival is None:
             return worth(grid, player)
         stock = {int(k): v for k, v in view["stock"].items()}
-        return replies(grid, rival, player, stock)
+        key = (grid.key, rival, player, tuple(sorted(stock.items())))
+        if key not in self._replies or not SHORTCUTS:
+            if len(self._replies) >= MEMO:
+                self._replies.pop(next(iter(self._replies)))
+            self._replies[key] = replies(grid, rival, player, stock)
+        return self._replies[key]
 
 
 def moved_this_turn(history) -> bool:
@@ -314,7 +350,7 @@ def best_blocks(grid: Grid, lengths, judge: str) -> dict[int, tuple[float, GridB
     out: dict[int, tuple[float, GridBlock] | None] = {}
     for n in lengths:
         best, seen = None, set()
-        for cand in grid_candidates(grid.layout.board, n, occ):
+        for cand in grid_candidates(grid.layout.board, n, occ, near if SHORTCUTS else None):
             key = kind_of(cand, near)
             if not key[0] or key in seen:
                 continue

@@ -6,8 +6,8 @@ witness finds them (:func:`sim.games.babylon.capacity.spot_placements`: tower
 tops, bridges' spots, a bridge across two tops, a noble on a tower top or, in
 the fast game, a bridge's spot) and table spots beside the parts standing on
 the table (next to a cell, or one cell apart, where a bridge's arch may span
-the gap) or, on an empty building, in the middle (tactical) or spread over the
-player's construction areas (fast). Each is free on the table
+the gap) or, on an empty building, in the middle (tactical); in the fast game
+also spread over each of the player's construction areas where no part stands. Each is free on the table
 (:func:`~sim.games.play.spots.table_refusal`) and kept by the placement rules
 the session judges a piece by on release; the fast game's area rule and a
 lifted noble's tower are checked here as the session checks them.
@@ -107,7 +107,7 @@ def placements(session, piece: str, table, built, *, fast: bool, check=None) -> 
 
 def _table_spots(layout, probe: Piece, areas, player) -> list[tuple[Piece, str, tuple[str, ...]]]:
     """``probe`` (a tower or a bridge) standing on the table beside the parts there, or (nothing there) in the
-    middle or the player's construction areas.
+    middle; in the fast game also all over each of the player's construction areas where no part stands yet.
 
     Beside a part: a cell next to one of its cells, or one cell apart, in line with its sides; a tower on that
     cell (in the fast game turned each of the four ways); a bridge with its end on it leading away, or lying
@@ -126,11 +126,12 @@ def _table_spots(layout, probe: Piece, areas, player) -> list[tuple[Piece, str, 
                         centres += [(spot + d * CELL, yaw % 180.0), (spot, (yaw + 90.0) % 180.0)]
                     else:
                         centres += [(spot, part.yaw + t) for t in ((0.0, 90.0, 180.0, 270.0) if areas else (0.0,))]
-    if not ground:
-        middles = [np.zeros(2)] if areas is None else [xy for a in areas if player in a.players
-                                                       for xy in _area_points(a)]
-        yaws = (0.0, 90.0) if probe.kind != TOWER else (0.0, 90.0, 180.0, 270.0) if areas else (0.0,)
-        centres = [(xy, yaw) for xy in middles for yaw in yaws]
+    yaws = (0.0, 90.0) if probe.kind != TOWER else (0.0, 90.0, 180.0, 270.0) if areas else (0.0,)
+    if not ground and areas is None:
+        centres = [(np.zeros(2), yaw) for yaw in yaws]
+    elif areas is not None:  # the fast game: an area of the player's where nothing stands yet is open all over
+        bare = [a for a in areas if player in a.players and not any(a.contains(c) for p in ground for c in p.cells)]
+        centres += [(xy, yaw) for a in bare for xy in _area_points(a) for yaw in yaws]
     out = []
     for xy, yaw in centres:
         if areas is not None and not any(a.contains(xy) and player in a.players for a in areas):

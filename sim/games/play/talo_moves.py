@@ -93,9 +93,17 @@ def grid_placements(session, piece: str, table) -> list[Placement]:
     return out
 
 
-def grid_candidates(board, n: int, occ) -> list[GridBlock]:
+def grid_candidates(board, n: int, occ, cells=None) -> list[GridBlock]:
     """Blocks of length ``n`` whose fields are free and that lie on the board or on a filled field (the rest of
-    the rules are the session's to check), in a fixed order."""
+    the rules are the session's to check), in a fixed order.
+
+    Args:
+        board: the board.
+        n: the blocks' length.
+        occ: the filled fields, (i, j, level) -> block id.
+        cells: only the blocks whose bottom face covers one of these fields (i, j) (None: all); the same blocks
+            in the same order as the whole list filtered so, at the cost of the fields given.
+    """
     columns: dict[tuple[int, int], set[int]] = {}
     for i, j, k in occ:
         columns.setdefault((i, j), set()).add(k)
@@ -103,18 +111,27 @@ def grid_candidates(board, n: int, occ) -> list[GridBlock]:
     hi = max([board.n - 1, *(i for i, _ in columns), *(j for _, j in columns)]) + 1
     out = []
     for axis in (("x", "y", "z") if n > 1 else ("z",)):
-        for i in range(lo, hi + 1):
-            for j in range(lo, hi + 1):
-                first = GridBlock("probe", n, (i, j), 0, axis)
-                feet = first.footprint()
-                layers = {k + 1 for c in feet for k in columns.get(c, ())}
-                if all(board.on_grid(c) for c in feet):
-                    layers.add(0)
-                for layer in sorted(k for k in layers if k + first.height <= MAX_LEVEL):
-                    block = GridBlock("probe", n, (i, j), layer, axis)
-                    if not any(v in occ for v in block.voxels()):
-                        out.append(block)
+        for i, j in _origins(lo, hi, n, axis, cells):
+            first = GridBlock("probe", n, (i, j), 0, axis)
+            feet = first.footprint()
+            layers = {k + 1 for c in feet for k in columns.get(c, ())}
+            if all(board.on_grid(c) for c in feet):
+                layers.add(0)
+            for layer in sorted(k for k in layers if k + first.height <= MAX_LEVEL):
+                block = GridBlock("probe", n, (i, j), layer, axis)
+                if not any(v in occ for v in block.voxels()):
+                    out.append(block)
     return out
+
+
+def _origins(lo: int, hi: int, n: int, axis: str, cells) -> list[tuple[int, int]]:
+    """The first fields (i, j) of the blocks along ``axis`` within [lo, hi] whose bottom face covers one of
+    ``cells`` (every one for None), in the order i, then j."""
+    if cells is None:
+        return [(i, j) for i in range(lo, hi + 1) for j in range(lo, hi + 1)]
+    back = {"x": [(a, 0) for a in range(n)], "y": [(0, a) for a in range(n)], "z": [(0, 0)]}[axis]
+    return sorted({(i - di, j - dj) for i, j in cells for di, dj in back
+                   if lo <= i - di <= hi and lo <= j - dj <= hi})
 
 
 def free_placements(session, piece: str, table) -> list[Placement]:
