@@ -97,7 +97,7 @@ class Referee(SessionPlugin):
             return None
         if controller.applying is not None and controller.applying.name != "pick":
             return None
-        ok, effects = self.tape.ask("pick", piece)
+        ok, effects = self.tape.ask("pick", piece, *self._player(controller, hand))
         self._run(effects, quiet_refusal=True)
         return None if ok else self.refusal["reason"]
 
@@ -113,7 +113,7 @@ class Referee(SessionPlugin):
         self._run(self.tape.ask("act", action.name, dict(action.args)))
 
     def judge_drop(self, controller, hand: str, piece: str, pose) -> str | None:
-        ok, effects = self.tape.ask("drop", piece, np.asarray(pose, dtype=float))
+        ok, effects = self.tape.ask("drop", piece, np.asarray(pose, dtype=float), *self._player(controller, hand))
         self._run(effects, quiet_refusal=True)  # a refusal's PutBack puts it back, through the controller's port
         return None if ok else self.refusal["reason"]
 
@@ -316,6 +316,13 @@ class Referee(SessionPlugin):
         return [i, j], max(0, int(round(point[2] / grid.cell)))
 
     # --- helpers ------------------------------------------------------------------------------------
+
+    def _player(self, controller, hand: str | None) -> tuple[str, ...]:
+        """The player a pick or a drop of ``hand`` is judged for, as the session's call takes it: none when it is
+        the one whose hands are at work (the hot seat's, and the record as it always was), else the hand's own
+        (where everyone builds at once with hands of their own)."""
+        player = controller.player_of(hand)
+        return () if player is None or player == self.session.seat else (player,)
 
     def _run(self, effects, quiet_refusal: bool = False) -> None:
         """Carry the effects out and pass on the journal; a refusal the controller says itself is not said twice."""
