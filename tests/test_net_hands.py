@@ -5,10 +5,13 @@ together, and the log played again bit for bit."""
 from __future__ import annotations
 
 import asyncio
+import json
 
 import numpy as np
+import pytest
 from net_table import joined, on_table, quiet, recorded, run, served
 
+from sim.errors import TowerlabError
 from sim.net.table import ServedTable, Setup, replay
 from sim.viewer.control.hands import SET_DOWN_TIME, ride
 
@@ -144,3 +147,40 @@ def test_two_carries_sent_to_one_place_never_rest_on_each_other():
         assert abs(world.pose("blue-tower-1")[2] - c.scene0.piece("blue-tower-1").pos[2]) < 2e-3  # on the table
     finally:
         t.close()
+
+
+def test_a_table_served_again_from_its_autosave_has_each_seat_s_carry_in_its_own_hand(tmp_path):
+    from sim.viewer.play.save import read_game, save_game
+
+    t = ServedTable(FAST)
+    try:
+        for p in t.players:
+            t.joined(p)
+        for seat in ("red", "blue"):
+            assert t.submit(seat, {"action": "pick", "piece": f"{seat}-tower-1"})["ok"]
+        _step(t, 20)
+        path = save_game(t.controller, t.referee, tmp_path / "table.json")
+        poses = t.controller.world.poses().tobytes()
+    finally:
+        t.close()
+    again = ServedTable(FAST, saved=read_game(path))
+    try:
+        c = again.controller
+        assert {h: (s.piece, s.player) for h, s in c.hands.items()} == {"red": ("red-tower-1", "red"),
+                                                                        "blue": ("blue-tower-1", "blue")}
+        assert c.world.poses().tobytes() == poses
+        for p in again.players:
+            again.joined(p)
+        assert again.submit("blue", {"action": "move-to", "at": NORTH})["ok"]
+        assert again.submit("blue", {"action": "drop"})["ok"]
+        _step(again, 240)
+        assert [dict(e.data) for e in again.session.journal if e.kind == "placed"] == [
+            {"player": "blue", "pieces": ["blue-tower-1"]}]
+        assert "red" in c.hands  # red's carry waits for red
+    finally:
+        again.close()
+    data = json.loads(path.read_text())
+    data["viewer"]["hands"]["blue"]["player"] = "red"  # a hostile file: blue's hand said to be red's
+    path.write_text(json.dumps(data))
+    with pytest.raises(TowerlabError, match=r"hands\.blue: expected the player blue"):
+        ServedTable(FAST, saved=read_game(path))
