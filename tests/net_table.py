@@ -68,3 +68,10 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def recorded(r) -> tuple:
+    """Everything a recording holds that a game makes: every frame's time, pieces and poses (as bits), every
+    action and event."""
+    frames = tuple((float(t), tuple(r.frame(g)[0]), r.frame(g)[1].tobytes()) for g, t in enumerate(r.times))
+    return frames, r.actions, r.events

@@ -25,6 +25,7 @@ class StillTable:
         self.homes = dict(self.poses)
         self._supply = set(supply)
         self.hands: dict[str, str] = {}
+        self.players: dict[str, str] = {}  # hand -> whose it is
         self.picked_from: dict[str, tuple] = {}
         self.pinned: set[str] = set()
         self.set_aside: set[str] = set()
@@ -62,17 +63,21 @@ class StillTable:
 
     # --- hands, as the viewer would use them ---
 
-    def pick(self, session, piece: str, hand: str = "right") -> bool:
-        ok, effects = session.pick(piece, self)
+    def pick(self, session, piece: str, hand: str = "right", player: str | None = None) -> bool:
+        """``player``'s hand (None: whose hands are at work) picks ``piece`` up, if the session lets it."""
+        ok, effects = session.pick(piece, self, player)
         self.play(effects)
         if ok:
             self.hands[hand] = piece
+            self.players[hand] = session.seat if player is None else player
             self.picked_from[piece] = self.poses[piece]
         return ok
 
     def drop(self, session, pose, hand: str = "right") -> bool:
         piece = self.hands[hand]
-        ok, effects = session.drop(self.scene0.piece(piece).moved(pose[:3], pose[3:]), self)
+        player = self.players.pop(hand, None)
+        player = None if player == session.seat else player
+        ok, effects = session.drop(self.scene0.piece(piece).moved(pose[:3], pose[3:]), self, player)
         del self.hands[hand]
         if ok:
             self.poses[piece] = tuple(pose)
@@ -121,9 +126,10 @@ class StillTable:
                 self._supply = {p for p in self.homes if p not in self.set_aside}
                 self.hands.clear()
             elif isinstance(e, play.EmptyHands):
-                for p in self.hands.values():
-                    self.poses[p] = self.picked_from.get(p, self.poses[p])
-                self.hands.clear()
+                for h, p in list(self.hands.items()):
+                    if e.player is None or self.players.get(h) == e.player:
+                        self.poses[p] = self.picked_from.get(p, self.poses[p])
+                        del self.hands[h]
             elif isinstance(e, play.Seat):
                 self.seat = e.player
             else:

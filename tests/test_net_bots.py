@@ -69,7 +69,7 @@ def test_a_computer_player_plays_its_turns_through_the_table_at_a_hand_s_pace_ag
         again.close()
 
 
-def test_a_computer_player_builds_where_everyone_builds_at_once_taking_the_free_hands():
+def test_a_computer_player_builds_where_everyone_builds_at_once_with_hands_of_its_own():
     setup = Setup("babylon", "fast", ("red", "blue", "green"), 2)
     with served(setup) as server:
         bots = start_bots(server, {"green": 1}, pace=PACE)
@@ -79,10 +79,11 @@ def test_a_computer_player_builds_where_everyone_builds_at_once_taking_the_free_
                 await red.wait_for(lambda c: sum(1 for g in c.game if g["kind"] == "placed" and
                                                  g["data"].get("player") == "green") >= 2, 120)
                 assert (await red.act({"action": "pick", "piece": "red-tower-1"}))["ok"]  # red's hands, meanwhile
+                n = len(bots[0].decisions)
+                await red.wait_for(lambda c: len(bots[0].decisions) > n, 60)  # green goes on while red carries
+                assert "red" in red.state["hands"]
                 await red.act({"action": "move-to", "at": [-200.0, -200.0]})
                 await red.act({"action": "drop"})
-                n = len(bots[0].decisions)
-                await red.wait_for(lambda c: len(bots[0].decisions) > n, 60)  # and green's again once they are free
                 for c in (red, blue):
                     await c.close()
             run(scenario(), 240)
@@ -90,8 +91,9 @@ def test_a_computer_player_builds_where_everyone_builds_at_once_taking_the_free_
             for b in bots:
                 b.stop()
     assert bots[0].failed is None
-    seated = [e for e in server.table.log if e.get("action", {}).get("action") == "seat"]
-    assert {e["seat"] for e in seated} >= {"green", "red"}  # the table gave each the hands before its pick
+    log = [e for e in server.table.log if "action" in e]
+    assert not [e for e in log if e["action"]["action"] == "seat"]  # nobody seated: each seat has its own hands
+    assert {e["action"]["hand"] for e in log if e["seat"] == "green" and "hand" in e["action"]} == {"green"}
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,7 @@ sequence numbers, the pose stream, and the log played again bit for bit."""
 from __future__ import annotations
 
 import pytest
-from net_table import hold_the_server_s_poses, joined, on_table, quiet, run, served
+from net_table import hold_the_server_s_poses, joined, on_table, quiet, recorded, run, served
 
 from sim.net.client import Client, JoinError
 from sim.net.links import Link
@@ -114,26 +114,6 @@ def test_the_game_clock_waits_for_every_seat_to_join():
         run(scenario())
 
 
-def test_babylon_s_fast_game_seats_whoever_takes_the_free_hands():
-    setup = Setup("babylon", "fast", ("red", "blue", "green"), 0)
-    with served(setup) as server:
-        async def scenario():
-            red, blue, green = await joined(server, "red", "blue", "green")
-            mine = {p: f"{p}-tower-1" for p in ("red", "blue")}
-            assert (await blue.act({"action": "pick", "piece": mine["blue"]}))["ok"]  # not the first seat's turn:
-            busy = await red.act({"action": "pick", "piece": mine["red"]})  # anyone's, one pair of hands at a time
-            assert busy["ok"] is False and busy["rule"] == "hands-busy"
-            assert (await red.act({"action": "drop"}))["rule"] == "not-carrying"
-            assert (await blue.act({"action": "cancel"}))["ok"]
-            assert (await red.act({"action": "pick", "piece": mine["red"]}))["ok"]
-            log = await on_table(server, lambda t: [e["action"] for e in t.log if "action" in e])
-            assert [a for a in log if a["action"] == "seat"] == [{"action": "seat", "player": "blue"},
-                                                                {"action": "seat", "player": "red"}]
-            for c in (red, blue, green):
-                await c.close()
-        run(scenario())
-
-
 def test_the_log_of_a_networked_game_replays_to_the_same_game_bit_for_bit(tmp_path):
     from sim.replay import load_recording
 
@@ -162,10 +142,3 @@ def test_the_log_of_a_networked_game_replays_to_the_same_game_bit_for_bit(tmp_pa
     assert recorded(a) == recorded(b)
     assert len(a.times) == frames + 1
     assert again.session.to_json() == server.table.session.to_json()
-
-
-def recorded(r) -> tuple:
-    """Everything a recording holds that a game makes: every frame's time, pieces and poses (as bits), every
-    action and event."""
-    frames = tuple((float(t), tuple(r.frame(g)[0]), r.frame(g)[1].tobytes()) for g, t in enumerate(r.times))
-    return frames, r.actions, r.events

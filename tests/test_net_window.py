@@ -68,7 +68,8 @@ def test_a_window_plays_a_seat_of_a_served_table_beside_a_headless_player(displa
             log = await on_table(server, lambda t: [e["action"] for e in t.log if e.get("seat") == "red"])
             assert {"action": "done", "player": "red"} in log
             assert [a["action"] for a in log if a["action"] in ("pick", "drop")] == ["pick", "drop"]
-            assert log[-3] == {"action": "move-to", "at": [-200.0, -200.0], "free": False}  # the script's, as sent
+            assert log[-3] == {"action": "move-to", "at": [-200.0, -200.0], "free": False,
+                               "hand": "red"}  # the script's, as sent: the window names its seat's own hand
             assert await asyncio.to_thread(window.quit) == 0
             for c in (blue, green):
                 await c.close()

@@ -131,7 +131,7 @@ def test_the_window_s_predicted_carry_goes_where_the_server_s_hand_takes_it():
             for _ in range(60):
                 table.step()
                 window.frame()
-            served = table.controller.carries["right"].target
+            served = table.controller.carries["blue"].target  # the seat's own hand at the table
             predicted = window.carries["right"].target
             assert np.allclose(predicted[:3], served[:3], atol=1e-5), (a, predicted, served)  # Bullet: microns
 
@@ -152,7 +152,7 @@ def test_the_window_s_predicted_carry_over_the_pieces_rides_where_the_server_s_h
             for _ in range(30 if a["action"] == "pick" else 150):  # the server's hand there and at rest
                 table.step()
                 window.frame()
-        served = table.controller.carries["right"].target
+        served = table.controller.carries["blue"].target  # the seat's own hand at the table
         predicted = window.carries["right"].target
         assert np.allclose(predicted[:3], served[:3], atol=1e-4), (predicted, served)  # a few microns
 

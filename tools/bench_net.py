@@ -13,7 +13,8 @@ Prints a Markdown report (docs/network.md's figures come from it):
    get: 1.00 is real time), the pose updates a second each spectator gets while pieces move, and the bytes each
    client receives per minute.
 2. **a soak**: a table in this process (its log read at the end), four seats playing Babylon's fast game from
-   a script (pick one of its towers, carry it, set it down, now and then cancel), each dropping its connection
+   a script (pick one of its towers, carry it, set it down, now and then cancel), all at once (each seat has
+   hands of its own: how often two or more carry at once is counted), each dropping its connection
    every few seconds (often mid-carry) and coming back by itself, two spectators, for ``--soak-minutes``
    (``--full``: the issue's 30 minutes). Checked: every action sent was answered (none lost), every action
    answered as done or refused by the game is in the table's log in the order it was sent, and the
@@ -45,7 +46,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from sim.net.client import Client  # noqa: E402
-from sim.net.table import Setup, replay  # noqa: E402
+from sim.net.table import Setup, own_hand, replay  # noqa: E402
 
 COLOURS = ("red", "blue", "green", "yellow", "black")
 AREA = {"red": (-200.0, -200.0), "blue": (-200.0, 200.0), "green": (200.0, 200.0), "yellow": (200.0, -200.0)}
@@ -228,6 +229,9 @@ async def _soak(minutes: float, seed: int) -> dict:
         watchers = [Client(links[None]) for _ in range(2)]
         for c in [*clients.values(), *watchers]:
             await c.join()
+        carrying: list[int] = []  # how many hands hold a piece, at each state a spectator is sent
+        watchers[0].on_message = lambda c, m: carrying.append(len(m.get("hands") or {})) \
+            if m["type"] == "state" else None
         end = time.monotonic() + 60.0 * minutes
         drop_every = max(3.0, 60.0 * minutes / 10.0)
 
@@ -274,7 +278,7 @@ async def _soak(minutes: float, seed: int) -> dict:
                         elif a["action"] == "done":
                             await c.wait_for(lambda c: (c.state.get("view") or {}).get("stopped")
                                              or c.state.get("over"), 60)
-                        await asyncio.sleep(rng.uniform(0.1, 0.5))  # someone else's hands are at work
+                        await asyncio.sleep(rng.uniform(0.1, 0.5))  # refused: a moment, then another move
                         break
                     await asyncio.sleep(rng.uniform(0.05, 0.3))
         await asyncio.gather(*(seat(s) for s in setup.players))
@@ -286,8 +290,13 @@ async def _soak(minutes: float, seed: int) -> dict:
     from sim.viewer.control.actions import action as checked
 
     specs = server.table.specs
-    expected = {s: [checked(a, "", specs).to_json() for a, ans in sent[s] if ans.get("played")]
-                for s in setup.players}
+
+    def as_logged(seat: str, a: dict) -> dict:  # the table names each hand its seat's (hands per seat)
+        out = checked(a, "", specs).to_json()
+        if "hand" in specs[out["action"]]:
+            out["hand"] = own_hand(seat, out.get("hand"))
+        return out
+    expected = {s: [as_logged(s, a) for a, ans in sent[s] if ans.get("played")] for s in setup.players}
     t = time.monotonic()
     replay(setup, log, frames, record=work / "again.tlrec")
     replay_s = time.monotonic() - t
@@ -301,7 +310,9 @@ async def _soak(minutes: float, seed: int) -> dict:
     return {"minutes": minutes, "frames": frames, **stats, "log_entries": len(log),
             "puts_back": sum(1 for e in log if e.get("control") == "put-back"),
             "every_action_in_the_log": in_log == expected, "recording_equal": recorded(a) == recorded(b),
-            "recorded_frames": len(a.times), "replay_s": replay_s}
+            "recorded_frames": len(a.times), "replay_s": replay_s,
+            "states": len(carrying), "states_two_carrying": sum(n >= 2 for n in carrying),
+            "most_carrying": max(carrying, default=0)}
 
 
 def _collapse_rows(c: dict) -> list[tuple[str, str]]:
@@ -378,6 +389,8 @@ def main() -> None:
     print(f"| what was played (answered done) | {s.get('pick', 0)} pieces taken, {s.get('drop', 0)} set down, "
           f"{s.get('cancel', 0)} put back by the hand, {s.get('done', 0)} 'done', {s.get('next-round', 0)} "
           f"rounds begun{'; the game ended' if s.get('over') else ''} |")
+    print(f"| seats carrying at once (the states a spectator was sent) | two or more in {s['states_two_carrying']} of "
+          f"{s['states']}, at most {s['most_carrying']} |")
     print(f"| connections dropped (and made again by the clients) | {s['drops']}, {s['puts_back']} mid-carry "
           "(the piece put back) |")
     print(f"| every action done or refused by the game in the table's log, in order | {s['every_action_in_the_log']} |")

@@ -234,10 +234,11 @@ def bot_seats(given: list[str], g, referee, threaded: bool):
     return BotSeats(referee, bots, levels, threaded=threaded)
 
 
-def game_controller(g, referee, recording, saved, threaded: bool, size, seats=None):
+def game_controller(g, referee, recording, saved, threaded: bool, size, seats=None, seat_hands=()):
     """The session's controller: the game set up, or, resumed, the saved game restored on it (then recorded from
-    there on); ``seats``: the computer players' plug-in, or None. A networked table makes its own the same way
-    (:mod:`sim.net.table`)."""
+    there on); ``seats``: the computer players' plug-in, or None; ``seat_hands``: the players, to give each hands of
+    their own (a networked table where everyone builds at once), or none. A networked table makes its own the same
+    way (:mod:`sim.net.table`)."""
     from sim.fieldcheck import FieldError
     from sim.viewer.control.controller import Controller
     from sim.viewer.play.save import file_error, restore
@@ -245,8 +246,9 @@ def game_controller(g, referee, recording, saved, threaded: bool, size, seats=No
     after = [seats] if seats is not None else []
     if saved is None:
         plugins = ([recording] if recording is not None else []) + [referee] + after  # the recording starts first
-        return Controller(g.scene, threaded=threaded, size=size, supply=g.supply, plugins=plugins)
-    controller = Controller(g.scene, threaded=threaded, size=size, supply=g.supply, plugins=[referee, *after])
+        return Controller(g.scene, threaded=threaded, size=size, supply=g.supply, plugins=plugins, seats=seat_hands)
+    controller = Controller(g.scene, threaded=threaded, size=size, supply=g.supply, plugins=[referee, *after],
+                            seats=seat_hands)
     try:
         restore(controller, referee, saved.data)
     except FieldError as e:

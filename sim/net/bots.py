@@ -5,8 +5,8 @@ of its own with an event loop of its own, so the same admission, seat rules, ans
 person's window (a game with computer players replays bit for bit like any other, and a player that fails is a
 seat that left). What it adds is the player (:mod:`sim.bots`) and the hands:
 
-- **What it reads.** When its seat may act (its turn; where everyone builds at once, whenever the table's hands
-  are free), it asks the table's thread for the game as the one game interface has it (:func:`play_state`: the
+- **What it reads.** When its seat may act (its turn; where everyone builds at once, whenever its own hands are
+  free), it asks the table's thread for the game as the one game interface has it (:func:`play_state`: the
   referee's session cloned on the live table as it stands, :func:`sim.viewer.play.bots.table_state`) and lets the
   player decide on that.
 - **What it does.** The decision is made as the viewer's own computer players make it
@@ -42,7 +42,7 @@ STEP_HZ = 15.0
 """The carry's ``move-to`` steps sent a second (the viewer's bot makes one a frame; over the network every
 fourth is enough: the hand closes on each within some 0.15 s, so the piece glides from one to the next)."""
 QUIET_SECONDS = 60.0
-"""The longest a bot waits for its placement to land (the table's hands free again) before it decides again."""
+"""The longest a bot waits for its placement to land (its hands free again) before it decides again."""
 
 
 def play_state(table, seat: str):
@@ -129,12 +129,16 @@ class SeatBot:
 
     def _may_act(self, state: dict) -> bool:
         """The seat may act now: the game goes on, its clock runs, and it is the seat's turn (where everyone
-        builds at once: the table's hands are free)."""
+        builds at once, each seat with hands of its own: its own hands are free)."""
         if not state or state.get("over") or state.get("stands") is not None or not self.client.connected:
             return False
         if self.runner.table.simultaneous:
-            return not state.get("hands") and not self._finished(state)
+            return not self._carrying(state) and not self._finished(state)
         return state.get("current") == self.seat and not state.get("hands")
+
+    def _carrying(self, state: dict) -> bool:
+        """Whether a hand of the seat's holds a piece (the table's state says whose each hand is)."""
+        return any(isinstance(h, dict) and h.get("player") == self.seat for h in (state.get("hands") or {}).values())
 
     def _finished(self, state: dict) -> bool:
         """Where everyone builds at once: the seat is done or out for this round (the referee's view says)."""
@@ -193,7 +197,7 @@ class SeatBot:
                 if step["action"] != "pick":
                     await self._send(c, {"action": "cancel", "hand": step.get("hand", "right")}, answers)
                 return
-        await c.wait_for(lambda c: not c.state.get("hands") or c.state.get("over"), QUIET_SECONDS)
+        await c.wait_for(lambda c: not self._carrying(c.state) or c.state.get("over"), QUIET_SECONDS)
 
     async def _send(self, c: Client, action: dict, answers: list) -> bool:
         sent = time.monotonic()

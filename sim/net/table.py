@@ -6,10 +6,12 @@ nothing of the network: the server (:mod:`sim.net.server`) hands it each seat's 
 :meth:`ServedTable.submit` between frames and runs :meth:`ServedTable.step` sixty times a second of wall time.
 
 **Seats.** A seat acts only for itself: on its turn in a game of turns; at any time where everyone builds at
-once (Babylon's fast game, Tohuwabohu's professional one), where the table seats the player (the game's own
-``seat`` action) before its pick, once the hands are free (a networked table's hands are at work for one seat at
-a time: while one carries, another's pick is refused, rule ``hands-busy``). A ``player`` field is the seat's own.
-The camera's, the view's and the table's own actions (pause, save, undo ...) are not a seat's.
+once (Babylon's fast game, Tohuwabohu's professional one), each seat with hands of its own (the controller's hands
+per seat: ``red``, and ``red-left`` where the game is built with two), so that every seat carries at once: a
+seat's hand actions name its own hands (``right``/``left`` or none are read as its own, another seat's is
+``not-yours``), its picks and drops are judged for it, and the actions no hand does (a poke, a pull) are blamed
+on it. A ``player`` field is the seat's own. The camera's, the view's and the table's own actions (pause, save,
+undo ...) are not a seat's.
 
 **The log.** Everything that reaches the controller is logged with the frame it came before: the seats'
 actions as their JSON, and the table's own doings (``hold``/``release`` of the game's clock, ``put-back`` of a
@@ -20,7 +22,7 @@ the same game, the same recording, bit for bit. That is how "no action is lost" 
 needed now (whose turn it is; anyone where everyone builds at once) while it is gone. After ``seat_timeout``
 seconds the table's setting decides: ``pause`` (the clock waits until the seat is back) or ``go-on`` (the clock
 runs; an untimed turn of the absent seat is ended for it). A seat that leaves with a piece in hand has it put
-back where it was picked up.
+back where it was picked up (its own hands alone, where each seat has hands of its own).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from sim.viewer.control.actions import Action, ActionError, RefusalError, specs_with
+from sim.viewer.control.actions import Action, ActionError, RefusalError, specs_with, with_hands
 from sim.viewer.control.actions import action as checked_action
 
 FRAME = 1.0 / 60.0
@@ -38,8 +40,11 @@ ABSENT = ("pause", "go-on")
 """What the table does once an absent seat's time is up."""
 HANDS_ACTIONS = frozenset({"move-to", "lift", "lower", "rotate", "tip", "flip", "orient", "drop", "cancel", "hand"})
 """Actions on the hands at work: the seat whose hands they are."""
+SECOND_HAND = "left"
+"""The hot seat's name of a player's second hand (Tohuwabohu's left), read at a table of hands per seat as the
+seat's own second hand."""
 TAKE_ACTIONS = frozenset({"pick", "pick-group", "poke", "pull", "release-pull"})
-"""Actions that put the table's hands to work (where everyone builds at once, they seat the player first)."""
+"""Actions that put the table's hands to work."""
 LOCAL_ACTIONS = frozenset({"camera", "orbit", "pan", "zoom", "toggle", "hover", "follow", "screenshot"})
 """The window's own actions: done in the window, never sent."""
 ANYONE = frozenset({"next-round", "continue", "punish"})
@@ -96,11 +101,13 @@ class ServedTable:
             self.recording = SessionRecording(record, setup.seed, game.session.players, game.session.variant,
                                               key=key)
         self.referee = Referee(game, self.recording)
-        self.controller = game_controller(game, self.referee, self.recording, saved, threaded=False, size=(1280, 800))
+        seats = tuple(game.session.players) if game.session.simultaneous else ()
+        self.controller = game_controller(game, self.referee, self.recording, saved, threaded=False, size=(1280, 800),
+                                          seat_hands=seats)
         self.variant = game.variant
         self.players: tuple[str, ...] = tuple(game.session.players)
         self.pieces: tuple[str, ...] = tuple(game.scene.ids)
-        self.specs = specs_with(self.controller.plugins)
+        self.specs = with_hands(specs_with(self.controller.plugins), self.controller.hand_names)
         self.absent, self.seat_timeout, self.live = absent, float(seat_timeout), live
         self.frame_no = 0
         self.log: list[dict] = []
@@ -109,6 +116,7 @@ class ServedTable:
         self.gone_at: dict[str, int] = {}  # seat -> the frame it left (absent seats that had joined)
         self._ended: set[tuple[str, int]] = set()  # (seat, turn) whose turn the table ended for it
         self.holds: set[str] = set()
+        self._pulling: dict[str, str] = {}  # piece -> the seat that pulled it last (hands per seat)
         self._absences()
 
     # --- reading -----------------------------------------------------------------------------------
@@ -119,8 +127,9 @@ class ServedTable:
 
     @property
     def simultaneous(self) -> bool:
-        """Everyone builds at once (the game has a ``seat`` action and no clock of turns)."""
-        return "seat" in self.session.ACTIONS and not self.variant.timed
+        """Everyone builds at once, each seat with hands of its own (the session's
+        :attr:`~sim.games.play.session.Session.simultaneous`)."""
+        return bool(self.controller.state.seat_hands)
 
     @property
     def time(self) -> float:
@@ -130,7 +139,8 @@ class ServedTable:
     def state(self) -> dict:
         """The game as the clients see it (a ``state`` message's fields)."""
         c, s = self.controller, self.session
-        hands = {h: {"piece": st.piece, "pieces": list(st.pieces), "player": c.player} for h, st in c.hands.items()}
+        hands = {h: {"piece": st.piece, "pieces": list(st.pieces), "player": c.player_of(h)}
+                 for h, st in c.hands.items()}
         return {"view": _data(self.referee.view()), "seat": s.seat, "current": s.current_player, "over": s.over,
                 "stands": self.referee.clock_stands(), "hands": hands, "summary": self.referee.summary(),
                 "seats": {p: {"present": self.present[p], "joined": p in self.joined_once} for p in self.players}}
@@ -143,8 +153,8 @@ class ServedTable:
         Returns:
             ``{"ok": True, "played": True}`` or ``{"ok": False, "rule": ..., "reason": ..., "played": ...}``:
             ``played`` says whether the action reached the game (and its log); a refusal before it
-            (``malformed``, ``turn``, ``not-yours``, ``hands-busy``, ``not-carrying``, ``local``, ``table``,
-            ``over``) changes nothing.
+            (``malformed``, ``turn``, ``not-yours``, ``not-carrying``, ``local``, ``table``, ``over``) changes
+            nothing.
         """
         if seat not in self.players:
             return _no("seat", f"{seat!r} is not a seat of this table")
@@ -157,10 +167,8 @@ class ServedTable:
             return refusal
         if "player" in a.args and a["player"] is None:
             a = Action(a.name, {**a.args, "player": seat}, a.where)
-        if self.simultaneous and a.name in TAKE_ACTIONS and self.session.seat != seat:
-            seated = self._apply(seat, Action("seat", {"player": seat}, "action"))
-            if not seated["ok"]:
-                return seated
+        if self.simultaneous and "hand" in a.args:
+            a = Action(a.name, {**a.args, "hand": own_hand(seat, a["hand"])}, a.where)  # its own: checked above
         return self._apply(seat, a)
 
     def _policy(self, seat: str, a: Action) -> dict | None:
@@ -180,17 +188,25 @@ class ServedTable:
             if s.seat != seat:
                 return _no("turn", f"it is {s.seat}'s turn, not {seat}'s")
             return None
-        if a.name in HANDS_ACTIONS and s.seat != seat:
-            return _no("not-carrying", f"{seat}'s hands hold nothing ({s.seat}'s hands are at work)")
-        if a.name in TAKE_ACTIONS and s.seat != seat and (c.hands or c.world.pulls()):
-            held = ", ".join(st.piece for st in c.hands.values()) or "a pull"
-            return _no("hands-busy", f"{s.seat}'s hands are at work ({held}); a networked table's hands work for "
-                                     "one seat at a time: wait until they are free")
+        if a.name == "hand":
+            return _no("local", "each seat's actions name its own hands: there is no hand to switch to at the table")
+        if "hand" in a.args:
+            hand = own_hand(seat, a["hand"])
+            if c.state.seat_hands.get(hand) != seat:
+                return _no("not-yours", f"{seat} works with {seat}'s hands ({', '.join(c.hands_for(seat))}), not "
+                                        f"with {a['hand']}")
+            if a.name in HANDS_ACTIONS and hand not in c.hands:
+                return _no("not-carrying", f"{seat}'s hand {hand} holds nothing")
         return None
 
     def _apply(self, seat: str, a: Action) -> dict:
-        """Do ``a`` for ``seat`` on the controller (logged): done, or refused by the game."""
+        """Do ``a`` for ``seat`` on the controller (logged): done, or refused by the game. Where each seat has
+        hands of its own, what no hand does (a poke, a pull, a game's action) is the seat's from now on."""
         self.log.append({"frame": self.frame_no, "seat": seat, "action": a.to_json()})
+        if self.simultaneous:
+            self.controller.port.seat(seat)
+            if a.name == "pull":
+                self._pulling[a["piece"]] = seat
         return self._do(a)
 
     def _do(self, a: Action) -> dict:
@@ -226,7 +242,12 @@ class ServedTable:
         self.present[seat] = False
         self.gone_at[seat] = self.frame_no
         c = self.controller
-        if self.session.seat == seat:  # the hands at work are the seat's; a piece being set down is let land
+        if self.simultaneous:  # its own hands alone; a piece being set down is let land
+            for hand in [h for h, st in c.hands.items() if st.lowering is None and c.player_of(h) == seat]:
+                self._control("put-back", hand=hand)
+            for piece in sorted(p for p, who in self._pulling.items() if who == seat and p in c.world.pulls()):
+                self._control("release-pull", piece=piece)
+        elif self.session.seat == seat:  # the hands at work are the seat's; a piece being set down is let land
             for hand in [h for h, st in c.hands.items() if st.lowering is None]:
                 self._control("put-back", hand=hand)
             if c.world.pulls():
@@ -276,7 +297,7 @@ class ServedTable:
             if args["hand"] in c.hands:
                 c.put_back(args["hand"])
         elif what == "release-pull":
-            c.apply(Action("release-pull", {"piece": None}, "table"))
+            c.apply(Action("release-pull", {"piece": args.get("piece")}, "table"))
         else:
             raise ValueError(f"a table's log holds no control {what!r}")
 
@@ -328,6 +349,17 @@ def replay(setup: Setup, log: list[dict], frames: int, *, saved=None, record: Pa
     if record is not None:
         t.close()
     return t
+
+
+def own_hand(seat: str, hand: str | None) -> str:
+    """The hand of ``seat`` an action names at a table of hands per seat: its own hand's name as it is; none or the
+    hot seat's ``right`` its first hand (named after the seat); ``left`` its second (``SEAT-left``); any other name
+    as it is (another seat's hand: not the seat's to use)."""
+    if hand is None or hand == "right":
+        return seat
+    if hand == SECOND_HAND:
+        return f"{seat}-{SECOND_HAND}"
+    return hand
 
 
 _TABLE_ONLY = frozenset({"pause", "resume", "speed", "step", "wait", "save", "load", "save-game", "undo", "redo",

@@ -28,7 +28,7 @@ import numpy as np
 
 from sim.net.client import Client
 from sim.net.links import Link
-from sim.net.table import HANDS_ACTIONS, TAKE_ACTIONS
+from sim.net.table import HANDS_ACTIONS, TAKE_ACTIONS, own_hand
 from sim.viewer.control.live import Advance
 from sim.viewer.control.plugins import SessionPlugin, WindowPlugin
 from sim.viewer.control.posed import PosedWorld
@@ -214,15 +214,19 @@ class NetSeat(SessionPlugin):
     Args:
         remote: the window's :class:`ClientThread`.
         actions: the game's own actions (their fields), sent as they are done.
+        own_hands: where everyone builds at once (each seat with hands of its own at the table), the window's hand
+            actions name the seat's own hands (``hand: SEAT``; the window's ``left`` is ``SEAT-left``); else they go
+            as the window names them.
     """
 
     name = "network"
 
-    def __init__(self, remote: ClientThread, actions: dict):
+    def __init__(self, remote: ClientThread, actions: dict, own_hands: bool = False):
         self.remote = remote
         self.client = remote.client
         self.actions = dict(actions)
         self.seat = self.client.welcome["seat"]
+        self.own_hands = own_hands and self.seat is not None
         self.answers: queue.SimpleQueue = queue.SimpleQueue()
         self.sent = 0
         self.answered = 0  # answers to this window's own actions (the welcome also repeats the seat's earlier ones)
@@ -246,12 +250,15 @@ class NetSeat(SessionPlugin):
         self._send(action)
 
     def applied(self, controller, action) -> None:
-        if action.name in TABLE_ACTIONS:
-            self._send(action)
+        if action.name in TABLE_ACTIONS and not (self.own_hands and action.name == "hand"):
+            self._send(action)  # (with hands per seat, each action names its hand: the switch stays in the window)
 
     def _send(self, action) -> None:
+        data = action.to_json()
+        if self.own_hands and "hand" in action.args:
+            data["hand"] = own_hand(self.seat, action["hand"])
         self.sent += 1
-        self.remote.send(action.to_json(), lambda a, name=action.name: self.answers.put((name, a)))
+        self.remote.send(data, lambda a, name=action.name: self.answers.put((name, a)))
 
     def tick(self, controller, dt: float) -> None:
         said = self.client.said
@@ -272,7 +279,8 @@ class NetSeat(SessionPlugin):
                 if name in TAKE_ACTIONS:
                     for hand in list(controller.hands):
                         controller.put_back(hand)
-        hands = (self.client.state or {}).get("hands") or {}
+        hands = {h: v for h, v in ((self.client.state or {}).get("hands") or {}).items()
+                 if not self.own_hands or (isinstance(v, dict) and v.get("player") == self.seat)}  # the seat's own
         if controller.hands and not hands and self.answers.empty() and self._settled():
             for hand in list(controller.hands):  # the server put the carry back (a turn ran out, a refusal)
                 if controller.hands[hand].lowering is None:
@@ -378,7 +386,7 @@ def run_client_window(link: Link, actions_path, screenshot, exit_after: bool, si
         from sim.viewer.play.actions import specs_of
 
         own = {k: v for k, v in specs_of(game.session).items() if k != "save-game"}
-        seat = NetSeat(remote, own)
+        seat = NetSeat(remote, own, own_hands=game.session.simultaneous)
         script = load_actions(actions_path, specs) if actions_path is not None else None
         controller = Controller(game.scene, world_factory=lambda s: NetWorld(s, remote.client), threaded=False,
                                 size=size, supply=game.supply, plugins=[seat], player=welcome["seat"])

@@ -3,10 +3,12 @@ parts counted live, "stop", round scores by the four conditions, a large noble s
 
 The game is :mod:`sim.games.babylon.fast`. Readings of the rulebook made here:
 
-- **Hot seat, turn-free.** Everyone builds at the same time; on one desktop one
-  player's hands work at a time (``seat``, Tab in the window); what is in hand
-  goes back when the seat changes. Actions are blamed on the player whose hands
-  are at work.
+- **Turn-free.** Everyone builds at the same time: a pick or a drop is judged
+  for the player whose hand it is (``pick(piece, table, player)``; a served
+  table gives each seat hands of its own). On one desktop (hot seat) one
+  player's hands work at a time (``seat``, Tab in the window), and what is in
+  hand goes back when the seat changes. Actions are blamed on the player whose
+  hand did them.
 - **Set down is placed.** A piece is judged the moment it is set down by the
   fast game's placement rules (:func:`~sim.games.babylon.fast.placement_violations`:
   a part upright, square, on a tower's top or a bridge's end or middle, no arch
@@ -99,7 +101,8 @@ class FastSession(Session):
     def _new_round(self) -> None:
         self.placed: dict[str, tuple[float, ...]] = {}  # building pieces -> where they stand
         self.parts: dict[str, str] = {}  # building parts placed this round -> their player
-        self.lifted: dict[str, tuple[str | None, bool]] = {}  # a placed noble in hand -> (its tower, may leave it)
+        # a placed noble in hand -> (its tower, may leave it): each noble is its owner's, so this is per player
+        self.lifted: dict[str, tuple[str | None, bool]] = {}
         self.knocks: dict[str | None, list[str]] = {}  # who -> what they knocked down (None: no one's action)
         self.pile: dict[str | None, list[str]] = {}  # who -> the building parts they knocked down
         self.out: dict[str, list[str]] = {}  # who -> the other players' nobles they knocked down
@@ -113,6 +116,10 @@ class FastSession(Session):
     @property
     def over(self) -> bool:
         return bool(self.winners)
+
+    @property
+    def simultaneous(self) -> bool:
+        return True
 
     @property
     def on_pile(self) -> frozenset[str]:
@@ -184,13 +191,13 @@ class FastSession(Session):
 
     # --- the table ------------------------------------------------------------------------------------
 
-    def _pick(self, piece: str, table: Table) -> list[Effect]:
-        self._ready(self.seat)
+    def _pick(self, piece: str, table: Table, player: str) -> list[Effect]:
+        self._ready(player)
         p = table.scene().piece(piece)
         who = player_of(p)
-        if who != self.seat:
-            raise Refused("not-yours", f"{piece} belongs to {who}; {self.seat}'s hands are at work (Tab: the next "
-                                       "player's hands)")
+        if who != player:
+            tab = " (Tab: the next player's hands)" if player == self.seat else ""  # the hot seat's key
+            raise Refused("not-yours", f"{piece} belongs to {who}; {player}'s hands are at work{tab}")
         if piece in self.on_pile:
             raise Refused("knocked-down", f"{piece} was knocked down: it lies on the pile, out of this round")
         if piece in table.supply or piece not in self.placed:
@@ -203,11 +210,11 @@ class FastSession(Session):
         self.lifted[piece] = (tower, p.params["size"] == "small" and large)
         return []
 
-    def _drop(self, p: Piece, table: Table) -> list[Effect]:
-        self._ready(self.seat)
+    def _drop(self, p: Piece, table: Table, player: str) -> list[Effect]:
+        self._ready(player)
         piece, pose = p.id, pose_of(p)
         layout = read_layout(with_piece(self.built(table), p))
-        broken = placement_violations(layout, piece, self.seat, self.areas(table))
+        broken = placement_violations(layout, piece, player, self.areas(table))
         if piece in self.lifted and not broken:
             tower, free = self.lifted[piece]
             if tower is not None and not free and layout.tower_of(piece) != tower:
@@ -217,8 +224,8 @@ class FastSession(Session):
         self.lifted.pop(piece, None)
         self.placed[piece] = tuple(pose)
         if piece in layout.parts:
-            self.parts[piece] = self.seat
-        self.log("placed", player=self.seat, pieces=[piece])
+            self.parts[piece] = player
+        self.log("placed", player=player, pieces=[piece])
         return []
 
     def _knocked(self, pieces, player: str | None, table: Table) -> list[Effect]:
@@ -253,7 +260,7 @@ class FastSession(Session):
             self.out.setdefault(who, []).extend(others)
             self.done.discard(who)
             if first:
-                out += ([play.EmptyHands()] if self.seat == who else []) + [
+                out += [play.EmptyHands(who)] + [
                     play.Say(f"{who} knocked down another player's noble ({', '.join(others)}): out of round "
                         f"{self.round}", "collapse")]
         if self._nobody_builds():
@@ -297,7 +304,7 @@ class FastSession(Session):
         player = self.player_arg(args)
         self._ready(player)
         self.done.add(player)
-        out: list[Effect] = [play.EmptyHands()] if player == self.seat else []
+        out: list[Effect] = [play.EmptyHands(player)]
         if self._nobody_builds():
             return out + self._end_round(table, "nobody can build any further")
         waiting = [p for p in self.players if p not in self.done and p not in self.out]

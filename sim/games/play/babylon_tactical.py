@@ -142,7 +142,7 @@ class TacticalSession(Session):
 
     # --- the table ------------------------------------------------------------------------------------
 
-    def _pick(self, piece: str, table: Table) -> list[Effect]:
+    def _pick(self, piece: str, table: Table, player: str) -> list[Effect]:
         if self.over:
             raise Refused("over", "the game is over")
         s = self.state
@@ -163,7 +163,7 @@ class TacticalSession(Session):
                 raise Refused("special-move-after-noble", "the special move was made: no noble this turn")
         return []
 
-    def _drop(self, p: Piece, table: Table) -> list[Effect]:
+    def _drop(self, p: Piece, table: Table, player: str) -> list[Effect]:
         piece = p.id
         layout = read_layout(self.owned(with_piece(building(table), p)))
         refuse_placement(layout, piece, len(self.players))

@@ -139,7 +139,14 @@ class Clear(Effect):
 
 @dataclass(frozen=True)
 class EmptyHands(Effect):
-    """Every piece in a hand goes back where it was picked up (the turn passed, "Stop" was called)."""
+    """Every piece in a hand goes back where it was picked up (the turn passed, "Stop" was called).
+
+    Attributes:
+        player: only this player's hands (where everyone builds at once, each with hands of their own: the
+            player who is out of the round), or None for every hand.
+    """
+
+    player: str | None = None
 
 
 @dataclass(frozen=True)
@@ -268,6 +275,13 @@ class Session:
     """(rule, reason) of a game whose pieces are picked up one at a time: a group picked up at once is refused
     with it (:meth:`pick_group`); None lets a group be picked up, each piece asked as it would be alone."""
 
+    @property
+    def simultaneous(self) -> bool:
+        """Everyone builds at once, each player with hands of their own (Babylon's fast games, Tohuwabohu's
+        professional one): a pick or a drop may be any player's, judged for that player. Elsewhere only the
+        player whose hands are at work (:attr:`seat`) picks and drops."""
+        return False
+
     def __init__(self, game: str, variant: str, players):
         self.game = game
         self.variant = variant
@@ -299,9 +313,14 @@ class Session:
 
         return self._refusable(answer)
 
-    def pick(self, piece: str, table: Table) -> tuple[bool, list[Effect]]:
-        """A player is about to pick ``piece`` up: whether they may, and the effects (a refusal said)."""
-        return self._allowed(lambda: self._pick(piece, table))
+    def pick(self, piece: str, table: Table, player: str | None = None) -> tuple[bool, list[Effect]]:
+        """``player`` (None: whose hands are at work, :attr:`seat`) is about to pick ``piece`` up: whether they may,
+        and the effects (a refusal said, in the player's name).
+
+        Raises:
+            PlayError: ``player`` does not play.
+        """
+        return self._judged(player, lambda who: self._pick(piece, table, who))
 
     def pick_group(self, pieces, table: Table) -> tuple[bool, list[Effect]]:
         """A player is about to pick several pieces up at once, as one group (the viewer's box selection):
@@ -313,24 +332,31 @@ class Session:
             return []
         return self._allowed(check)
 
-    def drop(self, piece: Piece, table: Table) -> tuple[bool, list[Effect]]:
-        """A piece is about to be set down: ``piece`` as it would lie there (its pose the landing's: the session
-        does not read it back from the table). Whether it may be, and the effects.
+    def drop(self, piece: Piece, table: Table, player: str | None = None) -> tuple[bool, list[Effect]]:
+        """A piece in ``player``'s hand (None: whose hands are at work) is about to be set down: ``piece`` as it
+        would lie there (its pose the landing's: the session does not read it back from the table). Whether it may
+        be, judged for that player, and the effects.
 
         A refused piece is put back where it was picked up (:class:`PutBack` among the effects).
+
+        Raises:
+            PlayError: ``player`` does not play.
         """
-        ok, effects = self._allowed(lambda: self._drop(piece, table))
+        ok, effects = self._judged(player, lambda who: self._drop(piece, table, who))
         if not ok:
             effects = [PutBack(piece.id), *effects]
         return ok, effects
 
-    def drop_refusal(self, piece: Piece, table: Table) -> Refused | None:
-        """Why ``piece`` set down as it lies would be refused now, balance aside (None: it would not be); nothing
-        changes. The drop's own check, asked of a copy of the session (what the legal placements and the
-        window's ghost ask). A game whose drop asks the statics (Talo's balance) overrides it to leave them out:
-        whether a building stands is known only once the piece is down."""
+    def drop_refusal(self, piece: Piece, table: Table, player: str | None = None) -> Refused | None:
+        """Why ``piece`` set down as it lies by ``player`` (None: whose hands are at work) would be refused now,
+        balance aside (None: it would not be); nothing changes. The drop's own check, asked of a copy of the
+        session (what the legal placements and the window's ghost ask). A game whose drop asks the statics
+        (Talo's balance) overrides it to leave them out: whether a building stands is known only once the piece
+        is down."""
+        who = self._actor(player)
         try:
-            self.clone()._drop(piece, table)
+            self._for(who)
+            self.clone()._drop(piece, table, who)
         except Refused as r:
             return r
         return None
@@ -403,10 +429,10 @@ class Session:
 
     # --- what subclasses fill in ------------------------------------------------------------------
 
-    def _pick(self, piece: str, table: Table) -> list[Effect]:
+    def _pick(self, piece: str, table: Table, player: str) -> list[Effect]:
         return []
 
-    def _drop(self, piece: Piece, table: Table) -> list[Effect]:
+    def _drop(self, piece: Piece, table: Table, player: str) -> list[Effect]:
         return []
 
     def _knocked(self, pieces: tuple[str, ...], player: str | None, table: Table) -> list[Effect]:
@@ -435,6 +461,32 @@ class Session:
             raise PlayError(f"{key}: no player {name!r}; players are {', '.join(self.players)}")
         return name
 
+    def _actor(self, player: str | None) -> str:
+        """Who picks or drops: ``player``, or whose hands are at work.
+
+        Raises:
+            PlayError: a name that does not play.
+        """
+        if player is None:
+            return self.seat
+        if player not in self.players:
+            raise PlayError(f"player: no player {player!r}; players are {', '.join(self.players)}")
+        return player
+
+    def _judged(self, player: str | None, judge) -> tuple[bool, list[Effect]]:
+        """``judge(who)`` for the player who picks or drops (:meth:`_actor`), where they may (:meth:`_for`)."""
+        who = self._actor(player)
+
+        def check() -> list[Effect]:
+            self._for(who)
+            return judge(who)
+        return self._allowed(check, who)
+
+    def _for(self, player: str) -> None:
+        """Refuse a pick or a drop of anyone's but the hands at work where the game is not :attr:`simultaneous`."""
+        if player != self.seat and not self.simultaneous:
+            raise Refused("turn", f"it is {self.seat}'s turn, not {player}'s")
+
     def _playing(self, name: str) -> None:
         """Refuse every move once the game is over (what only changes the window is still answered)."""
         if self.over and name not in self.VIEW_ACTIONS:
@@ -446,14 +498,15 @@ class Session:
         except Refused as r:
             return self._refusal(r)
 
-    def _allowed(self, fn) -> tuple[bool, list[Effect]]:
+    def _allowed(self, fn, player: str | None = None) -> tuple[bool, list[Effect]]:
         try:
             return True, list(fn())
         except Refused as r:
-            return False, self._refusal(r)
+            return False, self._refusal(r, player)
 
-    def _refusal(self, r: Refused) -> list[Effect]:
-        self.log("refused", rule=r.rule, reason=r.reason, player=self.seat)
+    def _refusal(self, r: Refused, player: str | None = None) -> list[Effect]:
+        """A refusal logged (for ``player``, default whose hands are at work) and said."""
+        self.log("refused", rule=r.rule, reason=r.reason, player=self.seat if player is None else player)
         return [*r.effects, Say(f"refused ({r.rule}): {r.reason}", "refused")]
 
     def refuse(self, refused: Refused) -> list[Effect]:

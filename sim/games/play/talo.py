@@ -218,7 +218,7 @@ class TaloSession(StockTurns):
 
     # --- the table ------------------------------------------------------------------------------------
 
-    def _pick(self, piece: str, table: Table) -> list[Effect]:
+    def _pick(self, piece: str, table: Table, player: str) -> list[Effect]:
         p = table.scene().piece(piece)
         if self.over:
             raise Refused("over", "the game is over")

@@ -217,10 +217,12 @@ class StockTurns(Session):
             raise Refused("hand", f"no block of length {length} in hand (holding {have})")
         return []
 
-    def drop_refusal(self, piece: Piece, table: Table) -> Refused | None:
+    def drop_refusal(self, piece: Piece, table: Table, player: str | None = None) -> Refused | None:
         """Why ``piece`` set down as it lies would be refused now, balance aside (None: it would not be); nothing
         changes. The drop's own check but the statics (asked by the legal placements and the window's ghost)."""
+        who = self._actor(player)
         try:
+            self._for(who)
             self._game()
             self._checked_puts(self._put(piece.id, int(piece.params["length"]), pose_of(piece)))
         except Refused as r:
@@ -242,7 +244,7 @@ class StockTurns(Session):
             raise Refused(e.violations[0].rule, reason(e), undo) from None
         return puts
 
-    def _drop(self, block: Piece, table: Table) -> list[Effect]:
+    def _drop(self, block: Piece, table: Table, player: str) -> list[Effect]:
         s = self._game()
         piece, pose = block.id, pose_of(block)
         put = self._put(piece, int(block.params["length"]), pose)

@@ -20,9 +20,10 @@ verdict on it. Readings of the rulebook made here:
   may rebuild or destroy as they like); in the pro variant the clock stops
   and the players choose: go on unpunished, or a new round in which the
   player who caused it puts a fulfilled card back under the pile.
-- **Pro, hot seat**: everyone builds at once; on one desktop one player's
-  hands work at a time (``seat``); what is in hand goes back when the seat
-  changes. Only the highest level of a structure may be taken apart and never
+- **Pro**: everyone builds at once, a pick judged for the player whose hand
+  it is (a served table gives each seat hands of its own); on one desktop (hot
+  seat) one player's hands work at a time (``seat``), and what is in hand goes
+  back when the seat changes. Only the highest level of a structure may be taken apart and never
   a whole structure (:func:`sim.games.tohuwabohu.pro.removal_problems`): a
   pick from below is refused with the reason. "Stop" empties the hands, stops
   the clock, checks the caller's claim and everyone's fulfilled open cards,
@@ -114,6 +115,11 @@ class TohuwabohuSession(Session):
     @property
     def over(self) -> bool:
         return self.state.over
+
+    @property
+    def simultaneous(self) -> bool:
+        """The pro variant: everyone builds at once."""
+        return not self.basic
 
     # --- time ---------------------------------------------------------------------------------------
 
@@ -232,7 +238,7 @@ class TohuwabohuSession(Session):
 
     # --- the table ----------------------------------------------------------------------------------
 
-    def _pick(self, piece: str, table: Table) -> list[Effect]:
+    def _pick(self, piece: str, table: Table, player: str) -> list[Effect]:
         if self.over:
             raise Refused("over", "the game is over")
         if self.collapse_by is not None:
@@ -247,7 +253,7 @@ class TohuwabohuSession(Session):
             raise Refused("highest-level", f"only the highest level may be taken apart: {'; '.join(problems)}")
         return []
 
-    def _drop(self, piece: Piece, table: Table) -> list[Effect]:
+    def _drop(self, piece: Piece, table: Table, player: str) -> list[Effect]:
         if self.over:
             raise Refused("over", "the game is over")
         return []

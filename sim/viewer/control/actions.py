@@ -209,6 +209,17 @@ def specs_with(plugins) -> dict[str, dict[str, Field]]:
     return out
 
 
+def with_hands(specs: Mapping[str, Mapping[str, Field]], hands) -> dict[str, dict[str, Field]]:
+    """``specs`` whose actions' ``hand`` fields take ``hands`` besides :data:`HANDS` (a table of hands per seat:
+    each seat's, :meth:`~sim.viewer.control.controller.Controller.hand_names`); the ``hand`` action's own
+    ``name`` stays the hot seat's."""
+    names = tuple(dict.fromkeys((*HANDS, *hands)))
+    if names == HANDS:
+        return {k: dict(v) for k, v in specs.items()}
+    hand = Field(one_of(*names), None, "which hand (default: the active one; at a table of hands per seat: the seat's)")
+    return {k: {f: hand if f == "hand" else v for f, v in spec.items()} for k, spec in specs.items()}
+
+
 def action(data: Mapping | str, where: str = "", specs: Mapping[str, Mapping[str, Field]] | None = None,
            **fields) -> Action:
     """Validate one action: a mapping with ``action`` and fields, or a name and keyword fields; ``specs``

@@ -17,7 +17,7 @@ from sim.scene import Piece, Scene
 from sim.viewer.control.actions import Action
 from sim.viewer.control.carry import CLEARANCE, flip_over, footprint, support_height, tip_over, turn_about_vertical
 from sim.viewer.control.group import group_middle, member_hand, plan_group
-from sim.viewer.control.hands import SET_DOWN_TIME, HandState, arrived, plan
+from sim.viewer.control.hands import SET_DOWN_TIME, HandState, arrived, plan, ride, riding_below
 from sim.viewer.control.history import Entry
 from sim.viewer.control.state import Part
 
@@ -51,13 +51,14 @@ class Building(Part):
         self.state.carry_ids += 1
         self.state.undo.push(Entry(f"{name} of {pid}", self.ctl.moment(), hand, self.state.carry_ids))
         pose = self.state.world.pose(pid)
+        self.ctl.note(name, pid, hand)  # first: the live world's records of the lift and the grab name its player
         self._lift_clear(pid, pose)
         self.state.world.grab(hand, pid)
-        self.state.hands[hand] = HandState(pid, pose[:2].copy(), pose[3:].copy(), pose.copy(), self.state.carry_ids)
+        self.state.hands[hand] = HandState(pid, pose[:2].copy(), pose[3:].copy(), pose.copy(), self.state.carry_ids,
+                                           player=self.state.seat_hands.get(hand))
         self.state.from_supply[self.state.carry_ids] = frozenset({pid} & self.state.supply)
         self.state.supply.discard(pid)
         self.state.world.set_supply(self.state.supply)
-        self.ctl.note(name, pid, hand)
         self.ctl.session_event("picked", (pid,), name, pid, hand)
         self.plan_hands()
 
@@ -229,7 +230,8 @@ class Building(Part):
         self.state.world.add_piece(piece)
         pose = self.state.world.pose(pid)
         self.state.world.grab(hand, pid)
-        self.state.hands[hand] = HandState(pid, pose[:2].copy(), pose[3:].copy(), pose.copy(), self.state.carry_ids)
+        self.state.hands[hand] = HandState(pid, pose[:2].copy(), pose[3:].copy(), pose.copy(), self.state.carry_ids,
+                                           player=self.state.seat_hands.get(hand))
         self.state.from_supply[self.state.carry_ids] = frozenset()
         self.ctl.note("add", pid, hand)
         self.ctl.session_event("picked", (pid,), "add", pid, hand)
@@ -302,6 +304,7 @@ class Building(Part):
         scene = self._planning = _LiveScene.over(self._planning, world, self.state.scene0, self.state.supply)
         skip = self.held()
         self.state.carries = {}
+        rides = self._rides() if len(self.state.hands) > 1 else {}
         for hand, s in self.state.hands.items():
             if s.group:
                 c = plan_group(scene, hand, s, {pid: world.pose(pid) for pid in s.pieces}, world.ray_tests, skip,
@@ -309,9 +312,19 @@ class Building(Part):
                 for m in c.members:
                     world.move_hand(member_hand(hand, m.piece), m.target)
             else:
-                c = plan(scene, hand, s, world.pose(s.piece), world.ray_tests, skip, floor, world.revision)
+                below = riding_below(rides[s.piece], rides.values()) if rides else ()
+                c = plan(scene, hand, s, world.pose(s.piece), world.ray_tests, skip, floor, world.revision, below)
+                if c.blocked and s.lowering is not None:
+                    s.lowering = world.time  # its set-down waits until the other hand's piece has left its place
             self.state.carries[hand] = c
             self.state.world.move_hand(hand, c.target)
+
+    def _rides(self) -> dict:
+        """Piece -> where each hand's piece rides now (:class:`~sim.viewer.control.hands.Ride`; the hands are
+        planned together: of two carries, one goes over the other). A group's pieces are not among them."""
+        world = self.state.world
+        return {s.piece: ride(s.piece, world.piece(s.piece).shape.vertices, world.pose(s.piece), s.carry)
+                for s in self.state.hands.values() if not s.group}
 
     def settle_hands(self) -> None:
         """Let go of pieces that reached their landing place (or were blocked long enough)."""

@@ -35,6 +35,7 @@ from sim.viewer.control.building import Building
 from sim.viewer.control.camera import OrbitCamera
 from sim.viewer.control.files import Files
 from sim.viewer.control.grouping import Grouping
+from sim.viewer.control.hands import seat_hands
 from sim.viewer.control.history import Entry, Moment, TimeHistory, UndoStack
 from sim.viewer.control.inspect import Describer
 from sim.viewer.control.live import LastAction, LiveEvent, ViewerWorld
@@ -99,6 +100,8 @@ class Controller:
         size: the window's size (pixels), for the camera.
         supply: ids of the pieces that make up the supply (set beside the board).
         player: who is building (events name them; a hot-seat plug-in changes it turn by turn).
+        seats: where everyone builds at once with hands of their own (a served table), the players: each gets
+            hands named after them (:meth:`hands_for`) instead of the one player's ``right`` and ``left``.
         clock: wall-clock seconds (autosave; injected in tests).
         plugins: :class:`~sim.viewer.control.plugins.SessionPlugin` s, asked in this order.
 
@@ -110,10 +113,13 @@ class Controller:
 
     def __init__(self, scene: Scene, *, source: str | None = None, world_factory: Callable | None = None,
                  threaded: bool = True, recovery: Recovery | None = None, size=(1280, 800), supply=(),
-                 player: str | None = None, clock: Callable[[], float] = time.monotonic,
+                 player: str | None = None, seats: tuple[str, ...] = (), clock: Callable[[], float] = time.monotonic,
                  plugins: tuple[SessionPlugin, ...] | list[SessionPlugin] = ()):
         self.state = SessionState(list(plugins), recovery, clock, OrbitCamera(size), Toggles(), ModeMachine(),
                                   player=player, active_hand=HANDS[0])
+        if seats:
+            self.state.seat_hands = seat_hands(seats, HANDS_PER_GAME.get(scene.game, 1))
+            self.state.active_hand = next(iter(self.state.seat_hands))
         self.building, self.grouping, self.pulling = Building(self), Grouping(self), Pulling(self)
         self.timeline, self.files, self.viewing = TimeActions(self), Files(self), Viewing(self)
         self.saving, self.port = Saving(self), Port(self)
@@ -158,7 +164,24 @@ class Controller:
 
     @property
     def hand_names(self) -> tuple[str, ...]:
+        """The hands actions may name: the player's ``right`` (and ``left`` where the game has two), or, with
+        hands per seat, every seat's (:meth:`hands_for`)."""
+        if self.state.seat_hands:
+            return tuple(self.state.seat_hands)
         return HANDS[:HANDS_PER_GAME.get(self.game, 1)]
+
+    def hands_for(self, player: str) -> tuple[str, ...]:
+        """``player``'s own hands where each seat has hands of its own (its name, and ``NAME-left`` where the
+        game is built with two), first the one an action without a ``hand`` uses; none at the hot seat."""
+        return tuple(h for h, p in self.state.seat_hands.items() if p == player)
+
+    def player_of(self, hand: str | None) -> str | None:
+        """Whose ``hand`` it is: the player who picked up what it holds, its seat's where each seat has hands of its
+        own, else the session's one player (so too for what no hand does: a poke, a pull)."""
+        s = self.hands.get(hand) if hand is not None else None
+        if s is not None and s.player is not None:
+            return s.player
+        return self.state.seat_hands.get(hand, self.player)
 
     @property
     def mode(self) -> str:
@@ -238,7 +261,8 @@ class Controller:
     def session_event(self, kind: str, pieces: tuple[str, ...], action: str, piece: str | None,
                        hand: str | None, data: dict | None = None) -> None:
         """An event of the controller's own (picked, dropped, rejected, restored), told like the world's."""
-        e = LiveEvent(self.world.time, kind, pieces, LastAction(action, piece, hand, self.player, self.world.time))
+        player = self.player_of(hand)
+        e = LiveEvent(self.world.time, kind, pieces, LastAction(action, piece, hand, player, self.world.time))
         self.events.append(e)
         for p in self.plugins:
             p.event(self, e)
@@ -262,11 +286,13 @@ class Controller:
         self.session_event("restored", (), why, None, None)
 
     def note(self, name: str, piece: str | None = None, hand: str | None = None) -> None:
-        self.world.note_action(LastAction(name, piece, hand, self.player))
+        self.world.note_action(LastAction(name, piece, hand, self.player_of(hand)))
 
     def hand_of(self, action: Action, holding: bool) -> str:
         hand = action["hand"] or self.active_hand
         if hand not in self.hand_names:
+            if self.state.seat_hands:
+                raise action.fail("hand", f"expected a seat's hand ({', '.join(self.hand_names)}), got {hand!r}")
             raise action.fail("hand", f"{self.game} is built with one hand at a time (the right)")
         if holding and hand not in self.hands:
             raise action.fail("hand", f"the {hand} hand holds nothing")

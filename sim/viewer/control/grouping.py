@@ -67,7 +67,8 @@ class Grouping(Part):
         pose = poses[anchor]
         grip = None if at is None else pose[:2] - np.asarray(at[:2], dtype=float)
         self.state.hands[hand] = HandState(anchor, pose[:2].copy(), pose[3:].copy(), pose.copy(), self.state.carry_ids,
-                                     group=members, grip=np.zeros(2) if grip is None else grip)
+                                     group=members, grip=np.zeros(2) if grip is None else grip,
+                                     player=self.state.seat_hands.get(hand))
         self.state.from_supply[self.state.carry_ids] = frozenset(p for p in pieces if p in self.state.supply)
         self.state.supply -= set(pieces)
         self.state.world.set_supply(self.state.supply)

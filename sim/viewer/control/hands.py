@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -57,6 +58,8 @@ class HandState:
         grip: (2,) for a group, from the point the hand holds it by to the anchor's origin (m, world xy;
             ``move-to`` takes that point where it is sent; the group turns in place about its middle, the
             hand holding it where it did), else None.
+        player: whose hand it is where each seat has hands of its own, set at the pick (its events name them and
+            the referee judges its pick and drop for them); None at the hot seat (the session's one player's).
     """
 
     piece: str
@@ -72,6 +75,7 @@ class HandState:
     travel: float | None = None
     group: tuple = ()
     grip: np.ndarray | None = None
+    player: str | None = None
 
     @property
     def pieces(self) -> tuple[str, ...]:
@@ -82,7 +86,7 @@ class HandState:
         """A copy whose arrays are its own (kept in a moment of the undo stack)."""
         return HandState(self.piece, self.xy.copy(), self.quat.copy(), self.start.copy(), self.carry, self.lift,
                          self.height, self.free, self.lowering, self.way, self.travel, self.group,
-                         None if self.grip is None else self.grip.copy())
+                         None if self.grip is None else self.grip.copy(), self.player)
 
 
 @dataclass(frozen=True)
@@ -98,6 +102,7 @@ class Carry:
         snapped: what it snapped to, or None.
         pose: (7,) where the piece is now.
         members: a group's other pieces' own plans (the same fields), or none.
+        blocked: other hands' pieces riding under its landing place now (it waits above them to be set down).
     """
 
     hand: str
@@ -109,6 +114,7 @@ class Carry:
     snapped: str | None = None
     pose: np.ndarray = field(default_factory=lambda: np.zeros(7))
     members: tuple = ()
+    blocked: tuple[str, ...] = ()
 
     @property
     def all(self) -> tuple[Carry, ...]:
@@ -125,7 +131,8 @@ def snapped(scene, piece, state: HandState, skip) -> tuple[np.ndarray, np.ndarra
     return placed.xy, placed.quat, placed.label
 
 
-def plan(scene, hand: str, state: HandState, pose, rays: Callable, skip, floor: float, revision: int = 0) -> Carry:
+def plan(scene, hand: str, state: HandState, pose, rays: Callable, skip, floor: float, revision: int = 0,
+         riders: tuple[Ride, ...] = ()) -> Carry:
     """Where a hand takes its piece this frame.
 
     Args:
@@ -137,6 +144,9 @@ def plan(scene, hand: str, state: HandState, pose, rays: Callable, skip, floor: 
         skip: the carried pieces (no support for anything).
         floor: the height (m) of the table when a ray meets nothing.
         revision: the live world's change counter: what lies on the way is looked up again after a change.
+        riders: other hands' pieces riding below this one (:func:`riding_below`): no support (its ghost lands on
+            what is built), but in its way: it travels over them, and waits above one that rides under its
+            landing place before it is set down there.
     """
     piece = scene.piece(state.piece)
     xy, quat, label = snapped(scene, piece, state, skip)
@@ -147,6 +157,12 @@ def plan(scene, hand: str, state: HandState, pose, rays: Callable, skip, floor: 
     below = inside(fp.samples + xy, now_outline + np.asarray(pose[:2]))
     tops = np.where(below, float(pose[2]), RAY_TOP)
     surface, under = support_height(rays, xy, fp.samples, skip, floor, tops)
+    over, blocked = surface, ()
+    if riders:  # the same rays, the other hands' pieces under it met (one ray batch more, only then)
+        riding = {r.piece for r in riders}
+        height, met = support_height(rays, xy, fp.samples, set(skip) - riding, floor, tops)
+        if height > surface + TOUCHING:
+            over, blocked = height, tuple(m for m in met if m in riding)
     rest_z = surface - fp.bottom
     ghost = np.concatenate([xy, [rest_z], quat])
     # on the way it clears whatever lies between here and there: a hand lifts, travels, then comes down
@@ -156,9 +172,11 @@ def plan(scene, hand: str, state: HandState, pose, rays: Callable, skip, floor: 
     key = (tuple(np.round(xy, 5)), tuple(np.round(quat, 4)), revision)
     if state.way is None or state.way[0] != key:
         state.way = (key, path_height(rays, here, xy, fp, now_outline + here, float(pose[2]), skip, floor))
-    way = max(state.way[1], surface)
+    way = max(state.way[1], over, passing_over(riders, here, xy, fp))
     travel = way + CLEARANCE + float(np.clip(state.lift, -CLEARANCE + SET_DOWN_GAP, MAX_LIFT))
-    if state.lowering is not None:
+    if state.lowering is not None and blocked:
+        arrive = over + CLEARANCE  # another hand's piece rides under its place: it waits above it
+    elif state.lowering is not None:
         arrive = surface - PRESS  # pressed onto its support, so that it lands rather than drops
     elif state.height is not None:
         arrive = max(state.height, surface)
@@ -175,7 +193,57 @@ def plan(scene, hand: str, state: HandState, pose, rays: Callable, skip, floor: 
         state.travel = None
     target = np.concatenate([at, [bottom - fp.bottom], quat])
     outline = np.column_stack([fp.outline + xy, np.full(4, surface)])
-    return Carry(hand, state.piece, target, ghost, outline, tuple(under), label, np.asarray(pose, dtype=float))
+    return Carry(hand, state.piece, target, ghost, outline, tuple(under), label, np.asarray(pose, dtype=float),
+                 blocked=blocked)
+
+
+class Ride(NamedTuple):
+    """A carried piece as another hand's planning sees it: where it rides now.
+
+    Attributes:
+        piece: its id.
+        xy: (2,) its origin (m).
+        radius: the circle (m) about ``xy`` its footprint lies in.
+        bottom, top: its lowest and highest points (m).
+        carry: its carry's number (carries at one height: the later one goes over the earlier).
+    """
+
+    piece: str
+    xy: np.ndarray
+    radius: float
+    bottom: float
+    top: float
+    carry: int
+
+
+def ride(piece: str, vertices: np.ndarray, pose, carry: int) -> Ride:
+    """Where a carried piece (its shape's ``vertices`` (k, 3)) at ``pose`` (7,) rides."""
+    fp = footprint(vertices, pose[3:])
+    return Ride(piece, np.asarray(pose[:2], dtype=float), float(np.linalg.norm(fp.outline, axis=1).max()),
+                float(pose[2] + fp.bottom), float(pose[2] + fp.top), carry)
+
+
+def riding_below(me: Ride, others) -> tuple[Ride, ...]:
+    """The carried pieces of ``others`` that ride below ``me``: lower (by their bottoms; at one height, the earlier
+    carry). The order is one for every hand, so of two carries exactly one goes over the other: two carried pieces
+    never climb each other, nor rest on each other."""
+    return tuple(o for o in others if o.piece != me.piece and (o.bottom, o.carry) < (me.bottom, me.carry))
+
+
+def passing_over(below: tuple[Ride, ...], here: np.ndarray, there: np.ndarray, fp) -> float:
+    """The highest top (m) of the pieces ``below`` near the way from ``here`` to ``there`` (2,) of a footprint
+    ``fp``: their circles and its own, :data:`PATH_MARGIN` apart; -inf when none is near."""
+    best = -np.inf
+    if not below:
+        return best
+    reach = float(np.linalg.norm(fp.outline, axis=1).max()) + PATH_MARGIN
+    d = there - here
+    length2 = float(d @ d)
+    for r in below:
+        t = 0.0 if length2 < 1e-12 else float(np.clip((r.xy - here) @ d / length2, 0.0, 1.0))
+        if float(np.linalg.norm(here + t * d - r.xy)) < reach + r.radius:
+            best = max(best, r.top)
+    return best
 
 
 def path_height(rays, here: np.ndarray, there: np.ndarray, fp, outline: np.ndarray, middle: float, skip,
@@ -205,3 +273,19 @@ def arrived(carry: Carry, pose) -> bool:
     """Whether a piece being set down sits on its support at its landing place."""
     p = np.asarray(pose[:3], dtype=float)
     return bool(np.linalg.norm(p[:2] - carry.ghost[:2]) < ARRIVED and p[2] - carry.ghost[2] < TOUCHING)
+
+
+def seat_hands(seats, per_player: int) -> dict[str, str]:
+    """Hand -> player for hands per seat: each seat's first hand is named after it, its second (a game built with
+    two hands) ``NAME-left``.
+
+    Raises:
+        ValueError: two seats' hands would have one name (a seat named ``red-left`` beside ``red``), or a seat twice.
+    """
+    out: dict[str, str] = {}
+    for seat in seats:
+        for name in (seat, f"{seat}-left")[:per_player]:
+            if name in out:
+                raise ValueError(f"seats: the hand {name!r} would be both {out[name]}'s and {seat}'s")
+            out[name] = seat
+    return out

@@ -63,10 +63,12 @@ class Port(Part):
         self.ctl.building.put_back(hand)
         return True
 
-    def empty_hands(self) -> None:
-        """Every hand puts back what it holds (a turn passed, "Stop!" called)."""
+    def empty_hands(self, player: str | None = None) -> None:
+        """Every hand puts back what it holds (a turn passed, "Stop!" called); with ``player``, only that player's
+        hands (:meth:`~sim.viewer.control.controller.Controller.player_of`: a player out of the round)."""
         for hand in list(self.state.hands):
-            self.ctl.building.put_back(hand)
+            if player is None or self.ctl.player_of(hand) == player:
+                self.ctl.building.put_back(hand)
 
     def place(self, piece: str, pose) -> None:
         """Put ``piece`` at ``pose`` (7,), at rest, out of the supply (a pawn's step, a swap, a fallen piece put

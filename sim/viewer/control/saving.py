@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from sim.fieldcheck import Field
-from sim.viewer.control.actions import HANDS, TOGGLES
+from sim.viewer.control.actions import TOGGLES
 from sim.viewer.control.camera import Orbit
 from sim.viewer.control.hands import HandState
 from sim.viewer.control.history import TimeHistory, UndoStack
@@ -55,16 +55,19 @@ class Saving(Part):
         known = set(self.state.world.ids)
         carry_ids = f["carry_ids"].integer(0, 10**9)
         hands = {}
-        for h, g in f["hands"].entries(len(HANDS)):
+        for h, g in f["hands"].entries(len(self.ctl.hand_names)):
             if h not in self.ctl.hand_names:
                 raise g.fail(f"expected a hand of {self.ctl.game} ({', '.join(self.ctl.hand_names)})")
             hands[h] = _hand(g, known, carry_ids)
+            if hands[h].player != self.state.seat_hands.get(h):  # a seat's hand is its own; the hot seat's no one's
+                raise g.fail(f"expected the player {self.state.seat_hands.get(h)} (whose hand it is), got "
+                             f"{hands[h].player}")
         grips = self.state.world.held()  # the live world's own: hand -> piece
         for h, s in hands.items():
             if grips.get(h) != s.piece:
                 raise f["hands"][h].fail(f"expected the piece the world's {h} hand holds ({grips.get(h)})")
         from_supply = {}
-        for k, g in f["from_supply"].entries(len(HANDS)):
+        for k, g in f["from_supply"].entries(len(self.ctl.hand_names)):
             if not k.isdigit() or int(k) > carry_ids:
                 raise g.fail("expected the number of a carry")
             from_supply[int(k)] = frozenset(g.ids(known))
@@ -101,11 +104,12 @@ def _hand_json(s: HandState) -> dict:
                                       "height": float(s.way[1])}
     return {"piece": s.piece, "xy": s.xy.tolist(), "quat": s.quat.tolist(), "start": s.start.tolist(),
             "carry": s.carry, "lift": s.lift, "height": s.height, "free": s.free, "lowering": s.lowering,
-            "way": way, "travel": s.travel}
+            "way": way, "travel": s.travel, **({} if s.player is None else {"player": s.player})}
 
 
 def _hand(f: Field, known, carry_ids: int) -> HandState:
-    f.object(("piece", "xy", "quat", "start", "carry", "lift", "height", "free", "lowering", "way", "travel"))
+    f.object(("piece", "xy", "quat", "start", "carry", "lift", "height", "free", "lowering", "way", "travel"),
+             ("player",))
     piece = f["piece"].text()
     if piece not in known:
         raise f["piece"].fail("expected a piece of the world")
@@ -123,7 +127,8 @@ def _hand(f: Field, known, carry_ids: int) -> HandState:
         return None if f[key].is_null() else f[key].number(lo, hi)
     return HandState(piece, f["xy"].floats((2,)), quat, f["start"].floats((7,)), f["carry"].integer(1, carry_ids),
                      f["lift"].number(-1.0, 1.0), optional("height", -100.0, 100.0), f["free"].flag(),
-                     optional("lowering", 0.0, 1e9), way, optional("travel", -100.0, 100.0))
+                     optional("lowering", 0.0, 1e9), way, optional("travel", -100.0, 100.0),
+                     player=None if f.value.get("player") is None else f["player"].text())
 
 
 __all__ = ["Saving"]

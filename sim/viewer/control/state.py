@@ -50,6 +50,9 @@ class SessionState:
         following: the piece the camera follows, or None.
         hovered: the piece under the cursor, or None.
         active_hand: the hand actions without a ``hand`` use.
+        seat_hands: hand -> its player, where everyone builds at once with hands of their own (a served table's
+            seats: :meth:`~sim.viewer.control.controller.Controller.hands_for`); empty: the hot seat's hands
+            (``right``, ``left``), which are the one :attr:`player`'s.
         undo: the undo and redo stacks.
         history: the time history (stepping back).
         describer: what the hover panel says of a piece (cached).
@@ -85,6 +88,7 @@ class SessionState:
     following: str | None = None
     hovered: str | None = None
     active_hand: str = "right"
+    seat_hands: dict[str, str] = field(default_factory=dict)
     undo: UndoStack | None = None
     history: TimeHistory | None = None
     describer: Describer | None = None

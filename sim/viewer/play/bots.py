@@ -153,7 +153,8 @@ class BotSeats(SessionPlugin):
 
     def event(self, controller, event) -> None:
         if self.move is not None and event.kind == "rejected" and self.move.placing is not None:
-            self.move.refusals.append(str((event.data or {}).get("reason", "")))
+            said = controller.messages[-1] if controller.messages else None  # the rejection says its reason first
+            self.move.refusals.append(said.text if said is not None and said.kind == "refused" else "")
 
     def tick(self, controller, dt: float) -> None:
         if self.failed is not None:

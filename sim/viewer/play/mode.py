@@ -5,7 +5,8 @@
 refuse it (no undo in a game: the referee keeps the game); a pick is asked of
 the referee first (whose turn, whose piece, what the throw allows); a piece
 set down is judged where it landed, and a refused one goes back where it was
-picked up, with the reason; the game's own actions (``throw``, ``end-turn``,
+picked up, with the reason (both judged for the hand's player: where everyone
+builds at once with hands of their own, each seat's); the game's own actions (``throw``, ``end-turn``,
 ``swap`` ...) go to the referee; each frame the game clock runs on the
 session clock (wall seconds in a window, 1/60 s a scripted frame), knocked-down
 pieces reach the referee with the player whose action came last, and the table
@@ -97,7 +98,7 @@ class Referee(SessionPlugin):
             return None
         if controller.applying is not None and controller.applying.name != "pick":
             return None
-        ok, effects = self.tape.ask("pick", piece)
+        ok, effects = self.tape.ask("pick", piece, *self._player(controller, hand))
         self._run(effects, quiet_refusal=True)
         return None if ok else self.refusal["reason"]
 
@@ -113,7 +114,7 @@ class Referee(SessionPlugin):
         self._run(self.tape.ask("act", action.name, dict(action.args)))
 
     def judge_drop(self, controller, hand: str, piece: str, pose) -> str | None:
-        ok, effects = self.tape.ask("drop", piece, np.asarray(pose, dtype=float))
+        ok, effects = self.tape.ask("drop", piece, np.asarray(pose, dtype=float), *self._player(controller, hand))
         self._run(effects, quiet_refusal=True)  # a refusal's PutBack puts it back, through the controller's port
         return None if ok else self.refusal["reason"]
 
@@ -316,6 +317,15 @@ class Referee(SessionPlugin):
         return [i, j], max(0, int(round(point[2] / grid.cell)))
 
     # --- helpers ------------------------------------------------------------------------------------
+
+    def _player(self, controller, hand: str | None) -> tuple[str, ...]:
+        """The player a pick or a drop of ``hand`` is judged for, as the session's call takes it: none in a game of
+        turns and when it is the one whose hands are at work (the hot seat's: the record as it always was), else
+        the hand's own (where everyone builds at once with hands of their own)."""
+        if not self.session.simultaneous:
+            return ()  # a game of turns: the seat's, always
+        player = controller.player_of(hand)
+        return () if player is None or player == self.session.seat else (player,)
 
     def _run(self, effects, quiet_refusal: bool = False) -> None:
         """Carry the effects out and pass on the journal; a refusal the controller says itself is not said twice."""

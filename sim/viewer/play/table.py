@@ -203,7 +203,7 @@ class Effects:
         play.ToSupply: lambda self, e: self.c.port.to_supply(e.pieces),
         play.SetAside: lambda self, e: self.c.port.set_aside(e.pieces),
         play.Clear: lambda self, e: self.c.port.clear(),
-        play.EmptyHands: lambda self, e: self.c.port.empty_hands(),
+        play.EmptyHands: lambda self, e: self.c.port.empty_hands(e.player),
         play.Pin: lambda self, e: self.c.port.pin(e.piece, e.pose),
         play.Unpin: _unpin,
         play.Seat: lambda self, e: self.c.port.seat(e.player),

@@ -28,14 +28,16 @@ from sim.scene import Piece, Scene
 
 CALLS: dict[str, Callable] = {
     "act": lambda s, t, name, args: s.act(name, args, t),
-    "pick": lambda s, t, piece: s.pick(piece, t),
-    "drop": lambda s, t, piece, pose: s.drop(t.setup_piece(piece).moved(pose[:3], pose[3:]), t),
+    "pick": lambda s, t, piece, player=None: s.pick(piece, t, player),
+    "drop": lambda s, t, piece, pose, player=None: s.drop(t.setup_piece(piece).moved(pose[:3], pose[3:]), t, player),
     "knocked": lambda s, t, pieces, player: s.knocked(pieces, player, t),
     "settled": lambda s, t: s.settled(t),
     "tick": lambda s, t, seconds: s.tick(seconds, t),
     "areas": lambda s, t: s.areas(t),
 }
-"""Every call the referee makes of its session: kind -> ``call(session, table, *args)``."""
+"""Every call the referee makes of its session: kind -> ``call(session, table, *args)`` (a pick's and a drop's
+player is recorded only when it is not the one whose hands are at work: a hand of its own where everyone builds
+at once)."""
 MAX_CALLS = 5_000_000
 """The most calls a record may hold (ticks counted one a run)."""
 
