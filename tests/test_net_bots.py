@@ -17,6 +17,36 @@ PACE = 0.25
 """The computer player's pace in these tests: a quarter of a person's."""
 
 
+def test_a_computer_player_that_thinks_past_its_turn_sends_nothing_stale(tmp_path):
+    """A decision that outlasts the seat's turn (a loaded machine) is dropped, not sent: the referee would refuse
+    its pick for the turn (issue 29: no computer move is ever refused). Its turns of 2 s, each decision 2.5 s."""
+    import time as _time
+
+    setup = Setup("tohuwabohu", "basic", ("red", "blue"), 3, 2.0)
+    with served(setup, record=tmp_path / "net.tlrec") as server:
+        server.bots = {"red": 1}
+        bots = start_bots(server, server.bots, pace=PACE)
+        slow = bots[0].bot.decide
+
+        def thinking(state):
+            _time.sleep(2.5)
+            return slow(state)
+        bots[0].bot.decide = thinking
+        try:
+            async def scenario():
+                blue, watcher = await joined(server, "blue", watchers=1)  # blue lets its turns run out
+                for turn in ("blue", "red", "blue"):  # red's turn ran out twice while it thought
+                    await watcher.wait_for(lambda c, t=turn: c.state.get("current") == t, 30)
+                for c in (blue, watcher):
+                    await c.close()
+            run(scenario(), 120)
+        finally:
+            for b in bots:
+                b.stop()
+    assert bots[0].failed is None and bots[0].stale >= 1
+    assert not [a for d in bots[0].decisions for a in d["answers"] if not a["ok"]]
+
+
 def test_a_computer_player_plays_its_turns_through_the_table_at_a_hand_s_pace_against_a_headless_client(tmp_path):
     setup = Setup("tohuwabohu", "basic", ("red", "blue"), 3, 6.0)
     with served(setup, record=tmp_path / "net.tlrec") as server:

@@ -80,6 +80,7 @@ class SeatBot:
         self.decisions: list[dict] = []  # each decision's JSON and its answers (tests, the status line)
         self.failed: BaseException | None = None
         self.stuck: list[str] = []  # why the player found no move, each time it found none
+        self.stale = 0  # decisions not played: the seat's turn went by while it decided
         self._stop = threading.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread = threading.Thread(target=self._run, name=f"towerlab-bot-{self.seat}", daemon=True)
@@ -162,6 +163,9 @@ class SeatBot:
             with contextlib.suppress(TimeoutError):
                 await c.wait_for(lambda c: self._stop.is_set() or c.state.get("frame", frame) > frame + 30, 5.0)
             return
+        if not self._may_act(c.state):  # its turn went by while it thought (a slow machine): the move is stale
+            self.stale += 1
+            return
         record = {"decision": decision.to_json(), "answers": []}
         self.decisions.append(record)
         action = dict(decision.action)
@@ -172,7 +176,8 @@ class SeatBot:
             await self._idle(c, float(action.get("seconds", 1.0)) * self.pace)
         else:
             await self._pause(action_seconds(action) * self.pace)
-            await self._send(c, action, record["answers"])
+            if self._may_act(c.state):  # (still its turn after the hand's pause)
+                await self._send(c, action, record["answers"])
         if record["answers"] and not record["answers"][-1]["ok"]:
             await asyncio.sleep(0.2 * self.pace + 0.05)  # the table as it now is: decided again
 
@@ -191,8 +196,8 @@ class SeatBot:
                 continue
             last = at
             await self._pause(begun + at * self.pace - time.monotonic())
-            if self._stop.is_set():
-                return
+            if self._stop.is_set() or (step["action"] == "pick" and not self._may_act(c.state)):
+                return  # (stopped, or its turn went by before the hand reached the piece)
             if not await self._send(c, step, answers):
                 if step["action"] != "pick":
                     await self._send(c, {"action": "cancel", "hand": step.get("hand", "right")}, answers)
