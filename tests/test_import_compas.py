@@ -151,6 +151,19 @@ def test_files_of_another_type_or_version_are_refused_naming_the_field(tmp_path,
     assert line.startswith(f"towerlab: error: {path}: {field + ': ' if field else ''}{reason}"), line
 
 
+def test_an_assembly_name_with_terminal_escapes_is_refused_naming_the_input_field(tmp_path, capsys):
+    """The name becomes the scene's title: an escape in it was refused as the output's ``title`` (OUT.json: title),
+    pointing at a file the user never wrote; now the input and its field."""
+    data = assembly(block(cube(0, 0, 0), 0))
+    data["data"]["attributes"]["name"] = "vault\x1b[2J"
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps(data))
+    assert main(["import", "compas", str(path), "-o", str(tmp_path / "s.json")]) == 2
+    line = one_line(capsys)
+    assert line.startswith(f"towerlab: error: {path}: data.attributes.name: expected one line of printable text"), line
+    assert "\x1b" not in line and not (tmp_path / "s.json").exists()
+
+
 def test_malformed_blocks_and_options_are_refused_in_one_line(tmp_path, capsys):
     bad = assembly(block(cube(0, 0, 0), 0))
     del bad["data"]["graph"]["data"]["node"]["0"]["block"]["data"]["vertex"]["3"]["z"]

@@ -173,6 +173,8 @@ def parse_assembly(data, source: str = "<compas>") -> Assembly:
                                                           "scene may hold")
     blocks = [_block(key, node, f"data.graph.data.node.{key}", source) for key, node in nodes.items()]
     name = body.get("attributes", {}).get("name") if isinstance(body.get("attributes"), dict) else None
+    if isinstance(name, str) and not name.isprintable():  # it becomes the scene's title, one printable line
+        raise CompasError(source, "data.attributes.name", f"expected one line of printable text, got {got(name)}")
     return Assembly(source, ASSEMBLY_TYPES[dtype], name if isinstance(name, str) else None,
                     tuple(sorted(blocks, key=lambda b: _natural(b.key))))
 
