@@ -297,7 +297,13 @@ class Desktop:
         except (subprocess.TimeoutExpired, ProcessLookupError):
             pass
         self.proc.kill()
-        _, err = self.proc.communicate(timeout=10)
+        self.proc.wait(timeout=10)
+        # what it wrote so far, not its end: a worker process it started may hold the pipe open
+        os.set_blocking(self.proc.stderr.fileno(), False)
+        try:
+            err = self.proc.stderr.read() or ""
+        except (OSError, TypeError):
+            err = ""
         return err[-4000:]
 
 
