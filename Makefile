@@ -34,7 +34,7 @@ viewer-tools:
 
 test: $(STAMP) viewer-tools
 	$(PY) -m ruff check sim tests tools
-	$(PY) -m pytest -n 2 -q --durations=20
+	$(PY) -m pytest -n 2 --dist worksteal -q --durations=20
 
 lint: $(STAMP)
 	$(PY) -m ruff check sim tests tools
