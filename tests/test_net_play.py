@@ -32,8 +32,12 @@ def test_a_turn_played_over_the_network_is_the_server_s_and_every_client_sees_it
             assert (await red.act({"action": "drop"}))["ok"]
             await quiet(server)
             await hold_the_server_s_poses(server, (red, blue, watcher))  # bit for bit
-            await watcher.wait_for(lambda c: [e["kind"] for e in c.events][-2:] == ["picked", "dropped"])
-            assert watcher.events[-1]["cause"]["player"] == "red"
+            def carried(c):  # the piece's pick, then its drop (other events may follow: the table goes on)
+                kinds = [e["kind"] for e in c.events if piece in e.get("pieces", ())]
+                return "picked" in kinds and "dropped" in kinds[kinds.index("picked"):]
+            await watcher.wait_for(carried)
+            dropped = next(e for e in watcher.events if e["kind"] == "dropped" and piece in e.get("pieces", ()))
+            assert dropped["cause"]["player"] == "red"
             assert watcher.state["hands"] == {}
             for c in (red, blue, watcher):
                 await c.close()
