@@ -27,7 +27,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim.dispatch import handler_table
 from sim.names import listing
 from sim.scene import Scene
 from sim.viewer.control.actions import HANDS, SPECS, UNDOABLE, Action, RefusalError
@@ -45,7 +44,7 @@ from sim.viewer.control.port import Port
 from sim.viewer.control.pulling import Pulling
 from sim.viewer.control.recovery import Recovery
 from sim.viewer.control.saving import Saving
-from sim.viewer.control.state import SessionState, forwarded
+from sim.viewer.control.state import SessionState, dispatch_table, forwarded
 from sim.viewer.control.timeline import FRAME, TimeActions
 from sim.viewer.control.viewing import Request, Viewing
 
@@ -461,26 +460,6 @@ class Controller:
 
 for _name in (f.name for f in dataclasses.fields(SessionState)):
     setattr(Controller, _name, forwarded(_name))
-
-
-def dispatch_table(parts) -> dict[str, tuple[type, Callable]]:
-    """Action name -> (the part class that does it, its ``_do_`` function), for every built-in action: each
-    part's table checked both ways (:func:`sim.dispatch.handler_table`), every spec done by exactly one part.
-
-    Raises:
-        TypeError: a part's action without its method (or a method without its action), an action two parts
-            do, an action no part does or a part's action no spec declares.
-    """
-    table: dict[str, tuple[type, Callable]] = {}
-    for part in parts:
-        for name, do in handler_table(part, part.ACTIONS, "_do_").items():
-            if name in table:
-                raise TypeError(f"{name} is done by both {table[name][0].__name__} and {part.__name__}")
-            table[name] = (part, do)
-    if set(table) != set(SPECS):
-        raise TypeError(f"actions without a part: {sorted(set(SPECS) - set(table))}; "
-                        f"parts' actions without a spec: {sorted(set(table) - set(SPECS))}")
-    return table
 
 
 PARTS = (Building, Grouping, Pulling, TimeActions, Files, Viewing, Saving, Port)

@@ -137,3 +137,26 @@ def forwarded(name: str) -> property:
         setattr(self.state, name, value)
 
     return property(get, put, doc=f"The session's ``{name}`` (:class:`SessionState`).")
+
+
+def dispatch_table(parts) -> dict[str, tuple[type, Callable]]:
+    """Action name -> (the part class that does it, its ``_do_`` function), for every built-in action: each
+    part's table checked both ways (:func:`sim.dispatch.handler_table`), every spec done by exactly one part.
+
+    Raises:
+        TypeError: a part's action without its method (or a method without its action), an action two parts
+            do, an action no part does or a part's action no spec declares.
+    """
+    from sim.dispatch import handler_table
+    from sim.viewer.control.actions import SPECS
+
+    table: dict[str, tuple[type, Callable]] = {}
+    for part in parts:
+        for name, do in handler_table(part, part.ACTIONS, "_do_").items():
+            if name in table:
+                raise TypeError(f"{name} is done by both {table[name][0].__name__} and {part.__name__}")
+            table[name] = (part, do)
+    if set(table) != set(SPECS):
+        raise TypeError(f"actions without a part: {sorted(set(SPECS) - set(table))}; "
+                        f"parts' actions without a spec: {sorted(set(table) - set(SPECS))}")
+    return table
