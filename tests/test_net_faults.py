@@ -194,3 +194,26 @@ def test_a_seat_that_leaves_as_its_piece_is_being_set_down_lets_it_land_and_one_
         assert [e["control"] for e in t.log if e.get("control") == "put-back"] == ["put-back"]
     finally:
         t.close()
+
+
+def test_a_server_thread_that_does_not_stop_is_reported_with_its_stack_not_waited_for_in_silence():
+    import warnings
+
+    from sim.net.server import Background
+
+    class Stuck:  # a server whose serve() ignores the stop it is asked for
+        async def serve(self, ready):
+            ready(self)
+            await asyncio.sleep(1.5)
+
+        def stop_soon(self):
+            pass
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        t0 = time.monotonic()
+        with Background(Stuck(), timeout=0.3):
+            pass
+    assert time.monotonic() - t0 < 1.2
+    assert len(seen) == 1 and "did not stop within 0.3 s" in str(seen[0].message)
+    assert "in serve" in str(seen[0].message)  # the stuck thread's stack, down to the coroutine that holds it
