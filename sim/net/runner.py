@@ -32,7 +32,7 @@ import numpy as np
 
 from sim.net.table import FRAME, ServedTable
 
-MAX_BEHIND = 0.25
+MAX_BEHIND = 2.0
 """Wall seconds the frames may fall behind before the game slows down rather than catching up."""
 STATE_EVERY = 6
 """Frames between two looks at the game's state (10 a second), besides every frame a seat acted in."""
