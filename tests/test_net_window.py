@@ -14,7 +14,7 @@ import shutil
 
 import numpy as np
 import pytest
-from desktop import Desktop, launch
+from desktop import Desktop, launch, pixel
 from net_table import free_port, joined, on_table, quiet, run, served
 
 from sim.net.links import Link
@@ -29,6 +29,14 @@ pytestmark = [pytest.mark.skipif(bool(MISSING), reason=f"needs {' and '.join(MIS
 FAST = Setup("babylon", "fast", ("red", "blue", "green"), 0)
 
 
+async def _red_s_window(display, tmp_path, server, moves):
+    """Blue and green joined headless, then red's seat taken by a window that plays ``moves``."""
+    blue, green = await joined(server, "blue", "green")
+    proc = launch(display, tmp_path, "play", "--join", server.links()["red"].url, "--actions", str(moves),
+                  "--size", f"{SIZE[0]}x{SIZE[1]}")
+    return blue, green, await asyncio.to_thread(Desktop, display, tmp_path, proc, "towerlab play", SIZE, 0.0, 120.0)
+
+
 def _game(state: dict) -> dict:
     return next(g for g in state["game"] if "seat" in g)
 
@@ -39,13 +47,8 @@ def test_a_window_plays_a_seat_of_a_served_table_beside_a_headless_player(displa
                                  {"action": "move-to", "at": [-200, -200]}, {"action": "drop"},
                                  {"action": "wait", "seconds": 1.0}]))
     with served(FAST) as server:
-        links = server.links()
-
         async def scenario():
-            blue, green = await joined(server, "blue", "green")
-            proc = launch(display, tmp_path, "play", "--join", links["red"].url, "--actions", str(moves),
-                          "--size", f"{SIZE[0]}x{SIZE[1]}")
-            window = await asyncio.to_thread(Desktop, display, tmp_path, proc, "towerlab play", SIZE, 0.0, 120.0)
+            blue, green, window = await _red_s_window(display, tmp_path, server, moves)
             state = await asyncio.to_thread(
                 window.wait, lambda s: not s["scripted"] and _game(s)["answered"] == _game(s)["sent"] >= 3
                 and not _game(s)["server_hands"], 120.0, "red's script answered")
@@ -119,3 +122,40 @@ def test_with_a_display_a_refused_join_is_one_line_before_any_window_opens(displ
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("towerlab: error: ") and "secret is not this table's" in lines[0]
     assert not (tmp_path / "probe.json").exists()  # no window was opened
+
+
+def test_a_seat_s_window_rings_where_its_carried_piece_may_go_as_the_server_says(display, tmp_path):
+    from test_play_window_legal import cyan
+
+    from sim.viewer.play.legal import ring, ring_radius
+
+    moves = tmp_path / "moves.json"
+    moves.write_text(json.dumps([{"action": "pick", "piece": "red-tower-2"},
+                                 {"action": "move-to", "at": [-200, -200]}]))  # carried over red's area
+    with served(FAST) as server:
+        async def scenario():
+            blue, green, window = await _red_s_window(display, tmp_path, server, moves)
+
+            def ringed(s):
+                legal = next((g["legal"] for g in s["game"] if "legal" in g), {})
+                return not s["scripted"] and not s["busy"] and bool(legal.get("right", {}).get("places"))
+            state = await asyncio.to_thread(window.steady, None, ringed, 120.0)
+            legal = next(g["legal"] for g in state["game"] if "legal" in g)["right"]
+            served_places = await on_table(server, lambda t: t.legal()["red"]["places"])
+            assert legal["piece"] == "red-tower-2" and legal["places"] == served_places
+            shot = await asyncio.to_thread(window.picture, tmp_path / "carried.png")
+            mask = cyan(shot)
+            ys, xs = np.nonzero(mask)
+            r = ring_radius(server.table.referee.table.setup_piece("red-tower-2"))
+            rings = [np.array([pixel(state, p) for p in ring(point, r)]) for point in legal["places"]]
+            found = sum(np.mean([np.any((np.abs(xs - x) <= 2) & (np.abs(ys - y) <= 2)) for x, y in px]) >= 0.25
+                        for px in rings)
+            assert found >= 0.6 * len(rings), f"{found} of {len(rings)} rings seen"
+            await asyncio.to_thread(window.keys, "Escape")  # put back, at the server too: the rings go
+            after = await asyncio.to_thread(
+                window.wait, lambda s: not s["hands"] and not _game(s)["server_hands"], 60.0, "the carry put back")
+            assert next(g["legal"] for g in after["game"] if "legal" in g) == {}
+            assert await asyncio.to_thread(window.quit) == 0
+            for c in (blue, green):
+                await c.close()
+        run(scenario(), timeout=300)

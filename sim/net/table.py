@@ -109,6 +109,7 @@ class ServedTable:
         self.pieces: tuple[str, ...] = tuple(game.scene.ids)
         self.specs = with_hands(specs_with(self.controller.plugins), self.controller.hand_names)
         self.absent, self.seat_timeout, self.live = absent, float(seat_timeout), live
+        self.legal_moves = False  # the state says what is legal (:meth:`start_legal`: a served table's)
         self.frame_no = 0
         self.log: list[dict] = []
         self.present = {p: False for p in self.players}
@@ -141,9 +142,26 @@ class ServedTable:
         c, s = self.controller, self.session
         hands = {h: {"piece": st.piece, "pieces": list(st.pieces), "player": c.player_of(h)}
                  for h, st in c.hands.items()}
-        return {"view": _data(self.referee.view()), "seat": s.seat, "current": s.current_player, "over": s.over,
-                "stands": self.referee.clock_stands(), "hands": hands, "summary": self.referee.summary(),
-                "seats": {p: {"present": self.present[p], "joined": p in self.joined_once} for p in self.players}}
+        out = {"view": _data(self.referee.view()), "seat": s.seat, "current": s.current_player, "over": s.over,
+               "stands": self.referee.clock_stands(), "hands": hands, "summary": self.referee.summary(),
+               "seats": {p: {"present": self.present[p], "joined": p in self.joined_once} for p in self.players}}
+        if self.legal_moves:
+            out["legal"] = self.legal()
+        return out
+
+    def start_legal(self) -> None:
+        """From now on :meth:`state` says what is legal for every carried piece (``legal``), worked out on a thread of
+        the referee's own (:class:`~sim.viewer.play.legal.LegalMoves`), so that no frame waits for it."""
+        self.referee.legal.start()
+        self.legal_moves = True
+
+    def legal(self) -> dict:
+        """Hand -> what is legal now for the piece it carries, once the referee has worked it out: ``{piece, pending,
+        rules, places: [[x, y, z] m, ...] (where each place shows on the table), ghost: {pose, legal, rule, reason} |
+        None}`` (:meth:`~sim.viewer.play.legal.Legal.to_json`). Nothing of the game changes."""
+        known = self.referee.legal_now()
+        return {h: k.to_json(self.referee.table.setup_piece(k.piece)) for h, k in sorted(known.items())
+                if k.places is not None}
 
     # --- the seats' actions ------------------------------------------------------------------------
 

@@ -375,6 +375,7 @@ def run_client_window(link: Link, actions_path, screenshot, exit_after: bool, si
         JoinError: the table could not be joined (before any window opens).
     """
     from sim.net.joining import game_specs
+    from sim.net.legal import NetLegal, NetLegalDrawing
     from sim.viewer.control.actions import load_actions
     from sim.viewer.control.controller import Controller
     from sim.viewer.window.build import run_window
@@ -387,14 +388,15 @@ def run_client_window(link: Link, actions_path, screenshot, exit_after: bool, si
 
         own = {k: v for k, v in specs_of(game.session).items() if k != "save-game"}
         seat = NetSeat(remote, own, own_hands=game.session.simultaneous)
+        legal = NetLegal(remote.client, game.scene, welcome["seat"], game.session.simultaneous)
         script = load_actions(actions_path, specs) if actions_path is not None else None
         controller = Controller(game.scene, world_factory=lambda s: NetWorld(s, remote.client), threaded=False,
-                                size=size, supply=game.supply, plugins=[seat], player=welcome["seat"])
+                                size=size, supply=game.supply, plugins=[seat, legal], player=welcome["seat"])
         controller.toggles.stability = False  # the server's statics judge; their verdict is not on the wire
         who = welcome["seat"] or "spectator"
         title = f"towerlab play: {welcome['game']} ({welcome['variant']}) at {link.address}, {who}"
-        return run_window(controller, title, script, screenshot, exit_after, plugins=[NetPanel(seat, controller)],
-                          window_picture=True)
+        return run_window(controller, title, script, screenshot, exit_after,
+                          plugins=[NetPanel(seat, controller), NetLegalDrawing(legal)], window_picture=True)
     finally:
         remote.close()
 
