@@ -57,3 +57,15 @@ def test_a_stall_longer_than_max_behind_slows_the_game_down_instead_of_racing_th
     frames, elapsed = _stalled_run(stall)
     lost = elapsed - frames * FRAME
     assert stall - 0.2 <= lost <= stall + 0.3, (lost, stall)  # the stall's time is lost, not raced through
+
+
+def test_a_command_sent_after_the_table_stopped_fails_at_once_instead_of_waiting_forever():
+    table = ServedTable(TOHU, live=False)
+    runner = Runner(table, lambda u: None)
+    runner.start()
+    assert runner.call(lambda t: t.frame_no).result(10.0) >= 0
+    runner.stop(save=False)
+    late = runner.call(lambda t: t.frame_no)  # a client's handler, as the server closes its connection
+    with pytest.raises(RuntimeError, match="the table has stopped"):
+        late.result(1.0)
+    table.close()

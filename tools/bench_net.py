@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -275,9 +276,10 @@ async def _soak(minutes: float, seed: int) -> dict:
                     if not answer["ok"]:
                         if a["action"] == "pick" and answer.get("rule") in ("placed", "knocked-down"):
                             gone.add(k)
-                        elif a["action"] == "done":
-                            await c.wait_for(lambda c: (c.state.get("view") or {}).get("stopped")
-                                             or c.state.get("over"), 60)
+                        elif a["action"] == "done":  # done already: the others are still building
+                            with contextlib.suppress(TimeoutError):
+                                await c.wait_for(lambda c: (c.state.get("view") or {}).get("stopped")
+                                                 or c.state.get("over"), max(1.0, end - time.monotonic()))
                         await asyncio.sleep(rng.uniform(0.1, 0.5))  # refused: a moment, then another move
                         break
                     await asyncio.sleep(rng.uniform(0.05, 0.3))

@@ -88,6 +88,8 @@ class Runner:
         self.autosave_seconds = float(autosave_seconds)
         self.failed: BaseException | None = None
         self._stop = threading.Event()
+        self._closing = threading.Lock()
+        self._closed = False  # the thread has ended: no command is served any more
         self._thread = threading.Thread(target=self._run, name="towerlab-table", daemon=True)
         self._costs: deque[tuple[float, float, float]] = deque(maxlen=120)  # each frame's (wall end, wall s, CPU s)
         self._ids: tuple[str, ...] = ()
@@ -104,9 +106,14 @@ class Runner:
         self._thread.start()
 
     def call(self, fn: Callable, *args) -> Future:
-        """``fn(table, *args)`` on the table's thread, between two frames; its result (or exception) a future."""
+        """``fn(table, *args)`` on the table's thread, between two frames; its result (or exception) a future. Once
+        the thread has ended, the future fails at once (a client's handler never waits on a table that is gone)."""
         f: Future = Future()
-        self.inbox.put((fn, args, f))
+        with self._closing:
+            if self._closed:
+                f.set_exception(RuntimeError("the table has stopped"))
+            else:
+                self.inbox.put((fn, args, f))
         return f
 
     def stop(self, save: bool = True) -> None:
@@ -142,12 +149,14 @@ class Runner:
             self.failed = e
             traceback.print_exc(file=sys.stderr)
         finally:
-            while True:  # nobody waits on a command forever
-                try:
-                    _, _, f = self.inbox.get_nowait()
-                except queue.Empty:
-                    break
-                f.set_exception(RuntimeError("the table has stopped"))
+            with self._closing:  # nobody waits on a command forever: those queued fail, later ones at once
+                self._closed = True
+                while True:
+                    try:
+                        _, _, f = self.inbox.get_nowait()
+                    except queue.Empty:
+                        break
+                    f.set_exception(RuntimeError("the table has stopped"))
 
     def _loop(self) -> None:
         due = self.clock()
