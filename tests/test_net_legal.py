@@ -102,3 +102,33 @@ def test_a_window_waits_for_the_server_s_answer_and_a_spectator_rings_nothing():
     turns = _window("red", False, {"legal": {"right": _answer(piece, GHOST, legal=True)}}, {"right": piece},
                     {"right": GHOST})
     assert turns.legal_now()["right"].refusal is None and turns.legal_now()["right"].ghost is not None
+
+
+def _state(legal) -> str:
+    import json
+
+    return json.dumps({"type": "state", "frame": 3, "legal": legal})
+
+
+def test_a_client_reads_the_legal_moves_a_server_sends_only_once_checked():
+    import pytest
+
+    from sim.net.protocol import ProtocolError, server_message
+
+    good = {"red": _answer("red-tower-1", GHOST)}
+    assert server_message(_state(good), 10)["legal"] == good
+    assert server_message(_state({"red": {**_answer("red-tower-1", GHOST), "ghost": None}}), 10)
+    bad = {
+        "legal.red.places": {"red": {**_answer("t", GHOST), "places": [[0.1, 0.2]]}},
+        "legal.red.places[0][0]": {"red": {**_answer("t", GHOST), "places": [["x", 0.2, 0.0]]}},
+        "legal.red.ghost.pose": {"red": {**_answer("t", GHOST), "ghost": {**_answer("t", GHOST)["ghost"],
+                                                                          "pose": [1e9, 0, 0, 0, 0, 0, 1]}}},
+        "legal.red.ghost.rule": {"red": {**_answer("t", GHOST), "ghost": {**_answer("t", GHOST)["ghost"],
+                                                                          "rule": "x" * 500}}},
+        "legal.red.pending": {"red": {**_answer("t", GHOST), "pending": "no"}},
+        "legal": ["red"],
+    }
+    for field, legal in bad.items():
+        with pytest.raises(ProtocolError) as e:
+            server_message(_state(legal), 10)
+        assert field in str(e.value), (field, str(e.value))

@@ -176,11 +176,35 @@ def server_message(raw, pieces: int | None) -> dict:
             f["message"].text(2000)
         elif kind in ("events", "state"):
             f["frame"].integer(0, MAX_SEQ)
+            if kind == "state" and value.get("legal") is not None:
+                _check_legal(f["legal"])
     except FieldError as e:
         raise ProtocolError("malformed", f"the server's {kind or 'message'}: {e}") from None
     except (KeyError, TypeError):
         raise ProtocolError("malformed", f"the server's {kind or 'message'}: a field is missing") from None
     return value
+
+
+def _check_legal(f: Field) -> None:
+    """A state's ``legal`` (hand -> what is legal for its carried piece), which a window draws."""
+    for _, k in f.entries(64):
+        k.object(("piece", "pending", "rules", "places", "ghost"))
+        k["piece"].text(200)
+        k["pending"].flag()
+        for _, n in k["rules"].entries(64):
+            n.integer(0, 10**6)
+        places = k["places"].floats((-1, 3))
+        if len(places) and float(np.abs(places).max()) > MAX_POSITION:
+            raise FieldError(k["places"].path, f"expected positions within {MAX_POSITION:g} m")
+        if not k["ghost"].is_null():
+            g = k["ghost"].object(("pose", "legal", "rule", "reason"))
+            pose = g["pose"].floats((7,))
+            if float(np.abs(pose[:3]).max()) > MAX_POSITION or abs(np.linalg.norm(pose[3:]) - 1.0) > QUAT_SLACK:
+                raise FieldError(g["pose"].path, f"expected a position within {MAX_POSITION:g} m and a unit quaternion")
+            g["legal"].flag()
+            for name, most in (("rule", 40), ("reason", 2000)):
+                if not g[name].is_null():
+                    g[name].text(most)
 
 
 def _check_poses(f: Field, poses: np.ndarray) -> None:
