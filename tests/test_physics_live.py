@@ -328,3 +328,26 @@ def test_an_arch_woken_while_a_crowd_falls_beside_it_is_held_again_where_it_stoo
         assert "arch-2" in lw.held and not lw.free()
         assert np.linalg.norm(lw.pose("arch-2")[:3] - before[:3]) < 1e-4
         assert not [e for e in lw.events if "arch-2" in e.pieces and e.kind in ("fell", "knocked_down")]
+
+
+def test_a_crowd_beside_a_woken_voussoir_arch_keeps_single_steps_and_the_arch_is_held_again_unmoved():
+    """Voussoirs hold their faces as face pyramids: while one is free, a crowd keeps 1/480 s (coarse steps brought
+    the Armadillo vault down around a carried block: 365 of its 366 blocks)."""
+    from sim.cases.arches import suite
+    from sim.physics.bodies import pb
+
+    case = next(c for c in suite() if c.name == "semicircular n=5 R=500 d=250 fixed a=0.5x0.3 t/R x1.01")
+    voussoirs = [p.id for p in case.scene.pieces if not p.fixed]
+    cubes = [{"id": f"c{k}", "kind": "box", "size": [20, 20, 20], "pos": [600.0 + (k % 5) * 30.0, (k // 5) * 30.0,
+                                                                           60.0]} for k in range(20)]
+    with LiveWorld(case.scene.with_pieces([*case.scene.pieces, *scene(*cubes).pieces])) as lw:
+        assert set(voussoirs) <= lw.held and len(lw.free()) == 20
+        before = {i: lw.pose(i) for i in voussoirs}
+        for i in voussoirs:
+            lw.push(i, [0.0, 0.0, 0.0])  # woken, untouched
+        lw.step(12)
+        engine = pb.getPhysicsEngineParameters(physicsClientId=lw.world.client)["fixedTimeStep"]
+        assert engine == pytest.approx(lw.world.settings.dt) and len(lw.free()) == 20 + len(voussoirs)
+        lw.advance(1.0)
+        assert set(voussoirs) <= lw.held and not lw.free()
+        assert max(np.linalg.norm(lw.pose(i)[:3] - p[:3]) for i, p in before.items()) < 2e-5

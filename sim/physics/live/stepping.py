@@ -35,10 +35,11 @@ or shake acts, no free piece holds its faces as face pyramids (vault blocks, vou
 vault's blocks woken around a carried one all came down, 365 of 366, against none with single steps) and no piece
 was let go in the last few steps (``sim.physics.live.rest.LET_GO_SINGLE``). The clock, the frames and the actions
 stay on the grid of fixed steps, and the same calls give the same world. Measured in CPU seconds for the 2 s of
-``tools/live_motion.py`` (load 6-9): the Talo stock knocked over 1.56 s with single steps, 0.76 s with 2 (0.92 s
-with the let-go rule), 2.75 s with 4 (at 1/120 s the blocks jitter: 38 knocked down instead of 29-30, 5 never held
-again); the Babylon bench struck 7.6 s, 4.7 s and 4.9 s. Choosing it by how many free pieces still move (coarse
-only while most of them move) kept a Talo block trembling between the two for ever: slower than single steps."""
+``tools/live_motion.py`` (load 6-14): the Talo stock knocked over 1.56 s with single steps, 0.76 s with 2
+(1.02-1.07 s with the let-go rule), 2.75 s with 4 (at 1/120 s the blocks jitter: 38 knocked down instead of 29-30,
+5 never held again); the Babylon bench struck 7.6 s, 4.7 s and 4.9 s (9.7 s and 6.9 s with the let-go rule).
+Choosing it by how many free pieces still move (coarse only while most of them move) kept a Talo block trembling
+between the two for ever: slower than single steps."""
 
 
 class Stepping:
