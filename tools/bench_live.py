@@ -229,13 +229,16 @@ MOTION_GOALS = {"vault-carry": 0.5, "vault-collapse": 0.5, "babylon-struck": 1.0
 """Real-time factors issue 28 asks of each motion scenario."""
 
 
-def bench_motion(before: str | None, rounds: int, vault: str | None) -> list[str]:
-    """The motion scenarios (``tools/live_motion.py``), now and before, taking turns: best of ``rounds``."""
+def bench_motion(before: str | None, rounds: int, vault: str | None, only=None) -> list[str]:
+    """The motion scenarios (``tools/live_motion.py``; those named in ``only``, or all), now and before, taking
+    turns: best of ``rounds``."""
     import live_motion
 
     rows = ["| scenario | pieces | knocked down (now, before) | held at the end | simulated (s) | wall now (s) | "
             "wall before (s) | real time now | before | goal |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for name, goal in MOTION_GOALS.items():
+        if only and name not in only:
+            continue
         if name.startswith("vault") and not vault:
             rows.append(f"| {name} | — | (no --vault FILE) | | | | | | | {goal:g}x |")
             continue
@@ -262,6 +265,7 @@ def main() -> None:
     parser.add_argument("--vault", help="compas_cra's Armadillo vault as a towerlab scene, for the motion section")
     parser.add_argument("--before", help="a checkout of the code before the live world, to time check against")
     parser.add_argument("--rounds", type=int, default=2, help="check rounds (alternating now / before)")
+    parser.add_argument("--scenarios", nargs="+", choices=tuple(MOTION_GOALS), help="motion scenarios to run (all)")
     args = parser.parse_args()
     sections = {"idle": ("idle: physics per 60 Hz frame at rest", lambda: bench_idle(60 if args.quick else 600)),
                 "carry": ("carry a piece across and drop it on top", bench_carry),
@@ -269,7 +273,7 @@ def main() -> None:
                 "check": ("check (statics decide, free simulation as witness)",
                           lambda: bench_check(args.before, args.rounds)),
                 "motion": ("the live world while much moves (issue 28)",
-                           lambda: bench_motion(args.before, args.rounds, args.vault))}
+                           lambda: bench_motion(args.before, args.rounds, args.vault, args.scenarios))}
     for key, (title, run) in sections.items():
         if args.only in (None, key):
             print(f"## {title}\n")

@@ -121,6 +121,7 @@ class World(Readout, Gravity, State):
 
     def _configure(self) -> None:
         s, scale = self.settings, self._scale
+        self._span = 1  # steps of ``dt`` the engine takes at once (``step``'s span)
         if s.configure_engine:
             pb.setPhysicsEngineParameter(
                 fixedTimeStep=s.dt, numSubSteps=0, numSolverIterations=s.solver_iterations,
@@ -357,26 +358,31 @@ class World(Readout, Gravity, State):
 
     # --- stepping -------------------------------------------------------------------------------
 
-    def step(self, n: int = 1) -> None:
-        """Advance ``n`` fixed time steps, watching for a blow-up.
+    def step(self, n: int = 1, span: int = 1) -> None:
+        """Advance ``n`` fixed time steps, watching for a blow-up; each of ``span`` steps at once (one engine
+        step of ``span`` times ``settings.dt``: the live world's crowds, ``sim.physics.live.stepping``).
 
         Raises:
             BlowUpError: NaN poses or kinetic energy beyond what gravity released.
         """
         every = max(1, int(round(self.settings.watch_seconds / self.settings.dt)))
         turn = max(1, int(round(self.settings.probe_update / self.settings.dt)))
+        if span != self._span:
+            pb.setPhysicsEngineParameter(fixedTimeStep=self.settings.dt * span, physicsClientId=self._cid)
+            self._span = span
         for _ in range(n):
             if self.all_asleep():
-                self.idle(1)  # nothing moves until something from outside wakes it: no step to take
+                self.idle(span)  # nothing moves until something from outside wakes it: no step to take
                 continue
-            if self.probe_turning and self.steps % turn == 0:
+            before = self.steps
+            if self.probe_turning and (self.steps % turn == 0 or self.steps // turn != (self.steps + span - 1) // turn):
                 self.refresh_gravity()
             pb.stepSimulation(physicsClientId=self._cid)
-            self.steps += 1
+            self.steps += span
             self.time = self.steps * self.settings.dt
-            if self.steps % every == 0:
+            if self.steps // every != before // every:
                 self.watch()
-            if self._sleep is not None and self.steps % turn == 0:
+            if self._sleep is not None and self.steps // turn != before // turn:
                 self._sleep.update()
 
     def all_asleep(self) -> bool:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from sim.physics.live.rest import InterfaceCache
+from sim.physics.live.rest import LET_GO_SINGLE, InterfaceCache
 from sim.physics.world import WorldState
 from sim.tol import tol
 
@@ -100,6 +100,7 @@ class History:
         lw._last_certified = snap.last_certified
         lw._dirty = True  # the next frame looks at everything
         lw._stale = True  # a new engine has found no contacts yet
+        lw._single_until = lw.world.steps + LET_GO_SINGLE  # and takes single steps first (``_let_go``)
         lw._interfaces = InterfaceCache()  # found afresh: what follows depends on the snapshot alone
         del lw.actions[snap.actions:]
         del lw.events[snap.events:]

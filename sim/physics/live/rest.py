@@ -53,6 +53,13 @@ a simulated second. Past the first few, a piece that the statics would hold once
 be let go with them: it is simulated, at rest where it stands, and held again at the next certification.
 The live world's choice; the verdict (``check``) always peels exactly."""
 
+LET_GO_SINGLE = 4
+"""Pieces let go (static bodies made movable again) take this many single steps before a crowd's coarse ones
+(``sim.physics.live.stepping.CROWD_SPAN``): Bullet had no contacts of theirs with other static bodies, so their
+first step falls freely and sinks them a little (32 µm at 1/480 s), and a coarse step out of that started a
+Tohuwabohu arch on the table bouncing by ±0.15 mm, losing the table every other step (knocked down, tested),
+with 1 and 2 single steps; with 4 it rests (1 µm)."""
+
 RECERTIFY_SECONDS = 0.1
 """While pieces come to rest one after another, the statics are asked at most this often (s)."""
 
@@ -228,8 +235,7 @@ class CertifiedRest:
             if moved:
                 self.tracker.rebase(moved, [self.pose(i) for i in moved], contacts, self.time)
         if lost:
-            self.world.set_static(lost, False)
-            self._stale = True
+            self._let_go(lost)
         self.held -= set(lost)
         for i in lost:
             self._static_poses.pop(i, None)
@@ -260,8 +266,7 @@ class CertifiedRest:
         ids = sorted(set(ids) & self.parked)
         if not ids:
             return
-        self.world.set_static(ids, False)
-        self._stale = True
+        self._let_go(ids)
         self.parked -= set(ids)
         for i in ids:
             self._static_poses.pop(i, None)
@@ -281,13 +286,18 @@ class CertifiedRest:
         self._unpark(ids, at_rest=judged)
         ids = sorted(set(ids) & self.held)
         if ids:
-            self.world.set_static(ids, False)
-            self._stale = True
+            self._let_go(ids)
             self.held -= set(ids)
             for i in ids:
                 self._static_poses.pop(i, None)
             for i in ids:
                 self._rest_since[i] = -np.inf if judged else self.time
+
+    def _let_go(self, ids) -> None:
+        """Static pieces made movable again, at rest; the next :data:`LET_GO_SINGLE` steps are single ones."""
+        self.world.set_static(ids, False)
+        self._stale = True
+        self._single_until = self.world.steps + LET_GO_SINGLE
 
     def _neighbours(self, piece_id: str) -> set[str]:
         """What ``piece_id`` touched at the last certification (and what touches it now)."""

@@ -28,14 +28,28 @@ with 100, the same blocks knocked down within a few (29, 34); a hand's stacking 
 CROWD_ITERATIONS = 100
 """The iteration bound of a crowded step (see :data:`CROWD_PIECES`)."""
 
+CROWD_SPAN = 2
+"""A crowded step (:data:`CROWD_PIECES`) is one engine step of this many fixed steps (``settings.dt`` each: 1/240 s),
+taken where the clock is a multiple of it and the call asks for that many more (else single steps), while no pull
+or shake acts, no free piece holds its faces as face pyramids (vault blocks, voussoirs: with coarse steps the
+vault's blocks woken around a carried one all came down, 365 of 366, against none with single steps) and no piece
+was let go in the last few steps (``sim.physics.live.rest.LET_GO_SINGLE``). The clock, the frames and the actions
+stay on the grid of fixed steps, and the same calls give the same world. Measured in CPU seconds for the 2 s of
+``tools/live_motion.py`` (load 6-14): the Talo stock knocked over 1.56 s with single steps, 0.76 s with 2
+(1.02-1.07 s with the let-go rule), 2.75 s with 4 (at 1/120 s the blocks jitter: 38 knocked down instead of 29-30,
+5 never held again); the Babylon bench struck 7.6 s, 4.7 s and 4.9 s (9.7 s and 6.9 s with the let-go rule).
+Choosing it by how many free pieces still move (coarse only while most of them move) kept a Talo block trembling
+between the two for ever: slower than single steps."""
+
 
 class Stepping:
     """Fixed steps and frames (a part of :class:`~sim.physics.live.LiveWorld`)."""
 
     def step(self, n: int = 1) -> None:
-        """Advance ``n`` fixed steps (``settings.dt`` each)."""
-        for _ in range(n):
-            self._step_once()
+        """Advance ``n`` fixed steps (``settings.dt`` each; a crowd takes them :data:`CROWD_SPAN` at once)."""
+        done = 0
+        while done < n:
+            done += self._step_once(n - done)
 
     def advance(self, seconds: float, budget: float | None = None) -> AdvanceReport:
         """Step as many fixed steps as ``seconds`` of simulated time hold, within a wall-clock ``budget`` (s).
@@ -53,21 +67,24 @@ class Stepping:
         while done < wanted:
             if budget is not None and done and self._clock() - start >= budget:
                 break
-            self._step_once()
-            done += 1
+            done += self._step_once(wanted - done)
         wall = self._clock() - start
         simulated = done * dt
         return AdvanceReport(seconds, simulated, done, wall, simulated / wall if wall > 0 else float("inf"),
                              done < wanted)
 
-    def _step_once(self) -> None:
+    def _step_once(self, left: int = 1) -> int:
+        """One engine step (of :meth:`_span` fixed steps, at most ``left``), or the clock advanced a fixed step when
+        nothing is simulated; then the frame's work when a frame ends. Returns the fixed steps taken."""
         w = self.world
         shaking = self._shake is not None
         if shaking:
             self._shake_gravity()
         carrying = self.hands.busy or bool(self.pulls)
         free = self.free()
+        span = 1
         if carrying or shaking or free:
+            span = self._span(free, left)
             self._solver_for(len(free))
             self.hands.apply()
             self.pulls.apply()
@@ -75,12 +92,34 @@ class Stepping:
                 # a hand or the table does work each step (a light piece lifted fast gains more in a frame than
                 # the blow-up watch allows): the watch counts from the step before
                 w.rebase_energy()
-            w.step(1)
+            w.step(1, span)
             self._touches()
         else:
             w.idle(1)  # everything held: nothing to simulate
-        if w.steps % self._frame_steps == 0:
+        if w.steps % self._frame_steps < span:
             self._frame()
+        return span
+
+    def _span(self, free: list[str], left: int) -> int:
+        """How many fixed steps the engine takes at once (:data:`CROWD_SPAN` for a crowd, else 1)."""
+        k = CROWD_SPAN
+        w = self.world
+        if (len(free) <= CROWD_PIECES or k <= 1 or left < k or w.steps % k or self._frame_steps % k
+                or w.steps < self._single_until or self._shake is not None or self.pulls
+                or any(self._exact_faces(i) for i in free)):
+            return 1
+        return k
+
+    def _exact_faces(self, piece_id: str) -> bool:
+        """Whether a piece's body holds its faces as face pyramids (``sim.physics.children``: voussoirs, vault
+        blocks): a crowd with one of them free keeps single steps (see :data:`CROWD_SPAN`)."""
+        known = self._pyramids.get(piece_id)
+        if known is None:
+            from sim.physics.children import plan
+
+            known = self._pyramids[piece_id] = any(c.pyramid for c in plan(self.world.piece(piece_id).shape,
+                                                                           self.world.settings))
+        return known
 
     def _solver_for(self, free: int) -> None:
         """The solver's iteration bound for a step with ``free`` pieces simulated (:data:`CROWD_PIECES`)."""

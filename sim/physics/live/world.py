@@ -94,6 +94,8 @@ class LiveWorld(CertifiedRest, Stepping):
         self._drained = 0
         self._dirty = True  # something may have changed since the last frame
         self._stale = False  # pieces let go since contacts were last found: Bullet may lack theirs with statics
+        self._single_until = 0  # the steps before this one are single (pieces just let go: ``_let_go``)
+        self._pyramids: dict[str, bool] = {}  # piece id -> its body holds face pyramids (``Stepping._exact_faces``)
         self._shake: tuple[float, float, float, float, float] | None = None  # amplitude, hz, deg, start, end
         self._frame_steps = max(1, int(round(1.0 / (FRAME_HZ * self.world.settings.dt))))
         self._settle_speed = max(SETTLE_SPEED, SETTLE_FALL_STEPS * GRAVITY * self.world.settings.dt)
