@@ -149,3 +149,40 @@ def test_the_contacts_of_some_pieces_are_those_the_whole_world_reads_for_them():
         assert some["c2"] == whole["c2"] and whole["c2"][0] == {"c1", "c3"} and whole["c2"][1] == {"c1"}
         assert some["c1"] == (frozenset({"c2"}), frozenset()) and some["c3"] == (frozenset({"c2"}), frozenset({"c2"}))
         assert some["c0"] == (frozenset(), frozenset())
+
+
+def test_a_still_piece_amid_still_neighbours_is_frozen_while_another_moves_and_sleeps_at_rest_after():
+    """A long beam slides along a row of four boxes (5 µm apart, one island by their bounding boxes): the boxes
+    not beside the beam are made static once still for the window, the one beside it stays movable, and when the
+    beam has stopped the island sleeps, every box with its mass back and where it was."""
+    from sim.physics.bodies import pb
+
+    row = [box(f"b{k}", (k * 20.005, 0, 10)) for k in range(1, 5)]
+    s = scene(box("beam", (0, 0, 10), size=(20, 400, 20)), *row)
+    with World(s) as w:
+        w.sleep_window, w.freeze_still = 0.1, True
+        w.set_probe(TUNED.probe_g, 90.0)  # along the slide: it leaves the row alone
+        w.push("beam", (0.0, 1.0, 0.0))
+        w.step(int(round(0.15 / w.settings.dt)))
+        mass = {i: pb.getDynamicsInfo(w.bodies[i].uid, -1, physicsClientId=w.client)[0] for i in w.ids}
+        assert mass["b2"] == mass["b3"] == mass["b4"] == 0.0, mass  # frozen: static where they are
+        assert mass["beam"] > 0 and mass["b1"] > 0  # moving, and beside what moves
+        held = w.poses(["b2", "b3", "b4"])
+        w.step(int(round(0.5 / w.settings.dt)))
+        assert w.asleep() == w.ids
+        assert all(pb.getDynamicsInfo(w.bodies[i].uid, -1, physicsClientId=w.client)[0] == w.bodies[i].mass
+                   for i in w.ids)
+        assert np.array_equal(w.poses(["b2", "b3", "b4"]), held)
+        assert w.pose("beam")[1] - s.piece("beam").pos[1] > 0.02
+
+
+def test_without_freezing_the_same_boxes_stay_movable_until_their_island_sleeps():
+    from sim.physics.bodies import pb
+
+    row = [box(f"b{k}", (k * 20.005, 0, 10)) for k in range(1, 5)]
+    with World(scene(box("beam", (0, 0, 10), size=(20, 400, 20)), *row)) as w:
+        w.sleep_window = 0.1
+        w.set_probe(TUNED.probe_g, 90.0)
+        w.push("beam", (0.0, 1.0, 0.0))
+        w.step(int(round(0.15 / w.settings.dt)))
+        assert all(pb.getDynamicsInfo(w.bodies[i].uid, -1, physicsClientId=w.client)[0] > 0 for i in w.ids)

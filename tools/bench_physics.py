@@ -11,7 +11,10 @@ Prints a Markdown report (the figures in docs/physics.md come from it):
 2. the world's per-step cost over a bare ``stepSimulation`` loop on the same
    bodies (the probe's gravity update and the blow-up watch);
 3. pybullet with its default settings beside the tuned world: wall time per
-   simulated second and whether the harmonic stacks come out right.
+   simulated second and whether the harmonic stacks come out right;
+4. with ``--vault VAULT`` (compas_cra's Armadillo vault imported as the README
+   says): ``check`` of it and of it without its supports, the witness's
+   largest move and its time.
 
 The statics have their own benchmark (``tools/bench_statics.py``); ``make
 bench`` runs all three. Ratios are measured within one run, so a loaded
@@ -53,6 +56,21 @@ def bench_check(quick: bool) -> list[str]:
         r, wall = timed(check, scene)
         rows.append(f"| {name} | {len(scene.pieces)} | {'stands' if r.stable else 'falls'} | {r.margin_g or 0:.4f} | "
                     f"{r.timings_ms['statics']:.0f} | {r.timings_ms['dynamics']:.0f} | {wall:.1f} |")
+    return rows
+
+
+def bench_vault(path: str, seconds: float) -> list[str]:
+    """``check`` of compas_cra's Armadillo vault (imported as the README says) and of the same vault without its
+    supports (every block falls): the witness's creep, its phases and wall time."""
+    vault = load_scene(path)
+    free = vault.with_pieces([p for p in vault.pieces if not p.fixed])
+    rows = ["| scene | pieces | verdict | margin (g) | witness: largest move (mm) | knocked down | statics (s) | "
+            "witness (s) | wall (s) |", "|---|---:|---|---:|---:|---:|---:|---:|---:|"]
+    for name, scene in (("Armadillo vault, 33 supports", vault), ("the same without its supports", free)):
+        r, wall = timed(check, scene, seconds)
+        rows.append(f"| {name} | {len(scene.pieces)} | {'stands' if r.stable else 'falls'} | {r.margin_g or 0:.4f} | "
+                    f"{r.dynamics.max_displacement_mm:.4f} | {len(r.dynamics.knocked_down)} | "
+                    f"{r.timings_ms['statics'] / 1e3:.1f} | {r.timings_ms['dynamics'] / 1e3:.1f} | {wall:.1f} |")
     return rows
 
 
@@ -103,7 +121,10 @@ def bench_defaults(quick: bool) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer cases (a smoke run, not for the figures)")
-    parser.add_argument("--only", choices=("check", "overhead", "defaults"), help="run one section only")
+    parser.add_argument("--only", choices=("check", "overhead", "defaults", "vault"), help="run one section only")
+    parser.add_argument("--vault", help="compas_cra's Armadillo vault as imported in the README (--snap 50): "
+                                        "also check it, and it without its supports")
+    parser.add_argument("--seconds", type=float, default=2.0, help="simulated time of the vault's checks (s)")
     args = parser.parse_args()
     if args.only in (None, "check"):
         print("## check: the whole verdict (statics + 2 s of dynamics)\n")
@@ -114,6 +135,9 @@ def main() -> None:
     if args.only in (None, "defaults"):
         print("\n## pybullet defaults (fast but wrong) beside the tuned world\n")
         print("\n".join(bench_defaults(args.quick)), flush=True)
+    if args.vault and args.only in (None, "vault"):
+        print(f"\n## check of the Armadillo vault ({args.seconds:g} s of witness)\n")
+        print("\n".join(bench_vault(args.vault, args.seconds)), flush=True)
 
 
 if __name__ == "__main__":

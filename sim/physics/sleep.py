@@ -17,6 +17,14 @@ any body it wakes back into a lasting active one), and :class:`Sleep` decides:
   island, as in Bullet) falls asleep once all its pieces have been still for
   ``tol.sleep_window``, or, while the probe turns, for one whole turn, so that
   it withstood the probe in every direction before it stops feeling it;
+* where the world asks for it (``World.freeze_still``: ``check`` of a structure
+  the statics hold with margin), a still piece whose neighbours (bounding
+  boxes touching, as for islands) are all still too is *frozen* before its
+  island sleeps: made static where it is (Bullet's islands split across it, so
+  a vault of 366 blocks in one island is solved only where something still
+  moves), and let go again, at rest, as soon as a neighbour moves; a frozen
+  piece keeps its still spell, so a ring of movable pieces stays around
+  whatever moves, and the island sleeps as a whole once everything is still;
 * Bullet wakes a sleeping island when an awake body's bounding box reaches
   it; this class notices (a sleeping body's velocity is exactly zero), wakes
   the whole island and gives it the current gravity. :meth:`wake` does the
@@ -58,6 +66,7 @@ class Sleep:
         self._corners = np.zeros((0, 8, 3))
         self._anchor = np.zeros((0, 8, 3))
         self._still_since = np.zeros(0)
+        self.frozen = np.zeros(0, dtype=bool)
         self.follow()
 
     def follow(self) -> None:
@@ -68,6 +77,9 @@ class Sleep:
         keep = [old.get(b.id) if old.get(b.id) is not None and self._uids[old[b.id]] == b.uid else None
                 for b in bodies]
         n = len(bodies)
+        self._thaw(self.frozen & np.array([self.world.bodies.get(i) is not None and self.world.bodies[i].uid == u
+                                           for i, u in zip(self._ids, self._uids)], dtype=bool))  # none stays static
+        self.frozen = np.zeros(n, dtype=bool)
         asleep = np.zeros(n, dtype=bool)
         since = np.full(n, self.world.time)
         anchor = np.zeros((n, 8, 3))
@@ -107,14 +119,18 @@ class Sleep:
 
     def islands(self) -> np.ndarray:
         """(m,) island label of every movable body, from their bounding boxes (Bullet units)."""
-        pb, cid = self._pb, self.world.client
         if not self._uids:
             return np.zeros(0, dtype=int)
+        rows, cols = self._neighbours()
+        return component_labels(len(self._uids), rows, cols)
+
+    def _neighbours(self) -> tuple[np.ndarray, np.ndarray]:
+        """Index pairs of movable bodies whose bounding boxes, grown by twice the contact breaking threshold,
+        touch (Bullet units)."""
+        pb, cid = self._pb, self.world.client
         boxes = np.array([np.concatenate(pb.getAABB(uid, physicsClientId=cid)) for uid in self._uids])
         grow = 2 * self.world.settings.contact_breaking_threshold * self.world.settings.length_scale
-        lo, hi = boxes[:, :3] - grow, boxes[:, 3:] + grow
-        rows, cols = _overlapping(lo, hi)
-        return component_labels(len(self._uids), rows, cols)
+        return _overlapping(boxes[:, :3] - grow, boxes[:, 3:] + grow)
 
     def window(self) -> float:
         """How long (s) an island must be still before it sleeps: a whole turn while the probe turns."""
@@ -145,6 +161,8 @@ class Sleep:
         self._anchor[moved] = corners[moved[awake]]
         self._still_since[moved] = now
         ready = ~self.asleep & (now - self._still_since >= self.window() - tol.clock)
+        if self.world.freeze_still:
+            self._freeze(ready)
         if not ready.any():
             return
         islands = self.islands()
@@ -153,8 +171,41 @@ class Sleep:
             if np.all(ready[members] | self.asleep[members]):
                 self._sleep(members & ~self.asleep)
 
+    def _freeze(self, ready: np.ndarray) -> None:
+        """Freeze the still pieces none of whose neighbours moved within the window, and let go the frozen ones
+        beside a piece that did (see the module docstring)."""
+        rows, cols = self._neighbours()
+        restless = ~self.asleep & ~ready
+        near = restless.copy()
+        near[rows[restless[cols]]] = True
+        near[cols[restless[rows]]] = True
+        want = ready & ~near
+        self._thaw(self.frozen & ~want)
+        pb, cid = self._pb, self.world.client
+        for k in np.flatnonzero(want & ~self.frozen):
+            pb.resetBaseVelocity(self._uids[k], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], physicsClientId=cid)
+            pb.changeDynamics(self._uids[k], -1, mass=0.0, physicsClientId=cid)
+            pb.changeDynamics(self._uids[k], -1, activationState=pb.ACTIVATION_STATE_SLEEP, physicsClientId=cid)
+        self.frozen = want.copy()
+
+    def _thaw(self, which: np.ndarray) -> None:
+        """Make the frozen bodies ``which`` movable again, at rest, awake and with the current gravity."""
+        which = which & self.frozen
+        if not which.any():
+            return
+        pb, cid, s = self._pb, self.world.client, self.world.settings.length_scale
+        for k in np.flatnonzero(which):
+            info = self.world.bodies[self._ids[k]]
+            pb.changeDynamics(self._uids[k], -1, mass=info.mass, localInertiaDiagonal=list(info.inertia * s * s),
+                              physicsClientId=cid)
+            pb.changeDynamics(self._uids[k], -1, activationState=pb.ACTIVATION_STATE_WAKE_UP, physicsClientId=cid)
+            pb.resetBaseVelocity(self._uids[k], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], physicsClientId=cid)
+        self.frozen &= ~which
+        self.world.refresh_gravity()
+
     def _sleep(self, which: np.ndarray) -> None:
         """Put the given bodies to sleep, at rest."""
+        self._thaw(which)
         pb, cid = self._pb, self.world.client
         for k in np.flatnonzero(which):
             pb.resetBaseVelocity(self._uids[k], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], physicsClientId=cid)
@@ -168,6 +219,7 @@ class Sleep:
 
     def _wake(self, which: np.ndarray) -> None:
         """Wake the given bodies, restart their still spells, and give them the current gravity."""
+        self._thaw(which)
         pb, cid = self._pb, self.world.client
         sleeping = which & self.asleep
         for k in np.flatnonzero(sleeping):

@@ -220,6 +220,7 @@ def check(scene: Scene, seconds: float = DEFAULT_SECONDS, settings: PhysicsSetti
         world.set_precision(*precision)
         if statics.stable and statics.margin_g >= settings.stable_sleep_margin:
             world.sleep_window = settings.stable_sleep_window
+            world.freeze_still = settings.stable_freeze
         timeline = run(world, seconds, progress=progress, on_frame=on_frame)
     t2 = time.perf_counter()
     moved, knocked = timeline.moved, timeline.knocked_down

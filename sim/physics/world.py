@@ -102,6 +102,7 @@ class World(Readout, Gravity, State):
         self._movable: list[BodyInfo] | None = None
         self._static: set[str] = set()
         self.sleep_window: float | None = None  # how long an island must be still to sleep (None: tol's)
+        self.freeze_still = False  # freeze still pieces amid still neighbours before their island sleeps (sleep.py)
         self.source = scene.source or "<scene>"
         self._configure()
         self._add_ground()
