@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import numpy as np
 from net_table import joined, on_table, run, served
 
+from sim.net.client import Client
 from sim.net.legal import NetLegal
 from sim.net.table import Setup
 from sim.viewer.play.games import new_game
@@ -34,6 +35,10 @@ def test_a_carried_piece_s_legal_places_and_its_ghost_s_verdict_reach_every_clie
             piece = await on_table(server, lambda t: t.session.candidates(t.referee.table)[0])
             assert (await red.act({"action": "pick", "piece": piece}))["ok"]
             assert (await red.act({"action": "move-to", "at": [400.0, 300.0]}))["ok"]  # off the board's middle
+            await watcher.wait_for(lambda c: "right" in c.state["hands"], 30)
+            assert "legal" not in watcher.state  # no window asked: the server spends nothing on them
+            blue = Client(server.links()["blue"], legal=True)  # a seat's window, which rings them
+            await blue.join()
 
             def judged(c):
                 k = (c.state.get("legal") or {}).get("right")
@@ -132,3 +137,16 @@ def test_a_client_reads_the_legal_moves_a_server_sends_only_once_checked():
         with pytest.raises(ProtocolError) as e:
             server_message(_state(legal), 10)
         assert field in str(e.value), (field, str(e.value))
+
+
+def test_a_hello_asks_for_the_legal_moves_with_a_flag_and_nothing_else():
+    import json
+
+    import pytest
+
+    from sim.net.protocol import PROTOCOL, ProtocolError, client_message
+
+    hello = {"type": "hello", "protocol": PROTOCOL}
+    assert client_message(json.dumps({**hello, "legal": True}))["legal"] is True
+    with pytest.raises(ProtocolError, match="legal"):
+        client_message(json.dumps({**hello, "legal": "yes"}))

@@ -309,7 +309,15 @@ async def _soak(minutes: float, seed: int) -> dict:
     def recorded(r):
         return (tuple((float(x), tuple(r.frame(g)[0]), r.frame(g)[1].tobytes()) for g, x in enumerate(r.times)),
                 r.actions, r.events)
-    return {"minutes": minutes, "frames": frames, **stats, "log_entries": len(log),
+    mismatch = None
+    for s in setup.players:  # the first action of a seat's whose log differs from what it was answered
+        k = next((k for k, (x, y) in enumerate(zip(expected[s], in_log[s])) if x != y),
+                 None if len(expected[s]) == len(in_log[s]) else min(len(expected[s]), len(in_log[s])))
+        if k is not None and mismatch is None:
+            mismatch = {"seat": s, "at": k, "answered": expected[s][k] if k < len(expected[s]) else None,
+                        "logged": in_log[s][k] if k < len(in_log[s]) else None,
+                        "answered_n": len(expected[s]), "logged_n": len(in_log[s])}
+    return {"minutes": minutes, "frames": frames, **stats, "log_entries": len(log), "mismatch": mismatch,
             "puts_back": sum(1 for e in log if e.get("control") == "put-back"),
             "every_action_in_the_log": in_log == expected, "recording_equal": recorded(a) == recorded(b),
             "recorded_frames": len(a.times), "replay_s": replay_s,

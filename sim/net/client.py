@@ -54,11 +54,14 @@ class Client:
         reconnect: make a dropped connection again by itself.
         name: what the client calls itself in its hello.
         on_message: ``on_message(client, message)`` after each message is taken in (on the client's loop).
+        legal: ask the table to say where carried pieces may go (its state's ``legal``: a window's rings; worked
+            out on the server from the first seat that asks, at some cost of its CPU).
     """
 
     def __init__(self, link: Link | str, *, reconnect: bool = True, name: str = "towerlab",
-                 on_message: Callable | None = None):
+                 on_message: Callable | None = None, legal: bool = False):
         self.link = parse_link(link) if isinstance(link, str) else link
+        self.legal = legal
         self.reconnect = reconnect
         self.name = name
         self.on_message = on_message
@@ -113,7 +116,10 @@ class Client:
         except (OSError, TimeoutError, InvalidHandshake, InvalidURI) as e:
             raise JoinError(f"{self.link.address}: cannot reach the table ({_why(e)})") from None
         try:
-            await ws.send(dumps({"type": "hello", "protocol": PROTOCOL, "client": self.name[:80]}))
+            hello = {"type": "hello", "protocol": PROTOCOL, "client": self.name[:80]}
+            if self.legal:
+                hello["legal"] = True
+            await ws.send(dumps(hello))
             raw = await asyncio.wait_for(ws.recv(), timeout)
             m = server_message(raw, None)
         except ConnectionClosed:

@@ -47,7 +47,7 @@ CLOSE = {"version": 4001, "token": 4003, "not-found": 4004, "seat-taken": 4009, 
 ERROR_CODES = ("malformed", "too-large", "binary", "rate", "replayed", "sequence", "spectator", "version", "token",
                "not-found", "seat-taken", "hello", "full", "flood", "slow")
 """Every ``error`` message's ``code``."""
-CLIENT_TYPES = {"hello": (("protocol",), ("client",)), "act": (("seq", "action"), ()), "sync": ((), ()),
+CLIENT_TYPES = {"hello": (("protocol",), ("client", "legal")), "act": (("seq", "action"), ()), "sync": ((), ()),
                 "ping": ((), ("id",))}
 """A client's message types: required and optional fields (besides ``type``)."""
 MAX_SEQ = 2**53
@@ -103,6 +103,8 @@ def client_message(raw) -> dict:
             f["protocol"].text(40)
             if "client" in value:
                 f["client"].text(80)
+            if "legal" in value:
+                f["legal"].flag()
         elif kind == "act":
             f["seq"].integer(1, MAX_SEQ)
             if not isinstance(value["action"], dict):

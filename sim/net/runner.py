@@ -102,7 +102,6 @@ class Runner:
     # --- from other threads ------------------------------------------------------------------------
 
     def start(self) -> None:
-        self.table.start_legal()  # the seats' windows ring where a carried piece may go (the referee's own thread)
         self._thread.start()
 
     def call(self, fn: Callable, *args) -> Future:

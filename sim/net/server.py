@@ -122,6 +122,7 @@ class Server:
         self.bots: dict[str, int] = {}  # seat -> the level of the computer player that holds it (the status line)
         self._updates: deque[Update] = deque()
         self._woken = False
+        self._legal = False  # a seat's client asked for the legal moves (the table works them out from then on)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Event | None = None
         self._wake: asyncio.Event | None = None
@@ -288,15 +289,19 @@ class Server:
             return
 
     async def _handler(self, ws: ServerConnection) -> None:
-        seat = await self._admit(ws)
-        if seat is False:
+        admitted = await self._admit(ws)
+        if admitted is False:
             return
+        seat, hello = admitted
         c = Conn(ws, seat, Bucket(time.monotonic))
         sender = asyncio.create_task(self._sender(c))
         try:
             if seat is not None:
                 seat.conn = c
                 await asyncio.wrap_future(self.runner.call(ServedTable.joined, seat.name))
+                if hello.get("legal") and not self._legal:  # a seat's window rings its carries' places from now on
+                    self._legal = True
+                    await asyncio.wrap_future(self.runner.call(ServedTable.start_legal))
             self.conns.add(c)
             self._push(c, dumps(self._welcome(c)))
             if self.latest is not None:
@@ -362,7 +367,7 @@ class Server:
                                                         "its link")
         if len(self.conns) >= MAX_CLIENTS:
             return await self._refuse(ws, "full", f"the table has its {MAX_CLIENTS} connections")
-        return seat
+        return seat, hello
 
     async def _refuse(self, ws: ServerConnection, code: str, message: str):
         try:

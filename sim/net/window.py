@@ -45,7 +45,7 @@ class ClientThread:
     """A :class:`~sim.net.client.Client` on an event loop of its own thread, for a window's thread to use."""
 
     def __init__(self, link: Link, name: str = "towerlab play --join"):
-        self.client = Client(link, name=name)
+        self.client = Client(link, name=name, legal=True)  # its window rings where a carried piece may go
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self.loop.run_forever, name="towerlab-client", daemon=True)
         self._thread.start()
