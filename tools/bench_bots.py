@@ -89,7 +89,87 @@ def wins(game: str, variant: str | None, strong: int, weak: int, games: int, see
     return results, table
 
 
-def babylon_cpu(turns: int, decisions: int, seed: int, players: int = 5) -> tuple[int, list[float], list[float]]:
+def together(game: str, variant: str | None, level: int, games: int, seed: int, workers: int, max_actions: int,
+             keep: Path | None = None) -> list[dict]:
+    """``games`` games of a table whose every seat is a player of ``level`` (game ``k``'s seed from
+    ``SeedSequence([seed, level, k])``), those of ``keep``'s file played already kept: a cooperative game's
+    measure (Talo-Fantasy: the rulebook has everyone build one construction "until the blocks last without the
+    construction collapsing" and scores no player)."""
+    from sim.bots.tournament import Entry, run
+    from sim.games.registry import variant as lookup
+
+    v = lookup(game, variant)
+    seats = list(v.default_players)[: max(2, v.players[0])]
+    entries = [Entry(k, game, v.name, {p: level for p in seats},
+                     int(np.random.SeedSequence([seed, level, k]).generate_state(1)[0] % 2 ** 31), max_actions)
+               for k in range(games)]
+    path = None if keep is None else keep / f"{game}-{v.name}-{level}x{len(seats)}-seed{seed}.jsonl"
+    have = {} if path is None else finished(path, entries)
+
+    def done(r: dict) -> None:
+        have[r["index"]] = r
+        if path is not None:
+            with path.open("a") as f:
+                f.write(json.dumps(r) + "\n")
+
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    run([e for e in entries if e.index not in have], workers=workers, done=done)
+    return [have[k] for k in sorted(have)]
+
+
+def built_together(results: list[dict]) -> dict:
+    """A cooperative table's games read by the rulebook's end: ``built`` (the blocks used up, the construction
+    standing: the game over with every player a winner), ``collapsed`` (a block brought it down), ``limit`` (the
+    game stopped at the action limit first), and the blocks placed in each game."""
+    built = sum(r["ended"] == "over" and len(r["outcome"]["winners"]) == len(r["players"]) for r in results)
+    collapsed = sum(r["ended"] == "over" and r["outcome"].get("loser") is not None for r in results)
+    return {"games": len(results), "built": built, "collapsed": collapsed,
+            "limit": sum(r["ended"] == "limit" for r in results),
+            "blocks": [sum(r["outcome"]["scores"].values()) for r in results]}
+
+
+def kept(folder: Path, seed: int) -> None:
+    """Print what ``folder`` keeps now (a run may still be adding games): each pairing's win share and each
+    one-level table's rulebook ends, and every computer player's move in them counted with those the referee
+    refused (there must be none)."""
+    from sim.bots.risk import wilson
+    from sim.bots.tournament import standings
+
+    moves = refused = 0
+    print(f"## What {folder} keeps\n")
+    print("| file | games | stronger won (or blocks used up) | drawn | 95% interval | at the limit |")
+    print("|---|---|---|---|---|---|")
+    for path in sorted(folder.glob(f"*-seed{seed}.jsonl")):
+        results = []
+        for line in path.read_text().splitlines():
+            try:
+                results.append(json.loads(line))
+            except ValueError:
+                continue  # a line a stopped run cut short
+        if not results:
+            continue
+        for r in results:
+            mine = [m for m in r["moves"] if m["player"] is not None and m["decision"] is not None]
+            moves += len(mine)
+            refused += sum(m["refused"] is not None for m in mine)
+        limit = sum(r["ended"] == "limit" for r in results)
+        pairing = path.stem.split("-")[-2]
+        if "v" in pairing:
+            strong, weak = (int(x) for x in pairing.split("v"))
+            h = next(h for h in standings(results, [weak, strong], seed)["head_to_head"] if h["level"] == strong)
+            lo, hi = wilson(h["won"], h["pairs"])
+            print(f"| {path.name} | {len(results)} | {h['won']} | {h['drawn']} | {lo:.2f}-{hi:.2f} | {limit} |")
+        else:
+            t = built_together(results)
+            lo, hi = wilson(t["built"], t["games"])
+            print(f"| {path.name} | {t['games']} | {t['built']} (collapsed {t['collapsed']}) | - | {lo:.2f}-{hi:.2f} | "
+                  f"{limit} |")
+    print(f"\n{moves} computer players' moves, {refused} refused by the referee")
+
+
+def babylon_cpu(turns: int, decisions: int, seed: int, players: int = 5, fill: int = 0
+                ) -> tuple[int, list[float], list[float]]:
     from sim.bots import make_bot
     from sim.bots.babylon import witness_turn
     from sim.bots.position import Position
@@ -109,6 +189,7 @@ def babylon_cpu(turns: int, decisions: int, seed: int, players: int = 5) -> tupl
         if after.is_terminal:  # the last turn: the building as it stands before it
             break
         state = after
+    state = fill_building(state, fill, seed) if fill else state
     built = len(state.scene().pieces) - len(state.supply)
     cpu = {}
     for on in (True, False):
@@ -124,6 +205,25 @@ def babylon_cpu(turns: int, decisions: int, seed: int, players: int = 5) -> tupl
             s = step.state if step.accepted else s
     shortcuts(True)
     return built, cpu[True], cpu[False]
+
+
+def fill_building(state, pieces: int, seed: int):
+    """``state`` (Babylon's tactical game) played on by level-1 players, each move the referee's, until its
+    building holds ``pieces`` pieces, the game would end, or a move is refused: the last state of a turn's start
+    before that (where the witness turns stop, a random legal turn still finds room)."""
+    from sim.bots import make_bot
+
+    filler = make_bot(1, "babylon", "tactical", np.random.default_rng([seed, 140]))
+    kept, s = state, state
+    while len(s.scene().pieces) - len(s.supply) < pieces:
+        player = s.current_player
+        step = s.apply(filler.decide(s).action)
+        if not step.accepted or step.state.is_terminal:
+            break
+        s = step.state
+        if s.current_player != player:
+            kept = s  # a turn ended: the building as the next player finds it
+    return kept
 
 
 def shortcuts(on: bool) -> None:
@@ -242,9 +342,12 @@ def main() -> None:
     ap.add_argument("--babylon-turns", type=int, default=40)
     ap.add_argument("--babylon-players", type=int, default=5, help="players at the table of the cpu figure")
     ap.add_argument("--decisions", type=int, default=5)
+    ap.add_argument("--babylon-fill", type=int, default=0,
+                    help="after the witness turns, level-1 turns until the building holds this many pieces")
     ap.add_argument("--physics", type=int, default=60)
     ap.add_argument("--speed-actions", type=int, default=60)
-    ap.add_argument("--only", default="wins,cpu,physics", help="of wins, cpu, physics, speed")
+    ap.add_argument("--levels", default="1,2,3", help="the levels of --only together's tables")
+    ap.add_argument("--only", default="wins,cpu,physics", help="of wins, cpu, physics, speed, together, kept")
     a = ap.parse_args()
     only = set(a.only.split(","))
     from sim.bots.risk import wilson
@@ -283,8 +386,24 @@ def main() -> None:
                 limit = sum(r["ended"] == "limit" for r in results)
                 print(f"| {spec} | {strong} vs {weak} | {len(results)} | {h['won']} | {h['drawn']} | "
                       f"{h['share']:.2f} | {lo:.2f}-{hi:.2f} | {limit} | {table['wall_s']:.0f} |", flush=True)
+    if "kept" in only:
+        kept(a.keep, a.seed)
+    if "together" in only:
+        print(f"## Tables of one level ({a.games} games a level, seed {a.seed}): the rulebook's end\n")
+        print("| game | level | games | blocks used up | 95% interval | collapsed | at the limit | blocks placed "
+              "(median) |")
+        print("|---|---|---|---|---|---|---|---|")
+        for spec in a.game.split(","):
+            game, _, variant = spec.partition(":")
+            for level in (int(x) for x in a.levels.split(",")):
+                r = built_together(together(game, variant or None, level, a.games, a.seed, a.workers,
+                                            a.max_actions, a.keep))
+                lo, hi = wilson(r["built"], r["games"])
+                print(f"| {spec} | {level} | {r['games']} | {r['built']} | {lo:.2f}-{hi:.2f} | {r['collapsed']} | "
+                      f"{r['limit']} | {statistics.median(r['blocks']):.0f} |", flush=True)
     if "cpu" in only:
-        built, cpu, ref = babylon_cpu(a.babylon_turns, a.decisions, a.seed, a.babylon_players)
+        built, cpu, ref = babylon_cpu(a.babylon_turns, a.decisions, a.seed, a.babylon_players,
+                                      a.babylon_fill)
         print(f"\n## Babylon tactical, level 3 on a building of {built} pieces: CPU s per decision\n")
         for name, c in (("with the shortcuts", cpu), ("without (the reference)", ref)):
             print(f"{name}: median {statistics.median(c):.2f}, largest {max(c):.2f} over {len(c)} decisions"
