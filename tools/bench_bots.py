@@ -64,6 +64,20 @@ def finished(path: Path, entries) -> dict[int, dict]:
     return out
 
 
+def keeper(path: Path | None, have: dict[int, dict]):
+    """What a run calls with each finished game: kept in ``have`` and appended to ``path`` as it finishes."""
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+
+    def done(r: dict) -> None:
+        have[r["index"]] = r
+        if path is not None:
+            with path.open("a") as f:
+                f.write(json.dumps(r) + "\n")
+
+    return done
+
+
 def wins(game: str, variant: str | None, strong: int, weak: int, games: int, seed: int, workers: int,
          max_actions: int, keep: Path | None = None) -> tuple[list[dict], dict]:
     """``games`` games between levels ``strong`` and ``weak``, those of ``keep``'s file played already kept."""
@@ -73,16 +87,7 @@ def wins(game: str, variant: str | None, strong: int, weak: int, games: int, see
     path = None if keep is None else partial_file(keep, game, entries[0].variant, strong, weak, seed)
     have = {} if path is None else finished(path, entries)
     t = time.perf_counter()
-
-    def done(r: dict) -> None:
-        have[r["index"]] = r
-        if path is not None:
-            with path.open("a") as f:
-                f.write(json.dumps(r) + "\n")
-
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    run([e for e in entries if e.index not in have], workers=workers, done=done)
+    run([e for e in entries if e.index not in have], workers=workers, done=keeper(path, have))
     results = [have[k] for k in sorted(have)]
     table = standings(results, [weak, strong], seed)
     table["wall_s"] = time.perf_counter() - t
@@ -105,16 +110,7 @@ def together(game: str, variant: str | None, level: int, games: int, seed: int, 
                for k in range(games)]
     path = None if keep is None else keep / f"{game}-{v.name}-{level}x{len(seats)}-seed{seed}.jsonl"
     have = {} if path is None else finished(path, entries)
-
-    def done(r: dict) -> None:
-        have[r["index"]] = r
-        if path is not None:
-            with path.open("a") as f:
-                f.write(json.dumps(r) + "\n")
-
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    run([e for e in entries if e.index not in have], workers=workers, done=done)
+    run([e for e in entries if e.index not in have], workers=workers, done=keeper(path, have))
     return [have[k] for k in sorted(have)]
 
 
@@ -259,6 +255,8 @@ def speed(game: str, variant: str | None, actions: int, seed: int) -> dict:
 
 LET_GO_M = 0.0005
 """How far (m) above where the noise model sets it down the hand lets the piece go."""
+LIFTS = 4
+"""Tries at letting the piece go, each a touch higher than the live world's overlap with what it lands on."""
 LIVE_SECONDS = 2.0
 """Simulated seconds the live world runs after a placement before it is asked whether anything fell."""
 
@@ -273,6 +271,7 @@ def live_falls(before, action: dict, noise, seed: int, trial: int) -> bool | Non
     stepped :data:`LIVE_SECONDS`, and its events read (``knocked_down`` or ``fell``). None: the placement is not
     one the game's physics scene holds."""
     from sim.experiments.perturb import start_trial
+    from sim.physics.errors import OverlapError
     from sim.physics.live import LiveWorld
 
     piece = action["piece"]
@@ -287,13 +286,20 @@ def live_falls(before, action: dict, noise, seed: int, trial: int) -> bool | Non
     landed = start.resting.piece(piece)  # let go just above where it lands (the model may leave it a touch deep)
     landed = landed.moved((*landed.pos[:2], float(landed.pos[2]) + start.overlap_m + LET_GO_M), landed.quat)
     rest = start.resting  # the pieces the noisy piece pushed aside where the model leaves them
-    world = LiveWorld(rest.with_pieces(p for p in rest.pieces if p.id != piece))
-    try:
-        world.add(landed)
-        world.step(int(round(LIVE_SECONDS / world.world.settings.dt)))
-        return any(e.kind in ("knocked_down", "fell") for e in world.drain_events())
-    finally:
-        world.close()
+    for _ in range(LIFTS):
+        world = LiveWorld(rest.with_pieces(p for p in rest.pieces if p.id != piece))
+        try:
+            try:
+                world.add(landed)
+            except OverlapError as e:  # the live world's hulls touch where the model's did not: a hair higher
+                deepest = max(d for a, b, d in e.pairs if piece in (a, b))
+                landed = landed.moved((*landed.pos[:2], float(landed.pos[2]) + deepest + LET_GO_M), landed.quat)
+                continue
+            world.step(int(round(LIVE_SECONDS / world.world.settings.dt)))
+            return any(e.kind in ("knocked_down", "fell") for e in world.drain_events())
+        finally:
+            world.close()
+    return None
 
 
 def physics(results: list[dict], level: int, most: int, seed: int) -> tuple[int, int, list[float]]:
