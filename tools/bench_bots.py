@@ -4,6 +4,7 @@ physics.
 
     .venv/bin/python tools/bench_bots.py [--games 200] [--game talo] [--variant green] [--seed 1] [-j 2]
         [--max-actions 4000] [--babylon-turns 28] [--decisions 5] [--physics 60] [--only wins,cpu,physics]
+        [--levels 1,2,3] [--babylon-fill 140] [--keep bench-bots]
 
 - **wins**: ``--games`` games of level 2 against level 1, and as many of 3 against 2 (two seats, each level
   from each seat, :mod:`sim.bots.tournament`'s schedule), on ``-j`` processes: the stronger level's share of
@@ -22,6 +23,16 @@ physics.
   the piece added where the noisy hand sets it, two seconds stepped): the share of placements after which
   something fell, with its interval, beside what the player's own model (the exact statics over its samples)
   said of the same placements.
+
+- **together**: ``--games`` games of a table whose every seat is a player of each of ``--levels`` (Talo-Fantasy is
+  cooperative: the rulebook scores no one and ends the game "until the blocks last without the construction
+  collapsing"): the share of games whose blocks were used up with the construction standing, with its interval.
+- **kept**: what ``--keep`` holds now (a run may still be adding to it): every file's share, and every computer
+  player's move in them counted with those the referee refused.
+
+``--babylon-fill N`` plays the cpu figure's game on with level-1 turns after the witness's, to a building of ``N``
+pieces or the last turn before the game ends. The wins and together runs keep each finished game a line in
+``--keep`` (one file a pairing or level): a run stopped and started again plays only the games missing.
 
 Prints a Markdown summary; each figure is from this one run.
 """
@@ -126,7 +137,8 @@ def built_together(results: list[dict]) -> dict:
 
 
 def kept(folder: Path, seed: int) -> None:
-    """Print what ``folder`` keeps now (a run may still be adding games): each pairing's win share and each
+    """Print what ``folder`` keeps now (a run may still be adding games): each pairing's win share (over the pairs
+    of a stronger and a weaker seat: a three-seat game holds two) and each
     one-level table's rulebook ends, and every computer player's move in them counted with those the referee
     refused (there must be none)."""
     from sim.bots.risk import wilson
@@ -134,8 +146,8 @@ def kept(folder: Path, seed: int) -> None:
 
     moves = refused = 0
     print(f"## What {folder} keeps\n")
-    print("| file | games | stronger won (or blocks used up) | drawn | 95% interval | at the limit |")
-    print("|---|---|---|---|---|---|")
+    print("| file | games | pairs of seats | stronger won (or blocks used up) | drawn | 95% interval | at the limit |")
+    print("|---|---|---|---|---|---|---|")
     for path in sorted(folder.glob(f"*-seed{seed}.jsonl")):
         results = []
         for line in path.read_text().splitlines():
@@ -155,12 +167,13 @@ def kept(folder: Path, seed: int) -> None:
             strong, weak = (int(x) for x in pairing.split("v"))
             h = next(h for h in standings(results, [weak, strong], seed)["head_to_head"] if h["level"] == strong)
             lo, hi = wilson(h["won"], h["pairs"])
-            print(f"| {path.name} | {len(results)} | {h['won']} | {h['drawn']} | {lo:.2f}-{hi:.2f} | {limit} |")
+            print(f"| {path.name} | {len(results)} | {h['pairs']} | {h['won']} | {h['drawn']} | {lo:.2f}-{hi:.2f} | "
+                  f"{limit} |")
         else:
             t = built_together(results)
             lo, hi = wilson(t["built"], t["games"])
-            print(f"| {path.name} | {t['games']} | {t['built']} (collapsed {t['collapsed']}) | - | {lo:.2f}-{hi:.2f} | "
-                  f"{limit} |")
+            print(f"| {path.name} | {t['games']} | - | {t['built']} (collapsed {t['collapsed']}) | - | "
+                  f"{lo:.2f}-{hi:.2f} | {limit} |")
     print(f"\n{moves} computer players' moves, {refused} refused by the referee")
 
 
