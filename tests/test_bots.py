@@ -320,3 +320,49 @@ def test_a_player_whose_best_moves_all_lose_looks_further_for_one_that_does_not(
     bot = (GreedyBot if level == 2 else PlanningBot)(tactic, np.random.default_rng(0))
     decision = bot.decide(state)
     assert len(spots) > TRIES * 2 and decision.action == spots[-1], decision.why
+
+
+def _fast_put(state, who, kind, side, keep=lambda spot: True):
+    """``state`` after ``who`` sets a piece of ``kind`` at the first listed place in its area shared with ``side``
+    that ``keep`` keeps."""
+    from sim.bots.babylon import kind_of
+    from sim.bots.babylon_fast import _my_areas, _side
+    from sim.bots.position import Position
+
+    if state.current_player != who:
+        state = state.apply({"action": "seat", "player": who}).state
+    pos = Position(state)
+    areas = _my_areas(pos, who)
+    piece = next(p for p in state.placeable() if p in pos.supply and kind_of(state.scene().piece(p)) == kind)
+    spot = next(s for s in state.legal_placements(piece) if _side(areas, s.pose) == side and keep(s))
+    step = state.apply(spot.action())
+    assert step.accepted, step.refusal
+    return step.state, spot
+
+
+@pytest.mark.parametrize("level", [2, 3])
+def test_a_fast_game_player_completes_a_noble_where_it_scores_at_once(level):
+    """A noble scores only on a building that holds another colour's noble (the rulebook's fourth condition): the
+    fast game's players set theirs on free towers and never where one scored (no noble scored in a whole game).
+    Here blue's building in the area it shares with red holds a blue noble on its bridge and red's tower on the
+    bridge's other end; red has a taller tower of its own elsewhere. Red sets a noble on its tower on blue's
+    building, and that area's total is 3 (the levels beneath it); before, it built its tower higher."""
+    state = registry.new_state("babylon", "fast", ["red", "blue", "green"], seed=1)
+    state, first = _fast_put(state, "blue", "towers", "red")
+    x = np.array(first.pose[:2])
+    state, _ = _fast_put(state, "blue", "towers", "red",
+                         lambda s: s.rule == "table" and abs(np.linalg.norm(np.array(s.pose[:2]) - x) - 0.05) < 1e-3)
+    state, _ = _fast_put(state, "blue", "bridges", "red", lambda s: s.rule == "bridge")
+    state, noble = _fast_put(state, "blue", "small", "red")
+    state, _ = _fast_put(state, "red", "towers", "blue",
+                         lambda s: s.rule == "bridge-spot" and abs(s.pose[0] - noble.pose[0]) > 0.04)
+    state, _ = _fast_put(state, "red", "towers", "green")
+    for _ in range(3):
+        state, _ = _fast_put(state, "red", "towers", "green", lambda s: s.rule == "tower-top")
+    red = next(p for p in state.view()["players"] if p["color"] == "red")
+    assert red["areas"] == {"blue": 0, "green": 0}
+    decision = make_bot(level, "babylon", "fast", np.random.default_rng(1)).decide(state)
+    after = state.apply(decision.action)
+    assert after.accepted and "small" in decision.action["piece"]
+    red = next(p for p in after.state.view()["players"] if p["color"] == "red")
+    assert red["areas"] == {"blue": 3, "green": 0}

@@ -4,6 +4,7 @@ physics.
 
     .venv/bin/python tools/bench_bots.py [--games 200] [--game talo] [--variant green] [--seed 1] [-j 2]
         [--max-actions 4000] [--babylon-turns 28] [--decisions 5] [--physics 60] [--only wins,cpu,physics]
+        [--levels 1,2,3] [--babylon-fill 140] [--keep bench-bots]
 
 - **wins**: ``--games`` games of level 2 against level 1, and as many of 3 against 2 (two seats, each level
   from each seat, :mod:`sim.bots.tournament`'s schedule), on ``-j`` processes: the stronger level's share of
@@ -22,6 +23,16 @@ physics.
   the piece added where the noisy hand sets it, two seconds stepped): the share of placements after which
   something fell, with its interval, beside what the player's own model (the exact statics over its samples)
   said of the same placements.
+
+- **together**: ``--games`` games of a table whose every seat is a player of each of ``--levels`` (Talo-Fantasy is
+  cooperative: the rulebook scores no one and ends the game "until the blocks last without the construction
+  collapsing"): the share of games whose blocks were used up with the construction standing, with its interval.
+- **kept**: what ``--keep`` holds now (a run may still be adding to it): every file's share, and every computer
+  player's move in them counted with those the referee refused.
+
+``--babylon-fill N`` plays the cpu figure's game on with level-1 turns after the witness's, to a building of ``N``
+pieces or the last turn before the game ends. The wins and together runs keep each finished game a line in
+``--keep`` (one file a pairing or level): a run stopped and started again plays only the games missing.
 
 Prints a Markdown summary; each figure is from this one run.
 """
@@ -64,6 +75,20 @@ def finished(path: Path, entries) -> dict[int, dict]:
     return out
 
 
+def keeper(path: Path | None, have: dict[int, dict]):
+    """What a run calls with each finished game: kept in ``have`` and appended to ``path`` as it finishes."""
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+
+    def done(r: dict) -> None:
+        have[r["index"]] = r
+        if path is not None:
+            with path.open("a") as f:
+                f.write(json.dumps(r) + "\n")
+
+    return done
+
+
 def wins(game: str, variant: str | None, strong: int, weak: int, games: int, seed: int, workers: int,
          max_actions: int, keep: Path | None = None) -> tuple[list[dict], dict]:
     """``games`` games between levels ``strong`` and ``weak``, those of ``keep``'s file played already kept."""
@@ -73,23 +98,87 @@ def wins(game: str, variant: str | None, strong: int, weak: int, games: int, see
     path = None if keep is None else partial_file(keep, game, entries[0].variant, strong, weak, seed)
     have = {} if path is None else finished(path, entries)
     t = time.perf_counter()
-
-    def done(r: dict) -> None:
-        have[r["index"]] = r
-        if path is not None:
-            with path.open("a") as f:
-                f.write(json.dumps(r) + "\n")
-
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    run([e for e in entries if e.index not in have], workers=workers, done=done)
+    run([e for e in entries if e.index not in have], workers=workers, done=keeper(path, have))
     results = [have[k] for k in sorted(have)]
     table = standings(results, [weak, strong], seed)
     table["wall_s"] = time.perf_counter() - t
     return results, table
 
 
-def babylon_cpu(turns: int, decisions: int, seed: int, players: int = 5) -> tuple[int, list[float], list[float]]:
+def together(game: str, variant: str | None, level: int, games: int, seed: int, workers: int, max_actions: int,
+             keep: Path | None = None) -> list[dict]:
+    """``games`` games of a table whose every seat is a player of ``level`` (game ``k``'s seed from
+    ``SeedSequence([seed, level, k])``), those of ``keep``'s file played already kept: a cooperative game's
+    measure (Talo-Fantasy: the rulebook has everyone build one construction "until the blocks last without the
+    construction collapsing" and scores no player)."""
+    from sim.bots.tournament import Entry, run
+    from sim.games.registry import variant as lookup
+
+    v = lookup(game, variant)
+    seats = list(v.default_players)[: max(2, v.players[0])]
+    entries = [Entry(k, game, v.name, {p: level for p in seats},
+                     int(np.random.SeedSequence([seed, level, k]).generate_state(1)[0] % 2 ** 31), max_actions)
+               for k in range(games)]
+    path = None if keep is None else keep / f"{game}-{v.name}-{level}x{len(seats)}-seed{seed}.jsonl"
+    have = {} if path is None else finished(path, entries)
+    run([e for e in entries if e.index not in have], workers=workers, done=keeper(path, have))
+    return [have[k] for k in sorted(have)]
+
+
+def built_together(results: list[dict]) -> dict:
+    """A cooperative table's games read by the rulebook's end: ``built`` (the blocks used up, the construction
+    standing: the game over with every player a winner), ``collapsed`` (a block brought it down), ``limit`` (the
+    game stopped at the action limit first), and the blocks placed in each game."""
+    built = sum(r["ended"] == "over" and len(r["outcome"]["winners"]) == len(r["players"]) for r in results)
+    collapsed = sum(r["ended"] == "over" and r["outcome"].get("loser") is not None for r in results)
+    return {"games": len(results), "built": built, "collapsed": collapsed,
+            "limit": sum(r["ended"] == "limit" for r in results),
+            "blocks": [sum(r["outcome"]["scores"].values()) for r in results]}
+
+
+def kept(folder: Path, seed: int) -> None:
+    """Print what ``folder`` keeps now (a run may still be adding games): each pairing's win share (over the pairs
+    of a stronger and a weaker seat: a three-seat game holds two) and each
+    one-level table's rulebook ends, and every computer player's move in them counted with those the referee
+    refused (there must be none)."""
+    from sim.bots.risk import wilson
+    from sim.bots.tournament import standings
+
+    moves = refused = 0
+    print(f"## What {folder} keeps\n")
+    print("| file | games | pairs of seats | stronger won (or blocks used up) | drawn | 95% interval | at the limit |")
+    print("|---|---|---|---|---|---|---|")
+    for path in sorted(folder.glob(f"*-seed{seed}.jsonl")):
+        results = []
+        for line in path.read_text().splitlines():
+            try:
+                results.append(json.loads(line))
+            except ValueError:
+                continue  # a line a stopped run cut short
+        if not results:
+            continue
+        for r in results:
+            mine = [m for m in r["moves"] if m["player"] is not None and m["decision"] is not None]
+            moves += len(mine)
+            refused += sum(m["refused"] is not None for m in mine)
+        limit = sum(r["ended"] == "limit" for r in results)
+        pairing = path.stem.split("-")[-2]
+        if "v" in pairing:
+            strong, weak = (int(x) for x in pairing.split("v"))
+            h = next(h for h in standings(results, [weak, strong], seed)["head_to_head"] if h["level"] == strong)
+            lo, hi = wilson(h["won"], h["pairs"])
+            print(f"| {path.name} | {len(results)} | {h['pairs']} | {h['won']} | {h['drawn']} | {lo:.2f}-{hi:.2f} | "
+                  f"{limit} |")
+        else:
+            t = built_together(results)
+            lo, hi = wilson(t["built"], t["games"])
+            print(f"| {path.name} | {t['games']} | - | {t['built']} (collapsed {t['collapsed']}) | - | "
+                  f"{lo:.2f}-{hi:.2f} | {limit} |")
+    print(f"\n{moves} computer players' moves, {refused} refused by the referee")
+
+
+def babylon_cpu(turns: int, decisions: int, seed: int, players: int = 5, fill: int = 0
+                ) -> tuple[int, list[float], list[float]]:
     from sim.bots import make_bot
     from sim.bots.babylon import witness_turn
     from sim.bots.position import Position
@@ -109,6 +198,7 @@ def babylon_cpu(turns: int, decisions: int, seed: int, players: int = 5) -> tupl
         if after.is_terminal:  # the last turn: the building as it stands before it
             break
         state = after
+    state = fill_building(state, fill, seed) if fill else state
     built = len(state.scene().pieces) - len(state.supply)
     cpu = {}
     for on in (True, False):
@@ -124,6 +214,25 @@ def babylon_cpu(turns: int, decisions: int, seed: int, players: int = 5) -> tupl
             s = step.state if step.accepted else s
     shortcuts(True)
     return built, cpu[True], cpu[False]
+
+
+def fill_building(state, pieces: int, seed: int):
+    """``state`` (Babylon's tactical game) played on by level-1 players, each move the referee's, until its
+    building holds ``pieces`` pieces, the game would end, or a move is refused: the last state of a turn's start
+    before that (where the witness turns stop, a random legal turn still finds room)."""
+    from sim.bots import make_bot
+
+    filler = make_bot(1, "babylon", "tactical", np.random.default_rng([seed, 140]))
+    kept, s = state, state
+    while len(s.scene().pieces) - len(s.supply) < pieces:
+        player = s.current_player
+        step = s.apply(filler.decide(s).action)
+        if not step.accepted or step.state.is_terminal:
+            break
+        s = step.state
+        if s.current_player != player:
+            kept = s  # a turn ended: the building as the next player finds it
+    return kept
 
 
 def shortcuts(on: bool) -> None:
@@ -159,6 +268,8 @@ def speed(game: str, variant: str | None, actions: int, seed: int) -> dict:
 
 LET_GO_M = 0.0005
 """How far (m) above where the noise model sets it down the hand lets the piece go."""
+LIFTS = 4
+"""Tries at letting the piece go, each a touch higher than the live world's overlap with what it lands on."""
 LIVE_SECONDS = 2.0
 """Simulated seconds the live world runs after a placement before it is asked whether anything fell."""
 
@@ -173,6 +284,7 @@ def live_falls(before, action: dict, noise, seed: int, trial: int) -> bool | Non
     stepped :data:`LIVE_SECONDS`, and its events read (``knocked_down`` or ``fell``). None: the placement is not
     one the game's physics scene holds."""
     from sim.experiments.perturb import start_trial
+    from sim.physics.errors import OverlapError
     from sim.physics.live import LiveWorld
 
     piece = action["piece"]
@@ -187,13 +299,20 @@ def live_falls(before, action: dict, noise, seed: int, trial: int) -> bool | Non
     landed = start.resting.piece(piece)  # let go just above where it lands (the model may leave it a touch deep)
     landed = landed.moved((*landed.pos[:2], float(landed.pos[2]) + start.overlap_m + LET_GO_M), landed.quat)
     rest = start.resting  # the pieces the noisy piece pushed aside where the model leaves them
-    world = LiveWorld(rest.with_pieces(p for p in rest.pieces if p.id != piece))
-    try:
-        world.add(landed)
-        world.step(int(round(LIVE_SECONDS / world.world.settings.dt)))
-        return any(e.kind in ("knocked_down", "fell") for e in world.drain_events())
-    finally:
-        world.close()
+    for _ in range(LIFTS):
+        world = LiveWorld(rest.with_pieces(p for p in rest.pieces if p.id != piece))
+        try:
+            try:
+                world.add(landed)
+            except OverlapError as e:  # the live world's hulls touch where the model's did not: a hair higher
+                deepest = max(d for a, b, d in e.pairs if piece in (a, b))
+                landed = landed.moved((*landed.pos[:2], float(landed.pos[2]) + deepest + LET_GO_M), landed.quat)
+                continue
+            world.step(int(round(LIVE_SECONDS / world.world.settings.dt)))
+            return any(e.kind in ("knocked_down", "fell") for e in world.drain_events())
+        finally:
+            world.close()
+    return None
 
 
 def physics(results: list[dict], level: int, most: int, seed: int) -> tuple[int, int, list[float]]:
@@ -242,9 +361,12 @@ def main() -> None:
     ap.add_argument("--babylon-turns", type=int, default=40)
     ap.add_argument("--babylon-players", type=int, default=5, help="players at the table of the cpu figure")
     ap.add_argument("--decisions", type=int, default=5)
+    ap.add_argument("--babylon-fill", type=int, default=0,
+                    help="after the witness turns, level-1 turns until the building holds this many pieces")
     ap.add_argument("--physics", type=int, default=60)
     ap.add_argument("--speed-actions", type=int, default=60)
-    ap.add_argument("--only", default="wins,cpu,physics", help="of wins, cpu, physics, speed")
+    ap.add_argument("--levels", default="1,2,3", help="the levels of --only together's tables")
+    ap.add_argument("--only", default="wins,cpu,physics", help="of wins, cpu, physics, speed, together, kept")
     a = ap.parse_args()
     only = set(a.only.split(","))
     from sim.bots.risk import wilson
@@ -283,8 +405,24 @@ def main() -> None:
                 limit = sum(r["ended"] == "limit" for r in results)
                 print(f"| {spec} | {strong} vs {weak} | {len(results)} | {h['won']} | {h['drawn']} | "
                       f"{h['share']:.2f} | {lo:.2f}-{hi:.2f} | {limit} | {table['wall_s']:.0f} |", flush=True)
+    if "kept" in only:
+        kept(a.keep, a.seed)
+    if "together" in only:
+        print(f"## Tables of one level ({a.games} games a level, seed {a.seed}): the rulebook's end\n")
+        print("| game | level | games | blocks used up | 95% interval | collapsed | at the limit | blocks placed "
+              "(median) |")
+        print("|---|---|---|---|---|---|---|---|")
+        for spec in a.game.split(","):
+            game, _, variant = spec.partition(":")
+            for level in (int(x) for x in a.levels.split(",")):
+                r = built_together(together(game, variant or None, level, a.games, a.seed, a.workers,
+                                            a.max_actions, a.keep))
+                lo, hi = wilson(r["built"], r["games"])
+                print(f"| {spec} | {level} | {r['games']} | {r['built']} | {lo:.2f}-{hi:.2f} | {r['collapsed']} | "
+                      f"{r['limit']} | {statistics.median(r['blocks']):.0f} |", flush=True)
     if "cpu" in only:
-        built, cpu, ref = babylon_cpu(a.babylon_turns, a.decisions, a.seed, a.babylon_players)
+        built, cpu, ref = babylon_cpu(a.babylon_turns, a.decisions, a.seed, a.babylon_players,
+                                      a.babylon_fill)
         print(f"\n## Babylon tactical, level 3 on a building of {built} pieces: CPU s per decision\n")
         for name, c in (("with the shortcuts", cpu), ("without (the reference)", ref)):
             print(f"{name}: median {statistics.median(c):.2f}, largest {max(c):.2f} over {len(c)} decisions"

@@ -56,6 +56,9 @@ PROGRESS = 0.1
 BALANCE = 0.1
 """What a level of tower in the area with fewer is worth besides :data:`~sim.bots.babylon.HEIGHT` (the round
 scores the smaller area: both need towers for nobles)."""
+READY = 0.5
+"""The share of what a noble set there would score that a free tower top where it would score at once counts for
+(a tower set on a building with another colour's noble on it: a top to score on; a rival may take it first)."""
 ON_BRIDGE = -1.0
 """A noble on a bridge: it scores nothing there (the rules allow it)."""
 
@@ -80,6 +83,7 @@ class FastTactic(Tactic):
         areas = _my_areas(pos, me)
         now = _player(pos.view, me).get("areas") or {side: 0 for _, side in areas}
         towers = pos.memo(f"fast-towers-{me}", lambda: _towers(pos.state, me, areas))
+        layout = pos.memo("fast-layout", lambda: _layout(pos.state))
         out = []
         for piece in pos.kinds([p for p in pos.pieces if p in pos.supply]):
             probe = pos.scene.piece(piece)
@@ -89,10 +93,14 @@ class FastTactic(Tactic):
                 side = _side(areas, spot.pose)
                 if kind in ("small", "large") and spot.rule != "noble-on-tower":
                     w = ON_BRIDGE
+                elif kind in ("small", "large") and scores_on(layout, spot.on[0], me, kind):
+                    w = _gain(now, side, level) + level  # it scores now: made before building higher
                 elif kind in ("small", "large"):
-                    w = _gain(now, side, level) + PROGRESS * PENDING * level
+                    w = PENDING * (_gain(now, side, level) + PROGRESS * level)
                 elif kind == "towers":
                     w = _height({**towers, side: towers.get(side, 0) + level + 1}) - _height(towers)
+                    if spot.on and mixed(layout, spot.on[0], me):
+                        w += READY * PENDING * (_gain(now, side, level + 1) + PROGRESS * (level + 1))
                 else:
                     w = HEIGHT * level
                 out.append(Option(spot.action(), w, f"{piece} ({spot.rule}) at level {level}"
@@ -148,17 +156,12 @@ def _promise(state: PlayState, player: str, areas, view: Mapping) -> float:
     failing only the fourth condition (no noble of another colour on its building yet) counts :data:`PENDING`
     of its level in its area's total; the smaller total gains what it gains, and every area's total
     :data:`PROGRESS` a point (the other area's turn will come)."""
-    from dataclasses import replace
-
-    from sim.games.babylon.building import read_layout
     from sim.games.babylon.fast import noble_reasons
 
     now = dict(_player(view, player).get("areas") or {side: 0 for _, side in areas})
     if not now:
         return 0.0
-    scene = state.scene()
-    built = scene.with_pieces(p for p in scene.pieces if p.id not in state.supply)
-    layout = read_layout(replace(built, players=state.players))
+    layout = _layout(state)
     hoped = dict(now)
     for nid, noble in layout.nobles.items():
         if noble.color != player or layout.tower_of(nid) is None:
@@ -167,7 +170,58 @@ def _promise(state: PlayState, player: str, areas, view: Mapping) -> float:
         reasons = noble_reasons(layout, nid)
         if side in hoped and len(reasons) == 1 and reasons[0].startswith("no noble of another colour"):
             hoped[side] += PENDING * noble.level
+    if any(p.owner == player and p.kind == "babylon.noble" for p in _in_hand(state)):
+        for side, level in ready_tops(layout, player, areas).items():
+            if side in hoped:
+                hoped[side] += READY * PENDING * level
     return min(hoped.values()) - min(now.values()) + PROGRESS * sum(hoped.values())
+
+
+def _layout(state: PlayState):
+    """The buildings on the table now (the supply left out)."""
+    from dataclasses import replace
+
+    from sim.games.babylon.building import read_layout
+
+    scene = state.scene()
+    built = scene.with_pieces(p for p in scene.pieces if p.id not in state.supply)
+    return read_layout(replace(built, players=state.players))
+
+
+def _in_hand(state: PlayState) -> list:
+    scene = state.scene()
+    return [p for p in scene.pieces if p.id in state.supply]
+
+
+def scores_on(layout, tower: str, player: str, size: str) -> bool:
+    """Whether a noble of ``player`` (``small`` or ``large``) set on ``tower`` would score at once: it is a tower,
+    no noble of ``player``'s colour and no large one stands on it, and a noble of another colour stands on its
+    connected building (the rulebook's four conditions, the fourth the one the nobles placed so far must meet)."""
+    part = layout.parts.get(tower)
+    if part is None or not part.is_tower:
+        return False
+    if any(n.color == player or n.size == "large" for n in layout.nobles_on(tower)):
+        return False
+    return mixed(layout, tower, player)
+
+
+def mixed(layout, piece: str, player: str) -> bool:
+    """Whether a noble of another colour than ``player``'s stands upright on ``piece``'s connected building."""
+    building = layout.building_of(piece) or frozenset()
+    return any(layout.nobles[i].upright and layout.nobles[i].color != player for i in building if i in layout.nobles)
+
+
+def ready_tops(layout, player: str, areas) -> dict[str, int]:
+    """Neighbour -> the highest level of a free tower top in the area shared with it where ``player``'s small noble
+    would score at once (:func:`scores_on`; a top with no part on it)."""
+    out: dict[str, int] = {}
+    for tid, part in layout.parts.items():
+        if not part.is_tower or any(i in layout.parts for i in layout.carries(tid)):
+            continue
+        side = _side(areas, part.centre)
+        if side is not None and scores_on(layout, tid, player, "small"):
+            out[side] = max(out.get(side, 0), part.top_level)
+    return out
 
 
 def _player(view: Mapping, color: str) -> Mapping:
@@ -240,4 +294,4 @@ def free_tops(pos: Position, areas) -> dict[str, list[int]]:
     return out
 
 
-__all__ = ["FastTactic", "free_tops"]
+__all__ = ["FastTactic", "free_tops", "mixed", "ready_tops", "scores_on"]
