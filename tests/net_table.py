@@ -6,9 +6,10 @@ import asyncio
 import contextlib
 import socket
 
+from sim.net.background import Background
 from sim.net.client import Client
 from sim.net.links import new_token
-from sim.net.server import Background, Server
+from sim.net.server import Server
 from sim.net.table import ServedTable, Setup
 
 

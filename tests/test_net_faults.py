@@ -199,7 +199,7 @@ def test_a_seat_that_leaves_as_its_piece_is_being_set_down_lets_it_land_and_one_
 def test_a_server_thread_that_does_not_stop_is_reported_with_its_stack_not_waited_for_in_silence():
     import warnings
 
-    from sim.net.server import Background
+    from sim.net.background import Background
 
     class Stuck:  # a server whose serve() ignores the stop it is asked for
         async def serve(self, ready):

@@ -34,8 +34,9 @@ def _stalled_run(stall: float, after: float = 0.6) -> tuple[int, float]:
     try:
         assert published.wait(10.0)
         end = time.monotonic() + after + stall  # well past the stall: caught up by then if it is to be
-        while time.monotonic() < end:
-            time.sleep(0.02)
+        while time.monotonic() < end:  # the table's own signal: a frame published
+            published.clear()
+            published.wait(0.1)
         frames, elapsed = table.frame_no, runner.clock() - t0
     finally:
         runner.stop(save=False)

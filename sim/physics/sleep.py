@@ -117,11 +117,12 @@ class Sleep:
         return (np.einsum("nij,nkj->nki", quat_to_matrix(frames[:, 3:]), self._corners[idx])
                 + frames[:, None, :3] / self.world.settings.length_scale)
 
-    def islands(self) -> np.ndarray:
-        """(m,) island label of every movable body, from their bounding boxes (Bullet units)."""
+    def islands(self, pairs: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+        """(m,) island label of every movable body, from their bounding boxes (Bullet units; ``pairs``: the
+        :meth:`_neighbours` of this instant, when known)."""
         if not self._uids:
             return np.zeros(0, dtype=int)
-        rows, cols = self._neighbours()
+        rows, cols = self._neighbours() if pairs is None else pairs
         return component_labels(len(self._uids), rows, cols)
 
     def _neighbours(self) -> tuple[np.ndarray, np.ndarray]:
@@ -161,20 +162,21 @@ class Sleep:
         self._anchor[moved] = corners[moved[awake]]
         self._still_since[moved] = now
         ready = ~self.asleep & (now - self._still_since >= self.window() - tol.clock)
-        if self.world.freeze_still:
-            self._freeze(ready)
+        pairs = self._neighbours() if self.world.freeze_still and self._uids else None  # once: both ask for them
+        if pairs is not None:
+            self._freeze(ready, pairs)
         if not ready.any():
             return
-        islands = self.islands()
+        islands = self.islands(pairs)
         for label in np.unique(islands[ready]):
             members = islands == label
             if np.all(ready[members] | self.asleep[members]):
                 self._sleep(members & ~self.asleep)
 
-    def _freeze(self, ready: np.ndarray) -> None:
+    def _freeze(self, ready: np.ndarray, pairs: tuple[np.ndarray, np.ndarray]) -> None:
         """Freeze the still pieces none of whose neighbours moved within the window, and let go the frozen ones
         beside a piece that did (see the module docstring)."""
-        rows, cols = self._neighbours()
+        rows, cols = pairs
         restless = ~self.asleep & ~ready
         near = restless.copy()
         near[rows[restless[cols]]] = True
