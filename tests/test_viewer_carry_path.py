@@ -50,3 +50,85 @@ def test_a_footprints_rays_lie_under_the_piece_itself_not_its_whole_box():
     assert (hull.find_simplex(np.column_stack([x, y])) >= 0).all()  # every ray under the triangle
     box_area = np.prod(2 * fp.half)
     assert len(fp.samples) < 0.75 * 81 and box_area > 0  # fewer than the box's grid: its empty corners left out
+
+
+def _city():
+    """Blocks of several heights scattered over the table, and a brick to carry."""
+    rng = np.random.default_rng(7)
+    spots = [(x, y) for x in (-120, -40, 40, 120) for y in (-120, -40, 40, 120)]
+    blocks = [box(f"b{k}", (30, 30, float(h)), (x + float(dx), y + float(dy), float(h) / 2))
+              for k, ((x, y), h, dx, dy) in enumerate(zip(spots, rng.uniform(10, 90, 16), rng.uniform(-20, 20, 16),
+                                                            rng.uniform(-20, 20, 16)))]
+    return Controller(free(*blocks, box("brick", (40, 20, 20), (200, 200, 10))), threaded=False)
+
+
+def test_the_way_s_height_is_the_highest_of_each_point_s_on_the_way_looked_up_in_one_batch():
+    """path_height casts every point of the way's rays in one batch: its height is the highest of the heights
+    under each point's footprint (and ring) looked up one point at a time, as a hand travelling over a city
+    needs, whatever lies across the way."""
+    from sim.viewer.control import hands
+    from sim.viewer.control.carry import RAY_TOP, inside, support_height
+
+    c = _city()
+    w = c.world
+    fp = footprint(c.world.piece("brick").shape.vertices, (0.0, 0.0, 0.0, 1.0))
+    batches = []
+
+    def rays(a, b):
+        batches.append(len(a))
+        return w.ray_tests(a, b)
+    for here, there in (((0.2, 0.2), (-0.2, -0.15)), ((-0.2, 0.1), (0.2, -0.1)), ((0.0, -0.2), (0.01, 0.2))):
+        here, there = np.array(here), np.array(there)
+        outline = fp.outline + here
+        batches.clear()
+        got = hands.path_height(rays, here, there, fp, outline, 0.01, {"brick"}, 0.0)
+        assert len(batches) <= 4  # one batch (and one more for each piece skipped on the way)
+        n = int(min(hands.MAX_PATH_POINTS, np.ceil(np.linalg.norm(there - here) / hands.PATH_STEP)))
+        ring = np.vstack([fp.outline, (fp.outline + np.roll(fp.outline, -1, axis=0)) / 2])
+        reach = np.linalg.norm(ring, axis=1, keepdims=True)
+        pts = np.vstack([fp.samples, ring * (reach + hands.PATH_MARGIN) / reach])
+        best = 0.0
+        for t in np.linspace(0.0, 1.0, n + 1)[1:-1]:
+            xy = here + (there - here) * t
+            best = max(best, support_height(w.ray_tests, xy, pts, {"brick"}, 0.0,
+                                            np.where(inside(pts + xy, outline), 0.01, RAY_TOP))[0])
+        assert got == best and best > 0.01  # something stands across each way
+
+
+def test_many_rays_at_once_meet_what_one_ray_at_a_time_meets_taken_in_by_the_hulls_margin():
+    """The adapter's rays (what the hands plan with) are the readout's batch, more than the engine takes in one
+    call (pybullet answers one ray fewer than it is asked in a batch of 16 384), each hit taken in by the hull's
+    margin as a single ray's is."""
+    from sim.physics.readout import RAY_BATCH
+
+    c = _city()
+    w = c.world
+    rng = np.random.default_rng(3)
+    n = 2 * RAY_BATCH + 2
+    xy = rng.uniform(-0.17, 0.17, (n, 2))
+    starts, ends = np.column_stack([xy, np.full(n, 0.3)]), np.column_stack([xy, np.full(n, -0.1)])
+    hits = w.ray_tests(starts, ends)
+    assert len(hits) == n and sum(h is not None for h in hits) > n // 10
+    for k in rng.choice(n, 60, replace=False):
+        one = w.ray_test(starts[k], ends[k])
+        assert (one is None) == (hits[k] is None)
+        if one is not None:
+            assert hits[k].piece == one.piece
+            np.testing.assert_allclose(hits[k].point, one.point, atol=1e-12)
+            assert hits[k].distance == pytest.approx(one.distance, abs=1e-12)
+
+
+def test_a_carried_piece_rides_where_its_footprint_says_without_working_the_footprint_out():
+    from sim.scene import Piece
+    from sim.viewer.control.hands import ride
+
+    rng = np.random.default_rng(5)
+    for kind, params in (("tohuwabohu.level", {"shape": "tri"}), ("box", {"size": [40, 20, 10]})):
+        shape = Piece("p", kind, params).shape
+        for _ in range(5):
+            q = rng.normal(size=4)
+            q /= np.linalg.norm(q)
+            pose = np.concatenate([rng.uniform(-0.1, 0.1, 3), q])
+            r, fp = ride("p", shape.vertices, pose, 3), footprint(shape.vertices, q)
+            assert r.radius == float(np.linalg.norm(fp.outline, axis=1).max())
+            assert (r.bottom, r.top) == (float(pose[2] + fp.bottom), float(pose[2] + fp.top))

@@ -47,7 +47,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from sim.net.client import Client  # noqa: E402
-from sim.net.table import Setup, own_hand, replay  # noqa: E402
+from sim.net.table import Setup, replay  # noqa: E402
 
 COLOURS = ("red", "blue", "green", "yellow", "black")
 AREA = {"red": (-200.0, -200.0), "blue": (-200.0, 200.0), "green": (200.0, 200.0), "yellow": (200.0, -200.0)}
@@ -291,13 +291,8 @@ async def _soak(minutes: float, seed: int) -> dict:
               for s in setup.players}
     from sim.viewer.control.actions import action as checked
 
-    specs = server.table.specs
-
-    def as_logged(seat: str, a: dict) -> dict:  # the table names each hand its seat's (hands per seat)
-        out = checked(a, "", specs).to_json()
-        if "hand" in specs[out["action"]]:
-            out["hand"] = own_hand(seat, out.get("hand"))
-        return out
+    def as_logged(seat: str, a: dict) -> dict:  # as the table logs it: the seat's player, its own hands
+        return server.table.as_seats(seat, checked(a, "", server.table.specs)).to_json()
     expected = {s: [as_logged(s, a) for a, ans in sent[s] if ans.get("played")] for s in setup.players}
     t = time.monotonic()
     replay(setup, log, frames, record=work / "again.tlrec")
@@ -309,6 +304,7 @@ async def _soak(minutes: float, seed: int) -> dict:
     def recorded(r):
         return (tuple((float(x), tuple(r.frame(g)[0]), r.frame(g)[1].tobytes()) for g, x in enumerate(r.times)),
                 r.actions, r.events)
+    (work / "actions.json").write_text(json.dumps({"answered": expected, "logged": in_log}))  # to read a mismatch
     mismatch = None
     for s in setup.players:  # the first action of a seat's whose log differs from what it was answered
         k = next((k for k, (x, y) in enumerate(zip(expected[s], in_log[s])) if x != y),
@@ -318,6 +314,7 @@ async def _soak(minutes: float, seed: int) -> dict:
                         "logged": in_log[s][k] if k < len(in_log[s]) else None,
                         "answered_n": len(expected[s]), "logged_n": len(in_log[s])}
     return {"minutes": minutes, "frames": frames, **stats, "log_entries": len(log), "mismatch": mismatch,
+            "files": str(work),
             "puts_back": sum(1 for e in log if e.get("control") == "put-back"),
             "every_action_in_the_log": in_log == expected, "recording_equal": recorded(a) == recorded(b),
             "recorded_frames": len(a.times), "replay_s": replay_s,
@@ -354,6 +351,56 @@ def _collapse_rows(c: dict) -> list[tuple[str, str]]:
     return rows
 
 
+CARRIES = r"""
+import json, sys, time
+from sim.net.table import ServedTable, Setup
+n, seats = int(sys.argv[1]), ("red", "blue", "green", "yellow")
+area = {"red": (-150, -150), "blue": (150, -150), "green": (150, 150), "yellow": (-150, 150)}
+t = ServedTable(Setup("babylon", "fast", seats, 1))
+for s in seats:
+    t.joined(s)
+for _ in range(30):
+    t.step()
+for i, s in enumerate(seats[:n]):
+    assert t.submit(s, {"action": "pick", "piece": f"{s}-tower-{i + 3}"})["ok"]
+def run(frames):
+    for f in range(frames):
+        if f % 20 == 0:  # each hand to and fro, 80 mm, three times a second
+            for s in seats[:n]:
+                t.submit(s, {"action": "move-to", "at": [area[s][0] + (40 if f % 40 else -40), area[s][1]]})
+        t.step()
+run(60)
+c = time.process_time()
+run(240)
+print(json.dumps({"carries": n, "cpu_ms_per_frame": 1000 * (time.process_time() - c) / 240}))
+"""
+"""The table's CPU a frame (the hands' planning, the live world's steps) with ``n`` seats carrying at once, each
+hand going to and fro: run in a fresh interpreter of a checkout."""
+
+
+def _carries(root: Path, n: int) -> float:
+    p = subprocess.run([sys.executable, "-c", CARRIES, str(n)], cwd=root, capture_output=True, text=True,
+                       env={**os.environ, "PYTHONPATH": str(root)}, timeout=600, check=True)
+    return json.loads(p.stdout.strip().splitlines()[-1])["cpu_ms_per_frame"]
+
+
+def _carries_table(servers, rounds: int) -> dict:
+    """CPU a frame with one and four carries, the checkouts taking turns."""
+    loads, runs = [], {name: {1: [], 4: []} for name, _ in servers}
+    for _ in range(rounds):
+        for n in (1, 4):
+            for name, root in servers:
+                loads.append(os.getloadavg()[0])
+                runs[name][n].append(_carries(root, n))
+    print(f"## The table's CPU a frame, seats carrying at once (load {min(loads):.1f}-{max(loads):.1f}, "
+          f"{rounds} round(s), median)\n")
+    print("| carries | " + " | ".join(name for name, _ in servers) + " |\n|---|" + "---|" * len(servers))
+    for n in (1, 4):
+        print(f"| {n} | " + " | ".join(f"{statistics.median(runs[name][n]):.2f} ms" for name, _ in servers) + " |")
+    print()
+    return runs
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--players", type=int, default=4)
@@ -365,12 +412,16 @@ def main() -> None:
     ap.add_argument("--baseline", type=Path, help="another checkout of towerlab whose server plays the collapse "
                                                   "phase too, in turn with this one's (before/after in one run)")
     ap.add_argument("--rounds", type=int, default=1, help="collapse phases per server (with --baseline: in turn)")
+    ap.add_argument("--carries", action="store_true", help="the table's CPU a frame with one and four seats "
+                                                          "carrying at once (with --baseline: in turn)")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     minutes = 30.0 if args.full else args.soak_minutes
     out = {"load": os.getloadavg()[0]}
+    servers = ([("baseline", args.baseline.resolve())] if args.baseline else []) + [("this", ROOT)]
+    if args.carries:
+        out["carries"] = _carries_table(servers, args.rounds)
     if not args.skip_collapse:
-        servers = ([("baseline", args.baseline.resolve())] if args.baseline else []) + [("this", ROOT)]
         runs: dict[str, list] = {name: [] for name, _ in servers}
         loads = []
         for _ in range(args.rounds):

@@ -183,11 +183,16 @@ class ServedTable:
         refusal = self._policy(seat, a)
         if refusal is not None:
             return refusal
+        return self._apply(seat, self.as_seats(seat, a))
+
+    def as_seats(self, seat: str, a: Action) -> Action:
+        """``a`` as the table logs it for ``seat`` (a permitted action): a ``player`` not given is the seat,
+        a hand where each seat has hands of its own is the seat's own (checked by the policy before)."""
         if "player" in a.args and a["player"] is None:
             a = Action(a.name, {**a.args, "player": seat}, a.where)
         if self.simultaneous and "hand" in a.args:
-            a = Action(a.name, {**a.args, "hand": own_hand(seat, a["hand"])}, a.where)  # its own: checked above
-        return self._apply(seat, a)
+            a = Action(a.name, {**a.args, "hand": own_hand(seat, a["hand"])}, a.where)
+        return a
 
     def _policy(self, seat: str, a: Action) -> dict | None:
         """Why the seat may not do ``a`` now (None: it may): the network's rules, before the game's."""

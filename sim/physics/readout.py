@@ -14,6 +14,10 @@ from sim.geometry.transforms import compose, rotate
 from sim.physics.bodies import BodyInfo, pb
 from sim.tol import tol
 
+RAY_BATCH = 16383
+"""The most rays pybullet answers in one batch: it refuses more than 16 384, and of 16 384 it answers only 16 383
+(a test)."""
+
 
 @dataclass(frozen=True)
 class RayHit:
@@ -161,13 +165,30 @@ class Readout:
         a, b = np.asarray(start, dtype=float), np.asarray(end, dtype=float)
         return self._hit(pb.rayTest(list(a * self._scale), list(b * self._scale), physicsClientId=self._cid)[0], a, b)
 
-    def ray_tests(self, starts, ends) -> list[RayHit | None]:
-        """:meth:`ray_test` of many segments at once (k, 3) each: the same hits, in one call to the engine."""
+    def ray_tests(self, starts, ends, inset: float = 0.0) -> list[RayHit | None]:
+        """:meth:`ray_test` of many segments at once (k, 3) each: the same hits, in one call to the engine.
+        ``inset`` (m): each hit taken that much further in along its normal (and its distance longer by it)."""
         a, b = np.asarray(starts, dtype=float).reshape(-1, 3), np.asarray(ends, dtype=float).reshape(-1, 3)
         if not len(a):
             return []
-        found = pb.rayTestBatch((a * self._scale).tolist(), (b * self._scale).tolist(), physicsClientId=self._cid)
-        return [self._hit(f, a[k], b[k]) for k, f in enumerate(found)]
+        sa, sb, found = (a * self._scale).tolist(), (b * self._scale).tolist(), []
+        for k in range(0, len(sa), RAY_BATCH):
+            found += pb.rayTestBatch(sa[k:k + RAY_BATCH], sb[k:k + RAY_BATCH], physicsClientId=self._cid)
+        names = self._names
+        hit = [k for k, f in enumerate(found) if f[0] >= 0 and f[0] in names]
+        out: list[RayHit | None] = [None] * len(found)
+        if not hit:
+            return out
+        # the hits' arrays made at once (the same numbers as one ray at a time)
+        points = np.array([found[k][3] for k in hit]) / self._scale
+        normals = np.array([found[k][4] for k in hit], dtype=float)
+        lengths = np.linalg.norm(b[hit] - a[hit], axis=1)
+        if inset:
+            points = points - inset * normals
+        for j, k in enumerate(hit):
+            f = found[k]
+            out[k] = RayHit(names[f[0]], points[j], normals[j], float(f[2] * lengths[j]) + inset)
+        return out
 
     def _hit(self, found, a: np.ndarray, b: np.ndarray) -> RayHit | None:
         uid, _, fraction, point, normal = found

@@ -142,7 +142,8 @@ class WorldAdapter:
         return self._surface(self.live.ray_test(start, end))
 
     def ray_tests(self, starts, ends) -> list[RayHit | None]:
-        return [self._surface(hit) for hit in self.live.ray_tests(starts, ends)]
+        # the surfaces themselves, as :meth:`_surface` finds them, worked out for all the hits at once
+        return self.live.world.ray_tests(starts, ends, inset=HULL_MARGIN / self.live.world.settings.length_scale)
 
     def _surface(self, hit: RayHit | None) -> RayHit | None:
         if hit is None:

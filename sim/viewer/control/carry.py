@@ -97,6 +97,13 @@ def silhouette(vertices: np.ndarray, quat) -> tuple[float, np.ndarray]:
     return float(v[:, 2].min()), _corners(lo, hi, c, s)
 
 
+def extent(vertices: np.ndarray, quat) -> tuple[float, float, np.ndarray]:
+    """A piece's :class:`Footprint`'s ``bottom``, ``top`` and ``outline`` alone (no rays to place), for an
+    orientation that changes from frame to frame (a carried piece as the other hands see it)."""
+    v, _, c, s, lo, hi = _seen_from_above(vertices, quat)
+    return float(v[:, 2].min()), float(v[:, 2].max()), _corners(lo, hi, c, s)
+
+
 def _corners(lo: np.ndarray, hi: np.ndarray, c, s) -> np.ndarray:
     corners = np.array([[lo[0], lo[1]], [hi[0], lo[1]], [hi[0], hi[1]], [lo[0], hi[1]]])
     return corners @ np.array([[c, s], [-s, c]])

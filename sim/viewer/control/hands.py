@@ -12,7 +12,16 @@ from typing import NamedTuple
 
 import numpy as np
 
-from sim.viewer.control.carry import CLEARANCE, RAY_TOP, SET_DOWN_GAP, footprint, inside, silhouette, support_height
+from sim.viewer.control.carry import (
+    CLEARANCE,
+    RAY_TOP,
+    SET_DOWN_GAP,
+    extent,
+    footprint,
+    inside,
+    silhouette,
+    support_height,
+)
 from sim.viewer.control.snapping import snap
 
 PATH_STEP = 0.008
@@ -218,9 +227,9 @@ class Ride(NamedTuple):
 
 def ride(piece: str, vertices: np.ndarray, pose, carry: int) -> Ride:
     """Where a carried piece (its shape's ``vertices`` (k, 3)) at ``pose`` (7,) rides."""
-    fp = footprint(vertices, pose[3:])
-    return Ride(piece, np.asarray(pose[:2], dtype=float), float(np.linalg.norm(fp.outline, axis=1).max()),
-                float(pose[2] + fp.bottom), float(pose[2] + fp.top), carry)
+    bottom, top, outline = extent(vertices, pose[3:])  # its pose moves: nothing worth keeping
+    return Ride(piece, np.asarray(pose[:2], dtype=float), float(np.linalg.norm(outline, axis=1).max()),
+                float(pose[2] + bottom), float(pose[2] + top), carry)
 
 
 def riding_below(me: Ride, others) -> tuple[Ride, ...]:
@@ -260,13 +269,13 @@ def path_height(rays, here: np.ndarray, there: np.ndarray, fp, outline: np.ndarr
     ring = np.vstack([fp.outline, (fp.outline + np.roll(fp.outline, -1, axis=0)) / 2])
     reach = np.linalg.norm(ring, axis=1, keepdims=True)
     pts = np.vstack([fp.samples, ring * (reach + PATH_MARGIN) / np.maximum(reach, 1e-9)])
-    best = floor
-    for t in np.linspace(0.0, 1.0, n + 1)[1:-1] if n > 1 else [0.5]:
-        xy = here + (there - here) * t
-        tops = np.where(inside(pts + xy, outline), middle, RAY_TOP)
-        h, _ = support_height(rays, xy, pts, skip, floor, tops)
-        best = max(best, h)
-    return best
+    steps = np.linspace(0.0, 1.0, n + 1)[1:-1] if n > 1 else np.array([0.5])
+    # every point of the way in one batch of rays: the highest of them all is the highest of each one's highest
+    ways = (here + (there - here) * steps[:, None])[:, None, :] + pts[None, :, :]  # (points, rays, 2)
+    ways = ways.reshape(-1, 2)
+    tops = np.where(inside(ways, outline), middle, RAY_TOP)
+    h, _ = support_height(rays, np.zeros(2), ways, skip, floor, tops)
+    return max(floor, h)
 
 
 def arrived(carry: Carry, pose) -> bool:
