@@ -80,8 +80,9 @@ def test_a_computer_player_plays_its_turns_through_the_table_at_a_hand_s_pace_ag
         assert bots[0].failed is None
     frames, log = server.table.frame_no, server.table.log
     answers = [a for d in bots[0].decisions for a in d["answers"]]
-    assert answers and all(a["ok"] for a in answers if a["action"]["action"] in ("pick", "orient")), [
-        a for a in answers if not a["ok"]]
+    # no step refused by the game; on a loaded machine its 6 s turn may run out mid-carry (the table's `turn`)
+    assert answers and all(a["ok"] or a["rule"] == "turn" for a in answers), [a for a in answers if not a["ok"]]
+    assert any(a["ok"] and a["action"]["action"] in ("pick", "orient") for a in answers)
     placed = [d for d in bots[0].decisions if d["decision"]["action"]["action"] == "place" and
               [a["action"]["action"] for a in d["answers"]][-1:] == ["drop"]]
     assert placed
