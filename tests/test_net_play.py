@@ -148,3 +148,33 @@ def test_the_log_of_a_networked_game_replays_to_the_same_game_bit_for_bit(tmp_pa
     assert recorded(a) == recorded(b)
     assert len(a.times) == frames + 1
     assert again.session.to_json() == server.table.session.to_json()
+
+
+def test_each_seat_chooses_its_own_talo_start_field_in_turn():
+    """Talo's start fields are chosen in the seats' order: once red has chosen, it is blue's turn (not red's, who
+    would otherwise choose blue's field for it); then the turns are the game's (the table once asked whose hands
+    were last at work, which in Talo stayed red's: blue could never act)."""
+    with served(Setup("talo", "green", ("red", "blue"), 2)) as server:
+        async def scenario():
+            red, blue = await joined(server, "red", "blue")
+            starts = await on_table(server, lambda t: sorted(t.session.board.starts))
+            early = await blue.act({"action": "start", "cell": list(starts[-1])})
+            assert early["ok"] is False and early["rule"] == "turn"
+            assert (await red.act({"action": "start", "cell": list(starts[0])}))["ok"]
+            again = await red.act({"action": "start", "cell": list(starts[-1])})
+            assert again["ok"] is False and again["rule"] == "turn"  # blue's field is blue's to choose
+            assert (await blue.act({"action": "start", "cell": list(starts[-1])}))["ok"]
+            begun = await on_table(server, lambda t: (dict(t.session.starts), t.session.seat))
+            assert begun == ({"red": tuple(starts[0]), "blue": tuple(starts[-1])}, "red")
+            assert (await blue.act({"action": "throw"}))["rule"] == "turn"
+            assert (await red.act({"action": "throw"}))["ok"]
+            for _ in range(5):  # red's turn played out (a throw no block matches passes it)
+                if await on_table(server, lambda t: t.session.current) != "red":
+                    break
+                await red.act({"action": "end-turn"})
+                await red.act({"action": "throw"})
+            assert (await red.act({"action": "throw"}))["rule"] == "turn"
+            assert (await blue.act({"action": "throw"}))["ok"]  # blue's turn: the server lets blue act
+            for c in (red, blue):
+                await c.close()
+        run(scenario(), 60)

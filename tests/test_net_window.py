@@ -159,3 +159,44 @@ def test_a_seat_s_window_rings_where_its_carried_piece_may_go_as_the_server_says
             for c in (blue, green):
                 await c.close()
         run(scenario(), timeout=300)
+
+
+def test_talo_s_pawn_keys_in_a_seat_s_window_point_at_the_table_and_reach_the_server(display, tmp_path):
+    """Red's window at a served Talo table: M over a start field starts red's pawn there (the field under the
+    cursor, as the play window finds it), and after its throw V asks the server where the pawn can go (the window
+    draws the routes of the server's view with the play window's drawing)."""
+
+    moves = tmp_path / "moves.json"
+    moves.write_text(json.dumps([{"action": "wait", "seconds": 0.2}]))
+    with served(Setup("talo", "green", ("red", "blue"), 4)) as server:
+        async def scenario():
+            (blue,) = await joined(server, "blue")
+            proc = launch(display, tmp_path, "play", "--join", server.links()["red"].url, "--actions", str(moves),
+                          "--size", f"{SIZE[0]}x{SIZE[1]}")
+            window = await asyncio.to_thread(Desktop, display, tmp_path, proc, "towerlab play", SIZE, 0.0, 120.0)
+            state = await asyncio.to_thread(window.wait, lambda s: not s["scripted"], 120.0, "the script done")
+            board = await on_table(server, lambda t: (t.session.board.grid, sorted(t.session.board.starts)))
+            grid, starts = board
+            i, j = starts[0]
+            field = (grid.origin[0] + (i + 0.5) * grid.cell, grid.origin[1] + (j + 0.5) * grid.cell, 0.0)
+            x, y = pixel(state, field)
+            await asyncio.to_thread(window.point, x, y)
+            sent = _game(window.state())["sent"]
+            await asyncio.to_thread(window.keys, "m")
+            await asyncio.to_thread(window.wait, lambda s: _game(s)["answered"] == sent + 1, 30.0, "M answered")
+            log = await on_table(server, lambda t: [e["action"] for e in t.log if e.get("seat") == "red"])
+            assert log[-1] == {"action": "start", "cell": [i, j]}, log[-1]
+            answer = await blue.act({"action": "start", "cell": list(starts[-1])})
+            assert answer["ok"], answer
+            assert (await blue.act({"action": "throw"}))["ok"] is False  # red's turn: red throws first
+            await asyncio.to_thread(window.keys, "x")  # red throws (a game key), then asks where its pawn goes
+            await asyncio.to_thread(window.wait, lambda s: _game(s)["answered"] == sent + 2, 30.0, "X answered")
+            await asyncio.to_thread(window.keys, "v")
+            await asyncio.to_thread(window.wait, lambda s: _game(s)["answered"] == sent + 3, 30.0, "V answered")
+            log = await on_table(server, lambda t: [e["action"] for e in t.log if e.get("seat") == "red"])
+            assert log[-2:] == [{"action": "throw"}, {"action": "select-pawn", "player": "red"}]
+            view = await on_table(server, lambda t: t.session.view())
+            assert view["selected"]["pawn"] == "red"  # (its routes: none yet on a board with no block built)
+            assert await asyncio.to_thread(window.quit) == 0
+            await blue.close()
+        run(scenario(), timeout=300)

@@ -208,8 +208,8 @@ class ServedTable:
         if a.name in ANYONE:
             return None
         if not self.simultaneous:
-            if s.seat != seat:
-                return _no("turn", f"it is {s.seat}'s turn, not {seat}'s")
+            if s.current_player != seat:  # whose turn it is (Talo's start fields too), not whose hands were last
+                return _no("turn", f"it is {s.current_player}'s turn, not {seat}'s")
             return None
         if a.name == "hand":
             return _no("local", "each seat's actions name its own hands: there is no hand to switch to at the table")
@@ -270,7 +270,7 @@ class ServedTable:
                 self._control("put-back", hand=hand)
             for piece in sorted(p for p, who in self._pulling.items() if who == seat and p in c.world.pulls()):
                 self._control("release-pull", piece=piece)
-        elif self.session.seat == seat:  # the hands at work are the seat's; a piece being set down is let land
+        elif self.session.current_player == seat:  # its turn: its hands at work; a piece being set down is let land
             for hand in [h for h, st in c.hands.items() if st.lowering is None]:
                 self._control("put-back", hand=hand)
             if c.world.pulls():
@@ -289,7 +289,7 @@ class ServedTable:
             if p not in self.joined_once:
                 want.add(f"waiting for {p} to join")
                 continue
-            needed = self.simultaneous or s.seat == p
+            needed = self.simultaneous or s.current_player == p
             timed_out = (self.frame_no - self.gone_at.get(p, self.frame_no)) * FRAME >= self.seat_timeout
             if needed and (self.absent == "pause" or not timed_out):
                 want.add(f"waiting for {p}")

@@ -32,11 +32,17 @@ from sim.net.table import HANDS_ACTIONS, TAKE_ACTIONS, own_hand
 from sim.viewer.control.live import Advance
 from sim.viewer.control.plugins import SessionPlugin, WindowPlugin
 from sim.viewer.control.posed import PosedWorld
+from sim.viewer.window.play.pointing import PointingKeys
 
 GAME_KEYS = {"throw": ("X", "x"), "together": ("G", "g"), "end-turn": ("Enter", "enter"), "finish": ("End", "end"),
              "swap": ("O", "o"), "stop": ("Enter", "enter"), "continue": ("C", "c"), "punish": ("X", "x"),
              "done": ("End", "end"), "take-back": ("B", "b"), "next-round": ("N", "n")}
 """The game's keys that take no place on the table, as the play window binds them (docs/play.md)."""
+PLACE_KEYS = {"select-pawn": ("V", "v", "show where your pawn can go"),
+              "move-pawn": ("M", "m", "your pawn to the field under the cursor (start, walk, restart)"),
+              "swap-nobles": ("M", "m", "mark the noble under the cursor; two: the special move"),
+              "turn-tower": ("U", "u", "turn the tower under the cursor (expert special move)")}
+"""The game's keys that point at the table (or show on it), as the play window binds them."""
 TABLE_ACTIONS = HANDS_ACTIONS | TAKE_ACTIONS
 """The viewer's actions sent to the server."""
 
@@ -300,14 +306,20 @@ class NetSeat(SessionPlugin):
                 "stands": c.state.get("stands"), "server_hands": c.state.get("hands")}
 
 
-class NetPanel(WindowPlugin):
+class NetPanel(PointingKeys, WindowPlugin):
     """The game panel from the server's state, and the game's keys (see the module docstring)."""
 
-    def __init__(self, seat: NetSeat, controller):
+    def __init__(self, seat: NetSeat, controller, session=None):
         self.seat = seat
         self.controller = controller
+        board = getattr(session, "board", None) if session is not None and session.game == "talo" else None
+        self._grid = None if board is None else board.grid  # Talo's fields (Talo-Fantasy has none)
         self.text = None
         self._shown = None
+        self.window = None
+        self.routes = None  # Talo: where the selected pawn can go, as the server's view says
+        self._shown_routes = None
+        self.marked: list[str] = []  # Babylon: the nobles marked for the special move
 
     def attach(self, window) -> None:
         from direct.gui.DirectGui import DirectFrame
@@ -321,6 +333,11 @@ class NetPanel(WindowPlugin):
         self.box.set_tag("towerlab-panel", "game")
         self.text = OnscreenText(parent=self.box, pos=(PAD, -0.05), scale=SCALE, fg=TEXT, align=TextNode.A_left,
                                  mayChange=True, wordwrap=WIDTH / SCALE - 1.0)
+        self.window = window
+        if self._grid is not None:
+            from sim.viewer.window.play.draw import route_node
+
+            self.routes = route_node(window)
 
     def controls(self):
         from sim.viewer.control.keys import Control
@@ -332,19 +349,39 @@ class NetPanel(WindowPlugin):
                 continue
             taken.add(key[1])
             out.append(Control(key[0], (key[1],), lambda name=name: self._act(name), name.replace("-", " "), "Game"))
+        pointing = {"select-pawn": lambda: self._act("select-pawn"), "move-pawn": self._walk,
+                    "swap-nobles": self._mark_noble, "turn-tower": self._turn_tower}
+        for name, (label, key, what) in PLACE_KEYS.items():
+            if name in self.seat.actions and key not in taken and (name != "move-pawn" or self._grid is not None):
+                taken.add(key)
+                out.append(Control(label, (key,), pointing[name], what, "Game"))
         return tuple(out)
 
-    def _act(self, name: str) -> None:
+    def _act(self, name: str, **fields) -> None:
         from sim.viewer.control.actions import ActionError, action
 
         try:
-            self.controller.apply(action({"action": name}, "", {name: self.seat.actions[name]}))
+            self.controller.apply(action({"action": name, **fields}, "", {name: self.seat.actions[name]}))
         except ActionError as e:
             self.controller.report(e)
+
+    def pawn_view(self) -> dict | None:
+        return (self.seat.client.state or {}).get("view")
+
+    def grid(self):
+        return self._grid
 
     def frame(self, window, dt: float) -> None:
         c = self.seat.client
         state = c.state or {}
+        if self.routes is not None and "view" in state:
+            from sim.viewer.play.mode import talo_routes
+            from sim.viewer.window.play.draw import draw_routes
+
+            routes = talo_routes(state["view"], self._grid)
+            if routes != self._shown_routes:
+                draw_routes(self.routes, routes)
+                self._shown_routes = routes
         refusal = self.seat.refused[-1] if self.seat.refused else None
         key = (state.get("frame"), len(self.seat.refused), c.connected, c.failed is not None)
         if key == self._shown or "view" not in state:
@@ -396,7 +433,8 @@ def run_client_window(link: Link, actions_path, screenshot, exit_after: bool, si
         who = welcome["seat"] or "spectator"
         title = f"towerlab play: {welcome['game']} ({welcome['variant']}) at {link.address}, {who}"
         return run_window(controller, title, script, screenshot, exit_after,
-                          plugins=[NetPanel(seat, controller), NetLegalDrawing(legal)], window_picture=True)
+                          plugins=[NetPanel(seat, controller, game.session), NetLegalDrawing(legal)],
+                          window_picture=True)
     finally:
         remote.close()
 

@@ -158,8 +158,9 @@ class TaloSession(StockTurns):
             raise Refused("start", f"field {list(cell)} is taken")
         self.starts[color] = cell
         out: list[Effect] = [Place(talo.pawn_id(color), self._pawn_pose(color, cell, 0))]
-        if len(self.starts) < len(self.players):
-            return out + [Say(f"{color} starts on {list(cell)}; {self.current}: choose a start field")]
+        if len(self.starts) < len(self.players):  # the next player chooses: theirs are the hands (and the turn)
+            return out + [Seat(self.current), Say(f"{color} starts on {list(cell)}; {self.current}: choose a start "
+                                                  "field")]
         try:
             self.state = talo.new_game(self.starts, self.board.name)
         except TaloError as e:

@@ -297,24 +297,13 @@ class Referee(SessionPlugin):
     def routes(self) -> list[list[tuple[float, float, float]]]:
         """Talo: the routes of the selected pawn to each spot it can reach, as world points (m) of the pawn's
         feet, step by step (empty for the other games or when no pawn is selected)."""
-        v = self.view()
-        sel = v.get("selected") if v["game"] == "talo" else None
-        if not sel:
-            return []
-        grid = self.session.board.grid
-        return [[(grid.origin[0] + (i + 0.5) * grid.cell, grid.origin[1] + (j + 0.5) * grid.cell, k * grid.cell)
-                 for i, j, k in d["route"]] for d in sel["destinations"]]
+        board = getattr(self.session, "board", None) if self.session.game == "talo" else None  # (not Fantasy's)
+        return talo_routes(self.view(), None if board is None else board.grid)
 
     def spot_at(self, point) -> tuple[list[int], int] | None:
         """Talo: the field and level under a world point (m) on a surface: where a pawn is sent."""
-        if self.session.game != "talo" or point is None:
-            return None
-        grid = self.session.board.grid
-        i = int(np.floor((point[0] - grid.origin[0]) / grid.cell))
-        j = int(np.floor((point[1] - grid.origin[1]) / grid.cell))
-        if not (0 <= i < grid.n and 0 <= j < grid.n):
-            return None
-        return [i, j], max(0, int(round(point[2] / grid.cell)))
+        board = getattr(self.session, "board", None) if self.session.game == "talo" else None
+        return None if board is None else talo_spot(board.grid, point)
 
     # --- helpers ------------------------------------------------------------------------------------
 
@@ -346,4 +335,38 @@ class Referee(SessionPlugin):
             for e in self.session.journal[self._recorded:]:
                 self.recording.game_event(self.c, e.kind, data=e.to_json()["data"])
             self._recorded = len(self.session.journal)
+
+
+def talo_routes(view: dict, grid) -> list[list[tuple[float, float, float]]]:
+    """Talo: the routes of the pawn selected in a referee's ``view`` (:meth:`Referee.view`, as a served table
+    sends it too) on the board's ``grid``, as world points (m) of the pawn's feet (empty: none selected, or another
+    game: ``grid`` None)."""
+    sel = view.get("selected") if grid is not None and view.get("game") == "talo" else None
+    if not sel:
+        return []
+    return [[(grid.origin[0] + (i + 0.5) * grid.cell, grid.origin[1] + (j + 0.5) * grid.cell, k * grid.cell)
+             for i, j, k in d["route"]] for d in sel["destinations"]]
+
+
+def talo_spot(grid, point) -> tuple[list[int], int] | None:
+    """Talo: the field and level of the board's ``grid`` under a world point (m) on a surface (None: off the board
+    or no point)."""
+    if point is None:
+        return None
+    i = int(np.floor((point[0] - grid.origin[0]) / grid.cell))
+    j = int(np.floor((point[1] - grid.origin[1]) / grid.cell))
+    if not (0 <= i < grid.n and 0 <= j < grid.n):
+        return None
+    return [i, j], max(0, int(round(point[2] / grid.cell)))
+
+
+def pawn_move(view: dict, spot) -> tuple[str, dict]:
+    """Talo: the action that sends the seat's pawn to ``spot`` ((field, level)) in the game's state ``view`` (the
+    session's :meth:`view`): its start field before the first throw, a restart when it is blocked, else a walk."""
+    cell, level = spot
+    if view["phase"] == "start":
+        return "start", {"cell": cell}
+    if view["blocked"] and view["phase"] == "throw":
+        return "restart", {"cell": cell}
+    return "move-pawn", {"cell": cell, "level": level}
 

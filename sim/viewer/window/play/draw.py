@@ -23,6 +23,7 @@ from sim.viewer.control.plugins import WindowPlugin
 from sim.viewer.window import theme
 from sim.viewer.window.layout import fit
 from sim.viewer.window.play.draw_legal import LegalDrawing
+from sim.viewer.window.play.pointing import PointingKeys
 
 PANEL = theme.PANEL
 TEXT = theme.TEXT
@@ -62,11 +63,7 @@ class PlayDrawing:
         self.text = OnscreenText(parent=self.frame, pos=(PAD, -0.05), scale=SCALE, fg=TEXT, align=TextNode.A_left,
                                  mayChange=True, text="")
         self._laid_out = None  # (text, top, room) the panel was last laid out for
-        self.routes = base.render.attach_new_node("play-routes")
-        self.routes.hide(SHADOW_MASK)
-        self.routes.set_light_off(1)
-        self.routes.set_bin("fixed", 45)
-        self.routes.set_depth_test(False)
+        self.routes = route_node(base)
         self._rolled = 0
         self._rolling = 0.0
         self._since = 1.0
@@ -140,33 +137,7 @@ class PlayDrawing:
         return text
 
     def _draw_routes(self, routes) -> None:
-        self.routes.node().remove_all_children()
-        if not routes:
-            return
-        segs = LineSegs("routes")
-        segs.set_thickness(3.0)
-        segs.set_color(*ROUTE)
-        for route in routes:
-            pts = [np.array(p) + [0.0, 0.0, LIFT] for p in route]
-            segs.move_to(*pts[0])
-            for a, b in zip(pts, pts[1:]):
-                if abs(b[2] - a[2]) > 1e-6:  # a step up or down: over the edge between the fields
-                    mid = (a + b) / 2
-                    segs.draw_to(mid[0], mid[1], a[2])
-                    segs.draw_to(mid[0], mid[1], b[2])
-                segs.draw_to(*b)
-        rings = LineSegs("spots")
-        rings.set_thickness(3.0)
-        rings.set_color(*SPOT)
-        for route in routes:
-            x, y, z = route[-1]
-            r = 0.007
-            for k in range(17):
-                a = 2 * np.pi * k / 16
-                p = (x + r * np.cos(a), y + r * np.sin(a), z + LIFT)
-                (rings.draw_to if k else rings.move_to)(*p)
-        NodePath(segs.create()).reparent_to(self.routes)
-        NodePath(rings.create()).reparent_to(self.routes)
+        draw_routes(self.routes, routes)
 
     def destroy(self) -> None:
         self.frame.destroy()
@@ -176,7 +147,49 @@ class PlayDrawing:
             self.tray.destroy()
 
 
-class PlayWindow(WindowPlugin):
+def route_node(base) -> NodePath:
+    """The node the selected pawn's routes are drawn under: over everything, unlit, casting no shadow."""
+    node = base.render.attach_new_node("play-routes")
+    node.hide(SHADOW_MASK)
+    node.set_light_off(1)
+    node.set_bin("fixed", 45)
+    node.set_depth_test(False)
+    return node
+
+
+def draw_routes(node: NodePath, routes) -> None:
+    """Talo: the selected pawn's ``routes`` (world points of its feet, step by step:
+    :func:`~sim.viewer.play.mode.talo_routes`) drawn under ``node`` as lines, a ring at each spot it can reach."""
+    node.node().remove_all_children()
+    if not routes:
+        return
+    segs = LineSegs("routes")
+    segs.set_thickness(3.0)
+    segs.set_color(*ROUTE)
+    for route in routes:
+        pts = [np.array(p) + [0.0, 0.0, LIFT] for p in route]
+        segs.move_to(*pts[0])
+        for a, b in zip(pts, pts[1:]):
+            if abs(b[2] - a[2]) > 1e-6:  # a step up or down: over the edge between the fields
+                mid = (a + b) / 2
+                segs.draw_to(mid[0], mid[1], a[2])
+                segs.draw_to(mid[0], mid[1], b[2])
+            segs.draw_to(*b)
+    rings = LineSegs("spots")
+    rings.set_thickness(3.0)
+    rings.set_color(*SPOT)
+    for route in routes:
+        x, y, z = route[-1]
+        r = 0.007
+        for k in range(17):
+            a = 2 * np.pi * k / 16
+            p = (x + r * np.cos(a), y + r * np.sin(a), z + LIFT)
+            (rings.draw_to if k else rings.move_to)(*p)
+    NodePath(segs.create()).reparent_to(node)
+    NodePath(rings.create()).reparent_to(node)
+
+
+class PlayWindow(PointingKeys, WindowPlugin):
     """The play mode's window plug-in: the game panel, the routes, the game's keys.
 
     Args:
@@ -274,54 +287,13 @@ class PlayWindow(WindowPlugin):
         except TowerlabError as e:
             c.report(e)
 
-    def _pixel(self):
-        w = self.window
-        if not w.mouseWatcherNode.has_mouse():
-            return None
-        m = w.mouseWatcherNode.get_mouse()
-        width, height = w.controller.camera.size
-        return (float(m.x) + 1.0) * width / 2.0, (1.0 - float(m.y)) * height / 2.0
-
-    def _walk(self) -> None:
-        px = self._pixel()
-        spot = None if px is None else self.referee.spot_at(self.window.controller.surface_at(*px))
-        if spot is None:
-            self.window.controller.say("point at a field of the board", "error")
-            return
-        cell, level = spot
-        view = self.referee.view()
-        if view["phase"] == "start":
-            self._act("start", cell=cell)
-        elif view["blocked"] and view["phase"] == "throw":
-            self._act("restart", cell=cell)
-        else:
-            self._act("move-pawn", cell=cell, level=level)
-
     def _next_seat(self) -> None:
         players = self.referee.session.players
         seat = self.referee.session.seat
         self._act("seat", player=players[(players.index(seat) + 1) % len(players)])
 
-    def _under_cursor(self) -> str | None:
-        px = self._pixel()
-        return None if px is None else self.window.controller.piece_at(*px)
+    def pawn_view(self) -> dict:
+        return self.referee.view()
 
-    def _mark_noble(self) -> None:
-        piece = self._under_cursor()
-        if piece is None or "noble" not in self.window.controller.world.piece(piece).kind:
-            self.window.controller.say("point at a noble to mark it for the special move", "error")
-            return
-        self.marked = [p for p in self.marked if p != piece][-1:] + [piece]
-        if len(self.marked) == 2:
-            a, b = self.marked
-            self.marked = []
-            self._act("swap-nobles", nobles=[a, b])
-        else:
-            self.window.controller.say(f"{piece} marked: mark the noble it swaps with (M)")
-
-    def _turn_tower(self) -> None:
-        piece = self._under_cursor()
-        if piece is None:
-            self.window.controller.say("point at a tower to turn it", "error")
-            return
-        self._act("turn-tower", piece=piece)
+    def grid(self):
+        return self.referee.session.board.grid
