@@ -156,3 +156,30 @@ def test_a_bad_bot_option_of_serve_is_one_line(tmp_path):
 
     one_line(towerlab("serve", "talo", "--bot", "blue:7", "--port", "0", "--no-record", "--autosave",
                       str(tmp_path / "t.json"), cwd=tmp_path), "--bot blue:7: level: expected one of 1, 2, 3")
+
+
+def test_computer_players_take_talo_seats_choose_their_starts_and_play_their_turns():
+    """``towerlab serve talo --bot blue:1`` (the README's example), here both seats: each computer player chooses
+    its own start field in turn, then throws and plays its turns, every one of its moves the game's (the table once
+    judged Talo's turns by the hands last at work, red's: blue's moves were refused)."""
+    setup = Setup("talo", "green", ("red", "blue"), 5)
+    with served(setup) as server:
+        server.bots = {"red": 1, "blue": 1}
+        bots = start_bots(server, server.bots, pace=PACE)
+        try:
+            async def scenario():
+                watcher = (await joined(server, watchers=1))[0]
+                turns = []
+                watcher.on_message = lambda c, m: turns.append(m.get("current")) if m["type"] == "state" else None
+                await watcher.wait_for(lambda c: sum(1 for a, b in zip(turns, turns[1:]) if a != b) >= 4, 180)
+                await watcher.close()
+            run(scenario(), 240)
+        finally:
+            for b in bots:
+                b.stop()
+    for bot in bots:
+        assert bot.failed is None
+        moves = [d["decision"]["action"]["action"] for d in bot.decisions]
+        assert moves[0] == "start" and "throw" in moves, (bot.seat, moves)
+        answers = [a for d in bot.decisions for a in d["answers"]]
+        assert answers and all(a["ok"] for a in answers), [a for a in answers if not a["ok"]]
