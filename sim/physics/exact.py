@@ -39,6 +39,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.spatial.transform import Rotation
 
+from sim.physics.hulls import remember
+
 QUANTA = 10216.0
 """``btConvexHullComputer``'s grid: steps across the extent of a hull's points along each axis."""
 
@@ -101,6 +103,11 @@ def _round_rows(p: np.ndarray, passes: int) -> np.ndarray:
     return p
 
 
+_TUNED: dict = {}
+"""(points as pybullet reads them, wanted scale, passes) -> the tuned scale: a pyramid's scale is tuned once while
+its corners are held (:func:`_held_corners`) and once more when it is loaded (``sim.physics.children.scale_of``)."""
+
+
 def tuned_scale(points: np.ndarray, scale=(1.0, 1.0, 1.0), passes: int = 1) -> np.ndarray:
     """``scale`` moved by a few units in the last place on each axis, so that the coordinates of ``points`` at the
     ends of every axis land on the ends of Bullet's grid (those inside its range are left to the grid).
@@ -115,6 +122,15 @@ def tuned_scale(points: np.ndarray, scale=(1.0, 1.0, 1.0), passes: int = 1) -> n
     """
     read = np.asarray(points, dtype=np.float64).astype(np.float32).astype(np.float64)  # as pybullet reads them
     out = np.asarray(scale, dtype=float).copy()
+    key = (read.tobytes(), read.shape, out.tobytes(), passes)
+    hit = _TUNED.get(key)
+    if hit is None:
+        hit = remember(_TUNED, key, _tuned(read, out, passes))
+    return hit.copy()
+
+
+def _tuned(read: np.ndarray, out: np.ndarray, passes: int) -> np.ndarray:
+    """:func:`tuned_scale` of points as pybullet reads them (``out``: the wanted scale, changed in place)."""
     trials = np.array([_nudges(float(x)) for x in out])  # (3, NUDGES): every nudge of every axis
     for tried in (3, NUDGES):  # the nearest three first: most land there
         held = _ends_held(read, trials[:, :tried], passes)
@@ -228,20 +244,25 @@ def face_pyramids(polygons, normals, inner: np.ndarray, shrink: float = 0.0, gap
         would round a corner past its face's edges) a strip along those edges of up to twice Bullet's step in
         the face's plane (1/5108 of the face's extent).
     """
-    out: list[Pyramid] = []
+    made = []
     for polygon, normal in zip(polygons, normals):
         polygon = np.asarray(polygon, dtype=float)
         for corners in quads(len(polygon)):
-            made = _pyramid(polygon[corners], np.asarray(normal, dtype=float), np.asarray(inner, dtype=float),
-                            shrink, gap)
-            if made is not None:
-                out.append(made)
-    return out
+            one = _pyramid(polygon[corners], np.asarray(normal, dtype=float), np.asarray(inner, dtype=float),
+                           shrink, gap)
+            if one is not None:
+                made.append(one)
+    if not made:
+        return []
+    quats = Rotation.from_matrix(np.array([rot for _, _, rot in made])).as_quat()  # one call: each row as alone
+    return [Pyramid(pts, origin, quat) for (pts, origin, _), quat in zip(made, quats)]
 
 
-def _pyramid(base: np.ndarray, normal: np.ndarray, inner: np.ndarray, shrink: float, gap: float) -> Pyramid | None:
+def _pyramid(base: np.ndarray, normal: np.ndarray, inner: np.ndarray, shrink: float,
+             gap: float) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """The pyramid from ``inner`` to the face ``base`` (k, 3), in a frame whose z axis is ``normal`` and whose
-    x axis lies along the face's longest edge (a rectangle's corners are then all at the ends of x and y)."""
+    x axis lies along the face's longest edge (a rectangle's corners are then all at the ends of x and y): its
+    vertices, its frame's origin and its frame's rotation (3, 3), as :class:`Pyramid` holds them."""
     edges = np.roll(base, -1, axis=0) - base
     longest = int(np.argmax(np.linalg.norm(edges, axis=1)))
     rot = face_frame(normal, edges[longest])
@@ -260,7 +281,7 @@ def _pyramid(base: np.ndarray, normal: np.ndarray, inner: np.ndarray, shrink: fl
     pts = np.vstack([np.column_stack([corners, np.full(len(corners), height / 2)]),
                      [-middle[0], -middle[1], -height / 2]]).astype(np.float32).astype(np.float64)
     origin = inner + rot @ np.array([middle[0], middle[1], height - float(pts[0, 2])])
-    return Pyramid(pts, origin, Rotation.from_matrix(rot).as_quat())
+    return pts, origin, rot
 
 
 def _held_corners(face: np.ndarray, whole: np.ndarray, apex: np.ndarray, half: float) -> np.ndarray | None:
