@@ -64,24 +64,34 @@ def bench_vault(path: str, seconds: float) -> list[str]:
     """``check`` of compas_cra's Armadillo vault (imported as the README says) and of the same vault without its
     supports (every block falls): the witness's creep, and the wall-clock and CPU seconds (``time.process_time``:
     the steadier figure on a shared machine) of the statics, of building the witness's world and of its run,
-    with the load average of the minute before each."""
-    vault = load_scene(path)
-    again = load_scene(path)  # its own pieces: nothing the first check cached about their shapes is reused
-    free = again.with_pieces([p for p in again.pieces if not p.fixed])
+    with the load average of the minute before each. Each in an interpreter of its own, as ``towerlab check``
+    runs it: in one, the second would find the shapes and faces the first made (the same blocks)."""
+    import multiprocessing
+
     rows = ["| scene | pieces | verdict | margin (g) | witness: largest move (mm) | knocked down | statics (s) | "
             "world (s) | run (s) | witness (s) | load |", "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for name, scene in (("Armadillo vault, 33 supports", vault), ("the same without its supports", free)):
-        load = os.getloadavg()[0]
-        r = check(scene, seconds)
-
-        def both(*phases, times=r.phases_ms) -> str:
-            wall, cpu = (sum(times[kind][p] for p in phases) / 1e3 for kind in ("wall", "cpu"))
-            return f"{wall:.1f} / {cpu:.1f} CPU"
-
-        rows.append(f"| {name} | {len(scene.pieces)} | {'stands' if r.stable else 'falls'} | {r.margin_g or 0:.4f} | "
-                    f"{r.dynamics.max_displacement_mm:.4f} | {len(r.dynamics.knocked_down)} | {both('statics')} | "
-                    f"{both('world')} | {both('run')} | {both('world', 'run')} | {load:.1f} |")
+    spawn = multiprocessing.get_context("spawn")
+    for name, supports in (("Armadillo vault, 33 supports", True), ("the same without its supports", False)):
+        with spawn.Pool(1) as pool:
+            rows.append(pool.apply(_vault_row, (name, path, supports, seconds)))
     return rows
+
+
+def _vault_row(name: str, path: str, supports: bool, seconds: float) -> str:
+    """One row of :func:`bench_vault` (run in a fresh interpreter)."""
+    scene = load_scene(path)
+    if not supports:
+        scene = scene.with_pieces([p for p in scene.pieces if not p.fixed])
+    load = os.getloadavg()[0]
+    r = check(scene, seconds)
+
+    def both(*phases) -> str:
+        wall, cpu = (sum(r.phases_ms[kind][p] for p in phases) / 1e3 for kind in ("wall", "cpu"))
+        return f"{wall:.1f} / {cpu:.1f} CPU"
+
+    return (f"| {name} | {len(scene.pieces)} | {'stands' if r.stable else 'falls'} | {r.margin_g or 0:.4f} | "
+            f"{r.dynamics.max_displacement_mm:.4f} | {len(r.dynamics.knocked_down)} | {both('statics')} | "
+            f"{both('world')} | {both('run')} | {both('world', 'run')} | {load:.1f} |")
 
 
 def bench_overhead(steps: int, repeats: int) -> list[str]:
