@@ -39,3 +39,13 @@ def test_a_block_held_with_a_wide_margin_sleeps_sooner_than_one_near_its_edge(ma
     assert r.stable and r.dynamics.stable and r.disagreement is None
     window = stable_window(r.margin_g, TUNED)
     assert when is not None and window <= when <= window + 0.04, (when, window)
+
+
+def test_a_check_times_its_statics_world_and_run_on_the_wall_clock_and_in_cpu_seconds():
+    r = check(tipping_block(0.2, mu=0.9), 0.1)
+    wall, cpu = r.phases_ms["wall"], r.phases_ms["cpu"]
+    assert set(wall) == set(cpu) == {"statics", "world", "run"}
+    assert all(v >= 0 for v in (*wall.values(), *cpu.values())) and cpu["run"] > 0
+    assert wall["statics"] == r.timings_ms["statics"]
+    assert wall["world"] + wall["run"] == pytest.approx(r.timings_ms["dynamics"])
+    assert "phases_ms" not in r.to_json()  # the CLI's JSON keeps its keys
