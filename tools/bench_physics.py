@@ -14,7 +14,8 @@ Prints a Markdown report (the figures in docs/physics.md come from it):
    simulated second and whether the harmonic stacks come out right;
 4. with ``--vault VAULT`` (compas_cra's Armadillo vault imported as the README
    says): ``check`` of it and of it without its supports, the witness's
-   largest move and its time.
+   largest move and the wall-clock and CPU seconds of the statics, the
+   witness's world and its run (each check in an interpreter of its own).
 
 The statics have their own benchmark (``tools/bench_statics.py``); ``make
 bench`` runs all three. Ratios are measured within one run, so a loaded
