@@ -97,19 +97,25 @@ def _cut(shape, settings) -> list:
         centre = (part.vertices.min(axis=0) + part.vertices.max(axis=0)) / 2
         hull = part.hull  # cached
         local = (hull.vertices - centre) * s
-        whole = Child(local, hull.faces, centre * s, np.array([0.0, 0.0, 0.0, 1.0]),
-                      settings.sat and face_corners(hull) <= settings.sat_corners, False)
         faces = part_faces(part)
         if not (settings.exact_hulls and few and len(faces.normals) <= settings.exact_faces):
-            out.append(whole)
+            out.append(_whole(hull, local, centre * s, settings))
             continue
         on = [(n, np.flatnonzero(np.abs(hull.vertices @ n - d) <= FLAT)) for n, d in zip(faces.normals, faces.offsets)]
         if face_error(local, on, tuned_scale(local)) <= EXACT:
-            out.append(whole)
+            out.append(_whole(hull, local, centre * s, settings))
             continue
         out.append(_Faces([(p - centre) * s for p in faces.polygons], faces.normals,
                           (faces.vertices.mean(axis=0) - centre) * s, centre * s))
     return out
+
+
+def _whole(hull, local: np.ndarray, position: np.ndarray, settings) -> Child:
+    """A part loaded whole: its hull's points ``local`` (Bullet units, about ``position`` in the piece frame),
+    with separating-axis contacts where its faces have few enough corners (counted only here: a part cut into
+    pyramids needs no count)."""
+    return Child(local, hull.faces, position, np.array([0.0, 0.0, 0.0, 1.0]),
+                 settings.sat and face_corners(hull) <= settings.sat_corners, False)
 
 
 def swollen(child: Child, swell: np.ndarray) -> Child:

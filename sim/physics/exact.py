@@ -39,6 +39,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.spatial.transform import Rotation
 
+from sim.physics.hulls import remember
+
 QUANTA = 10216.0
 """``btConvexHullComputer``'s grid: steps across the extent of a hull's points along each axis."""
 
@@ -101,6 +103,11 @@ def _round_rows(p: np.ndarray, passes: int) -> np.ndarray:
     return p
 
 
+_TUNED: dict = {}
+"""(points as pybullet reads them, wanted scale, passes) -> the tuned scale: a pyramid's scale is tuned once while
+its corners are held (:func:`_held_corners`) and once more when it is loaded (``sim.physics.children.scale_of``)."""
+
+
 def tuned_scale(points: np.ndarray, scale=(1.0, 1.0, 1.0), passes: int = 1) -> np.ndarray:
     """``scale`` moved by a few units in the last place on each axis, so that the coordinates of ``points`` at the
     ends of every axis land on the ends of Bullet's grid (those inside its range are left to the grid).
@@ -115,6 +122,15 @@ def tuned_scale(points: np.ndarray, scale=(1.0, 1.0, 1.0), passes: int = 1) -> n
     """
     read = np.asarray(points, dtype=np.float64).astype(np.float32).astype(np.float64)  # as pybullet reads them
     out = np.asarray(scale, dtype=float).copy()
+    key = (read.tobytes(), read.shape, out.tobytes(), passes)
+    hit = _TUNED.get(key)
+    if hit is None:
+        hit = remember(_TUNED, key, _tuned(read, out, passes))
+    return hit.copy()
+
+
+def _tuned(read: np.ndarray, out: np.ndarray, passes: int) -> np.ndarray:
+    """:func:`tuned_scale` of points as pybullet reads them (``out``: the wanted scale, changed in place)."""
     trials = np.array([_nudges(float(x)) for x in out])  # (3, NUDGES): every nudge of every axis
     for tried in (3, NUDGES):  # the nearest three first: most land there
         held = _ends_held(read, trials[:, :tried], passes)
@@ -126,10 +142,10 @@ def tuned_scale(points: np.ndarray, scale=(1.0, 1.0, 1.0), passes: int = 1) -> n
     return out
 
 
-def _ends_held(read: np.ndarray, trials: np.ndarray, passes: int) -> np.ndarray:
-    """(3, t) bool: whether each trial scale (3, t) keeps the coordinates of ``read`` (k, 3) at both ends of its
-    axis where they are (to 1e-12 of the extent)."""
-    want = trials[:, :, None] * read.T[:, None, :]  # (3, t, k)
+def _ends_held(read: np.ndarray, trials: np.ndarray, passes: int = 1) -> np.ndarray:
+    """(..., 3, t) bool: whether each trial scale (3, t) keeps the coordinates of ``read`` (..., k, 3) at both ends
+    of its axis where they are (to 1e-12 of the extent)."""
+    want = trials[:, :, None] * np.swapaxes(read, -1, -2)[..., :, None, :]  # (..., 3, t, k)
     got = _round_rows(want, passes)
     ends = (want == want.max(axis=-1, keepdims=True)) | (want == want.min(axis=-1, keepdims=True))
     error = np.where(ends, np.abs(got - want), 0.0).max(axis=-1)
@@ -185,7 +201,9 @@ def face_frame(normal: np.ndarray, along: np.ndarray) -> np.ndarray:
         u = np.eye(3)[int(np.argmin(np.abs(n)))]
         u = u - float(np.dot(u, n)) * n
     u = u / np.linalg.norm(u)
-    return np.column_stack([u, np.cross(n, u), n])
+    a, b = n.tolist(), u.tolist()  # n × u with np.cross's operations, without its overhead
+    v = (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+    return np.ascontiguousarray(np.array([b, v, a]).T)
 
 
 def quads(k: int) -> list[list[int]]:
@@ -228,20 +246,34 @@ def face_pyramids(polygons, normals, inner: np.ndarray, shrink: float = 0.0, gap
         would round a corner past its face's edges) a strip along those edges of up to twice Bullet's step in
         the face's plane (1/5108 of the face's extent).
     """
-    out: list[Pyramid] = []
+    inner = np.asarray(inner, dtype=float)
+    cut = []  # (rotation, middle, height, face, whole) of every pyramid with a face left
     for polygon, normal in zip(polygons, normals):
         polygon = np.asarray(polygon, dtype=float)
         for corners in quads(len(polygon)):
-            made = _pyramid(polygon[corners], np.asarray(normal, dtype=float), np.asarray(inner, dtype=float),
-                            shrink, gap)
-            if made is not None:
-                out.append(made)
-    return out
+            one = _face_of(polygon[corners], np.asarray(normal, dtype=float), inner, shrink, gap)
+            if one is not None:
+                cut.append(one)
+    held = _held_corners([(face, whole, -middle, height / 2) for _, middle, height, face, whole in cut])
+    made = []
+    for (rot, middle, height, _, _), corners in zip(cut, held):
+        if corners is None:
+            continue
+        pts = np.vstack([np.column_stack([corners, np.full(len(corners), height / 2)]),
+                         [-middle[0], -middle[1], -height / 2]]).astype(np.float32).astype(np.float64)
+        origin = inner + rot @ np.array([middle[0], middle[1], height - float(pts[0, 2])])
+        made.append((pts, origin, rot))
+    if not made:
+        return []
+    quats = Rotation.from_matrix(np.array([rot for _, _, rot in made])).as_quat()  # one call: each row as alone
+    return [Pyramid(pts, origin, quat) for (pts, origin, _), quat in zip(made, quats)]
 
 
-def _pyramid(base: np.ndarray, normal: np.ndarray, inner: np.ndarray, shrink: float, gap: float) -> Pyramid | None:
-    """The pyramid from ``inner`` to the face ``base`` (k, 3), in a frame whose z axis is ``normal`` and whose
-    x axis lies along the face's longest edge (a rectangle's corners are then all at the ends of x and y)."""
+def _face_of(base: np.ndarray, normal: np.ndarray, inner: np.ndarray, shrink: float, gap: float):
+    """The frame of the pyramid from ``inner`` to the face ``base`` (k, 3): its z axis ``normal``, its x axis along
+    the face's longest edge (a rectangle's corners are then all at the ends of x and y); as (rotation (3, 3), the
+    face's middle (2,) and height above the apex in it, the face narrowed and inset (k', 2) about its middle,
+    the face narrowed only (k, 2)), or None for a face with nothing left."""
     edges = np.roll(base, -1, axis=0) - base
     longest = int(np.argmax(np.linalg.norm(edges, axis=1)))
     rot = face_frame(normal, edges[longest])
@@ -254,42 +286,85 @@ def _pyramid(base: np.ndarray, normal: np.ndarray, inner: np.ndarray, shrink: fl
     face = inset(whole, gap) if gap > 0 else whole
     if face is None:
         return None
-    corners = _held_corners(face, whole, -middle, height / 2)
-    if corners is None:
-        return None
-    pts = np.vstack([np.column_stack([corners, np.full(len(corners), height / 2)]),
-                     [-middle[0], -middle[1], -height / 2]]).astype(np.float32).astype(np.float64)
-    origin = inner + rot @ np.array([middle[0], middle[1], height - float(pts[0, 2])])
-    return Pyramid(pts, origin, Rotation.from_matrix(rot).as_quat())
+    return rot, middle, height, face, whole
 
 
-def _held_corners(face: np.ndarray, whole: np.ndarray, apex: np.ndarray, half: float) -> np.ndarray | None:
-    """The face's corners (k, 2), those that Bullet would round past the face's edges pulled in until it does
-    not (the face's in-plane step at a time, at most ``NUDGES`` rounds); an inset of twice the step when that
-    does not settle. None when the face is too small to inset."""
-    def rounded(c: np.ndarray) -> np.ndarray:
-        pts = np.vstack([np.column_stack([c, np.full(len(c), half)]), [apex[0], apex[1], -half]])
-        return bullet_points(pts, tuned_scale(pts))[:-1, :2]
+def _held_corners(faces: list) -> list:
+    """For each (face (k, 2), whole (k', 2), apex (2,), half height) of a pyramid: the face's corners, those that
+    Bullet would round past the whole face's edges pulled in until it does not (the face's in-plane step at a
+    time, at most ``NUDGES`` rounds), or an inset of twice the step when that does not settle; None when the face
+    is too small to inset. Faces of as many corners are held together, every round an array operation over
+    those not yet held (the same floats as one at a time: tests/test_physics_children.py); the scale each is
+    then loaded with is remembered for :func:`tuned_scale`."""
+    out: list = [None] * len(faces)
+    groups: dict[tuple[int, int], list[int]] = {}
+    for i, (face, whole, _, _) in enumerate(faces):
+        groups.setdefault((len(face), len(whole)), []).append(i)
+    for idx in groups.values():
+        face = np.array([faces[i][0] for i in idx], dtype=float)
+        whole = np.array([faces[i][1] for i in idx], dtype=float)
+        apex = np.array([faces[i][2] for i in idx], dtype=float)
+        half = np.array([faces[i][3] for i in idx], dtype=float)
+        step = np.ptp(np.concatenate([face, apex[:, None, :]], axis=1), axis=1).max(axis=1) / QUANTA
+        centre = face.mean(axis=1)
+        corners = face.copy()
+        left = np.ones(len(idx), dtype=bool)
+        for _ in range(NUDGES):
+            k = np.flatnonzero(left)
+            if not len(k):
+                break
+            rounded, read, scales = _rounded(corners[k], apex[k], half[k])
+            outside = _outside(rounded, whole[k])
+            held = ~outside.any(axis=1)
+            for j in np.flatnonzero(held):
+                remember(_TUNED, (read[j].tobytes(), read[j].shape, np.ones(3).tobytes(), 1), scales[j])
+                out[idx[k[j]]] = corners[k[j]]
+            left[k[held]] = False
+            move, o = k[~held], outside[~held]
+            c = corners[move]
+            towards = (centre[move][:, None, :] - c)[o]
+            c[o] += towards / np.linalg.norm(towards, axis=1, keepdims=True) * np.broadcast_to(step[move][:, None],
+                                                                                              o.shape)[o][:, None]
+            corners[move] = c
+        for j in np.flatnonzero(left):  # not settled: an inset of twice the step
+            fallback = inset(face[j], 2.0 * step[j])
+            if fallback is not None and not _outside(_rounded(fallback[None], apex[j:j + 1], half[j:j + 1])[0],
+                                                     whole[j:j + 1]).any():
+                out[idx[j]] = fallback
+    return out
 
-    step = float(np.ptp(np.vstack([face, apex]), axis=0).max()) / QUANTA
-    centre = face.mean(axis=0)
-    corners = face.copy()
-    for _ in range(NUDGES):
-        outside = _outside(rounded(corners), whole)
-        if not outside.any():
-            return corners
-        towards = centre - corners[outside]
-        corners[outside] += towards / np.linalg.norm(towards, axis=1, keepdims=True) * step
-    fallback = inset(face, 2.0 * step)
-    if fallback is None or _outside(rounded(fallback), whole).any():
-        return None
-    return fallback
+
+def _rounded(corners: np.ndarray, apex: np.ndarray, half: np.ndarray):
+    """Pyramids of faces ``corners`` (n, k, 2) at heights ``half`` (n,) and apices ``apex`` (n, 2) at ``-half``, as
+    Bullet rounds them with their tuned scales: their faces' corners (n, k, 2) in the faces' planes, their points
+    as pybullet reads them (n, k + 1, 3) and the scales (n, 3) (:func:`tuned_scale` and :func:`bullet_points`,
+    their operations over the first axis)."""
+    n, k = corners.shape[:2]
+    pts = np.concatenate([np.concatenate([corners, np.broadcast_to(half[:, None, None], (n, k, 1))], axis=2),
+                          np.column_stack([apex, -half])[:, None, :]], axis=1)
+    read = pts.astype(np.float32).astype(np.float64)
+    trials = np.array([_nudges(1.0)] * 3)  # (3, NUDGES): a pyramid is loaded with a scale of 1
+    held = _ends_held(read, trials[:, :3])  # the nearest three first: most land there
+    more = ~held.any(axis=2).all(axis=1)
+    held = np.concatenate([held, np.zeros((n, 3, NUDGES - 3), dtype=bool)], axis=2)
+    if more.any():
+        held[more] = _ends_held(read[more], trials)
+    first = np.argmax(held, axis=2)  # (n, 3): the first nudge that holds both ends, else the scale wanted
+    scales = np.where(held.any(axis=2), trials[np.arange(3)[None, :], first], 1.0)
+    p = read * scales[:, None, :]
+    lo, hi = p.min(axis=1, keepdims=True), p.max(axis=1, keepdims=True)
+    step = (hi - lo) / QUANTA
+    inverse = np.divide(1.0, step, out=np.zeros_like(step), where=step != 0)
+    middle = (lo + hi) * 0.5
+    p = np.trunc((p - middle) * inverse) * step + middle
+    return p[:, :-1, :2], read, scales
 
 
 def _outside(points: np.ndarray, polygon: np.ndarray) -> np.ndarray:
-    """(m,) bool: which points lie outside the convex counter-clockwise polygon (k, 2) by more than 1e-9 of its
-    extent (on its edges counts as in)."""
-    edges = np.roll(polygon, -1, axis=0) - polygon
-    rel = points[:, None, :] - polygon[None, :, :]
-    cross = (edges[None, :, 0] * rel[:, :, 1] - edges[None, :, 1] * rel[:, :, 0]) / np.linalg.norm(edges, axis=1)
-    return (cross < -1e-9 * float(np.ptp(polygon, axis=0).max())).any(axis=1)
+    """(..., m) bool: which points (..., m, 2) lie outside the convex counter-clockwise polygon (..., k, 2) by more
+    than 1e-9 of its extent (on its edges counts as in)."""
+    edges = np.roll(polygon, -1, axis=-2) - polygon
+    rel = points[..., :, None, :] - polygon[..., None, :, :]
+    cross = ((edges[..., None, :, 0] * rel[..., 1] - edges[..., None, :, 1] * rel[..., 0])
+             / np.linalg.norm(edges, axis=-1)[..., None, :])
+    return (cross < -1e-9 * np.ptp(polygon, axis=-2).max(axis=-1)[..., None, None]).any(axis=-1)
