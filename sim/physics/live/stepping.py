@@ -168,5 +168,8 @@ class Stepping:
                 self._rest_since.pop(i, None)
             else:
                 self._rest_since.setdefault(i, self.time)
+        taken = set(self.carried()) | self.pulls.pieces()
+        self.flights.land(taken)
+        self.flights.update([self.ids[k] for k in awake if self.ids[k] not in taken])
         if self._shake is None and any(self._rested(i) for i in self.free()):
             self._certify()

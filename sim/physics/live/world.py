@@ -35,11 +35,19 @@ import numpy as np
 from scipy.spatial.transform import Rotation
 
 from sim.physics.bodies import GRAVITY, pb
+from sim.physics.live.flight import Flights
 from sim.physics.live.hands import DEFAULT_STRENGTH, Hands
 from sim.physics.live.history import History, LiveSnapshot
 from sim.physics.live.pulls import Pull, Pulls, check_pull
 from sim.physics.live.records import Grip, WorldAction, WorldEvent
-from sim.physics.live.rest import SETTLE_FALL_STEPS, SETTLE_SPEED, Certification, CertifiedRest, InterfaceCache
+from sim.physics.live.rest import (
+    SETTLE_FALL_STEPS,
+    SETTLE_SPEED,
+    TOUCH_SPEED,
+    Certification,
+    CertifiedRest,
+    InterfaceCache,
+)
 from sim.physics.live.stepping import FRAME_HZ, Stepping
 from sim.physics.readout import RayHit
 from sim.physics.settings import TUNED, PhysicsSettings
@@ -85,6 +93,7 @@ class LiveWorld(CertifiedRest, Stepping):
         self.world = World(scene, settings or live_settings())
         self.hands = Hands(self.world)
         self.pulls = Pulls(self.world)
+        self.flights = Flights(self)
         self.held: set[str] = set()
         self.parked: set[str] = set()
         self.actions: list[WorldAction] = []
@@ -99,6 +108,7 @@ class LiveWorld(CertifiedRest, Stepping):
         self._shake: tuple[float, float, float, float, float] | None = None  # amplitude, hz, deg, start, end
         self._frame_steps = max(1, int(round(1.0 / (FRAME_HZ * self.world.settings.dt))))
         self._settle_speed = max(SETTLE_SPEED, SETTLE_FALL_STEPS * GRAVITY * self.world.settings.dt)
+        self._touch_speed = max(TOUCH_SPEED, SETTLE_FALL_STEPS * GRAVITY * self.world.settings.dt)
         self._last_certified = -np.inf
         self._rest_since: dict[str, float] = {i: -np.inf for i in self.world.ids}  # a scene starts at rest
         self._interfaces = InterfaceCache()
@@ -241,6 +251,7 @@ class LiveWorld(CertifiedRest, Stepping):
         self._record("remove", piece_id, player=player)
         self.hands.drop_piece(piece_id)
         self.pulls.release(piece_id)
+        self.flights.discard(piece_id)
         self._wake(self._neighbours(piece_id), judged=True)
         self.world.remove_piece(piece_id)
         self.held.discard(piece_id)
@@ -290,6 +301,7 @@ class LiveWorld(CertifiedRest, Stepping):
         if piece_id in self.pulls.pieces():
             self.release_pull(piece_id, player=player)
         self._wake({piece_id})
+        self.flights.land([piece_id])  # a hand holds the piece as it is
         state = self.hands.grab(hand, piece_id, target, strength, player)
         self._record("grab", piece_id, hand, player, target=[float(x) for x in state.target], strength=strength)
         self.tracker.remove([piece_id])
@@ -334,6 +346,7 @@ class LiveWorld(CertifiedRest, Stepping):
                      limit=limit)
         if piece_id not in self.pulls.pieces():
             self._wake({piece_id})
+        self.flights.land([piece_id])
         pull = Pull(piece_id, point, target, stiffness, limit, player)
         self.pulls.set(pull)
         return pull
