@@ -59,6 +59,12 @@ a simulated second. Past the first few, a piece that the statics would hold once
 be let go with them: it is simulated, at rest where it stands, and held again at the next certification.
 The live world's choice; the verdict (``check``) always peels exactly."""
 
+LARGE_PEEL = 100
+"""A certification of more movable pieces than this peels none of them one program at a time: every piece that
+needs help in a program is let go at once (``strict_peel`` 0, the live world's choice, as :data:`STRICT_PEEL`'s
+past its first few). The Armadillo vault with a foot taken away took 12 cone programs (6 one piece each) and
+60 s of CPU at a load of 11 for its first certification."""
+
 LET_GO_SINGLE = 4
 """Pieces let go (static bodies made movable again) take this many single steps before a crowd's coarse ones
 (``sim.physics.live.stepping.CROWD_SPAN``): Bullet had no contacts of theirs with other static bodies, so their
@@ -199,9 +205,10 @@ def certify(scene: Scene, exclude, cache: InterfaceCache | None = None, parked=(
     if not judged.pieces:
         return Certification(frozenset(), frozenset(), {}, {}, {})
     interfaces = None if cache is None else cache.interfaces(judged)
-    statics = analyze(judged, interfaces, margin=False, strict_peel=STRICT_PEEL)
-    graph = support_graph(judged, statics.interfaces)
     movable = [p.id for p in judged.pieces if not p.fixed]
+    statics = analyze(judged, interfaces, margin=False,
+                      strict_peel=STRICT_PEEL if len(movable) <= LARGE_PEEL else 0)
+    graph = support_graph(judged, statics.interfaces)
     unheld = frozenset(statics.unheld)
     neighbours = {i: frozenset(j for j in graph.touching(i) if j not in GROUND) for i in judged.ids}
     below = {i: frozenset(graph.rests_on(i)) for i in judged.ids}
@@ -229,7 +236,7 @@ class CertifiedRest:
         lost = sorted(self.held & cert.unheld)
         self.flights.judged(cert.unheld - carried, unsettled)
         if newly:
-            self.flights.land(newly)  # held pieces are exact (what rests on them touches their exact shape)
+            self.flights.land(newly, held=True)  # held pieces are exact (what rests on them touches their exact shape)
             self.world.set_static(newly, True)
             self.held |= set(newly)
             self._static_poses.update(zip(newly, self.world.poses(newly)))
@@ -262,7 +269,7 @@ class CertifiedRest:
         new = sorted(want - self.parked)
         if not new:
             return
-        self.flights.land(new)
+        self.flights.land(new, held=True)
         self.world.set_static([i for i in new if i not in self.held], True)
         self.held -= set(new)
         self.parked |= set(new)
@@ -315,25 +322,42 @@ class CertifiedRest:
                  if j in self.world.bodies}
         return near
 
+    def _mover_contacts(self, movers: set):
+        """(mover, the held or parked piece it touches, distance in Bullet units) for each such contact point:
+        read a mover at a time, or a static piece at a time when those are fewer (a Babylon bench struck has a
+        hundred movers and a few held pieces left, and reading the movers' contacts read those among them)."""
+        w = self.world
+        still = self.held | self.parked
+        if len(movers) <= len(still):
+            for i in movers:
+                for c in pb.getContactPoints(bodyA=w.bodies[i].uid, physicsClientId=w.client):
+                    if w.name_of(c[2]) in still:
+                        yield i, w.name_of(c[2]), c[8]
+            return
+        for j in sorted(still):
+            for c in pb.getContactPoints(bodyA=w.bodies[j].uid, physicsClientId=w.client):
+                if w.name_of(c[2]) in movers:
+                    yield w.name_of(c[2]), j, c[8]
+
     def _touches(self) -> None:
         """Held and parked pieces touched by a moving or carried piece wake, with their neighbours."""
         if not self.held and not self.parked:
             return
         carried = set(self.carried()) | self.pulls.pieces()
-        movers = carried | set(self.moving(TOUCH_SPEED))
+        w = self.world
+        awake = w.in_order((w.movable_ids - self.held - self.parked) | set(self.carried()))  # as ``moving``
+        speeds = w.speeds(awake)
+        movers = carried | {i for i, v in zip(awake, speeds) if v >= TOUCH_SPEED}
         if not movers:
             return
-        pushing = carried | set(self.moving(self._touch_speed)) if movers - carried else carried
+        pushing = carried | {i for i, v in zip(awake, speeds) if v >= self._touch_speed}
         below = self.certification.below if self.certification else {}
         gap = tol.touch_gap * self.world.settings.length_scale
         touched = set()
-        for i in movers:
-            uid = self.world.bodies[i].uid
-            for c in pb.getContactPoints(bodyA=uid, physicsClientId=self.world.client):
-                other = self.world.name_of(c[2])
-                if ((other in self.held or other in self.parked) and c[8] <= gap
-                        and (i in pushing or i in below.get(other, ()))):
-                    touched.add(other)
+        for i, other, distance in self._mover_contacts(movers):
+            if ((other in self.held or other in self.parked) and distance <= gap
+                    and (i in pushing or i in below.get(other, ()))):
+                touched.add(other)
         if touched:
             near = set().union(*(self._neighbours(i) for i in touched))
             self._wake(touched | near)

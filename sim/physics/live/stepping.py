@@ -106,7 +106,7 @@ class Stepping:
         w = self.world
         if (len(free) <= CROWD_PIECES or k <= 1 or left < k or w.steps % k or self._frame_steps % k
                 or w.steps < self._single_until or self._shake is not None or self.pulls
-                or any(self._exact_faces(i) for i in free)):
+                or any(self._exact_faces(i) for i in free if i not in self.flights.flying)):
             return 1
         return k
 
