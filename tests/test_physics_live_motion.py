@@ -153,3 +153,44 @@ def test_a_support_sliding_away_slowly_wakes_what_rests_on_it():
         lw.push("block", [0.04 * mass, 0.0, 0.0])
         lw.step(8)
         assert "cube" not in lw.held
+
+
+def test_a_falling_voussoir_flies_as_its_hull_and_rests_exact_and_held_on_the_table():
+    """A voussoir (its faces held as face pyramids) dropped 0.2 m: while it falls faster than ``FALL_SPEED``
+    it is one hull; once it slows down it is exact again, rests on the table as its exact shape lies and is
+    held."""
+    from sim.cases.arches import suite
+    from sim.physics.live.flight import PYRAMIDS
+
+    case = next(c for c in suite() if c.name == "semicircular n=5 R=500 d=250 fixed a=0.5x0.3 t/R x1.01")
+    block = next(p for p in case.scene.pieces if not p.fixed)
+    lifted = block.moved((block.pos[0], block.pos[1], block.pos[2] + 0.2), block.quat)
+    with LiveWorld(case.scene.with_pieces([lifted])) as lw:
+        assert lw.flights._kind(block.id) == PYRAMIDS and not lw.held
+        flew = False
+        for _ in range(150):
+            lw.advance(1 / 60)
+            flew |= block.id in lw.flights.flying
+        assert flew
+        assert lw.held == {block.id} and not lw.flights.flying and not lw.world._outlined
+        assert lowest(lw, block.id) == pytest.approx(0.0, abs=1e-4)
+
+
+@pytest.mark.parametrize("n", [100, 101])
+def test_a_certification_of_more_than_a_hundred_pieces_lets_go_at_once_what_needs_help(monkeypatch, n):
+    import sim.statics
+    from sim.physics.live.rest import LARGE_PEEL, STRICT_PEEL
+
+    asked = []
+    analyze = sim.statics.analyze
+
+    def recording(*args, **kwargs):
+        asked.append(kwargs.get("strict_peel"))
+        return analyze(*args, **kwargs)
+
+    monkeypatch.setattr(sim.statics, "analyze", recording)
+    cubes = [{"id": f"c{k}", "kind": "box", "size": [20, 20, 20], "pos": [(k % 10) * 30.0, (k // 10) * 30.0, 10.0]}
+             for k in range(n)]
+    with LiveWorld(scene(*cubes)) as lw:
+        assert len(lw.held) == n
+    assert asked and set(asked) == {STRICT_PEEL if n <= LARGE_PEEL else 0}
