@@ -18,8 +18,8 @@ import numpy as np
 from scipy.spatial.transform import Rotation
 
 from sim.geometry.solids import box
-from sim.physics.children import file_of, plan, scale_of, swollen
-from sim.physics.hulls import body_file, hull_file
+from sim.physics.children import Child, file_of, plan, scale_of, swollen
+from sim.physics.hulls import body_file, face_corners, hull_file, remember
 from sim.physics.settings import PhysicsSettings
 from sim.pieces import PieceShape
 
@@ -73,6 +73,7 @@ class BodyInfo:
         corners: (8, 3) corners of its bounding box in Bullet's frame of the body (centre of mass,
             principal axes), metres.
         reach: the farthest corner of its bounding box from its centre of mass (m).
+        shrink: the narrowing its body was made with (``PhysicsSettings.shrink``; a body made again keeps it).
     """
 
     id: str
@@ -85,6 +86,7 @@ class BodyInfo:
     start_quat: np.ndarray
     corners: np.ndarray
     reach: float
+    shrink: float = 0.0
 
 
 def principal_frame(inertia: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -123,11 +125,34 @@ def shrink_of(settings: PhysicsSettings, k: int) -> float:
     return settings.shrink * (1.0 + (k * GOLDEN) % 1.0)
 
 
+_OUTLINES: dict = {}
+"""(id of a catalogue shape, settings that cut it) -> (shape, its outline child): :func:`outline_child`, once."""
+
+
+def outline_child(shape: PieceShape, settings: PhysicsSettings) -> Child:
+    """One child holding the convex hull of all of ``shape``'s parts (its outline: a compound's concavities
+    filled), for a body that stands for the piece while it flies (``sim.physics.live.flight``)."""
+    import trimesh
+
+    key = (id(shape), settings.length_scale, settings.sat, settings.sat_corners)
+    hit = _OUTLINES.get(key)
+    if hit is None or hit[0] is not shape:
+        points = np.vstack([p.vertices for p in shape.parts])
+        centre = (points.min(axis=0) + points.max(axis=0)) / 2
+        hull = trimesh.convex.convex_hull(points)
+        child = Child((hull.vertices - centre) * settings.length_scale, hull.faces, centre * settings.length_scale,
+                      np.array([0.0, 0.0, 0.0, 1.0]), settings.sat and face_corners(hull) <= settings.sat_corners,
+                      False)
+        hit = remember(_OUTLINES, key, (shape, child))
+    return hit[1]
+
+
 def load_shape(client: int, settings: PhysicsSettings, shape: PieceShape, pos, quat, mass: float,
-               shrink: float) -> int:
+               shrink: float, outline: bool = False) -> int:
     """Load one body: its compound of children (:mod:`sim.physics.children`: whole parts narrowed by
     ``shrink`` across the world's vertical, face pyramids narrowed within their faces), and the inertia of
-    ``mass`` kg (0: static) in principal axes.
+    ``mass`` kg (0: static) in principal axes. With ``outline``, its collision shape is one child, the hull of
+    all its parts (:func:`outline_child`), narrowed alike; its mass and inertia are the piece's.
 
     Args:
         client: the pybullet client.
@@ -144,7 +169,7 @@ def load_shape(client: int, settings: PhysicsSettings, shape: PieceShape, pos, q
     s = settings.length_scale
     up = Rotation.from_quat(quat).inv().apply([0.0, 0.0, 1.0])
     squeeze = np.where(np.abs(up) < np.sqrt(0.5), 1.0 - shrink, 1.0)  # axes near the vertical keep their length
-    children = plan(shape, settings, shrink)
+    children = [outline_child(shape, settings)] if outline else plan(shape, settings, shrink)
     arrayed = len(children) <= settings.array_parts
     if not arrayed:  # loaded from a URDF file: see ``swell``
         children = [swollen(c, settings.swell * s * up**2) for c in children]
@@ -195,8 +220,8 @@ def load_table(client: int, settings: PhysicsSettings, top: float) -> int:
                               physicsClientId=client)
 
 
-def body_info(piece, uid: int) -> BodyInfo:
-    """The world's record of ``piece`` loaded as body ``uid``."""
+def body_info(piece, uid: int, shrink: float = 0.0) -> BodyInfo:
+    """The world's record of ``piece`` loaded as body ``uid`` (narrowed by ``shrink``)."""
     shape = piece.shape
     moments, principal = principal_frame_of(shape, piece.mass)
     if piece.fixed:  # Bullet keeps a static body's centre of mass but not its principal axes' turn
@@ -204,7 +229,7 @@ def body_info(piece, uid: int) -> BodyInfo:
     corners = (shape.box_corners - shape.com) @ Rotation.from_quat(principal).as_matrix()
     return BodyInfo(piece.id, uid, 0.0 if piece.fixed else piece.mass, shape.com.copy(), principal, moments,
                     piece.fixed, np.asarray(piece.quat, dtype=float), corners,
-                    float(np.linalg.norm(np.abs(shape.bounds - shape.com).max(axis=0))))
+                    float(np.linalg.norm(np.abs(shape.bounds - shape.com).max(axis=0))), shrink)
 
 
 def place_body(client: int, scale: float, info: BodyInfo, pose) -> None:

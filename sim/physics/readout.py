@@ -111,11 +111,15 @@ class Readout:
         """(n,) bool: whether every point of each piece moves slower than ``speed`` (m/s; default
         ``tol.rest_speed``): the speed of its centre of mass plus its spin times the farthest corner of
         its bounding box; scene order (or the order of ``ids``)."""
+        return self.speeds(ids) < (tol.rest_speed if speed is None else speed)
+
+    def speeds(self, ids=None) -> np.ndarray:
+        """(n,) a bound on the speed of every point of each piece (m/s): the speed of its centre of mass plus its
+        spin times the farthest corner of its bounding box; scene order (or the order of ``ids``)."""
         ids = self.ids if ids is None else list(ids)
         v = self.velocities(ids)
         reach = np.array([self.bodies[i].reach for i in ids]).reshape(-1)
-        fastest = np.linalg.norm(v[:, :3], axis=1) + np.linalg.norm(v[:, 3:], axis=1) * reach
-        return fastest < (tol.rest_speed if speed is None else speed)
+        return np.linalg.norm(v[:, :3], axis=1) + np.linalg.norm(v[:, 3:], axis=1) * reach
 
     def asleep(self) -> list[str]:
         """Ids of the pieces asleep (:mod:`sim.physics.sleep`), scene order."""

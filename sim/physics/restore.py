@@ -170,6 +170,7 @@ class State:
         pb.resetSimulation(physicsClientId=self._cid)  # the broadphase too: nothing of the past survives
         self._names = {}
         self._static = set()
+        self._outlined = {}  # every body made afresh, exactly (``World.reshape``)
         self.time, self.steps = state.time, state.steps
         self._probe = state.probe
         self.scene = state.scene  # its board: the world's own (a state of this world or of one built alike)

@@ -87,6 +87,7 @@ class History:
         """Put the live world back to ``snap`` (bodies made afresh; later frames, actions and events dropped)."""
         lw = self.live
         lw.world.set_state(snap.state)
+        lw.flights.clear()  # every body made afresh, exactly
         static = sorted(snap.held | snap.parked)
         lw.world.set_static(static, True)
         lw.held, lw.parked = set(snap.held), set(snap.parked)

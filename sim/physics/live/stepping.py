@@ -106,7 +106,7 @@ class Stepping:
         w = self.world
         if (len(free) <= CROWD_PIECES or k <= 1 or left < k or w.steps % k or self._frame_steps % k
                 or w.steps < self._single_until or self._shake is not None or self.pulls
-                or any(self._exact_faces(i) for i in free)):
+                or any(self._exact_faces(i) for i in free if i not in self.flights.flying)):
             return 1
         return k
 
@@ -168,5 +168,8 @@ class Stepping:
                 self._rest_since.pop(i, None)
             else:
                 self._rest_since.setdefault(i, self.time)
+        taken = set(self.carried()) | self.pulls.pieces()
+        self.flights.land(taken)
+        self.flights.update([self.ids[k] for k in awake if self.ids[k] not in taken])
         if self._shake is None and any(self._rested(i) for i in self.free()):
             self._certify()

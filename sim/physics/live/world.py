@@ -35,11 +35,19 @@ import numpy as np
 from scipy.spatial.transform import Rotation
 
 from sim.physics.bodies import GRAVITY, pb
+from sim.physics.live.flight import Flights
 from sim.physics.live.hands import DEFAULT_STRENGTH, Hands
 from sim.physics.live.history import History, LiveSnapshot
 from sim.physics.live.pulls import Pull, Pulls, check_pull
 from sim.physics.live.records import Grip, WorldAction, WorldEvent
-from sim.physics.live.rest import SETTLE_FALL_STEPS, SETTLE_SPEED, Certification, CertifiedRest, InterfaceCache
+from sim.physics.live.rest import (
+    SETTLE_FALL_STEPS,
+    SETTLE_SPEED,
+    TOUCH_SPEED,
+    Certification,
+    CertifiedRest,
+    InterfaceCache,
+)
 from sim.physics.live.stepping import FRAME_HZ, Stepping
 from sim.physics.readout import RayHit
 from sim.physics.settings import TUNED, PhysicsSettings
@@ -85,6 +93,7 @@ class LiveWorld(CertifiedRest, Stepping):
         self.world = World(scene, settings or live_settings())
         self.hands = Hands(self.world)
         self.pulls = Pulls(self.world)
+        self.flights = Flights(self)
         self.held: set[str] = set()
         self.parked: set[str] = set()
         self.actions: list[WorldAction] = []
@@ -99,6 +108,7 @@ class LiveWorld(CertifiedRest, Stepping):
         self._shake: tuple[float, float, float, float, float] | None = None  # amplitude, hz, deg, start, end
         self._frame_steps = max(1, int(round(1.0 / (FRAME_HZ * self.world.settings.dt))))
         self._settle_speed = max(SETTLE_SPEED, SETTLE_FALL_STEPS * GRAVITY * self.world.settings.dt)
+        self._touch_speed = max(TOUCH_SPEED, SETTLE_FALL_STEPS * GRAVITY * self.world.settings.dt)
         self._last_certified = -np.inf
         self._rest_since: dict[str, float] = {i: -np.inf for i in self.world.ids}  # a scene starts at rest
         self._interfaces = InterfaceCache()
@@ -241,6 +251,7 @@ class LiveWorld(CertifiedRest, Stepping):
         self._record("remove", piece_id, player=player)
         self.hands.drop_piece(piece_id)
         self.pulls.release(piece_id)
+        self.flights.discard(piece_id)
         self._wake(self._neighbours(piece_id), judged=True)
         self.world.remove_piece(piece_id)
         self.held.discard(piece_id)
@@ -290,6 +301,7 @@ class LiveWorld(CertifiedRest, Stepping):
         if piece_id in self.pulls.pieces():
             self.release_pull(piece_id, player=player)
         self._wake({piece_id})
+        self.flights.land([piece_id])  # a hand holds the piece as it is
         state = self.hands.grab(hand, piece_id, target, strength, player)
         self._record("grab", piece_id, hand, player, target=[float(x) for x in state.target], strength=strength)
         self.tracker.remove([piece_id])
@@ -334,6 +346,7 @@ class LiveWorld(CertifiedRest, Stepping):
                      limit=limit)
         if piece_id not in self.pulls.pieces():
             self._wake({piece_id})
+        self.flights.land([piece_id])
         pull = Pull(piece_id, point, target, stiffness, limit, player)
         self.pulls.set(pull)
         return pull
@@ -364,10 +377,12 @@ class LiveWorld(CertifiedRest, Stepping):
         """What each piece touches: Bullet's contacts (found again at the poses now when ``fresh`` or when
         pieces were let go since they were last found: Bullet computes nothing between two static bodies,
         and a piece just let go may lack its contacts with what held it up even a step later), and for held
-        pieces the certified ones. Bullet's are read for the pieces neither held nor parked (a static piece's
-        contacts with them are among theirs; those it kept between static bodies are the certified ones, or
-        none): a vault held but for a few blocks reads their contacts, not its 5 000."""
-        moving = [i for i in self.ids if i not in self.held and i not in self.parked]
+        pieces the certified ones. Bullet's are read for the movable pieces neither held nor parked (a static
+        piece's contacts with them are among theirs; those it kept between static bodies are the certified ones,
+        or none): a vault held but for a few blocks reads their contacts, not its 5 000, nor those of its 33
+        fixed supports (each read scans every contact Bullet keeps: 2 ms a piece in the vault)."""
+        bodies = self.world.bodies
+        moving = [i for i in self.ids if i not in self.held and i not in self.parked and not bodies[i].fixed]
         state = self.world.contact_state(fresh or self._stale, moving if 2 * len(moving) < len(self.ids) else None)
         self._stale = False
         cert = self.certification
