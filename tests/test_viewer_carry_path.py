@@ -62,39 +62,6 @@ def _city():
     return Controller(free(*blocks, box("brick", (40, 20, 20), (200, 200, 10))), threaded=False)
 
 
-def test_the_way_s_height_is_the_highest_of_each_point_s_on_the_way_looked_up_in_one_batch():
-    """path_height casts every point of the way's rays in one batch: its height is the highest of the heights
-    under each point's footprint (and ring) looked up one point at a time, as a hand travelling over a city
-    needs, whatever lies across the way."""
-    from sim.viewer.control import hands
-    from sim.viewer.control.carry import RAY_TOP, inside, support_height
-
-    c = _city()
-    w = c.world
-    fp = footprint(c.world.piece("brick").shape.vertices, (0.0, 0.0, 0.0, 1.0))
-    batches = []
-
-    def rays(a, b):
-        batches.append(len(a))
-        return w.ray_tests(a, b)
-    for here, there in (((0.2, 0.2), (-0.2, -0.15)), ((-0.2, 0.1), (0.2, -0.1)), ((0.0, -0.2), (0.01, 0.2))):
-        here, there = np.array(here), np.array(there)
-        outline = fp.outline + here
-        batches.clear()
-        got = hands.path_height(rays, here, there, fp, outline, 0.01, {"brick"}, 0.0)
-        assert len(batches) <= 4  # one batch (and one more for each piece skipped on the way)
-        n = int(min(hands.MAX_PATH_POINTS, np.ceil(np.linalg.norm(there - here) / hands.PATH_STEP)))
-        ring = np.vstack([fp.outline, (fp.outline + np.roll(fp.outline, -1, axis=0)) / 2])
-        reach = np.linalg.norm(ring, axis=1, keepdims=True)
-        pts = np.vstack([fp.samples, ring * (reach + hands.PATH_MARGIN) / reach])
-        best = 0.0
-        for t in np.linspace(0.0, 1.0, n + 1)[1:-1]:
-            xy = here + (there - here) * t
-            best = max(best, support_height(w.ray_tests, xy, pts, {"brick"}, 0.0,
-                                            np.where(inside(pts + xy, outline), 0.01, RAY_TOP))[0])
-        assert got == best and best > 0.01  # something stands across each way
-
-
 def test_many_rays_at_once_meet_what_one_ray_at_a_time_meets_taken_in_by_the_hulls_margin():
     """The adapter's rays (what the hands plan with) are the readout's batch, more than the engine takes in one
     call (pybullet answers one ray fewer than it is asked in a batch of 16 384), each hit taken in by the hull's
