@@ -20,9 +20,10 @@ A position is worth to a player
   (a noble: what its level adds to the *smaller* area's total, the area it
   stands in read off the table's seats; a tower: its height, more in the
   weaker area; a noble on a bridge scores nothing), tries the best few with
-  the referee and keeps the one whose position is worth most; it calls
-  ``stop`` (all nobles placed) when the referee's score of the round then is
-  worth most, and says ``done`` only when it has nothing left to place.
+  the referee and keeps the one whose position is worth most; it always
+  tries ``stop`` once it may be called (all nobles placed, :data:`STOP`) and
+  calls it when the referee's score of the round then is worth most, and says
+  ``done`` only when it has nothing left to place.
 - **Planning** then lets each neighbour set :data:`REPLY_NOBLES` nobles on
   the free tower tops of the area it shares with the player (the tops the
   player's own small noble may take, as listed), where they raise the
