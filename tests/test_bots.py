@@ -366,3 +366,25 @@ def test_a_fast_game_player_completes_a_noble_where_it_scores_at_once(level):
     assert after.accepted and "small" in decision.action["piece"]
     red = next(p for p in after.state.view()["players"] if p["color"] == "red")
     assert red["areas"] == {"blue": 3, "green": 0}
+
+
+@pytest.mark.parametrize("level", [2, 3])
+def test_a_fast_game_player_calls_stop_when_the_round_is_its_own(level):
+    """"Stop" may be called once all the player's nobles are placed; the greedy ranked it below every placement and
+    never tried it (none in 14 games), so the round went on until a random player stopped it. Here red has set its
+    eight nobles on eight towers and nobody else has placed a piece: nobody scores, and red, with the fewest
+    pieces left unplaced, wins the round by the rulebook's tie-break if it stops now. It does."""
+    state = registry.new_state("babylon", "fast", ["red", "blue", "green"], seed=2)
+    for k in range(8):
+        state, _ = _fast_put(state, "red", "towers", ("blue", "green")[k % 2], lambda s: s.rule == "table")
+    from sim.bots.babylon import kind_of
+
+    for k in range(8):
+        kinds = {kind_of(p) for p in state.scene().pieces if p.id in state.supply and p.id.startswith("red-")}
+        state, _ = _fast_put(state, "red", "small" if "small" in kinds else "large", ("blue", "green")[k % 2],
+                             lambda s: s.rule == "noble-on-tower")
+    assert {"action": "stop"} in state.legal_actions()
+    decision = make_bot(level, "babylon", "fast", np.random.default_rng(3)).decide(state)
+    assert decision.action == {"action": "stop"}, decision.why
+    ended = next(e for e in state.apply(decision.action).events if e.kind == "round_ended")
+    assert ended.data["winners"] == ["red"]

@@ -239,9 +239,12 @@ def shortcuts(on: bool) -> None:
     """Turn the players' shortcuts on or off (off: the reference they are measured against)."""
     import sim.bots.players as players
     import sim.bots.talo as talo
+    import sim.bots.tohuwabohu as tohuwabohu
 
     players.PlanningBot.bound = on
     talo.SHORTCUTS = on
+    tohuwabohu.SHORTCUTS = on
+    tohuwabohu._REMEMBERED.clear()
 
 
 def speed(game: str, variant: str | None, actions: int, seed: int) -> dict:

@@ -20,9 +20,10 @@ A position is worth to a player
   (a noble: what its level adds to the *smaller* area's total, the area it
   stands in read off the table's seats; a tower: its height, more in the
   weaker area; a noble on a bridge scores nothing), tries the best few with
-  the referee and keeps the one whose position is worth most; it calls
-  ``stop`` (all nobles placed) when the referee's score of the round then is
-  worth most, and says ``done`` only when it has nothing left to place.
+  the referee and keeps the one whose position is worth most; it always
+  tries ``stop`` once it may be called (all nobles placed, :data:`STOP`) and
+  calls it when the referee's score of the round then is worth most, and says
+  ``done`` only when it has nothing left to place.
 - **Planning** then lets each neighbour set :data:`REPLY_NOBLES` nobles on
   the free tower tops of the area it shares with the player (the tops the
   player's own small noble may take, as listed), where they raise the
@@ -61,6 +62,10 @@ READY = 0.5
 (a tower set on a building with another colour's noble on it: a top to score on; a rival may take it first)."""
 ON_BRIDGE = -1.0
 """A noble on a bridge: it scores nothing there (the rules allow it)."""
+STOP = ROUND
+"""The quick score of "stop" (once all the player's nobles are placed): above every placement's, so that it is
+always among the moves tried, and the referee's score of the round then decides it (ranked at 0 it was never
+tried: every placement ranked higher, and in 14 games level 2 never called it)."""
 
 
 class FastTactic(Tactic):
@@ -73,7 +78,7 @@ class FastTactic(Tactic):
 
     def options(self, pos: Position) -> list[Option]:
         me = pos.player
-        out = [Option(a, 0.0, "stop: the round is scored now") for a in pos.actions if a["action"] == "stop"]
+        out = [Option(a, STOP, "stop: the round is scored now") for a in pos.actions if a["action"] == "stop"]
         out += self._placements(pos, me)
         if not out:
             out += [Option(a, OUT, "done: nothing left to build") for a in pos.actions if a["action"] == "done"]

@@ -47,6 +47,7 @@ import numpy as np
 from sim.bots.position import Position
 from sim.bots.tactic import Option, Tactic, terminal_value
 from sim.games.play.state import PlayState
+from sim.games.play.still import HOME_M
 from sim.graphs import reached
 from sim.scene import Piece, Scene
 
@@ -67,6 +68,15 @@ CONTEST = 3.0
 """What taking away a piece of a rival's construction costs, in moves, besides the move itself: the rival sets it
 back on its turn, and the piece must be taken again (two players building over each other's pieces fulfil
 nothing)."""
+SHORTCUTS = True
+"""A piece's way back beside the area is worked out alone (the one placement of the listing's that the player
+asks for: where the set-up laid it, free on the table), an area's support graph and the statics' verdict on it
+are remembered (:data:`MEMO` areas), and a plan's search for the pieces in its way reads the table's solids once:
+the same answers for less. False: the whole listing asked and everything worked out again, the reference the
+bench and the tests compare against."""
+MEMO = 256
+"""Areas whose support graph and statics a player remembers (the same area comes back: the position a move
+leaves is weighed again by the next move, and the area without a piece by each move that takes it away)."""
 
 
 @dataclass(frozen=True)
@@ -82,6 +92,32 @@ class Slot:
     key: tuple
     piece: Piece
     below: tuple[int, ...]
+
+
+_REMEMBERED: dict[tuple, object] = {}
+"""(what, the pieces in play as (id, position, quaternion) each) -> the support graph or the pieces the statics
+could not hold, the oldest first (:data:`MEMO` of each)."""
+
+
+def _remembered(what: str, play: list[Piece], make):
+    """``make()``, remembered for the same pieces in play at the same poses (:data:`SHORTCUTS`)."""
+    if not SHORTCUTS:
+        return make()
+    key = (what, tuple((p.id, tuple(p.pos), tuple(p.quat)) for p in play))
+    if key not in _REMEMBERED:
+        _REMEMBERED[key] = make()
+        if len(_REMEMBERED) > 2 * MEMO:
+            del _REMEMBERED[next(iter(_REMEMBERED))]
+    return _REMEMBERED[key]
+
+
+def _unheld(play: Scene) -> frozenset[str]:
+    """The pieces of ``play`` (the pieces in play) the statics cannot hold."""
+    from sim.games.tohuwabohu.referee import physics_scene
+    from sim.statics import analyze
+
+    built = physics_scene(play) if play.pieces else None
+    return frozenset(analyze(built, margin=False).unheld) if built and built.pieces else frozenset()
 
 
 def key_of(piece: Piece) -> tuple:
@@ -165,18 +201,27 @@ class Table:
         self.movable = set(pos.pieces)  # the pieces a hand may take now (the pro variant's highest level)
         self.play = [p for p in self.scene.pieces if p.id not in self.free]
         built = self.scene.with_pieces(self.play)
-        self.graph = support_graph(built) if self.play else None
+        self.graph = _remembered("graph", self.play, lambda: support_graph(built)) if self.play else None
         self.on_area = {p.id for p in self.play}
+        self._obstacles: dict[tuple, object] = {}
 
     def unheld(self) -> frozenset[str]:
         """The pieces in play the statics cannot hold (while any cannot, the area fulfils no card)."""
         if not hasattr(self, "_unheld"):
-            from sim.games.tohuwabohu.referee import physics_scene
-            from sim.statics import analyze
-
-            built = physics_scene(self.scene.with_pieces(self.play)) if self.play else None
-            self._unheld = frozenset(analyze(built, margin=False).unheld) if built and built.pieces else frozenset()
+            self._unheld = _remembered("unheld", self.play, lambda: _unheld(self.scene.with_pieces(self.play)))
         return self._unheld
+
+    def _solids(self, scene: Scene, ignore: set[str]):
+        """The solids of ``scene`` (pieces of the area) but ``ignore`` (:class:`~sim.scene.overlap.Obstacles`), read
+        once per table (:data:`SHORTCUTS`)."""
+        from sim.scene.overlap import Obstacles
+
+        if not SHORTCUTS:
+            return Obstacles(scene, ignore=ignore)
+        key = (tuple(scene.ids), frozenset(ignore))
+        if key not in self._obstacles:
+            self._obstacles[key] = Obstacles(scene, ignore=ignore)
+        return self._obstacles[key]
 
     def joined(self, pieces) -> set[str]:
         """The pieces in play joined to ``pieces`` by contacts (their structure, as the support graph sees it)."""
@@ -195,8 +240,6 @@ class Table:
     def plan(self, card: str, anchor, theirs: frozenset[str] = frozenset()) -> Plan:
         """``card``'s example at ``anchor`` against this table (``theirs``: the pieces of the rivals' constructions,
         each in the way costing :data:`CONTEST` moves more)."""
-        from sim.scene.overlap import Obstacles
-
         slots = blueprint(card)
         targets = tuple(anchored(s.piece, anchor) for s in slots)
         filled: dict[int, str] = {}
@@ -215,7 +258,7 @@ class Table:
                 if k in filled:
                     continue
                 ignore: set[str] = set()
-                while (clash := Obstacles(scene, ignore=ignore).overlap(target, (*target.pos, *target.quat))) \
+                while (clash := self._solids(scene, ignore).overlap(target, (*target.pos, *target.quat))) \
                         is not None and clash.a in scene.ids:
                     blocking.add(clash.a)
                     ignore.add(clash.a)
@@ -482,11 +525,54 @@ def _open(view, player: str, fulfilled: bool = False) -> list[str]:
 
 
 def _home_action(pos: Position, piece: str) -> dict | None:
-    """The listed placement that takes ``piece`` back beside the area (None when there is none)."""
-    for spot in pos.placements(piece):
-        if spot.rule == "supply":
-            return spot.action()
-    return None
+    """The listed placement that takes ``piece`` back beside the area (None when there is none).
+
+    The listing holds it when a hand may take the piece, the piece is in play and not where the set-up laid it,
+    and it is free there on the table (:func:`sim.games.play.tohuwabohu_moves.placements`): with
+    :data:`SHORTCUTS` that one placement is worked out alone, the pose read off the set-up (the game's own from
+    its seed), the table's rule asked of it as the listing asks."""
+    set_up = _set_up(pos) if SHORTCUTS else None
+    if set_up is None:
+        for spot in pos.placements(piece):
+            if spot.rule == "supply":
+                return spot.action()
+        return None
+    from sim.games.play.spots import table_refusal
+    from sim.scene.overlap import Obstacles
+
+    if piece not in pos.pieces or piece in pos.supply:
+        return None
+    home = set_up.piece(piece)
+    here = pos.scene.piece(piece)
+    if tuple(here.pos) == tuple(home.pos):
+        return None
+    pose = (*home.pos, *home.quat)
+    obstacles = pos.memo("tohuwabohu-obstacles-" + piece, lambda: Obstacles(pos.scene, ignore=(piece,)))
+    if table_refusal(obstacles, here, pose) is not None:
+        return None
+    return {"action": "place", "piece": piece, "pose": list(pose)}
+
+
+@cache
+def _set_up_of(game: str, variant: str, players: tuple[str, ...], seed: int) -> Scene:
+    from sim.games.registry import new_state
+
+    return new_state(game, variant, list(players), seed).scene()
+
+
+def _set_up(pos: Position) -> Scene | None:
+    """The table as the game's set-up laid it (every piece where a hand takes it back to), or None when the table
+    is not that set-up's (a piece in the supply, which lies where the set-up laid it, lies elsewhere there)."""
+
+    def make():
+        state = pos.state
+        scene = _set_up_of(state.game, state.variant.name, tuple(state.players), int(state.seed))
+        same = set(pos.scene.ids) <= set(scene.ids) and all(
+            max(abs(a - b) for a, b in zip(pos.scene.piece(i).pos, scene.piece(i).pos)) <= HOME_M
+            for i in pos.supply)
+        return scene if same else None
+
+    return pos.memo("tohuwabohu-set-up", make)
 
 
 __all__ = ["Plan", "Slot", "Table", "TohuwabohuTactic", "anchored", "blueprint", "key_of", "same_place"]
