@@ -10,6 +10,7 @@ import pytest
 import sim.bots.players as players
 import sim.bots.talo as talo
 import sim.bots.tohuwabohu as tohuwabohu
+import sim.bots.tohuwabohu_plan as tohuwabohu_plan
 from sim.bots.match import play_game
 from sim.bots.risk import RiskJudge
 from sim.games import registry
@@ -21,13 +22,13 @@ def reference():
 
     class Off:
         def __enter__(self):
-            players.PlanningBot.bound, talo.SHORTCUTS, tohuwabohu.SHORTCUTS = False, False, False
+            players.PlanningBot.bound, talo.SHORTCUTS, tohuwabohu_plan.SHORTCUTS = False, False, False
 
         def __exit__(self, *exc):
-            players.PlanningBot.bound, talo.SHORTCUTS, tohuwabohu.SHORTCUTS = True, True, True
+            players.PlanningBot.bound, talo.SHORTCUTS, tohuwabohu_plan.SHORTCUTS = True, True, True
 
     yield Off()
-    players.PlanningBot.bound, talo.SHORTCUTS, tohuwabohu.SHORTCUTS = True, True, True
+    players.PlanningBot.bound, talo.SHORTCUTS, tohuwabohu_plan.SHORTCUTS = True, True, True
 
 
 def _played(levels, seed, actions):
@@ -65,7 +66,7 @@ def test_the_model_s_blocks_near_some_fields_are_the_whole_list_filtered():
 
 
 def _tohuwabohu(variant, levels, seed, actions):
-    tohuwabohu._REMEMBERED.clear()
+    tohuwabohu_plan._REMEMBERED.clear()
     played = play_game("tohuwabohu", variant, levels, seed, max_actions=actions)
     return [(m.player, m.action, m.decision and m.decision["candidates"][0]["score"]) for m in played.moves], \
         played.outcome
@@ -98,7 +99,7 @@ def test_the_way_back_beside_the_area_is_the_listing_s():
         for piece in pos.scene.ids:
             listed = [s.action() for s in state.legal_placements(piece) if s.rule == "supply"] \
                 if piece in pos.pieces else []
-            tohuwabohu.SHORTCUTS = True
+            tohuwabohu_plan.SHORTCUTS = True
             alone = tohuwabohu._home_action(pos, piece)
             assert (listed[0] if listed else None) == alone, piece
             checked += 1

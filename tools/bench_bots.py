@@ -239,12 +239,12 @@ def shortcuts(on: bool) -> None:
     """Turn the players' shortcuts on or off (off: the reference they are measured against)."""
     import sim.bots.players as players
     import sim.bots.talo as talo
-    import sim.bots.tohuwabohu as tohuwabohu
+    import sim.bots.tohuwabohu_plan as tohuwabohu_plan
 
     players.PlanningBot.bound = on
     talo.SHORTCUTS = on
-    tohuwabohu.SHORTCUTS = on
-    tohuwabohu._REMEMBERED.clear()
+    tohuwabohu_plan.SHORTCUTS = on
+    tohuwabohu_plan._REMEMBERED.clear()
 
 
 def speed(game: str, variant: str | None, actions: int, seed: int) -> dict:
